@@ -1,0 +1,36 @@
+-- Token bucket: capacity ARGV[1] tokens, refilled by ARGV[2] tokens every ARGV[3] ms,
+-- one token per request. State is a hash {tokens, ts} stamped with Redis TIME, so every
+-- client shares one clock.
+-- KEYS[1]  limiter key (a HASH)
+-- ARGV[1]  capacity (the burst)
+-- ARGV[2]  tokens added per refill period
+-- ARGV[3]  refill period in milliseconds
+-- Returns {allowed (1|0), remaining whole tokens, retry_ms until one token is there}.
+local capacity = tonumber(ARGV[1])
+local refill_tokens = tonumber(ARGV[2])
+local period_ms = tonumber(ARGV[3])
+local rate = refill_tokens / period_ms -- tokens per millisecond
+local t = redis.call('TIME')
+local now = t[1] * 1000 + t[2] / 1000
+
+local state = redis.call('HMGET', KEYS[1], 'tokens', 'ts')
+local tokens = tonumber(state[1])
+local ts = tonumber(state[2])
+if tokens == nil or ts == nil then
+  tokens = capacity
+  ts = now
+end
+tokens = math.min(capacity, tokens + math.max(0, now - ts) * rate)
+
+local allowed = 0
+local retry_ms = 0
+if tokens >= 1 then
+  tokens = tokens - 1
+  allowed = 1
+else
+  retry_ms = math.ceil((1 - tokens) / rate)
+end
+redis.call('HSET', KEYS[1], 'tokens', tokens, 'ts', now)
+-- The key lives until the bucket would be full again; after that it carries no information.
+redis.call('PEXPIRE', KEYS[1], math.max(1, math.ceil((capacity - tokens) / rate)))
+return {allowed, math.floor(tokens), retry_ms}

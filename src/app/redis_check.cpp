@@ -1,0 +1,194 @@
+#include "app/redis_check.hpp"
+
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <random>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "app/exit_code.hpp"
+#include "checks/checks.hpp"
+#include "config/strategy_name.hpp"
+#include "redis/async_client.hpp"
+#include "redis/builtin_scripts.hpp"
+#include "redis/strategy.hpp"
+
+namespace rlcheck::app {
+namespace {
+
+using config::Strategy;
+
+int64_t to_ms(config::Nanos d) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(d).count();
+}
+
+std::optional<redis::LoadedScript> load_script(redis::SyncClient& control,
+                                               const config::Config& config, Strategy strategy) {
+  redis::LoadedScript script;
+  if (strategy == Strategy::script) {
+    std::ifstream in(config.redis.script_path, std::ios::binary);
+    if (!in) throw usage_error(fmt::format("--script: cannot read {}", config.redis.script_path));
+    std::stringstream body;
+    body << in.rdbuf();
+    script.name = config.redis.script_path;
+    script.source = body.str();
+  } else {
+    const redis::BuiltinScript builtin = redis::builtin_script(strategy);
+    if (builtin.source.empty()) return std::nullopt;
+    script.name = std::string(builtin.file_name);
+    script.source = std::string(builtin.source);
+  }
+  auto reply = control.call({"SCRIPT", "LOAD", script.source});
+  if (!reply) throw cannot_test(reply.error());
+  if ((*reply)->type != REDIS_REPLY_STRING) {
+    throw cannot_test(fmt::format("script {} did not load: {}", script.name,
+                                  redis::describe_reply(reply->get())));
+  }
+  script.sha.assign((*reply)->str, (*reply)->len);
+  return script;
+}
+
+checks::AdmissionRule admission_rule(Strategy strategy, const config::Config& config,
+                                     int64_t burst, const config::Rate& refill) {
+  checks::AdmissionRule rule;
+  rule.limit = config.checks.limit;
+  rule.window_ns = config.checks.window.count();
+  if (strategy == Strategy::fixed_window) {
+    rule.kind = checks::AdmissionRule::Kind::fixed;
+  } else if (strategy == Strategy::token_bucket || strategy == Strategy::gcra) {
+    rule.kind = checks::AdmissionRule::Kind::bucket;
+    rule.burst = burst;
+    rule.tokens_per_ns =
+        static_cast<double>(refill.tokens) / static_cast<double>(refill.period.count());
+  }
+  return rule;
+}
+
+// PTTL of each key: the ones that exist without a TTL.
+std::vector<std::string> keys_without_ttl(redis::SyncClient& control,
+                                          const std::vector<std::string>& keys) {
+  std::vector<std::string> missing;
+  for (const std::string& key : keys) {
+    auto reply = control.call({"PTTL", key});
+    if (!reply) throw cannot_test(reply.error());
+    if ((*reply)->type == REDIS_REPLY_INTEGER && (*reply)->integer == -1) missing.push_back(key);
+  }
+  return missing;
+}
+
+void delete_keys(redis::SyncClient& control, const std::vector<std::string>& keys) {
+  for (const std::string& key : keys) {
+    auto reply = control.call({"DEL", key});
+    if (!reply) throw cannot_test(reply.error());
+  }
+}
+
+}  // namespace
+
+RedisSession open_redis_session(const config::Config& config) {
+  redis::TargetChoice choice;
+  choice.url = config.redis.url;
+  if (const char* env = std::getenv("REDIS_URL"); env != nullptr && *env != '\0') {
+    choice.env_url = env;
+  }
+  choice.timeout = config.load.timeout;
+  const bool say = !config.output.hook && !config.output.quiet;
+  auto target = redis::connect_target(choice, [say](const std::string& line) {
+    if (say) std::cerr << "rlcheck: " << line << "\n";
+  });
+  if (!target) throw cannot_test(target.error());
+
+  RedisSession session;
+  session.target = std::move(*target);
+  session.seed = config.seed ? *config.seed : std::random_device{}() ^
+                                                  (static_cast<uint64_t>(std::random_device{}()) << 32);
+  std::mt19937_64 rng(session.seed);
+  session.instance_id = fmt::format("{:08x}", rng() & 0xffffffffULL);
+  return session;
+}
+
+report::Report check_redis_limiter(RedisSession& session, const config::Config& config,
+                                   Strategy strategy, engine::RunObserver* observer) {
+  redis::SyncClient& control = *session.target.control;
+  const auto script = load_script(control, config, strategy);
+  const int64_t burst = config.redis.burst.value_or(config.checks.limit);
+  const config::Rate refill =
+      config.redis.refill.value_or(config::Rate{config.checks.limit, config.checks.window});
+  const checks::AdmissionRule rule = admission_rule(strategy, config, burst, refill);
+  const int64_t max_retry_ms = to_ms(config.checks.max_retry_after.value_or(config.checks.window));
+  const std::string name(config::strategy_name(strategy));
+
+  report::Report report;
+  report.target.url = session.target.endpoint.display();
+  report.target.embedded = session.target.embedded != nullptr;
+  report.target.strategy = name;
+  if (strategy == Strategy::script) report.target.script = config.redis.script_path;
+  report.target.key = config.redis.key.value_or(fmt::format("rlcheck:{}:…", session.instance_id));
+  report.params.requests = config.load.requests;
+  report.params.concurrency = config.load.concurrency;
+  report.params.runs = config.load.runs;
+  report.params.threads = config.load.threads;
+  report.params.limit = config.checks.limit;
+  report.params.window_ms = to_ms(config.checks.window);
+  report.params.interval_ms = static_cast<double>(config.load.interval.count()) / 1e6;
+  if (strategy == Strategy::token_bucket || strategy == Strategy::gcra) {
+    report.params.burst = burst;
+    report.params.refill = config::format_rate(refill);
+  }
+
+  for (int run = 1; run <= config.load.runs; ++run) {
+    redis::StrategyParams params;
+    params.kind = strategy;
+    params.key = config.redis.key.value_or(
+        fmt::format("rlcheck:{}:{}:{}", session.instance_id, name, run));
+    params.limit = config.checks.limit;
+    params.window_ms = to_ms(config.checks.window);
+    params.burst = burst;
+    params.refill = refill;
+    params.run = run;
+    params.instance_id = session.instance_id;
+    params.script = script ? &*script : nullptr;
+    params.arg_templates = config.redis.script_args;
+    if (config.redis.key && config.redis.reset) delete_keys(control, {params.key});
+
+    const auto limiter = redis::make_strategy(params);
+    redis::RunTarget target;
+    target.endpoint = session.target.endpoint;
+    target.login = redis::login_commands(session.target.endpoint);
+    target.strategy = limiter.get();
+    target.seed = session.seed + static_cast<uint64_t>(run);
+    redis::AsyncClientFactory factory(target);
+    const engine::RunResult result = engine::execute_run(factory, config.load, observer);
+    if (result.clients_ready == 0 && !result.interrupted) {
+      throw cannot_test(fmt::format("no connection to {} became ready: {}",
+                                    session.target.endpoint.display(), result.connect_error));
+    }
+
+    checks::RunStats stats = checks::summarize_run(run, result, rule, max_retry_ms);
+    const std::vector<std::string> keys = limiter->keys_touched(result.records);
+    stats.keys_without_ttl = keys_without_ttl(control, keys);
+    if (!config.redis.key) delete_keys(control, keys);  // only keys this run created
+    report.script_reloads += target.script_reloads.load();
+    report.runs.push_back(std::move(stats));
+    if (result.interrupted) {
+      report.interrupted = true;
+      break;
+    }
+  }
+
+  checks::CheckParams params;
+  params.limit = config.checks.limit;
+  params.requests = config.load.requests;
+  params.window_ms = to_ms(config.checks.window);
+  params.max_retry_after_ms = max_retry_ms;
+  params.max_errors = config.checks.max_errors;
+  params.exact = config.checks.exact;
+  report.checks = checks::evaluate_checks(report.runs, params);
+  report.verdict = checks::verdict_of(report.checks);
+  report.summary = report::summarize(report.runs);
+  return report;
+}
+
+}  // namespace rlcheck::app

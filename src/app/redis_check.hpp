@@ -1,0 +1,32 @@
+#pragma once
+// Drives one Redis limiter through the configured runs and judges it.
+
+#include <memory>
+#include <string>
+
+#include "config/config.hpp"
+#include "engine/run.hpp"
+#include "redis/connect_target.hpp"
+#include "report/report.hpp"
+
+namespace rlcheck::app {
+
+// The Redis of this invocation and the id its fresh keys live under (rlcheck:<id>:...).
+struct RedisSession {
+  redis::ConnectedTarget target;
+  std::string instance_id;
+  uint64_t seed = 0;
+};
+
+// Connects as connect_target says; throws FatalError(cannot_test) naming what was tried.
+RedisSession open_redis_session(const config::Config& config);
+
+// Runs `strategy` (config.redis.script_path for Strategy::script) config.load.runs times,
+// each from a fresh limiter state, and evaluates the checks. Throws FatalError(cannot_test)
+// when no connection can be made or a script does not load. Exit code left 0: the caller
+// decides it.
+report::Report check_redis_limiter(RedisSession& session, const config::Config& config,
+                                   config::Strategy strategy,
+                                   engine::RunObserver* observer = nullptr);
+
+}  // namespace rlcheck::app

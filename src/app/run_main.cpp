@@ -1,0 +1,129 @@
+#include "app/run_main.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "app/exit_code.hpp"
+#include "app/hook.hpp"
+#include "app/redis_check.hpp"
+#include "cli/command_line.hpp"
+#include "engine/interrupt.hpp"
+#include "report/human_report.hpp"
+#include "report/json_report.hpp"
+
+namespace rlcheck::app {
+namespace {
+
+ExitCode exit_code_of(const report::Report& report, bool hook) {
+  if (report.interrupted) return ExitCode::interrupted;
+  ExitCode code = ExitCode::ok;
+  if (report.verdict == checks::Verdict::error) code = ExitCode::cannot_test;
+  if (report.verdict == checks::Verdict::fail) code = ExitCode::check_failed;
+  if (hook && code != ExitCode::ok) code = ExitCode::hook_blocked;
+  return code;
+}
+
+// The code of a set of reports: interrupted, then could not test, then failed.
+ExitCode overall_exit_code(const std::vector<report::Report>& reports) {
+  ExitCode overall = ExitCode::ok;
+  for (const report::Report& report : reports) {
+    const auto code = static_cast<ExitCode>(report.exit_code);
+    if (code == ExitCode::interrupted) return code;
+    if (code == ExitCode::cannot_test || overall == ExitCode::ok) {
+      if (code != ExitCode::ok) overall = code;
+    }
+  }
+  return overall;
+}
+
+bool use_color(config::ColorMode mode) {
+  if (mode == config::ColorMode::always) return true;
+  if (mode == config::ColorMode::never) return false;
+  const char* no_color = std::getenv("NO_COLOR");
+  const char* term = std::getenv("TERM");
+  return isatty(STDOUT_FILENO) && (no_color == nullptr || *no_color == '\0') &&
+         (term == nullptr || std::string_view(term) != "dumb");
+}
+
+std::vector<report::Report> run_checks(const config::Config& config) {
+  RedisSession session = open_redis_session(config);
+  std::vector<report::Report> reports;
+  if (config.command == config::Command::compare) {
+    for (config::Strategy strategy : config.compare_strategies) {
+      reports.push_back(check_redis_limiter(session, config, strategy));
+      if (reports.back().interrupted) break;
+    }
+  } else {
+    reports.push_back(check_redis_limiter(session, config, config.redis.strategy));
+  }
+  return reports;
+}
+
+int deliver(const config::Config& config, std::vector<report::Report>& reports) {
+  const bool hook = config.output.hook;
+  for (report::Report& report : reports) report.exit_code = static_cast<int>(exit_code_of(report, hook));
+  const ExitCode overall = overall_exit_code(reports);
+  const bool compare = config.command == config::Command::compare;
+  const nlohmann::json json = compare ? report::compare_to_json(reports, static_cast<int>(overall))
+                                      : report::to_json(reports.front());
+
+  if (!config.output.report_path.empty()) {
+    std::ofstream out(config.output.report_path);
+    out << json.dump(2) << "\n";
+    if (!out) {
+      throw cannot_test(fmt::format("--report: cannot write {}", config.output.report_path));
+    }
+  }
+  if (hook) {
+    if (overall != ExitCode::ok) std::cerr << hook_reason(reports, config.command_line);
+    return static_cast<int>(overall);
+  }
+  if (config.output.json) {
+    std::cout << json.dump(2) << "\n";
+  } else {
+    const report::TextStyle style{use_color(config.output.color), config.output.quiet};
+    if (compare && !config.output.quiet) {
+      std::cout << report::render_compare(reports, style);
+    } else {
+      for (const report::Report& report : reports) std::cout << report::render_human(report, style);
+    }
+  }
+  std::cout.flush();
+  return static_cast<int>(overall);
+}
+
+}  // namespace
+
+int run_main(int argc, const char* const* argv) {
+  engine::install_interrupt_handler();
+  const std::vector<std::string> command_line(argv, argv + argc);
+  bool hook = false;
+  try {
+    cli::ParsedCommandLine parsed = cli::parse_command_line(argc, argv);
+    if (parsed.immediate_output) {
+      std::cout << *parsed.immediate_output;
+      return static_cast<int>(ExitCode::ok);
+    }
+    const config::Config& config = parsed.config;
+    hook = config.output.hook;
+    if (hook) read_hook_input();
+    std::vector<report::Report> reports = run_checks(config);
+    return deliver(config, reports);
+  } catch (const FatalError& error) {
+    if (hook && error.code() != ExitCode::usage) {
+      std::cerr << fmt::format("rlcheck: could not test the rate limiter: {}\n  reproduce: {}\n",
+                               error.what(), reproduce_command(command_line));
+      return static_cast<int>(ExitCode::hook_blocked);
+    }
+    std::cerr << "rlcheck: " << error.what() << "\n";
+    return static_cast<int>(error.code());
+  }
+}
+
+}  // namespace rlcheck::app

@@ -1,0 +1,39 @@
+#pragma once
+// The most admissions a run packed into what the limiter promises to bound, measured so a
+// failure is never a measurement artefact: an admission happened somewhere between its send
+// and its reply, and every span is stretched to the longest it could really have been.
+
+#include <cstdint>
+#include <vector>
+
+#include "engine/request_record.hpp"
+
+namespace rlcheck::checks {
+
+// What the limiter promises.
+struct AdmissionRule {
+  enum class Kind {
+    sliding,  // at most `limit` in any span shorter than `window_ns`
+    fixed,    // at most `limit` per aligned window (records carry the window index)
+    bucket,   // at most `burst + rate * d` in any span of length d (token bucket, GCRA)
+  };
+  Kind kind = Kind::sliding;
+  int64_t limit = 0;              // sliding, fixed
+  int64_t window_ns = 0;          // sliding
+  int64_t burst = 0;              // bucket
+  double tokens_per_ns = 0;       // bucket
+};
+
+struct AdmissionPeak {
+  int64_t count = 0;        // admissions in the worst span
+  double allowance = 0;     // what the rule allows in that span
+  int64_t start_ns = 0;     // the span's first send, from the run start
+  int64_t length_ns = 0;    // the span's longest possible length
+  bool exceeded() const { return static_cast<double>(count) > allowance + 1e-9; }
+};
+
+// The worst span: the one with the largest count - allowance (ties: the largest count).
+AdmissionPeak find_admission_peak(const std::vector<engine::RequestRecord>& records,
+                                  const AdmissionRule& rule);
+
+}  // namespace rlcheck::checks

@@ -1,0 +1,170 @@
+#include "checks/checks.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace rlcheck::checks {
+namespace {
+
+std::string span_text(const AdmissionPeak& peak) {
+  if (peak.length_ns <= 0) return "";
+  return fmt::format(" within {:.3g}ms", static_cast<double>(peak.length_ns) / 1e6);
+}
+
+CheckResult check_limit(const std::vector<RunStats>& runs, const CheckParams& params) {
+  const RunStats* worst = nullptr;
+  int over = 0;
+  for (const RunStats& run : runs) {
+    if (run.peak.exceeded()) ++over;
+    if (worst == nullptr || run.peak.count > worst->peak.count) worst = &run;
+  }
+  if (worst == nullptr) return {"limit", Status::skip, "no runs"};
+  if (over == 0) {
+    return {"limit", Status::pass,
+            fmt::format("max allowed {} <= limit {}", worst->peak.count, params.limit)};
+  }
+  const RunStats& first_over =
+      *std::find_if(runs.begin(), runs.end(), [](const RunStats& r) { return r.peak.exceeded(); });
+  const auto allowance = static_cast<int64_t>(first_over.peak.allowance);
+  return {"limit", Status::fail,
+          fmt::format("{} of {} runs over the limit; run {} allowed {}{} > {}; max {}", over,
+                      runs.size(), first_over.run, first_over.peak.count,
+                      span_text(first_over.peak), allowance, worst->peak.count)};
+}
+
+CheckResult check_exact(const std::vector<RunStats>& runs, const CheckParams& params) {
+  if (!params.exact) return {"exact", Status::skip, "without --exact"};
+  const int64_t floor = std::min(params.limit, params.requests);
+  for (const RunStats& run : runs) {
+    if (run.allowed < floor) {
+      return {"exact", Status::fail,
+              fmt::format("run {} allowed {} < {} (under-admission)", run.run, run.allowed, floor)};
+    }
+  }
+  return {"exact", Status::pass, fmt::format("every run allowed at least {}", floor)};
+}
+
+CheckResult check_retry_present(const std::vector<RunStats>& runs) {
+  int64_t missing = 0, present = 0, denied = 0;
+  bool expected = false;
+  int first_run = 0;
+  for (const RunStats& run : runs) {
+    expected = expected || run.retry.expected;
+    present += run.retry.present;
+    denied += run.denied;
+    if (run.retry.missing > 0 && first_run == 0) first_run = run.run;
+    missing += run.retry.missing;
+  }
+  if (denied == 0) return {"retry-after-present", Status::skip, "no denials"};
+  if (!expected) return {"retry-after-present", Status::skip, "the limiter gives no retry hint"};
+  if (missing > 0) {
+    return {"retry-after-present", Status::fail,
+            fmt::format("{} of {} denials carried no retry hint (first in run {})", missing,
+                        denied, first_run)};
+  }
+  return {"retry-after-present", Status::pass,
+          fmt::format("{} of {} denials carried a retry hint", present, denied)};
+}
+
+CheckResult check_retry_valid(const std::vector<RunStats>& runs) {
+  int64_t invalid = 0, present = 0;
+  for (const RunStats& run : runs) {
+    invalid += run.retry.invalid;
+    present += run.retry.present;
+  }
+  if (present == 0) return {"retry-after-valid", Status::skip, "no retry hints"};
+  if (invalid > 0) {
+    return {"retry-after-valid", Status::fail,
+            fmt::format("{} of {} retry hints were negative", invalid, present)};
+  }
+  return {"retry-after-valid", Status::pass, fmt::format("{} retry hints, all >= 0", present)};
+}
+
+CheckResult check_retry_bound(const std::vector<RunStats>& runs, const CheckParams& params) {
+  int64_t over = 0, present = 0, largest = 0;
+  for (const RunStats& run : runs) {
+    over += run.retry.over_bound;
+    present += run.retry.present;
+    if (run.retry.max_ms) largest = std::max(largest, *run.retry.max_ms);
+  }
+  if (present == 0) return {"retry-after-bound", Status::skip, "no retry hints"};
+  if (over > 0) {
+    return {"retry-after-bound", Status::fail,
+            fmt::format("{} retry hints above {}ms; largest {}ms", over,
+                        params.max_retry_after_ms, largest)};
+  }
+  return {"retry-after-bound", Status::pass,
+          fmt::format("largest retry hint {}ms <= {}ms", largest, params.max_retry_after_ms)};
+}
+
+CheckResult check_key_ttl(const std::vector<RunStats>& runs, const CheckParams& params) {
+  if (!params.key_ttl_applies) return {"key-ttl", Status::skip, "no limiter keys to inspect"};
+  for (const RunStats& run : runs) {
+    if (!run.keys_without_ttl.empty()) {
+      return {"key-ttl", Status::fail,
+              fmt::format("after run {} key {} has no TTL (it will never expire)", run.run,
+                          run.keys_without_ttl.front())};
+    }
+  }
+  return {"key-ttl", Status::pass, "every limiter key had a TTL after its run"};
+}
+
+CheckResult check_errors(const std::vector<RunStats>& runs, const CheckParams& params) {
+  for (const RunStats& run : runs) {
+    if (run.errors > params.max_errors) {
+      std::string sample;
+      if (!run.error_samples.empty()) {
+        const auto& [kind, message] = *run.error_samples.begin();
+        sample = fmt::format(": {} ({})", message, kind);
+      }
+      return {"errors", Status::fail,
+              fmt::format("run {} had {} errored requests > --max-errors {}{}", run.run,
+                          run.errors, params.max_errors, sample)};
+    }
+  }
+  int64_t total = 0;
+  for (const RunStats& run : runs) total += run.errors;
+  return {"errors", Status::pass,
+          fmt::format("{} errored requests, at most {} per run", total, params.max_errors)};
+}
+
+}  // namespace
+
+std::vector<CheckResult> evaluate_checks(const std::vector<RunStats>& runs,
+                                         const CheckParams& params) {
+  return {check_limit(runs, params),     check_exact(runs, params),
+          check_retry_present(runs),     check_retry_valid(runs),
+          check_retry_bound(runs, params), check_key_ttl(runs, params),
+          check_errors(runs, params)};
+}
+
+Verdict verdict_of(const std::vector<CheckResult>& checks) {
+  bool failed = false;
+  for (const CheckResult& check : checks) {
+    if (check.status != Status::fail) continue;
+    if (check.id == "errors") return Verdict::error;
+    failed = true;
+  }
+  return failed ? Verdict::fail : Verdict::pass;
+}
+
+const char* status_name(Status status) {
+  switch (status) {
+    case Status::pass: return "pass";
+    case Status::fail: return "fail";
+    case Status::skip: return "skip";
+  }
+  return "skip";
+}
+
+const char* verdict_name(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::pass: return "pass";
+    case Verdict::fail: return "fail";
+    case Verdict::error: return "error";
+  }
+  return "error";
+}
+
+}  // namespace rlcheck::checks

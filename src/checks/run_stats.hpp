@@ -1,0 +1,48 @@
+#pragma once
+// One run reduced to the figures that checks and reports use.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "checks/admission_peak.hpp"
+#include "engine/run.hpp"
+
+namespace rlcheck::checks {
+
+struct RetryHintStats {
+  int64_t present = 0;   // denials that carried a hint
+  int64_t missing = 0;   // denials whose limiter gives hints but gave none this time
+  int64_t invalid = 0;   // negative hints
+  int64_t over_bound = 0;  // hints above the bound (--max-retry-after, default the window)
+  std::optional<int64_t> min_ms;
+  std::optional<int64_t> max_ms;
+  bool expected = false;  // some denial came from a limiter that gives hints
+};
+
+struct LatencyMs {
+  double p50 = 0, p90 = 0, p99 = 0, max = 0;
+};
+
+struct RunStats {
+  int run = 0;  // 1-based
+  int64_t requests = 0;
+  int64_t allowed = 0;
+  int64_t denied = 0;
+  int64_t errors = 0;
+  double duration_ms = 0;
+  LatencyMs latency;
+  RetryHintStats retry;
+  std::map<std::string, int64_t> error_kinds;   // kind name -> count
+  std::map<std::string, std::string> error_samples;  // kind name -> first message
+  AdmissionPeak peak;                           // the worst span against the limit
+  std::vector<std::string> keys_without_ttl;    // redis: limiter keys left with no TTL
+  bool interrupted = false;
+};
+
+RunStats summarize_run(int run, const engine::RunResult& result, const AdmissionRule& rule,
+                       int64_t max_retry_after_ms);
+
+}  // namespace rlcheck::checks

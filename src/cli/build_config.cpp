@@ -1,0 +1,161 @@
+#include <filesystem>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "app/exit_code.hpp"
+#include "cli/raw_options.hpp"
+#include "config/strategy_name.hpp"
+#include "redis/arg_template.hpp"
+#include "redis/endpoint.hpp"
+
+namespace rlcheck::cli {
+namespace {
+
+using app::usage_error;
+using config::Nanos;
+
+constexpr int64_t k_max_requests = 100'000'000;
+constexpr int64_t k_max_concurrency = 10'000;
+constexpr int64_t k_max_threads = 256;
+constexpr int64_t k_max_runs = 10'000;
+
+int64_t in_range(const char* flag, int64_t value, int64_t low, int64_t high) {
+  if (value < low || value > high) {
+    throw usage_error(fmt::format("{}: must be between {} and {}, got {}", flag, low, high, value));
+  }
+  return value;
+}
+
+Nanos positive_duration(const char* flag, const std::string& text) {
+  auto parsed = config::parse_duration(text);
+  if (!parsed) throw usage_error(fmt::format("{}: {}", flag, parsed.error()));
+  if (parsed->count() <= 0) throw usage_error(fmt::format("{}: must be above 0, got {}", flag, text));
+  return *parsed;
+}
+
+config::Strategy strategy_named(const char* flag, const std::string& name) {
+  auto strategy = config::parse_strategy(name);
+  if (!strategy) {
+    throw usage_error(fmt::format("{}: unknown strategy '{}'; expected one of {}", flag, name,
+                                  config::strategy_names_list()));
+  }
+  return *strategy;
+}
+
+config::ColorMode color_named(const std::string& name) {
+  if (name == "auto") return config::ColorMode::auto_detect;
+  if (name == "always") return config::ColorMode::always;
+  if (name == "never") return config::ColorMode::never;
+  throw usage_error(fmt::format("--color: expected auto, always or never, got '{}'", name));
+}
+
+void fill_redis(const RawOptions& raw, config::Config& config) {
+  config::RedisConfig& redis = config.redis;
+  if (raw.redis_url) {
+    auto endpoint = redis::parse_endpoint(*raw.redis_url);
+    if (!endpoint) throw usage_error(fmt::format("--redis: {}", endpoint.error()));
+    redis.url = raw.redis_url;
+  }
+  redis.strategy = strategy_named("--strategy", raw.strategy);
+  if (raw.script) {
+    std::error_code error;
+    if (!std::filesystem::is_regular_file(*raw.script, error)) {
+      throw usage_error(fmt::format("--script: no such file: {}", *raw.script));
+    }
+    redis.strategy = config::Strategy::script;
+    redis.script_path = *raw.script;
+  } else if (!raw.args.empty()) {
+    throw usage_error("--arg: only applies to --script");
+  }
+  for (const std::string& arg : raw.args) {
+    auto parsed = redis::ArgTemplate::parse(arg);
+    if (!parsed) throw usage_error(fmt::format("--arg: {}", parsed.error()));
+  }
+  redis.script_args = raw.args;
+  if (raw.key) {
+    if (raw.key->empty()) throw usage_error("--key: must not be empty");
+    redis.key = raw.key;
+  }
+  if (raw.reset && !raw.key) {
+    throw usage_error("--reset: only applies to an explicit --key (fresh keys start empty)");
+  }
+  redis.reset = raw.reset;
+  if (raw.burst) redis.burst = in_range("--burst", *raw.burst, 1, k_max_requests);
+  if (raw.refill) {
+    auto rate = config::parse_rate(*raw.refill);
+    if (!rate) throw usage_error(fmt::format("--refill: {}", rate.error()));
+    redis.refill = *rate;
+  }
+}
+
+void fill_compare(const RawOptions& raw, config::Config& config) {
+  config.compare_strategies.clear();
+  size_t start = 0;
+  while (start <= raw.strategies.size()) {
+    size_t comma = raw.strategies.find(',', start);
+    if (comma == std::string::npos) comma = raw.strategies.size();
+    const std::string name = raw.strategies.substr(start, comma - start);
+    if (name.empty()) throw usage_error("--strategies: empty name in the list");
+    config.compare_strategies.push_back(strategy_named("--strategies", name));
+    start = comma + 1;
+  }
+  if (raw.script) throw usage_error("--script: not supported by compare; use rlcheck redis");
+}
+
+}  // namespace
+
+config::Config build_config(const RawOptions& raw) {
+  config::Config config;
+  config.command = raw.command;
+
+  config::LoadConfig& load = config.load;
+  load.requests = in_range("--requests", raw.requests, 1, k_max_requests);
+  load.concurrency =
+      static_cast<int>(in_range("--concurrency", raw.concurrency, 1, k_max_concurrency));
+  load.runs = static_cast<int>(in_range("--runs", raw.runs.value_or(4), 1, k_max_runs));
+  load.threads = static_cast<int>(in_range("--threads", raw.threads, 1, k_max_threads));
+  if (load.threads > load.concurrency) {
+    throw usage_error(fmt::format("--threads: {} threads need at least as many connections "
+                                  "(--concurrency {})",
+                                  load.threads, load.concurrency));
+  }
+  load.timeout = positive_duration("--timeout", raw.timeout);
+  if (raw.interval) load.interval = positive_duration("--interval", *raw.interval);
+
+  config::CheckConfig& checks = config.checks;
+  checks.limit = in_range("--limit", raw.limit.value_or(10), 1, k_max_requests);
+  checks.window = positive_duration("--window", raw.window);
+  if (checks.window < std::chrono::milliseconds(1)) {
+    throw usage_error(fmt::format("--window: must be at least 1ms, got {}", raw.window));
+  }
+  checks.exact = raw.exact;
+  checks.max_errors = in_range("--max-errors", raw.max_errors, 0, k_max_requests);
+  if (raw.max_retry_after) {
+    checks.max_retry_after = positive_duration("--max-retry-after", *raw.max_retry_after);
+  }
+
+  config::OutputConfig& output = config.output;
+  output.json = raw.json;
+  output.report_path = raw.report_path;
+  output.hook = raw.hook;
+  output.quiet = raw.quiet;
+  output.color = color_named(raw.color);
+  if (raw.json && raw.hook) throw usage_error("--json: cannot be combined with --hook (stdout stays empty)");
+
+  if (raw.seed) {
+    try {
+      size_t used = 0;
+      config.seed = std::stoull(*raw.seed, &used);
+      if (used != raw.seed->size()) throw std::invalid_argument("trailing");
+    } catch (const std::exception&) {
+      throw usage_error(fmt::format("--seed: expected a whole number, got '{}'", *raw.seed));
+    }
+  }
+
+  fill_redis(raw, config);
+  if (config.command == config::Command::compare) fill_compare(raw, config);
+  return config;
+}
+
+}  // namespace rlcheck::cli

@@ -1,0 +1,123 @@
+#include "cli/command_line.hpp"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "app/build_info.hpp"
+#include "app/exit_code.hpp"
+#include "cli/raw_options.hpp"
+
+namespace rlcheck::cli {
+namespace {
+
+template <typename T>
+void optional_option(CLI::App* app, const std::string& names, std::optional<T>& target,
+                     const std::string& help) {
+  app->add_option_function<T>(names, [&target](const T& value) { target = value; }, help);
+}
+
+void add_common_options(CLI::App* app, RawOptions& raw) {
+  app->add_option("-n,--requests", raw.requests, "requests per run (default 200)");
+  app->add_option("-p,--concurrency", raw.concurrency,
+                  "requests in flight at once, one connection each (default 50)");
+  optional_option(app, "-r,--runs", raw.runs, "repeated runs, each from a fresh limiter state (default 4)");
+  optional_option(app, "-l,--limit", raw.limit, "the limit being verified (default 10)");
+  app->add_option("-w,--window", raw.window, "window length: 60s, 500ms, 1m, 1h (default 60s)");
+  app->add_flag("--exact", raw.exact, "also fail when a run allows fewer than min(limit, requests)");
+  app->add_option("--timeout", raw.timeout, "per-request timeout (default 5s)");
+  app->add_option("--max-errors", raw.max_errors,
+                  "errored requests tolerated per run before the verdict is error (default 0)");
+  optional_option(app, "--max-retry-after", raw.max_retry_after,
+                  "largest acceptable retry hint (default: the window)");
+  app->add_flag("--json", raw.json, "print the JSON report on stdout instead of the human one");
+  app->add_option("--report", raw.report_path, "also write the JSON report to FILE");
+  app->add_flag("--hook", raw.hook,
+                "Claude Code Stop-hook mode: silent on pass, reason on stderr and exit 2 on failure");
+  app->add_flag("-q,--quiet", raw.quiet, "verdict line only");
+  app->add_option("--color", raw.color, "auto, always or never (auto honours NO_COLOR and TTY)");
+  optional_option(app, "--seed", raw.seed, "seed for generated ids, so runs can be reproduced");
+  app->add_option("--threads", raw.threads, "worker threads, one event loop each (default 1)");
+  optional_option(app, "--interval", raw.interval,
+                  "pace requests: one every DUR, at most --concurrency in flight");
+}
+
+void add_redis_options(CLI::App* app, RawOptions& raw) {
+  optional_option(app, "--redis", raw.redis_url,
+                  "redis://[user:pass@]host:port[/db] or unix:///path (default $REDIS_URL, else "
+                  "127.0.0.1:6379, else a private redis-server)");
+  app->add_option("-s,--strategy", raw.strategy,
+                  "naive, incr-expire, fixed-window, sliding-window (lua), token-bucket, gcra "
+                  "(default lua)");
+  optional_option(app, "--script", raw.script, "your own limiter script (FILE.lua) instead of a strategy");
+  app->add_option("--arg", raw.args,
+                  "ARGV entry for --script, repeatable; placeholders {limit} {window_ms} {uuid} "
+                  "{seq} {run} {now_ms}");
+  optional_option(app, "-k,--key", raw.key,
+                  "limiter key (default: a fresh key per run under rlcheck:<id>:, deleted after)");
+  app->add_flag("--reset", raw.reset, "DEL the explicit --key before each run");
+  optional_option(app, "--burst", raw.burst, "token-bucket / gcra capacity (default: the limit)");
+  optional_option(app, "--refill", raw.refill,
+                  "token-bucket / gcra refill rate, e.g. 5/s (default: limit per window)");
+}
+
+// CLI11 messages already name the flag; keep them to one line.
+std::string one_line(std::string message) {
+  for (char& c : message) {
+    if (c == '\n') c = ' ';
+  }
+  while (!message.empty() && message.back() == ' ') message.pop_back();
+  return message;
+}
+
+}  // namespace
+
+ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
+  RawOptions raw;
+  CLI::App app{"rlcheck: load-test and verify rate limiters", "rlcheck"};
+  app.require_subcommand(0, 1);
+  bool show_version = false;
+  app.add_flag("--version", show_version, "version, git revision, library versions");
+
+  CLI::App* redis = app.add_subcommand("redis", "drive a Redis limiter directly");
+  add_common_options(redis, raw);
+  add_redis_options(redis, raw);
+
+  CLI::App* compare =
+      app.add_subcommand("compare", "several strategies side by side under the same load");
+  add_common_options(compare, raw);
+  add_redis_options(compare, raw);
+  compare->add_option("--strategies", raw.strategies,
+                      "comma-separated strategies (default naive,lua)");
+
+  ParsedCommandLine parsed;
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    parsed.immediate_output = app.help();
+    for (CLI::App* sub : {redis, compare}) {
+      if (sub->parsed()) parsed.immediate_output = sub->help();
+    }
+    return parsed;
+  } catch (const CLI::CallForAllHelp&) {
+    parsed.immediate_output = app.help("", CLI::AppFormatMode::All);
+    return parsed;
+  } catch (const CLI::ParseError& error) {
+    throw app::usage_error(one_line(error.what()));
+  }
+  if (show_version) {
+    parsed.immediate_output = app::version_text();
+    return parsed;
+  }
+  if (redis->parsed()) {
+    raw.command = config::Command::redis;
+  } else if (compare->parsed()) {
+    raw.command = config::Command::compare;
+  } else {
+    throw app::usage_error("a command is required: redis or compare (see rlcheck --help)");
+  }
+  parsed.config = build_config(raw);
+  parsed.config.command_line.assign(argv, argv + argc);
+  return parsed;
+}
+
+}  // namespace rlcheck::cli

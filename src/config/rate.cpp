@@ -1,0 +1,37 @@
+#include "config/rate.hpp"
+
+#include <charconv>
+
+#include <fmt/format.h>
+
+namespace rlcheck::config {
+
+std::expected<Rate, std::string> parse_rate(std::string_view text) {
+  const size_t slash = text.find('/');
+  if (slash == std::string_view::npos) {
+    return std::unexpected(fmt::format("'{}' is not a rate; expected COUNT/DURATION: 5/s, 10/60s", text));
+  }
+  std::string_view count_text = text.substr(0, slash);
+  std::string_view period_text = text.substr(slash + 1);
+  Rate rate;
+  auto [end, ec] =
+      std::from_chars(count_text.data(), count_text.data() + count_text.size(), rate.tokens);
+  if (ec != std::errc() || end != count_text.data() + count_text.size() || rate.tokens <= 0) {
+    return std::unexpected(fmt::format("'{}': the count must be a whole number above 0", text));
+  }
+  std::string spelled(period_text);
+  if (!spelled.empty() && !std::isdigit(static_cast<unsigned char>(spelled.front()))) {
+    spelled.insert(0, "1");
+  }
+  auto period = parse_duration(spelled);
+  if (!period) return std::unexpected(fmt::format("'{}': the period {}", text, period.error()));
+  if (period->count() <= 0) return std::unexpected(fmt::format("'{}': the period must be above 0", text));
+  rate.period = *period;
+  return rate;
+}
+
+std::string format_rate(const Rate& rate) {
+  return fmt::format("{}/{}", rate.tokens, format_duration(rate.period));
+}
+
+}  // namespace rlcheck::config

@@ -1,0 +1,40 @@
+#include "config/strategy_name.hpp"
+
+#include <array>
+#include <utility>
+
+namespace rlcheck::config {
+namespace {
+
+constexpr std::array<std::pair<std::string_view, Strategy>, 7> k_names{{
+    {"naive", Strategy::naive},
+    {"incr-expire", Strategy::incr_expire},
+    {"fixed-window", Strategy::fixed_window},
+    {"sliding-window", Strategy::sliding_window},
+    {"lua", Strategy::sliding_window},
+    {"token-bucket", Strategy::token_bucket},
+    {"gcra", Strategy::gcra},
+}};
+
+}  // namespace
+
+std::optional<Strategy> parse_strategy(std::string_view name) {
+  for (const auto& [spelling, strategy] : k_names) {
+    if (spelling == name) return strategy;
+  }
+  return std::nullopt;
+}
+
+std::string_view strategy_name(Strategy strategy) {
+  if (strategy == Strategy::script) return "script";
+  for (const auto& [spelling, candidate] : k_names) {
+    if (candidate == strategy) return spelling;
+  }
+  return "unknown";
+}
+
+std::string_view strategy_names_list() {
+  return "naive, incr-expire, fixed-window, sliding-window (lua), token-bucket, gcra";
+}
+
+}  // namespace rlcheck::config

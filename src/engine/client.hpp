@@ -1,0 +1,47 @@
+#pragma once
+// The engine's view of a target: one connection that decides one request at a time.
+// Redis (redis/) implements it today; each kind of target hides its protocol behind it.
+
+#include <memory>
+#include <string>
+
+#include "engine/request_record.hpp"
+
+struct event_base;
+
+namespace rlcheck::engine {
+
+// Callbacks from a client to the worker that owns it, on the worker's thread.
+class ClientListener {
+ public:
+  virtual ~ClientListener() = default;
+  // Once per connect(): ok, or why the connection could not be made ready.
+  virtual void on_connected(int slot, bool ok, const std::string& error) = 0;
+  // Once per start(): the limiter's decision, or an error.
+  virtual void on_decision(int slot, Decision decision) = 0;
+};
+
+class Client {
+ public:
+  virtual ~Client() = default;
+  // Opens the connection and readies it (auth, database); reports on_connected.
+  virtual void connect() = 0;
+  // Asks the limiter about request `seq`; reports on_decision exactly once.
+  virtual void start(uint64_t seq) = 0;
+  // Gives up the request in flight: reports on_decision with `why` before returning, and
+  // closes the connection for good (late replies can no longer be matched to requests).
+  virtual void abort(ErrorKind why) = 0;
+  // False once the connection failed or was aborted.
+  virtual bool alive() const = 0;
+};
+
+// Makes the clients of one run. Called from worker threads, so it must only read shared
+// state. `slot` is the client's index within its worker, `client_id` unique across the run.
+class ClientFactory {
+ public:
+  virtual ~ClientFactory() = default;
+  virtual std::unique_ptr<Client> make(event_base* base, ClientListener& listener, int slot,
+                                       int client_id) = 0;
+};
+
+}  // namespace rlcheck::engine

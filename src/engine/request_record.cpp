@@ -1,0 +1,17 @@
+#include "engine/request_record.hpp"
+
+namespace rlcheck::engine {
+
+const char* error_kind_name(ErrorKind kind) {
+  switch (kind) {
+    case ErrorKind::none: return "none";
+    case ErrorKind::timeout: return "timeout";
+    case ErrorKind::connection: return "connection";
+    case ErrorKind::not_sent: return "not-sent";
+    case ErrorKind::server_error: return "server-error";
+    case ErrorKind::bad_reply: return "bad-reply";
+  }
+  return "unknown";
+}
+
+}  // namespace rlcheck::engine

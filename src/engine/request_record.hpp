@@ -1,0 +1,47 @@
+#pragma once
+// What one request did: when it left and came back, and what the limiter decided.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace rlcheck::engine {
+
+enum class Outcome : uint8_t { allowed, denied, error };
+
+// Why a request errored. Names (error_kind_name) appear in reports as "error_kinds" keys.
+enum class ErrorKind : uint8_t {
+  none,
+  timeout,        // no final reply within --timeout
+  connection,     // the connection failed or closed with the request in flight
+  not_sent,       // no live connection was left to send it on
+  server_error,   // the server replied with an error (script runtime error, WRONGTYPE...)
+  bad_reply,      // a reply the limiter contract does not allow (a string from a script...)
+};
+
+const char* error_kind_name(ErrorKind kind);
+
+// The decision a target reports for one request; the engine adds the instants.
+struct Decision {
+  Outcome outcome = Outcome::error;
+  ErrorKind error = ErrorKind::none;
+  std::string error_message;             // first words of the reply, for the report
+  std::optional<int64_t> retry_ms;       // the retry hint, when the reply carried one
+  std::optional<int64_t> remaining;      // the remaining count, when the reply carried one
+  bool hint_expected = false;            // the reply shape has a place for a retry hint
+  int64_t bucket = 0;                    // fixed windows: the window index; else 0
+};
+
+struct RequestRecord {
+  uint64_t seq = 0;        // 0-based request number within the run
+  int64_t sent_ns = 0;     // steady clock, from the run start
+  int64_t replied_ns = 0;  // steady clock, from the run start
+  Outcome outcome = Outcome::error;
+  ErrorKind error = ErrorKind::none;
+  bool hint_expected = false;
+  std::optional<int64_t> retry_ms;
+  std::optional<int64_t> remaining;
+  int64_t bucket = 0;
+};
+
+}  // namespace rlcheck::engine

@@ -1,0 +1,40 @@
+#pragma once
+// One run: P clients over T worker threads fire N requests at the target and record each.
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "config/config.hpp"
+#include "engine/client.hpp"
+#include "engine/histogram.hpp"
+#include "engine/request_record.hpp"
+
+namespace rlcheck::engine {
+
+// Sees every record as it is made, on the worker thread that made it. For tests that must
+// act at an exact point of a run (flush the script cache after the 5th reply, say).
+class RunObserver {
+ public:
+  virtual ~RunObserver() = default;
+  virtual void on_record(const RequestRecord& record) = 0;
+};
+
+struct RunResult {
+  std::vector<RequestRecord> records;  // one per request, ordered by seq
+  Histogram latency_ns;                // send to final reply, of requests that got one
+  int64_t duration_ns = 0;             // start line to the last reply
+  bool interrupted = false;            // stopped by Ctrl-C; records are partial
+  int clients_ready = 0;               // connections ready at the start line
+  std::string connect_error;           // why a connection failed, when one did
+  std::map<ErrorKind, std::string> error_samples;  // first message seen per error kind
+};
+
+// Connects every client before the first request leaves, then lets the first P requests go
+// together (a barrier across threads), so a check-then-act race shows every time rather than
+// by luck. Requests no live connection could take are recorded as ErrorKind::not_sent.
+RunResult execute_run(ClientFactory& factory, const config::LoadConfig& load,
+                      RunObserver* observer = nullptr);
+
+}  // namespace rlcheck::engine

@@ -1,0 +1,200 @@
+#include "engine/worker.hpp"
+
+#include <event2/event.h>
+
+#include "engine/interrupt.hpp"
+
+namespace rlcheck::engine {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+timeval to_timeval(std::chrono::nanoseconds d) {
+  const auto us = std::chrono::duration_cast<std::chrono::microseconds>(d).count();
+  return timeval{static_cast<time_t>(us / 1'000'000), static_cast<suseconds_t>(us % 1'000'000)};
+}
+
+constexpr auto k_interrupt_poll = std::chrono::milliseconds(20);
+
+}  // namespace
+
+RunShared::RunShared(const config::LoadConfig& load_config, int workers,
+                     RunObserver* run_observer)
+    : load(load_config),
+      observer(run_observer),
+      start_line(workers, [this]() noexcept { start = Clock::now(); }) {}
+
+struct Worker::Slot {
+  Worker* worker = nullptr;
+  int index = 0;
+  std::unique_ptr<Client> client;
+  EventPtr pace_timer;
+  EventPtr timeout_timer;
+  bool ready = false;  // connected before the start line
+  bool busy = false;   // a request is in flight or waiting for its pace timer
+  uint64_t seq = 0;
+  Clock::time_point sent;
+};
+
+void Worker::EventFree::operator()(event* e) const { event_free(e); }
+
+Worker::Worker(ClientFactory& factory, RunShared& shared, int first_client_id, int clients)
+    : factory_(factory),
+      shared_(shared),
+      first_client_id_(first_client_id),
+      base_(event_base_new(), &event_base_free) {
+  slots_.reserve(static_cast<size_t>(clients));
+  for (int i = 0; i < clients; ++i) slots_.push_back(std::make_unique<Slot>());
+  records.reserve(static_cast<size_t>(shared.load.requests));
+}
+
+Worker::~Worker() {
+  // Clients first: freeing a hiredis context still touches its events on base_.
+  slots_.clear();
+}
+
+int64_t Worker::since_start_ns() const {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - shared_.start)
+      .count();
+}
+
+void Worker::run() {
+  event_base* base = base_.get();
+  interrupt_poll_.reset(event_new(base, -1, EV_PERSIST, &Worker::on_poll_interrupt, this));
+  const timeval poll = to_timeval(k_interrupt_poll);
+  event_add(interrupt_poll_.get(), &poll);
+
+  for (size_t i = 0; i < slots_.size(); ++i) {
+    Slot& slot = *slots_[i];
+    slot.worker = this;
+    slot.index = static_cast<int>(i);
+    slot.pace_timer.reset(evtimer_new(base, &Worker::on_pace_timer, &slot));
+    slot.timeout_timer.reset(evtimer_new(base, &Worker::on_timeout, &slot));
+    slot.client = factory_.make(base, *this, slot.index, first_client_id_ + slot.index);
+  }
+
+  // Connect phase: every connection ready (or failed, or out of time) before the start line.
+  pending_connects_ = static_cast<int>(slots_.size());
+  for (auto& slot : slots_) slot->client->connect();
+  if (pending_connects_ > 0) {
+    const timeval limit = to_timeval(shared_.load.timeout);
+    EventPtr guard(evtimer_new(
+        base, [](int, short, void* arg) { event_base_loopbreak(static_cast<event_base*>(arg)); },
+        base));
+    evtimer_add(guard.get(), &limit);
+    event_base_dispatch(base);
+    if (pending_connects_ > 0 && connect_error.empty()) {
+      connect_error = "connection not ready within the timeout";
+    }
+  }
+  for (auto& slot : slots_) clients_ready += slot->ready ? 1 : 0;
+
+  shared_.start_line.arrive_and_wait();
+  if (engine::interrupted()) {
+    was_interrupted = true;
+    return;
+  }
+
+  for (auto& slot : slots_) {
+    if (slot->ready) launch_next(slot->index);
+  }
+  if (in_flight_ > 0) event_base_dispatch(base);
+  if (engine::interrupted()) was_interrupted = true;
+}
+
+void Worker::on_connected(int slot_index, bool ok, const std::string& error) {
+  Slot& slot = *slots_[static_cast<size_t>(slot_index)];
+  if (pending_connects_ <= 0) return;  // too late: the run started without it
+  slot.ready = ok;
+  if (!ok && connect_error.empty()) connect_error = error;
+  if (--pending_connects_ == 0) event_base_loopbreak(base_.get());
+}
+
+void Worker::launch_next(int slot_index) {
+  Slot& slot = *slots_[static_cast<size_t>(slot_index)];
+  if (exhausted_ || !slot.client->alive()) return;
+  const uint64_t seq = shared_.next_seq.fetch_add(1, std::memory_order_relaxed);
+  if (seq >= static_cast<uint64_t>(shared_.load.requests)) {
+    exhausted_ = true;
+    return;
+  }
+  slot.seq = seq;
+  slot.busy = true;
+  ++in_flight_;
+  if (shared_.load.interval.count() > 0) {
+    const auto due = shared_.start + shared_.load.interval * static_cast<int64_t>(seq);
+    const auto delay = due - Clock::now();
+    if (delay > Clock::duration::zero()) {
+      const timeval tv = to_timeval(delay);
+      evtimer_add(slot.pace_timer.get(), &tv);
+      return;
+    }
+  }
+  send(slot_index);
+}
+
+void Worker::send(int slot_index) {
+  Slot& slot = *slots_[static_cast<size_t>(slot_index)];
+  slot.sent = Clock::now();
+  const timeval limit = to_timeval(shared_.load.timeout);
+  evtimer_add(slot.timeout_timer.get(), &limit);
+  slot.client->start(slot.seq);
+}
+
+void Worker::on_decision(int slot_index, Decision decision) {
+  Slot& slot = *slots_[static_cast<size_t>(slot_index)];
+  if (!slot.busy) return;  // a late report after the request was settled
+  const auto replied = Clock::now();
+  evtimer_del(slot.timeout_timer.get());
+  slot.busy = false;
+  --in_flight_;
+
+  RequestRecord record;
+  record.seq = slot.seq;
+  record.sent_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(slot.sent - shared_.start)
+                       .count();
+  record.replied_ns =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(replied - shared_.start).count();
+  record.outcome = decision.outcome;
+  record.error = decision.error;
+  record.hint_expected = decision.hint_expected;
+  record.retry_ms = decision.retry_ms;
+  record.remaining = decision.remaining;
+  record.bucket = decision.bucket;
+  if (record.outcome != Outcome::error) {
+    latency_ns.record(record.replied_ns - record.sent_ns);
+  } else if (!error_samples.contains(record.error)) {
+    error_samples.emplace(record.error, std::move(decision.error_message));
+  }
+  records.push_back(record);
+  if (shared_.observer != nullptr) shared_.observer->on_record(record);
+
+  if (engine::interrupted()) {
+    event_base_loopbreak(base_.get());
+    return;
+  }
+  launch_next(slot_index);
+  finish_if_idle();
+}
+
+void Worker::finish_if_idle() {
+  if (in_flight_ == 0) event_base_loopbreak(base_.get());
+}
+
+void Worker::on_pace_timer(int, short, void* arg) {
+  auto* slot = static_cast<Slot*>(arg);
+  slot->worker->send(slot->index);
+}
+
+void Worker::on_timeout(int, short, void* arg) {
+  auto* slot = static_cast<Slot*>(arg);
+  // The client reports the timeout through on_decision before abort() returns.
+  slot->client->abort(ErrorKind::timeout);
+}
+
+void Worker::on_poll_interrupt(int, short, void* arg) {
+  auto* worker = static_cast<Worker*>(arg);
+  if (engine::interrupted()) event_base_loopbreak(worker->base_.get());
+}
+
+}  // namespace rlcheck::engine

@@ -1,0 +1,78 @@
+#pragma once
+// A worker thread's share of a run: one libevent loop driving many clients.
+
+#include <atomic>
+#include <barrier>
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "engine/run.hpp"
+
+struct event;
+
+namespace rlcheck::engine {
+
+// What the workers of one run share. The only writes after start-up are next_seq (atomic)
+// and start_ns, written once by the barrier's completion step.
+struct RunShared {
+  using StartLine = std::barrier<std::function<void()>>;
+
+  RunShared(const config::LoadConfig& load_config, int workers, RunObserver* run_observer);
+
+  const config::LoadConfig& load;
+  RunObserver* observer;
+  std::atomic<uint64_t> next_seq{0};
+  std::chrono::steady_clock::time_point start;
+  StartLine start_line;
+};
+
+class Worker final : public ClientListener {
+ public:
+  Worker(ClientFactory& factory, RunShared& shared, int first_client_id, int clients);
+  ~Worker() override;
+  Worker(const Worker&) = delete;
+  Worker& operator=(const Worker&) = delete;
+
+  // The thread body: connect, wait at the start line, drive requests until none are left.
+  void run();
+
+  // Results, read after join.
+  std::vector<RequestRecord> records;
+  Histogram latency_ns;
+  int clients_ready = 0;
+  std::string connect_error;
+  std::map<ErrorKind, std::string> error_samples;
+  bool was_interrupted = false;
+
+  void on_connected(int slot, bool ok, const std::string& error) override;
+  void on_decision(int slot, Decision decision) override;
+
+ private:
+  struct Slot;
+  struct EventFree {
+    void operator()(event* e) const;
+  };
+  using EventPtr = std::unique_ptr<event, EventFree>;
+
+  void launch_next(int slot);
+  void send(int slot);
+  void finish_if_idle();
+  int64_t since_start_ns() const;
+  static void on_pace_timer(int, short, void* arg);
+  static void on_timeout(int, short, void* arg);
+  static void on_poll_interrupt(int, short, void* arg);
+
+  ClientFactory& factory_;
+  RunShared& shared_;
+  int first_client_id_;
+  std::unique_ptr<event_base, void (*)(event_base*)> base_;
+  std::vector<std::unique_ptr<Slot>> slots_;
+  EventPtr interrupt_poll_;
+  int pending_connects_ = 0;
+  int in_flight_ = 0;  // started or waiting on a pace timer
+  bool exhausted_ = false;
+};
+
+}  // namespace rlcheck::engine

@@ -1,0 +1,40 @@
+#pragma once
+// Child processes, owned: the destructor stops the child (SIGTERM, then SIGKILL) and reaps it.
+
+#include <chrono>
+#include <expected>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <sys/types.h>
+
+namespace rlcheck::process {
+
+// The full path of `name` on $PATH, if it is there and executable.
+std::optional<std::string> find_on_path(const std::string& name);
+
+class ChildProcess {
+ public:
+  // Starts argv[0] (a path) in its own process group, so the terminal's Ctrl-C reaches only
+  // rlcheck, which then stops the child itself. Standard streams go to /dev/null.
+  static std::expected<ChildProcess, std::string> spawn(const std::vector<std::string>& argv);
+
+  ChildProcess(ChildProcess&& other) noexcept : pid_(other.pid_) { other.pid_ = -1; }
+  ChildProcess& operator=(ChildProcess&& other) noexcept;
+  ChildProcess(const ChildProcess&) = delete;
+  ChildProcess& operator=(const ChildProcess&) = delete;
+  ~ChildProcess() { stop(); }
+
+  // True while the child has not exited (reaps it if it has).
+  bool running();
+  // SIGTERM, up to `grace` for it to exit, then SIGKILL; always reaps.
+  void stop(std::chrono::milliseconds grace = std::chrono::milliseconds(2000));
+  pid_t pid() const { return pid_; }
+
+ private:
+  explicit ChildProcess(pid_t pid) : pid_(pid) {}
+  pid_t pid_ = -1;
+};
+
+}  // namespace rlcheck::process

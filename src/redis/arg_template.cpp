@@ -1,0 +1,82 @@
+#include "redis/arg_template.hpp"
+
+#include <array>
+#include <chrono>
+#include <utility>
+
+#include <fmt/format.h>
+
+namespace rlcheck::redis {
+
+std::expected<ArgTemplate, std::string> ArgTemplate::parse(std::string_view text) {
+  static constexpr std::array<std::pair<std::string_view, Piece>, 6> k_names{{
+      {"limit", Piece::limit},
+      {"window_ms", Piece::window_ms},
+      {"uuid", Piece::uuid},
+      {"seq", Piece::seq},
+      {"run", Piece::run},
+      {"now_ms", Piece::now_ms},
+  }};
+  ArgTemplate parsed;
+  std::string literal;
+  size_t i = 0;
+  while (i < text.size()) {
+    if (text[i] != '{') {
+      literal.push_back(text[i++]);
+      continue;
+    }
+    const size_t close = text.find('}', i);
+    if (close == std::string_view::npos) {
+      return std::unexpected(fmt::format("'{}' has an unclosed '{{'", text));
+    }
+    std::string_view name = text.substr(i + 1, close - i - 1);
+    bool known = false;
+    for (const auto& [spelling, piece] : k_names) {
+      if (spelling != name) continue;
+      if (!literal.empty()) parsed.parts_.push_back({Piece::literal, std::move(literal)});
+      literal.clear();
+      parsed.parts_.push_back({piece, {}});
+      known = true;
+    }
+    if (!known) {
+      return std::unexpected(fmt::format(
+          "'{}' has an unknown placeholder {{{}}}; known: {{limit}} {{window_ms}} {{uuid}} "
+          "{{seq}} {{run}} {{now_ms}}",
+          text, name));
+    }
+    i = close + 1;
+  }
+  if (!literal.empty()) parsed.parts_.push_back({Piece::literal, std::move(literal)});
+  return parsed;
+}
+
+std::string ArgTemplate::expand(const ArgContext& context) const {
+  std::string out;
+  for (const Part& part : parts_) {
+    switch (part.piece) {
+      case Piece::literal: out += part.literal; break;
+      case Piece::limit: out += std::to_string(context.limit); break;
+      case Piece::window_ms: out += std::to_string(context.window_ms); break;
+      case Piece::uuid: out += random_uuid(*context.rng); break;
+      case Piece::seq: out += std::to_string(context.seq); break;
+      case Piece::run: out += std::to_string(context.run); break;
+      case Piece::now_ms: {
+        const auto now = std::chrono::system_clock::now().time_since_epoch();
+        out += std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(now).count());
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+std::string random_uuid(std::mt19937_64& rng) {
+  uint64_t high = rng();
+  uint64_t low = rng();
+  high = (high & 0xffffffffffff0fffULL) | 0x0000000000004000ULL;  // version 4
+  low = (low & 0x3fffffffffffffffULL) | 0x8000000000000000ULL;    // RFC 4122 variant
+  return fmt::format("{:08x}-{:04x}-{:04x}-{:04x}-{:012x}", high >> 32, (high >> 16) & 0xffff,
+                     high & 0xffff, low >> 48, low & 0xffffffffffffULL);
+}
+
+}  // namespace rlcheck::redis

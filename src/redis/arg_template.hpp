@@ -1,0 +1,40 @@
+#pragma once
+// --arg values with placeholders, parsed once and expanded per request:
+// {limit} {window_ms} {uuid} (unique per request) {seq} (request number) {run} {now_ms}.
+
+#include <cstdint>
+#include <expected>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace rlcheck::redis {
+
+struct ArgContext {
+  int64_t limit = 0;
+  int64_t window_ms = 0;
+  int run = 1;
+  uint64_t seq = 0;
+  std::mt19937_64* rng = nullptr;  // for {uuid}; required when the template has one
+};
+
+class ArgTemplate {
+ public:
+  // An unknown or unclosed placeholder is an error naming it.
+  static std::expected<ArgTemplate, std::string> parse(std::string_view text);
+  std::string expand(const ArgContext& context) const;
+
+ private:
+  enum class Piece { literal, limit, window_ms, uuid, seq, run, now_ms };
+  struct Part {
+    Piece piece;
+    std::string literal;
+  };
+  std::vector<Part> parts_;
+};
+
+// A random RFC 4122 version-4 UUID from `rng`, so --seed reproduces it.
+std::string random_uuid(std::mt19937_64& rng);
+
+}  // namespace rlcheck::redis

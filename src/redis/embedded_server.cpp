@@ -1,0 +1,81 @@
+#include "redis/embedded_server.hpp"
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "redis/sync_client.hpp"
+
+namespace rlcheck::redis {
+namespace {
+
+constexpr auto k_start_limit = std::chrono::seconds(5);
+constexpr auto k_poll = std::chrono::milliseconds(10);
+
+std::string last_log_line(const std::filesystem::path& log) {
+  std::ifstream in(log);
+  std::string line;
+  std::string last = "no log";
+  while (std::getline(in, line)) {
+    if (!line.empty()) last = line;
+  }
+  return last;
+}
+
+}  // namespace
+
+std::expected<std::unique_ptr<EmbeddedServer>, std::string> EmbeddedServer::start(
+    const std::string& server_path) {
+  std::string pattern = (std::filesystem::temp_directory_path() / "rlcheck-redis-XXXXXX").string();
+  if (mkdtemp(pattern.data()) == nullptr) {
+    return std::unexpected(fmt::format("cannot create a directory for redis-server in {}",
+                                       std::filesystem::temp_directory_path().string()));
+  }
+  const std::filesystem::path directory(pattern);
+  const std::string socket = (directory / "redis.sock").string();
+  auto child = process::ChildProcess::spawn({server_path, "--port", "0", "--unixsocket", socket,
+                                             "--unixsocketperm", "700", "--dir", directory.string(),
+                                             "--save", "", "--appendonly", "no", "--logfile",
+                                             (directory / "redis.log").string()});
+  if (!child) {
+    std::filesystem::remove_all(directory);
+    return std::unexpected(child.error());
+  }
+  std::unique_ptr<EmbeddedServer> server(new EmbeddedServer(directory, std::move(*child)));
+
+  Endpoint endpoint = server->endpoint();
+  const auto deadline = std::chrono::steady_clock::now() + k_start_limit;
+  std::string last_error;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (!server->child_.running()) {
+      return std::unexpected(fmt::format("{} exited at start: {}", server_path,
+                                         last_log_line(directory / "redis.log")));
+    }
+    if (std::filesystem::exists(socket)) {
+      auto client = SyncClient::connect(endpoint, std::chrono::milliseconds(500));
+      if (client) return server;
+      last_error = client.error();
+    }
+    std::this_thread::sleep_for(k_poll);
+  }
+  return std::unexpected(fmt::format("{} did not answer within {}s{}", server_path,
+                                     k_start_limit.count(),
+                                     last_error.empty() ? "" : ": " + last_error));
+}
+
+EmbeddedServer::~EmbeddedServer() {
+  child_.stop();
+  std::error_code ignored;
+  std::filesystem::remove_all(directory_, ignored);
+}
+
+Endpoint EmbeddedServer::endpoint() const {
+  Endpoint endpoint;
+  endpoint.socket_path = (directory_ / "redis.sock").string();
+  return endpoint;
+}
+
+}  // namespace rlcheck::redis

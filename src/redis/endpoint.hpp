@@ -1,0 +1,28 @@
+#pragma once
+// Where a Redis server is and how to log in: parsed from redis:// and unix:// URLs.
+
+#include <expected>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace rlcheck::redis {
+
+struct Endpoint {
+  std::string host;         // TCP host; empty for a unix socket
+  int port = 6379;          // TCP port
+  std::string socket_path;  // unix socket; empty for TCP
+  std::string user;         // ACL user; empty: the default user
+  std::string password;     // empty: no AUTH
+  int db = 0;               // SELECTed after connecting when not 0
+
+  bool is_unix() const { return !socket_path.empty(); }
+  // The URL with any password shown as ***, for reports and messages.
+  std::string display() const;
+};
+
+// redis://[user:pass@]host[:port][/db], rediss:// is refused (no TLS), unix:///path/to.sock
+// [?db=N]. On error, the reason in words that can follow the flag name.
+std::expected<Endpoint, std::string> parse_endpoint(std::string_view url);
+
+}  // namespace rlcheck::redis

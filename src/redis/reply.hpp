@@ -1,0 +1,24 @@
+#pragma once
+// Ownership and description of hiredis replies.
+
+#include <memory>
+#include <string>
+
+#include <hiredis/hiredis.h>
+
+namespace rlcheck::redis {
+
+struct ReplyFree {
+  void operator()(redisReply* reply) const { freeReplyObject(reply); }
+};
+// A reply this code owns (sync calls). Async replies belong to hiredis and are only borrowed.
+using ReplyPtr = std::unique_ptr<redisReply, ReplyFree>;
+
+// A short description for messages: integer 5, string "abc", error "ERR ...", array of 2, nil.
+// Long strings are cut at 80 characters.
+std::string describe_reply(const redisReply* reply);
+
+bool is_error(const redisReply* reply);
+bool is_noscript(const redisReply* reply);  // the script cache lost the script (restart, flush)
+
+}  // namespace rlcheck::redis

@@ -1,0 +1,84 @@
+#pragma once
+// A limiter strategy is the real client-side code a team ships, written as a state machine
+// over replies: one request may take several commands (naive: GET, INCR, EXPIRE). Strategies
+// are stateless and shared across threads; each request's state lives in RequestState.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <hiredis/hiredis.h>
+
+#include "config/config.hpp"
+#include "engine/request_record.hpp"
+
+namespace rlcheck::redis {
+
+// A Lua limiter loaded into the server's script cache.
+struct LoadedScript {
+  std::string name;    // "sliding_window.lua", or the --script path, for messages
+  std::string source;  // sent again with EVAL when the cache lost it (NOSCRIPT)
+  std::string sha;     // from SCRIPT LOAD
+};
+
+// What a strategy may do while deciding one request, on the connection that carries it.
+// Replies come back to Strategy::on_reply in the order the commands were sent.
+class DecisionIo {
+ public:
+  virtual ~DecisionIo() = default;
+  virtual void send(const std::vector<std::string_view>& argv) = 0;
+  // EVALSHA script 1 key args...; on NOSCRIPT the connection sends EVAL with the source and
+  // the strategy only sees the final reply.
+  virtual void eval(const LoadedScript& script, std::string_view key,
+                    const std::vector<std::string>& args) = 0;
+};
+
+struct RequestState {
+  uint64_t seq = 0;                  // request number within the run
+  int step = 0;                      // the strategy's position in its command sequence
+  int64_t bucket = 0;                // fixed windows: the window index
+  int64_t now_ms = 0;                // client clock when the request began, where needed
+  std::mt19937_64* rng = nullptr;    // the connection's generator, for {uuid}
+};
+
+class Strategy {
+ public:
+  virtual ~Strategy() = default;
+  // Sends the first command(s) of request state.seq.
+  virtual void begin(RequestState& state, DecisionIo& io) const = 0;
+  // Takes the next non-error reply; returns the decision once made, nullopt while more
+  // replies are awaited. Error replies never get here: they end the request as errors.
+  virtual std::optional<engine::Decision> on_reply(RequestState& state, const redisReply& reply,
+                                                   DecisionIo& io) const = 0;
+  // Every key this run may have written, for the key-ttl check and for clean-up.
+  virtual std::vector<std::string> keys_touched(
+      const std::vector<engine::RequestRecord>& records) const = 0;
+  // Whether a server error reply names a script (for messages).
+  virtual const LoadedScript* script() const { return nullptr; }
+};
+
+struct StrategyParams {
+  config::Strategy kind = config::Strategy::sliding_window;
+  std::string key;                         // the limiter key of this run
+  int64_t limit = 10;
+  int64_t window_ms = 60'000;
+  int64_t burst = 10;                      // token-bucket / gcra capacity
+  config::Rate refill;                     // token-bucket / gcra refill
+  int run = 1;                             // 1-based run number, for {run}
+  std::string instance_id;                 // hex id of this invocation (no braces)
+  const LoadedScript* script = nullptr;    // Lua strategies and --script
+  std::vector<std::string> arg_templates;  // --script arguments with placeholders
+};
+
+std::unique_ptr<Strategy> make_strategy(const StrategyParams& params);
+
+// Decision helpers shared by the strategies.
+engine::Decision allowed_decision();
+engine::Decision denied_decision(std::optional<int64_t> retry_ms, bool hint_expected);
+engine::Decision bad_reply_decision(std::string message);
+
+}  // namespace rlcheck::redis

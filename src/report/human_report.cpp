@@ -1,0 +1,138 @@
+#include "report/human_report.hpp"
+
+#include <fmt/format.h>
+
+#include "config/duration.hpp"
+
+namespace rlcheck::report {
+namespace {
+
+struct Paint {
+  bool on;
+  std::string operator()(std::string_view text, std::string_view code) const {
+    return on ? fmt::format("\033[{}m{}\033[0m", code, text) : std::string(text);
+  }
+};
+constexpr std::string_view k_green = "32";
+constexpr std::string_view k_red = "31";
+constexpr std::string_view k_dim = "2";
+constexpr std::string_view k_bold = "1";
+
+std::string seconds_range(const checks::RetryHintStats& retry) {
+  if (!retry.min_ms) return "-";
+  const double low = static_cast<double>(*retry.min_ms) / 1000.0;
+  const double high = static_cast<double>(*retry.max_ms) / 1000.0;
+  return low == high ? fmt::format("{:.3f}", low) : fmt::format("{:.3f}-{:.3f}", low, high);
+}
+
+std::string duration_text(double ms) {
+  return ms >= 1000.0 ? fmt::format("{:.2f}s", ms / 1000.0) : fmt::format("{:.1f}ms", ms);
+}
+
+std::string header(const Report& report) {
+  std::string limiter = report.target.script.empty()
+                            ? report.target.strategy
+                            : fmt::format("script {}", report.target.script);
+  std::string load = fmt::format("{} requests x {} runs, concurrency {}", report.params.requests,
+                                 report.params.runs, report.params.concurrency);
+  if (report.params.interval_ms > 0) load += fmt::format(", one every {}ms", report.params.interval_ms);
+  return fmt::format("rlcheck {}  {}{}  {}  limit {} per {}  {}", report.mode, report.target.url,
+                     report.target.embedded ? " (private)" : "", limiter, report.params.limit,
+                     config::format_duration(std::chrono::milliseconds(report.params.window_ms)),
+                     load);
+}
+
+const char* mark(checks::Status status) {
+  switch (status) {
+    case checks::Status::pass: return "✓";
+    case checks::Status::fail: return "✗";
+    case checks::Status::skip: return "-";
+  }
+  return "-";
+}
+
+}  // namespace
+
+std::string verdict_line(const Report& report) {
+  if (report.interrupted) return "INTERRUPTED: partial results";
+  for (const auto& check : report.checks) {
+    if (check.status == checks::Status::fail) {
+      return fmt::format("{}: {}: {}", report.verdict == checks::Verdict::error ? "ERROR" : "FAIL",
+                         check.id, check.detail);
+    }
+  }
+  return "PASS";
+}
+
+std::string render_human(const Report& report, const TextStyle& style) {
+  const Paint paint{style.color};
+  const std::string verdict = verdict_line(report);
+  const std::string_view verdict_color = report.verdict == checks::Verdict::pass ? k_green : k_red;
+  if (style.quiet) return paint(verdict, verdict_color) + "\n";
+
+  std::string out = paint(header(report), k_bold) + "\n";
+  out += fmt::format("{:>4} {:>8} {:>8} {:>7} {:>9} {:>9} {:>15} {:>10}\n", "run", "allowed",
+                     "denied", "errors", "p50 ms", "p99 ms", "retry hint s", "duration");
+  for (const auto& run : report.runs) {
+    std::string allowed = fmt::format("{:>8}", run.allowed);
+    if (run.peak.exceeded()) allowed = paint(allowed, k_red);
+    out += fmt::format("{:>4} {} {:>8} {:>7} {:>9.3f} {:>9.3f} {:>15} {:>10}\n", run.run, allowed,
+                       run.denied, run.errors, run.latency.p50, run.latency.p99,
+                       seconds_range(run.retry), duration_text(run.duration_ms));
+  }
+  const Summary& s = report.summary;
+  out += fmt::format("allowed min {} / median {} / max {} against limit {}; {} of {} runs over\n",
+                     s.allowed_min, s.allowed_median, s.allowed_max, report.params.limit,
+                     s.runs_over_limit, report.runs.size());
+  for (const auto& check : report.checks) {
+    const std::string_view color = check.status == checks::Status::pass   ? k_green
+                                   : check.status == checks::Status::fail ? k_red
+                                                                          : k_dim;
+    out += fmt::format("{} {:<20} {}\n", paint(mark(check.status), color), check.id,
+                       check.status == checks::Status::skip ? paint(check.detail, k_dim)
+                                                            : check.detail);
+  }
+  out += paint(verdict, verdict_color) + "\n";
+  return out;
+}
+
+std::string render_compare(const std::vector<Report>& reports, const TextStyle& style) {
+  const Paint paint{style.color};
+  std::string out;
+  if (reports.empty()) return out;
+  const Report& first = reports.front();
+  out += paint(fmt::format("rlcheck compare  {}  limit {} per {}  {} requests x {} runs, "
+                           "concurrency {}",
+                           first.target.url, first.params.limit,
+                           config::format_duration(std::chrono::milliseconds(first.params.window_ms)),
+                           first.params.requests, first.params.runs, first.params.concurrency),
+               k_bold) +
+         "\n";
+  out += fmt::format("{:<16} {:>19} {:>6} {:>15} {:>9} {:>9} {:>10}  {}\n", "strategy",
+                     "allowed min/med/max", "over", "retry hint s", "p50 ms", "p99 ms", "req/s",
+                     "verdict");
+  for (const Report& report : reports) {
+    double p50 = 0, p99 = 0;
+    checks::RetryHintStats retry;
+    for (const auto& run : report.runs) {
+      p50 = std::max(p50, run.latency.p50);
+      p99 = std::max(p99, run.latency.p99);
+      if (run.retry.min_ms) {
+        retry.min_ms = std::min(retry.min_ms.value_or(*run.retry.min_ms), *run.retry.min_ms);
+        retry.max_ms = std::max(retry.max_ms.value_or(*run.retry.max_ms), *run.retry.max_ms);
+      }
+    }
+    const Summary& s = report.summary;
+    const std::string name =
+        report.target.script.empty() ? report.target.strategy : report.target.script;
+    const std::string verdict = checks::verdict_name(report.verdict);
+    out += fmt::format("{:<16} {:>19} {:>6} {:>15} {:>9.3f} {:>9.3f} {:>10.0f}  {}\n", name,
+                       fmt::format("{}/{}/{}", s.allowed_min, s.allowed_median, s.allowed_max),
+                       fmt::format("{}/{}", s.runs_over_limit, report.runs.size()),
+                       seconds_range(retry), p50, p99, s.requests_per_second,
+                       paint(verdict, report.verdict == checks::Verdict::pass ? k_green : k_red));
+  }
+  return out;
+}
+
+}  // namespace rlcheck::report

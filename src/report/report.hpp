@@ -1,0 +1,57 @@
+#pragma once
+// Everything one check of one target produced, as the reports show it.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "checks/checks.hpp"
+#include "checks/run_stats.hpp"
+
+namespace rlcheck::report {
+
+struct Target {
+  std::string url;       // passwords shown as ***
+  std::string strategy;  // "sliding-window", or "script" with `script` set
+  std::string script;    // --script path
+  std::string key;       // the explicit key, or "rlcheck:<id>:…" for fresh keys
+  bool embedded = false; // a private redis-server started by rlcheck
+};
+
+struct Params {
+  int64_t requests = 0;
+  int concurrency = 0;
+  int runs = 0;
+  int threads = 1;
+  int64_t limit = 0;
+  int64_t window_ms = 0;
+  double interval_ms = 0;          // 0: unpaced
+  std::optional<int64_t> burst;    // token-bucket / gcra
+  std::string refill;              // token-bucket / gcra, "10/1m"
+};
+
+struct Summary {
+  int64_t allowed_min = 0;
+  double allowed_median = 0;
+  int64_t allowed_max = 0;
+  int runs_over_limit = 0;
+  double requests_per_second = 0;  // all requests over the summed run durations
+};
+
+struct Report {
+  std::string mode = "redis";
+  Target target;
+  Params params;
+  std::vector<checks::RunStats> runs;
+  Summary summary;
+  std::vector<checks::CheckResult> checks;
+  checks::Verdict verdict = checks::Verdict::pass;
+  int exit_code = 0;
+  uint64_t script_reloads = 0;  // NOSCRIPT replies answered by loading the script again
+  bool interrupted = false;
+};
+
+Summary summarize(const std::vector<checks::RunStats>& runs);
+
+}  // namespace rlcheck::report
