@@ -1,3 +1,5 @@
 #include "app/run_main.hpp"
 
-int main(int argc, char** argv) { return rlcheck::app::run_main(argc, argv); }
+int main(int argc, char** argv) {
+  return rlcheck::app::run_main(argc, argv);
+}

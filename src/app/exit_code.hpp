@@ -7,12 +7,12 @@
 namespace rlcheck::app {
 
 enum class ExitCode : int {
-  ok = 0,            // every check passed
-  check_failed = 1,  // a check failed: the CI gate
-  hook_blocked = 2,  // --hook, and a check failed or the test could not run
-  cannot_test = 3,   // target unreachable, errors above --max-errors
-  usage = 64,        // bad flags or values
-  interrupted = 130, // Ctrl-C; partial results were still reported
+  ok = 0,             // every check passed
+  check_failed = 1,   // a check failed: the CI gate
+  hook_blocked = 2,   // --hook, and a check failed or the test could not run
+  cannot_test = 3,    // target unreachable, errors above --max-errors
+  usage = 64,         // bad flags or values
+  interrupted = 130,  // Ctrl-C; partial results were still reported
 };
 
 // Thrown where work cannot go on; caught once in run_main, which prints the message on one

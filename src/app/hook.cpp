@@ -29,7 +29,8 @@ std::string shell_quote(const std::string& arg) {
 }  // namespace
 
 std::string read_hook_input(int wait_ms) {
-  if (isatty(STDIN_FILENO)) return {};
+  if (isatty(STDIN_FILENO))
+    return {};
   std::string input;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms);
   char buffer[4096];
@@ -37,14 +38,18 @@ std::string read_hook_input(int wait_ms) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
                           deadline - std::chrono::steady_clock::now())
                           .count();
-    if (left <= 0) break;
+    if (left <= 0)
+      break;
     pollfd fd{STDIN_FILENO, POLLIN, 0};
     const int ready = poll(&fd, 1, static_cast<int>(left));
-    if (ready <= 0 || (fd.revents & (POLLIN | POLLHUP)) == 0) break;
+    if (ready <= 0 || (fd.revents & (POLLIN | POLLHUP)) == 0)
+      break;
     const ssize_t got = read(STDIN_FILENO, buffer, sizeof buffer);
-    if (got <= 0) break;  // EOF, or stdin closed or absent
+    if (got <= 0)
+      break;  // EOF, or stdin closed or absent
     input.append(buffer, static_cast<size_t>(got));
-    if (input.size() > (1 << 20)) break;  // the hook JSON is small; stop reading garbage
+    if (input.size() > (1 << 20))
+      break;  // the hook JSON is small; stop reading garbage
   }
   return input;
 }
@@ -52,7 +57,8 @@ std::string read_hook_input(int wait_ms) {
 std::string reproduce_command(const std::vector<std::string>& command_line) {
   std::string command = "rlcheck";
   for (size_t i = 1; i < command_line.size(); ++i) {
-    if (command_line[i] == "--hook") continue;
+    if (command_line[i] == "--hook")
+      continue;
     command.append(" ").append(shell_quote(command_line[i]));
   }
   return command;
@@ -62,20 +68,22 @@ std::string hook_reason(const std::vector<report::Report>& reports,
                         const std::vector<std::string>& command_line) {
   std::string reason;
   for (const report::Report& report : reports) {
-    if (report.exit_code == 0) continue;
+    if (report.exit_code == 0)
+      continue;
     const std::string limiter =
         report.target.script.empty() ? report.target.strategy : report.target.script;
-    reason += fmt::format("rlcheck: the rate limiter {} on {} broke its contract (limit {} per "
-                          "{}ms, {} requests x {} runs, concurrency {}):\n",
-                          limiter, report.target.url, report.params.limit,
-                          report.params.window_ms, report.params.requests, report.params.runs,
-                          report.params.concurrency);
+    reason += fmt::format(
+        "rlcheck: the rate limiter {} on {} broke its contract (limit {} per "
+        "{}ms, {} requests x {} runs, concurrency {}):\n",
+        limiter, report.target.url, report.params.limit, report.params.window_ms,
+        report.params.requests, report.params.runs, report.params.concurrency);
     for (const auto& check : report.checks) {
       if (check.status == checks::Status::fail) {
         reason += fmt::format("  {}: {}\n", check.id, check.detail);
       }
     }
-    if (report.interrupted) reason += "  interrupted before the runs ended\n";
+    if (report.interrupted)
+      reason += "  interrupted before the runs ended\n";
   }
   reason += fmt::format("  reproduce: {}\n", reproduce_command(command_line));
   return reason;

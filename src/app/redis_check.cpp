@@ -29,19 +29,22 @@ std::optional<redis::LoadedScript> load_script(redis::SyncClient& control,
   redis::LoadedScript script;
   if (strategy == Strategy::script) {
     std::ifstream in(config.redis.script_path, std::ios::binary);
-    if (!in) throw usage_error(fmt::format("--script: cannot read {}", config.redis.script_path));
+    if (!in)
+      throw usage_error(fmt::format("--script: cannot read {}", config.redis.script_path));
     std::stringstream body;
     body << in.rdbuf();
     script.name = config.redis.script_path;
     script.source = body.str();
   } else {
     const redis::BuiltinScript builtin = redis::builtin_script(strategy);
-    if (builtin.source.empty()) return std::nullopt;
+    if (builtin.source.empty())
+      return std::nullopt;
     script.name = std::string(builtin.file_name);
     script.source = std::string(builtin.source);
   }
   auto reply = control.call({"SCRIPT", "LOAD", script.source});
-  if (!reply) throw cannot_test(reply.error());
+  if (!reply)
+    throw cannot_test(reply.error());
   if ((*reply)->type != REDIS_REPLY_STRING) {
     throw cannot_test(fmt::format("script {} did not load: {}", script.name,
                                   redis::describe_reply(reply->get())));
@@ -50,8 +53,8 @@ std::optional<redis::LoadedScript> load_script(redis::SyncClient& control,
   return script;
 }
 
-checks::AdmissionRule admission_rule(Strategy strategy, const config::Config& config,
-                                     int64_t burst, const config::Rate& refill) {
+checks::AdmissionRule admission_rule(Strategy strategy, const config::Config& config, int64_t burst,
+                                     const config::Rate& refill) {
   checks::AdmissionRule rule;
   rule.limit = config.checks.limit;
   rule.window_ns = config.checks.window.count();
@@ -72,8 +75,10 @@ std::vector<std::string> keys_without_ttl(redis::SyncClient& control,
   std::vector<std::string> missing;
   for (const std::string& key : keys) {
     auto reply = control.call({"PTTL", key});
-    if (!reply) throw cannot_test(reply.error());
-    if ((*reply)->type == REDIS_REPLY_INTEGER && (*reply)->integer == -1) missing.push_back(key);
+    if (!reply)
+      throw cannot_test(reply.error());
+    if ((*reply)->type == REDIS_REPLY_INTEGER && (*reply)->integer == -1)
+      missing.push_back(key);
   }
   return missing;
 }
@@ -81,7 +86,8 @@ std::vector<std::string> keys_without_ttl(redis::SyncClient& control,
 void delete_keys(redis::SyncClient& control, const std::vector<std::string>& keys) {
   for (const std::string& key : keys) {
     auto reply = control.call({"DEL", key});
-    if (!reply) throw cannot_test(reply.error());
+    if (!reply)
+      throw cannot_test(reply.error());
   }
 }
 
@@ -96,14 +102,17 @@ RedisSession open_redis_session(const config::Config& config) {
   choice.timeout = config.load.timeout;
   const bool say = !config.output.hook && !config.output.quiet;
   auto target = redis::connect_target(choice, [say](const std::string& line) {
-    if (say) std::cerr << "rlcheck: " << line << "\n";
+    if (say)
+      std::cerr << "rlcheck: " << line << "\n";
   });
-  if (!target) throw cannot_test(target.error());
+  if (!target)
+    throw cannot_test(target.error());
 
   RedisSession session;
   session.target = std::move(*target);
-  session.seed = config.seed ? *config.seed : std::random_device{}() ^
-                                                  (static_cast<uint64_t>(std::random_device{}()) << 32);
+  session.seed =
+      config.seed ? *config.seed
+                  : std::random_device{}() ^ (static_cast<uint64_t>(std::random_device{}()) << 32);
   std::mt19937_64 rng(session.seed);
   session.instance_id = fmt::format("{:08x}", rng() & 0xffffffffULL);
   return session;
@@ -124,7 +133,8 @@ report::Report check_redis_limiter(RedisSession& session, const config::Config& 
   report.target.url = session.target.endpoint.display();
   report.target.embedded = session.target.embedded != nullptr;
   report.target.strategy = name;
-  if (strategy == Strategy::script) report.target.script = config.redis.script_path;
+  if (strategy == Strategy::script)
+    report.target.script = config.redis.script_path;
   report.target.key = config.redis.key.value_or(fmt::format("rlcheck:{}:…", session.instance_id));
   report.params.requests = config.load.requests;
   report.params.concurrency = config.load.concurrency;
@@ -141,8 +151,8 @@ report::Report check_redis_limiter(RedisSession& session, const config::Config& 
   for (int run = 1; run <= config.load.runs; ++run) {
     redis::StrategyParams params;
     params.kind = strategy;
-    params.key = config.redis.key.value_or(
-        fmt::format("rlcheck:{}:{}:{}", session.instance_id, name, run));
+    params.key =
+        config.redis.key.value_or(fmt::format("rlcheck:{}:{}:{}", session.instance_id, name, run));
     params.limit = config.checks.limit;
     params.window_ms = to_ms(config.checks.window);
     params.burst = burst;
@@ -151,7 +161,8 @@ report::Report check_redis_limiter(RedisSession& session, const config::Config& 
     params.instance_id = session.instance_id;
     params.script = script ? &*script : nullptr;
     params.arg_templates = config.redis.script_args;
-    if (config.redis.key && config.redis.reset) delete_keys(control, {params.key});
+    if (config.redis.key && config.redis.reset)
+      delete_keys(control, {params.key});
 
     const auto limiter = redis::make_strategy(params);
     redis::RunTarget target;
@@ -169,7 +180,8 @@ report::Report check_redis_limiter(RedisSession& session, const config::Config& 
     checks::RunStats stats = checks::summarize_run(run, result, rule, max_retry_ms);
     const std::vector<std::string> keys = limiter->keys_touched(result.records);
     stats.keys_without_ttl = keys_without_ttl(control, keys);
-    if (!config.redis.key) delete_keys(control, keys);  // only keys this run created
+    if (!config.redis.key)
+      delete_keys(control, keys);  // only keys this run created
     report.script_reloads += target.script_reloads.load();
     report.runs.push_back(std::move(stats));
     if (result.interrupted) {

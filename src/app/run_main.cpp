@@ -21,11 +21,15 @@ namespace rlcheck::app {
 namespace {
 
 ExitCode exit_code_of(const report::Report& report, bool hook) {
-  if (report.interrupted) return ExitCode::interrupted;
+  if (report.interrupted)
+    return ExitCode::interrupted;
   ExitCode code = ExitCode::ok;
-  if (report.verdict == checks::Verdict::error) code = ExitCode::cannot_test;
-  if (report.verdict == checks::Verdict::fail) code = ExitCode::check_failed;
-  if (hook && code != ExitCode::ok) code = ExitCode::hook_blocked;
+  if (report.verdict == checks::Verdict::error)
+    code = ExitCode::cannot_test;
+  if (report.verdict == checks::Verdict::fail)
+    code = ExitCode::check_failed;
+  if (hook && code != ExitCode::ok)
+    code = ExitCode::hook_blocked;
   return code;
 }
 
@@ -34,17 +38,21 @@ ExitCode overall_exit_code(const std::vector<report::Report>& reports) {
   ExitCode overall = ExitCode::ok;
   for (const report::Report& report : reports) {
     const auto code = static_cast<ExitCode>(report.exit_code);
-    if (code == ExitCode::interrupted) return code;
+    if (code == ExitCode::interrupted)
+      return code;
     if (code == ExitCode::cannot_test || overall == ExitCode::ok) {
-      if (code != ExitCode::ok) overall = code;
+      if (code != ExitCode::ok)
+        overall = code;
     }
   }
   return overall;
 }
 
 bool use_color(config::ColorMode mode) {
-  if (mode == config::ColorMode::always) return true;
-  if (mode == config::ColorMode::never) return false;
+  if (mode == config::ColorMode::always)
+    return true;
+  if (mode == config::ColorMode::never)
+    return false;
   const char* no_color = std::getenv("NO_COLOR");
   const char* term = std::getenv("TERM");
   return isatty(STDOUT_FILENO) && (no_color == nullptr || *no_color == '\0') &&
@@ -57,7 +65,8 @@ std::vector<report::Report> run_checks(const config::Config& config) {
   if (config.command == config::Command::compare) {
     for (config::Strategy strategy : config.compare_strategies) {
       reports.push_back(check_redis_limiter(session, config, strategy));
-      if (reports.back().interrupted) break;
+      if (reports.back().interrupted)
+        break;
     }
   } else {
     reports.push_back(check_redis_limiter(session, config, config.redis.strategy));
@@ -67,7 +76,8 @@ std::vector<report::Report> run_checks(const config::Config& config) {
 
 int deliver(const config::Config& config, std::vector<report::Report>& reports) {
   const bool hook = config.output.hook;
-  for (report::Report& report : reports) report.exit_code = static_cast<int>(exit_code_of(report, hook));
+  for (report::Report& report : reports)
+    report.exit_code = static_cast<int>(exit_code_of(report, hook));
   const ExitCode overall = overall_exit_code(reports);
   const bool compare = config.command == config::Command::compare;
   const nlohmann::json json = compare ? report::compare_to_json(reports, static_cast<int>(overall))
@@ -81,7 +91,8 @@ int deliver(const config::Config& config, std::vector<report::Report>& reports) 
     }
   }
   if (hook) {
-    if (overall != ExitCode::ok) std::cerr << hook_reason(reports, config.command_line);
+    if (overall != ExitCode::ok)
+      std::cerr << hook_reason(reports, config.command_line);
     return static_cast<int>(overall);
   }
   if (config.output.json) {
@@ -91,7 +102,8 @@ int deliver(const config::Config& config, std::vector<report::Report>& reports) 
     if (compare && !config.output.quiet) {
       std::cout << report::render_compare(reports, style);
     } else {
-      for (const report::Report& report : reports) std::cout << report::render_human(report, style);
+      for (const report::Report& report : reports)
+        std::cout << report::render_human(report, style);
     }
   }
   std::cout.flush();
@@ -112,7 +124,8 @@ int run_main(int argc, const char* const* argv) {
     }
     const config::Config& config = parsed.config;
     hook = config.output.hook;
-    if (hook) read_hook_input();
+    if (hook)
+      read_hook_input();
     std::vector<report::Report> reports = run_checks(config);
     return deliver(config, reports);
   } catch (const FatalError& error) {

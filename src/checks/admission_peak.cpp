@@ -54,7 +54,8 @@ AdmissionPeak fixed_peak(const std::vector<engine::RequestRecord>& records,
                          const AdmissionRule& rule) {
   std::map<int64_t, std::pair<int64_t, int64_t>> per_window;  // index -> count, first send
   for (const auto& record : records) {
-    if (record.outcome != engine::Outcome::allowed) continue;
+    if (record.outcome != engine::Outcome::allowed)
+      continue;
     auto [it, inserted] = per_window.try_emplace(record.bucket, 0, record.sent_ns);
     ++it->second.first;
     it->second.second = std::min(it->second.second, record.sent_ns);
@@ -105,9 +106,12 @@ AdmissionPeak bucket_peak(const std::vector<Admission>& admissions, const Admiss
 AdmissionPeak find_admission_peak(const std::vector<engine::RequestRecord>& records,
                                   const AdmissionRule& rule) {
   switch (rule.kind) {
-    case AdmissionRule::Kind::fixed: return fixed_peak(records, rule);
-    case AdmissionRule::Kind::bucket: return bucket_peak(admissions_by_send(records), rule);
-    case AdmissionRule::Kind::sliding: break;
+    case AdmissionRule::Kind::fixed:
+      return fixed_peak(records, rule);
+    case AdmissionRule::Kind::bucket:
+      return bucket_peak(admissions_by_send(records), rule);
+    case AdmissionRule::Kind::sliding:
+      break;
   }
   return sliding_peak(admissions_by_send(records), rule);
 }

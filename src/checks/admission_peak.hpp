@@ -18,17 +18,17 @@ struct AdmissionRule {
     bucket,   // at most `burst + rate * d` in any span of length d (token bucket, GCRA)
   };
   Kind kind = Kind::sliding;
-  int64_t limit = 0;              // sliding, fixed
-  int64_t window_ns = 0;          // sliding
-  int64_t burst = 0;              // bucket
-  double tokens_per_ns = 0;       // bucket
+  int64_t limit = 0;         // sliding, fixed
+  int64_t window_ns = 0;     // sliding
+  int64_t burst = 0;         // bucket
+  double tokens_per_ns = 0;  // bucket
 };
 
 struct AdmissionPeak {
-  int64_t count = 0;        // admissions in the worst span
-  double allowance = 0;     // what the rule allows in that span
-  int64_t start_ns = 0;     // the span's first send, from the run start
-  int64_t length_ns = 0;    // the span's longest possible length
+  int64_t count = 0;      // admissions in the worst span
+  double allowance = 0;   // what the rule allows in that span
+  int64_t start_ns = 0;   // the span's first send, from the run start
+  int64_t length_ns = 0;  // the span's longest possible length
   bool exceeded() const { return static_cast<double>(count) > allowance + 1e-9; }
 };
 

@@ -8,7 +8,8 @@ namespace rlcheck::checks {
 namespace {
 
 std::string span_text(const AdmissionPeak& peak) {
-  if (peak.length_ns <= 0) return "";
+  if (peak.length_ns <= 0)
+    return "";
   return fmt::format(" within {:.3g}ms", static_cast<double>(peak.length_ns) / 1e6);
 }
 
@@ -16,10 +17,13 @@ CheckResult check_limit(const std::vector<RunStats>& runs, const CheckParams& pa
   const RunStats* worst = nullptr;
   int over = 0;
   for (const RunStats& run : runs) {
-    if (run.peak.exceeded()) ++over;
-    if (worst == nullptr || run.peak.count > worst->peak.count) worst = &run;
+    if (run.peak.exceeded())
+      ++over;
+    if (worst == nullptr || run.peak.count > worst->peak.count)
+      worst = &run;
   }
-  if (worst == nullptr) return {"limit", Status::skip, "no runs"};
+  if (worst == nullptr)
+    return {"limit", Status::skip, "no runs"};
   if (over == 0) {
     return {"limit", Status::pass,
             fmt::format("max allowed {} <= limit {}", worst->peak.count, params.limit)};
@@ -34,7 +38,8 @@ CheckResult check_limit(const std::vector<RunStats>& runs, const CheckParams& pa
 }
 
 CheckResult check_exact(const std::vector<RunStats>& runs, const CheckParams& params) {
-  if (!params.exact) return {"exact", Status::skip, "without --exact"};
+  if (!params.exact)
+    return {"exact", Status::skip, "without --exact"};
   const int64_t floor = std::min(params.limit, params.requests);
   for (const RunStats& run : runs) {
     if (run.allowed < floor) {
@@ -53,15 +58,18 @@ CheckResult check_retry_present(const std::vector<RunStats>& runs) {
     expected = expected || run.retry.expected;
     present += run.retry.present;
     denied += run.denied;
-    if (run.retry.missing > 0 && first_run == 0) first_run = run.run;
+    if (run.retry.missing > 0 && first_run == 0)
+      first_run = run.run;
     missing += run.retry.missing;
   }
-  if (denied == 0) return {"retry-after-present", Status::skip, "no denials"};
-  if (!expected) return {"retry-after-present", Status::skip, "the limiter gives no retry hint"};
+  if (denied == 0)
+    return {"retry-after-present", Status::skip, "no denials"};
+  if (!expected)
+    return {"retry-after-present", Status::skip, "the limiter gives no retry hint"};
   if (missing > 0) {
     return {"retry-after-present", Status::fail,
-            fmt::format("{} of {} denials carried no retry hint (first in run {})", missing,
-                        denied, first_run)};
+            fmt::format("{} of {} denials carried no retry hint (first in run {})", missing, denied,
+                        first_run)};
   }
   return {"retry-after-present", Status::pass,
           fmt::format("{} of {} denials carried a retry hint", present, denied)};
@@ -73,7 +81,8 @@ CheckResult check_retry_valid(const std::vector<RunStats>& runs) {
     invalid += run.retry.invalid;
     present += run.retry.present;
   }
-  if (present == 0) return {"retry-after-valid", Status::skip, "no retry hints"};
+  if (present == 0)
+    return {"retry-after-valid", Status::skip, "no retry hints"};
   if (invalid > 0) {
     return {"retry-after-valid", Status::fail,
             fmt::format("{} of {} retry hints were negative", invalid, present)};
@@ -86,20 +95,23 @@ CheckResult check_retry_bound(const std::vector<RunStats>& runs, const CheckPara
   for (const RunStats& run : runs) {
     over += run.retry.over_bound;
     present += run.retry.present;
-    if (run.retry.max_ms) largest = std::max(largest, *run.retry.max_ms);
+    if (run.retry.max_ms)
+      largest = std::max(largest, *run.retry.max_ms);
   }
-  if (present == 0) return {"retry-after-bound", Status::skip, "no retry hints"};
+  if (present == 0)
+    return {"retry-after-bound", Status::skip, "no retry hints"};
   if (over > 0) {
     return {"retry-after-bound", Status::fail,
-            fmt::format("{} retry hints above {}ms; largest {}ms", over,
-                        params.max_retry_after_ms, largest)};
+            fmt::format("{} retry hints above {}ms; largest {}ms", over, params.max_retry_after_ms,
+                        largest)};
   }
   return {"retry-after-bound", Status::pass,
           fmt::format("largest retry hint {}ms <= {}ms", largest, params.max_retry_after_ms)};
 }
 
 CheckResult check_key_ttl(const std::vector<RunStats>& runs, const CheckParams& params) {
-  if (!params.key_ttl_applies) return {"key-ttl", Status::skip, "no limiter keys to inspect"};
+  if (!params.key_ttl_applies)
+    return {"key-ttl", Status::skip, "no limiter keys to inspect"};
   for (const RunStats& run : runs) {
     if (!run.keys_without_ttl.empty()) {
       return {"key-ttl", Status::fail,
@@ -119,12 +131,13 @@ CheckResult check_errors(const std::vector<RunStats>& runs, const CheckParams& p
         sample = fmt::format(": {} ({})", message, kind);
       }
       return {"errors", Status::fail,
-              fmt::format("run {} had {} errored requests > --max-errors {}{}", run.run,
-                          run.errors, params.max_errors, sample)};
+              fmt::format("run {} had {} errored requests > --max-errors {}{}", run.run, run.errors,
+                          params.max_errors, sample)};
     }
   }
   int64_t total = 0;
-  for (const RunStats& run : runs) total += run.errors;
+  for (const RunStats& run : runs)
+    total += run.errors;
   return {"errors", Status::pass,
           fmt::format("{} errored requests, at most {} per run", total, params.max_errors)};
 }
@@ -133,17 +146,18 @@ CheckResult check_errors(const std::vector<RunStats>& runs, const CheckParams& p
 
 std::vector<CheckResult> evaluate_checks(const std::vector<RunStats>& runs,
                                          const CheckParams& params) {
-  return {check_limit(runs, params),     check_exact(runs, params),
-          check_retry_present(runs),     check_retry_valid(runs),
-          check_retry_bound(runs, params), check_key_ttl(runs, params),
+  return {check_limit(runs, params), check_exact(runs, params),       check_retry_present(runs),
+          check_retry_valid(runs),   check_retry_bound(runs, params), check_key_ttl(runs, params),
           check_errors(runs, params)};
 }
 
 Verdict verdict_of(const std::vector<CheckResult>& checks) {
   bool failed = false;
   for (const CheckResult& check : checks) {
-    if (check.status != Status::fail) continue;
-    if (check.id == "errors") return Verdict::error;
+    if (check.status != Status::fail)
+      continue;
+    if (check.id == "errors")
+      return Verdict::error;
     failed = true;
   }
   return failed ? Verdict::fail : Verdict::pass;
@@ -151,18 +165,24 @@ Verdict verdict_of(const std::vector<CheckResult>& checks) {
 
 const char* status_name(Status status) {
   switch (status) {
-    case Status::pass: return "pass";
-    case Status::fail: return "fail";
-    case Status::skip: return "skip";
+    case Status::pass:
+      return "pass";
+    case Status::fail:
+      return "fail";
+    case Status::skip:
+      return "skip";
   }
   return "skip";
 }
 
 const char* verdict_name(Verdict verdict) {
   switch (verdict) {
-    case Verdict::pass: return "pass";
-    case Verdict::fail: return "fail";
-    case Verdict::error: return "error";
+    case Verdict::pass:
+      return "pass";
+    case Verdict::fail:
+      return "fail";
+    case Verdict::error:
+      return "error";
   }
   return "error";
 }

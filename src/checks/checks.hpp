@@ -12,7 +12,7 @@ enum class Status { pass, fail, skip };
 enum class Verdict { pass, fail, error };
 
 struct CheckResult {
-  std::string id;      // "limit", "exact", "retry-after-present", ...
+  std::string id;  // "limit", "exact", "retry-after-present", ...
   Status status = Status::skip;
   std::string detail;  // the figure that decided it, in one line
 };
@@ -22,7 +22,7 @@ struct CheckParams {
   int64_t requests = 200;
   int64_t window_ms = 60'000;
   int64_t max_retry_after_ms = 60'000;
-  int64_t max_errors = 0;   // per run
+  int64_t max_errors = 0;  // per run
   bool exact = false;
   bool key_ttl_applies = true;  // redis targets have keys to inspect
 };

@@ -5,19 +5,24 @@
 namespace rlcheck::checks {
 namespace {
 
-double to_ms(int64_t ns) { return static_cast<double>(ns) / 1e6; }
+double to_ms(int64_t ns) {
+  return static_cast<double>(ns) / 1e6;
+}
 
 void count_hint(RetryHintStats& stats, const engine::RequestRecord& record,
                 int64_t max_retry_after_ms) {
   stats.expected = stats.expected || record.hint_expected || record.retry_ms.has_value();
   if (!record.retry_ms) {
-    if (record.hint_expected) ++stats.missing;
+    if (record.hint_expected)
+      ++stats.missing;
     return;
   }
   const int64_t hint = *record.retry_ms;
   ++stats.present;
-  if (hint < 0) ++stats.invalid;
-  if (hint > max_retry_after_ms) ++stats.over_bound;
+  if (hint < 0)
+    ++stats.invalid;
+  if (hint > max_retry_after_ms)
+    ++stats.over_bound;
   stats.min_ms = std::min(stats.min_ms.value_or(hint), hint);
   stats.max_ms = std::max(stats.max_ms.value_or(hint), hint);
 }
@@ -33,7 +38,9 @@ RunStats summarize_run(int run, const engine::RunResult& result, const Admission
   stats.duration_ms = to_ms(result.duration_ns);
   for (const auto& record : result.records) {
     switch (record.outcome) {
-      case engine::Outcome::allowed: ++stats.allowed; break;
+      case engine::Outcome::allowed:
+        ++stats.allowed;
+        break;
       case engine::Outcome::denied:
         ++stats.denied;
         count_hint(stats.retry, record, max_retry_after_ms);

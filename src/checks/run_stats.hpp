@@ -13,9 +13,9 @@
 namespace rlcheck::checks {
 
 struct RetryHintStats {
-  int64_t present = 0;   // denials that carried a hint
-  int64_t missing = 0;   // denials whose limiter gives hints but gave none this time
-  int64_t invalid = 0;   // negative hints
+  int64_t present = 0;     // denials that carried a hint
+  int64_t missing = 0;     // denials whose limiter gives hints but gave none this time
+  int64_t invalid = 0;     // negative hints
   int64_t over_bound = 0;  // hints above the bound (--max-retry-after, default the window)
   std::optional<int64_t> min_ms;
   std::optional<int64_t> max_ms;
@@ -35,10 +35,10 @@ struct RunStats {
   double duration_ms = 0;
   LatencyMs latency;
   RetryHintStats retry;
-  std::map<std::string, int64_t> error_kinds;   // kind name -> count
+  std::map<std::string, int64_t> error_kinds;        // kind name -> count
   std::map<std::string, std::string> error_samples;  // kind name -> first message
-  AdmissionPeak peak;                           // the worst span against the limit
-  std::vector<std::string> keys_without_ttl;    // redis: limiter keys left with no TTL
+  AdmissionPeak peak;                                // the worst span against the limit
+  std::vector<std::string> keys_without_ttl;         // redis: limiter keys left with no TTL
   bool interrupted = false;
 };
 

@@ -29,8 +29,10 @@ int64_t in_range(const char* flag, int64_t value, int64_t low, int64_t high) {
 
 Nanos positive_duration(const char* flag, const std::string& text) {
   auto parsed = config::parse_duration(text);
-  if (!parsed) throw usage_error(fmt::format("{}: {}", flag, parsed.error()));
-  if (parsed->count() <= 0) throw usage_error(fmt::format("{}: must be above 0, got {}", flag, text));
+  if (!parsed)
+    throw usage_error(fmt::format("{}: {}", flag, parsed.error()));
+  if (parsed->count() <= 0)
+    throw usage_error(fmt::format("{}: must be above 0, got {}", flag, text));
   return *parsed;
 }
 
@@ -44,9 +46,12 @@ config::Strategy strategy_named(const char* flag, const std::string& name) {
 }
 
 config::ColorMode color_named(const std::string& name) {
-  if (name == "auto") return config::ColorMode::auto_detect;
-  if (name == "always") return config::ColorMode::always;
-  if (name == "never") return config::ColorMode::never;
+  if (name == "auto")
+    return config::ColorMode::auto_detect;
+  if (name == "always")
+    return config::ColorMode::always;
+  if (name == "never")
+    return config::ColorMode::never;
   throw usage_error(fmt::format("--color: expected auto, always or never, got '{}'", name));
 }
 
@@ -54,7 +59,8 @@ void fill_redis(const RawOptions& raw, config::Config& config) {
   config::RedisConfig& redis = config.redis;
   if (raw.redis_url) {
     auto endpoint = redis::parse_endpoint(*raw.redis_url);
-    if (!endpoint) throw usage_error(fmt::format("--redis: {}", endpoint.error()));
+    if (!endpoint)
+      throw usage_error(fmt::format("--redis: {}", endpoint.error()));
     redis.url = raw.redis_url;
   }
   redis.strategy = strategy_named("--strategy", raw.strategy);
@@ -70,21 +76,25 @@ void fill_redis(const RawOptions& raw, config::Config& config) {
   }
   for (const std::string& arg : raw.args) {
     auto parsed = redis::ArgTemplate::parse(arg);
-    if (!parsed) throw usage_error(fmt::format("--arg: {}", parsed.error()));
+    if (!parsed)
+      throw usage_error(fmt::format("--arg: {}", parsed.error()));
   }
   redis.script_args = raw.args;
   if (raw.key) {
-    if (raw.key->empty()) throw usage_error("--key: must not be empty");
+    if (raw.key->empty())
+      throw usage_error("--key: must not be empty");
     redis.key = raw.key;
   }
   if (raw.reset && !raw.key) {
     throw usage_error("--reset: only applies to an explicit --key (fresh keys start empty)");
   }
   redis.reset = raw.reset;
-  if (raw.burst) redis.burst = in_range("--burst", *raw.burst, 1, k_max_requests);
+  if (raw.burst)
+    redis.burst = in_range("--burst", *raw.burst, 1, k_max_requests);
   if (raw.refill) {
     auto rate = config::parse_rate(*raw.refill);
-    if (!rate) throw usage_error(fmt::format("--refill: {}", rate.error()));
+    if (!rate)
+      throw usage_error(fmt::format("--refill: {}", rate.error()));
     redis.refill = *rate;
   }
 }
@@ -94,13 +104,16 @@ void fill_compare(const RawOptions& raw, config::Config& config) {
   size_t start = 0;
   while (start <= raw.strategies.size()) {
     size_t comma = raw.strategies.find(',', start);
-    if (comma == std::string::npos) comma = raw.strategies.size();
+    if (comma == std::string::npos)
+      comma = raw.strategies.size();
     const std::string name = raw.strategies.substr(start, comma - start);
-    if (name.empty()) throw usage_error("--strategies: empty name in the list");
+    if (name.empty())
+      throw usage_error("--strategies: empty name in the list");
     config.compare_strategies.push_back(strategy_named("--strategies", name));
     start = comma + 1;
   }
-  if (raw.script) throw usage_error("--script: not supported by compare; use rlcheck redis");
+  if (raw.script)
+    throw usage_error("--script: not supported by compare; use rlcheck redis");
 }
 
 }  // namespace
@@ -116,12 +129,14 @@ config::Config build_config(const RawOptions& raw) {
   load.runs = static_cast<int>(in_range("--runs", raw.runs.value_or(4), 1, k_max_runs));
   load.threads = static_cast<int>(in_range("--threads", raw.threads, 1, k_max_threads));
   if (load.threads > load.concurrency) {
-    throw usage_error(fmt::format("--threads: {} threads need at least as many connections "
-                                  "(--concurrency {})",
-                                  load.threads, load.concurrency));
+    throw usage_error(
+        fmt::format("--threads: {} threads need at least as many connections "
+                    "(--concurrency {})",
+                    load.threads, load.concurrency));
   }
   load.timeout = positive_duration("--timeout", raw.timeout);
-  if (raw.interval) load.interval = positive_duration("--interval", *raw.interval);
+  if (raw.interval)
+    load.interval = positive_duration("--interval", *raw.interval);
 
   config::CheckConfig& checks = config.checks;
   checks.limit = in_range("--limit", raw.limit.value_or(10), 1, k_max_requests);
@@ -141,20 +156,23 @@ config::Config build_config(const RawOptions& raw) {
   output.hook = raw.hook;
   output.quiet = raw.quiet;
   output.color = color_named(raw.color);
-  if (raw.json && raw.hook) throw usage_error("--json: cannot be combined with --hook (stdout stays empty)");
+  if (raw.json && raw.hook)
+    throw usage_error("--json: cannot be combined with --hook (stdout stays empty)");
 
   if (raw.seed) {
     try {
       size_t used = 0;
       config.seed = std::stoull(*raw.seed, &used);
-      if (used != raw.seed->size()) throw std::invalid_argument("trailing");
+      if (used != raw.seed->size())
+        throw std::invalid_argument("trailing");
     } catch (const std::exception&) {
       throw usage_error(fmt::format("--seed: expected a whole number, got '{}'", *raw.seed));
     }
   }
 
   fill_redis(raw, config);
-  if (config.command == config::Command::compare) fill_compare(raw, config);
+  if (config.command == config::Command::compare)
+    fill_compare(raw, config);
   return config;
 }
 

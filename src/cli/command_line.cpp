@@ -1,7 +1,7 @@
 #include "cli/command_line.hpp"
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include "app/build_info.hpp"
 #include "app/exit_code.hpp"
@@ -13,17 +13,20 @@ namespace {
 template <typename T>
 void optional_option(CLI::App* app, const std::string& names, std::optional<T>& target,
                      const std::string& help) {
-  app->add_option_function<T>(names, [&target](const T& value) { target = value; }, help);
+  app->add_option_function<T>(
+      names, [&target](const T& value) { target = value; }, help);
 }
 
 void add_common_options(CLI::App* app, RawOptions& raw) {
   app->add_option("-n,--requests", raw.requests, "requests per run (default 200)");
   app->add_option("-p,--concurrency", raw.concurrency,
                   "requests in flight at once, one connection each (default 50)");
-  optional_option(app, "-r,--runs", raw.runs, "repeated runs, each from a fresh limiter state (default 4)");
+  optional_option(app, "-r,--runs", raw.runs,
+                  "repeated runs, each from a fresh limiter state (default 4)");
   optional_option(app, "-l,--limit", raw.limit, "the limit being verified (default 10)");
   app->add_option("-w,--window", raw.window, "window length: 60s, 500ms, 1m, 1h (default 60s)");
-  app->add_flag("--exact", raw.exact, "also fail when a run allows fewer than min(limit, requests)");
+  app->add_flag("--exact", raw.exact,
+                "also fail when a run allows fewer than min(limit, requests)");
   app->add_option("--timeout", raw.timeout, "per-request timeout (default 5s)");
   app->add_option("--max-errors", raw.max_errors,
                   "errored requests tolerated per run before the verdict is error (default 0)");
@@ -31,8 +34,9 @@ void add_common_options(CLI::App* app, RawOptions& raw) {
                   "largest acceptable retry hint (default: the window)");
   app->add_flag("--json", raw.json, "print the JSON report on stdout instead of the human one");
   app->add_option("--report", raw.report_path, "also write the JSON report to FILE");
-  app->add_flag("--hook", raw.hook,
-                "Claude Code Stop-hook mode: silent on pass, reason on stderr and exit 2 on failure");
+  app->add_flag(
+      "--hook", raw.hook,
+      "Claude Code Stop-hook mode: silent on pass, reason on stderr and exit 2 on failure");
   app->add_flag("-q,--quiet", raw.quiet, "verdict line only");
   app->add_option("--color", raw.color, "auto, always or never (auto honours NO_COLOR and TTY)");
   optional_option(app, "--seed", raw.seed, "seed for generated ids, so runs can be reproduced");
@@ -48,7 +52,8 @@ void add_redis_options(CLI::App* app, RawOptions& raw) {
   app->add_option("-s,--strategy", raw.strategy,
                   "naive, incr-expire, fixed-window, sliding-window (lua), token-bucket, gcra "
                   "(default lua)");
-  optional_option(app, "--script", raw.script, "your own limiter script (FILE.lua) instead of a strategy");
+  optional_option(app, "--script", raw.script,
+                  "your own limiter script (FILE.lua) instead of a strategy");
   app->add_option("--arg", raw.args,
                   "ARGV entry for --script, repeatable; placeholders {limit} {window_ms} {uuid} "
                   "{seq} {run} {now_ms}");
@@ -63,9 +68,11 @@ void add_redis_options(CLI::App* app, RawOptions& raw) {
 // CLI11 messages already name the flag; keep them to one line.
 std::string one_line(std::string message) {
   for (char& c : message) {
-    if (c == '\n') c = ' ';
+    if (c == '\n')
+      c = ' ';
   }
-  while (!message.empty() && message.back() == ' ') message.pop_back();
+  while (!message.empty() && message.back() == ' ')
+    message.pop_back();
   return message;
 }
 
@@ -95,7 +102,8 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
   } catch (const CLI::CallForHelp&) {
     parsed.immediate_output = app.help();
     for (CLI::App* sub : {redis, compare}) {
-      if (sub->parsed()) parsed.immediate_output = sub->help();
+      if (sub->parsed())
+        parsed.immediate_output = sub->help();
     }
     return parsed;
   } catch (const CLI::CallForAllHelp&) {

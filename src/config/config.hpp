@@ -16,7 +16,15 @@ using namespace std::chrono_literals;
 
 enum class Command { redis, compare };
 
-enum class Strategy { naive, incr_expire, fixed_window, sliding_window, token_bucket, gcra, script };
+enum class Strategy {
+  naive,
+  incr_expire,
+  fixed_window,
+  sliding_window,
+  token_bucket,
+  gcra,
+  script
+};
 
 enum class ColorMode { auto_detect, always, never };
 
@@ -25,35 +33,35 @@ struct LoadConfig {
   int concurrency = 50;    // connections, each with at most one request in flight
   int runs = 4;            // repeated runs, each from a fresh limiter state
   int threads = 1;         // worker threads, one event loop each
-  Nanos interval{0};       // 0: as fast as replies come; else request i leaves at start + i * interval
-  Nanos timeout = 5s;      // per request, from send to the final reply
+  Nanos interval{0};   // 0: as fast as replies come; else request i leaves at start + i * interval
+  Nanos timeout = 5s;  // per request, from send to the final reply
 };
 
 struct CheckConfig {
-  int64_t limit = 10;                      // admissions the limiter promises per window
-  Nanos window = 60s;                      // the limiter's window
-  bool exact = false;                      // also fail on under-admission
-  int64_t max_errors = 0;                  // errored requests tolerated per run
-  std::optional<Nanos> max_retry_after;    // largest acceptable retry hint; unset: the window
+  int64_t limit = 10;                    // admissions the limiter promises per window
+  Nanos window = 60s;                    // the limiter's window
+  bool exact = false;                    // also fail on under-admission
+  int64_t max_errors = 0;                // errored requests tolerated per run
+  std::optional<Nanos> max_retry_after;  // largest acceptable retry hint; unset: the window
 };
 
 struct OutputConfig {
-  bool json = false;          // JSON report on stdout instead of the human one
-  std::string report_path;    // also write the JSON report here (empty: no)
-  bool hook = false;          // Claude Code Stop-hook mode
-  bool quiet = false;         // verdict line only
+  bool json = false;        // JSON report on stdout instead of the human one
+  std::string report_path;  // also write the JSON report here (empty: no)
+  bool hook = false;        // Claude Code Stop-hook mode
+  bool quiet = false;       // verdict line only
   ColorMode color = ColorMode::auto_detect;
 };
 
 struct RedisConfig {
-  std::optional<std::string> url;          // --redis, else $REDIS_URL, else the embedded default
+  std::optional<std::string> url;  // --redis, else $REDIS_URL, else the embedded default
   Strategy strategy = Strategy::sliding_window;
-  std::string script_path;                 // --script (strategy becomes Strategy::script)
-  std::vector<std::string> script_args;    // --arg templates; empty: {limit} {window_ms} {uuid}
-  std::optional<std::string> key;          // explicit key; unset: a fresh key per run
-  bool reset = false;                      // DEL the explicit key before each run
-  std::optional<int64_t> burst;            // token-bucket / gcra capacity; unset: the limit
-  std::optional<Rate> refill;              // token-bucket / gcra refill; unset: limit per window
+  std::string script_path;               // --script (strategy becomes Strategy::script)
+  std::vector<std::string> script_args;  // --arg templates; empty: {limit} {window_ms} {uuid}
+  std::optional<std::string> key;        // explicit key; unset: a fresh key per run
+  bool reset = false;                    // DEL the explicit key before each run
+  std::optional<int64_t> burst;          // token-bucket / gcra capacity; unset: the limit
+  std::optional<Rate> refill;            // token-bucket / gcra refill; unset: limit per window
 };
 
 struct Config {
@@ -63,8 +71,8 @@ struct Config {
   OutputConfig output;
   RedisConfig redis;
   std::vector<Strategy> compare_strategies{Strategy::naive, Strategy::sliding_window};
-  std::optional<uint64_t> seed;            // unset: random
-  std::vector<std::string> command_line;   // as typed, for "reproduce with" hints
+  std::optional<uint64_t> seed;           // unset: random
+  std::vector<std::string> command_line;  // as typed, for "reproduce with" hints
 };
 
 }  // namespace rlcheck::config

@@ -1,8 +1,8 @@
 #include "config/duration.hpp"
 
 #include <array>
-#include <charconv>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -16,12 +16,8 @@ struct Unit {
 };
 
 // Longest suffixes first so "ms" is not read as "m" followed by garbage.
-constexpr std::array<Unit, 6> k_units{{{"ns", 1.0},
-                                       {"us", 1e3},
-                                       {"ms", 1e6},
-                                       {"s", 1e9},
-                                       {"m", 60e9},
-                                       {"h", 3600e9}}};
+constexpr std::array<Unit, 6> k_units{
+    {{"ns", 1.0}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}, {"m", 60e9}, {"h", 3600e9}}};
 
 }  // namespace
 
@@ -43,7 +39,8 @@ std::expected<Nanos, std::string> parse_duration(std::string_view text) {
         fmt::format("'{}' is not a duration; expected a number and a unit: 60s, 500ms, 1m", text));
   }
   if (suffix.empty()) {
-    return std::unexpected(fmt::format("'{}' needs a unit: {}s, {}ms, {}m", text, text, text, text));
+    return std::unexpected(
+        fmt::format("'{}' needs a unit: {}s, {}ms, {}m", text, text, text, text));
   }
   for (const Unit& unit : k_units) {
     if (suffix == unit.suffix) {
@@ -60,13 +57,17 @@ std::expected<Nanos, std::string> parse_duration(std::string_view text) {
 
 std::string format_duration(Nanos d) {
   const int64_t ns = d.count();
-  if (ns != 0 && ns % 3'600'000'000'000 == 0) return fmt::format("{}h", ns / 3'600'000'000'000);
+  if (ns != 0 && ns % 3'600'000'000'000 == 0)
+    return fmt::format("{}h", ns / 3'600'000'000'000);
   if (ns != 0 && ns % 60'000'000'000 == 0 && ns < 3'600'000'000'000) {
     return fmt::format("{}m", ns / 60'000'000'000);
   }
-  if (ns >= 1'000'000'000) return fmt::format("{:g}s", static_cast<double>(ns) / 1e9);
-  if (ns >= 1'000'000) return fmt::format("{:g}ms", static_cast<double>(ns) / 1e6);
-  if (ns >= 1'000) return fmt::format("{:g}us", static_cast<double>(ns) / 1e3);
+  if (ns >= 1'000'000'000)
+    return fmt::format("{:g}s", static_cast<double>(ns) / 1e9);
+  if (ns >= 1'000'000)
+    return fmt::format("{:g}ms", static_cast<double>(ns) / 1e6);
+  if (ns >= 1'000)
+    return fmt::format("{:g}us", static_cast<double>(ns) / 1e3);
   return fmt::format("{}ns", ns);
 }
 

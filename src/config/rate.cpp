@@ -9,7 +9,8 @@ namespace rlcheck::config {
 std::expected<Rate, std::string> parse_rate(std::string_view text) {
   const size_t slash = text.find('/');
   if (slash == std::string_view::npos) {
-    return std::unexpected(fmt::format("'{}' is not a rate; expected COUNT/DURATION: 5/s, 10/60s", text));
+    return std::unexpected(
+        fmt::format("'{}' is not a rate; expected COUNT/DURATION: 5/s, 10/60s", text));
   }
   std::string_view count_text = text.substr(0, slash);
   std::string_view period_text = text.substr(slash + 1);
@@ -24,8 +25,10 @@ std::expected<Rate, std::string> parse_rate(std::string_view text) {
     spelled.insert(0, "1");
   }
   auto period = parse_duration(spelled);
-  if (!period) return std::unexpected(fmt::format("'{}': the period {}", text, period.error()));
-  if (period->count() <= 0) return std::unexpected(fmt::format("'{}': the period must be above 0", text));
+  if (!period)
+    return std::unexpected(fmt::format("'{}': the period {}", text, period.error()));
+  if (period->count() <= 0)
+    return std::unexpected(fmt::format("'{}': the period must be above 0", text));
   rate.period = *period;
   return rate;
 }

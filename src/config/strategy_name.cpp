@@ -20,15 +20,18 @@ constexpr std::array<std::pair<std::string_view, Strategy>, 7> k_names{{
 
 std::optional<Strategy> parse_strategy(std::string_view name) {
   for (const auto& [spelling, strategy] : k_names) {
-    if (spelling == name) return strategy;
+    if (spelling == name)
+      return strategy;
   }
   return std::nullopt;
 }
 
 std::string_view strategy_name(Strategy strategy) {
-  if (strategy == Strategy::script) return "script";
+  if (strategy == Strategy::script)
+    return "script";
   for (const auto& [spelling, candidate] : k_names) {
-    if (candidate == strategy) return spelling;
+    if (candidate == strategy)
+      return spelling;
   }
   return "unknown";
 }

@@ -18,7 +18,8 @@ constexpr size_t k_bucket_count = k_linear_limit + (63 - k_first_log) * k_sub_co
 Histogram::Histogram() : buckets_(k_bucket_count, 0) {}
 
 size_t Histogram::bucket_of(int64_t value) {
-  if (value < k_linear_limit) return static_cast<size_t>(value);
+  if (value < k_linear_limit)
+    return static_cast<size_t>(value);
   const int log = 63 - std::countl_zero(static_cast<uint64_t>(value));
   const int shift = log - k_sub_bits;
   const int64_t sub = (value >> shift) - k_sub_count;
@@ -27,7 +28,8 @@ size_t Histogram::bucket_of(int64_t value) {
 
 int64_t Histogram::upper_edge(size_t bucket) {
   const auto index = static_cast<int64_t>(bucket);
-  if (index < k_linear_limit) return index;
+  if (index < k_linear_limit)
+    return index;
   const int64_t octave = (index - k_linear_limit) / k_sub_count;
   const int64_t sub = (index - k_linear_limit) % k_sub_count;
   const int shift = static_cast<int>(octave) + k_first_log - k_sub_bits;
@@ -48,22 +50,26 @@ void Histogram::record(int64_t value) {
 }
 
 void Histogram::merge(const Histogram& other) {
-  if (other.count_ == 0) return;
-  for (size_t i = 0; i < buckets_.size(); ++i) buckets_[i] += other.buckets_[i];
+  if (other.count_ == 0)
+    return;
+  for (size_t i = 0; i < buckets_.size(); ++i)
+    buckets_[i] += other.buckets_[i];
   min_ = count_ ? std::min(min_, other.min_) : other.min_;
   max_ = count_ ? std::max(max_, other.max_) : other.max_;
   count_ += other.count_;
 }
 
 int64_t Histogram::percentile(double p) const {
-  if (count_ == 0) return 0;
+  if (count_ == 0)
+    return 0;
   p = std::clamp(p, 0.0, 100.0);
   const auto rank = std::max<uint64_t>(
       1, static_cast<uint64_t>(std::ceil(p / 100.0 * static_cast<double>(count_))));
   uint64_t seen = 0;
   for (size_t i = 0; i < buckets_.size(); ++i) {
     seen += buckets_[i];
-    if (seen >= rank) return std::min(upper_edge(i), max_);
+    if (seen >= rank)
+      return std::min(upper_edge(i), max_);
   }
   return max_;
 }

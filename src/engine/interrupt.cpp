@@ -7,7 +7,9 @@ namespace {
 
 volatile std::sig_atomic_t g_interrupted = 0;
 
-extern "C" void on_interrupt_signal(int) { g_interrupted = 1; }
+extern "C" void on_interrupt_signal(int) {
+  g_interrupted = 1;
+}
 
 }  // namespace
 
@@ -19,6 +21,8 @@ void install_interrupt_handler() {
   sigaction(SIGTERM, &action, nullptr);
 }
 
-bool interrupted() { return g_interrupted != 0; }
+bool interrupted() {
+  return g_interrupted != 0;
+}
 
 }  // namespace rlcheck::engine

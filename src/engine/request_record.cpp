@@ -4,12 +4,18 @@ namespace rlcheck::engine {
 
 const char* error_kind_name(ErrorKind kind) {
   switch (kind) {
-    case ErrorKind::none: return "none";
-    case ErrorKind::timeout: return "timeout";
-    case ErrorKind::connection: return "connection";
-    case ErrorKind::not_sent: return "not-sent";
-    case ErrorKind::server_error: return "server-error";
-    case ErrorKind::bad_reply: return "bad-reply";
+    case ErrorKind::none:
+      return "none";
+    case ErrorKind::timeout:
+      return "timeout";
+    case ErrorKind::connection:
+      return "connection";
+    case ErrorKind::not_sent:
+      return "not-sent";
+    case ErrorKind::server_error:
+      return "server-error";
+    case ErrorKind::bad_reply:
+      return "bad-reply";
   }
   return "unknown";
 }

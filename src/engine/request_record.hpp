@@ -12,11 +12,11 @@ enum class Outcome : uint8_t { allowed, denied, error };
 // Why a request errored. Names (error_kind_name) appear in reports as "error_kinds" keys.
 enum class ErrorKind : uint8_t {
   none,
-  timeout,        // no final reply within --timeout
-  connection,     // the connection failed or closed with the request in flight
-  not_sent,       // no live connection was left to send it on
-  server_error,   // the server replied with an error (script runtime error, WRONGTYPE...)
-  bad_reply,      // a reply the limiter contract does not allow (a string from a script...)
+  timeout,       // no final reply within --timeout
+  connection,    // the connection failed or closed with the request in flight
+  not_sent,      // no live connection was left to send it on
+  server_error,  // the server replied with an error (script runtime error, WRONGTYPE...)
+  bad_reply,     // a reply the limiter contract does not allow (a string from a script...)
 };
 
 const char* error_kind_name(ErrorKind kind);
@@ -25,11 +25,11 @@ const char* error_kind_name(ErrorKind kind);
 struct Decision {
   Outcome outcome = Outcome::error;
   ErrorKind error = ErrorKind::none;
-  std::string error_message;             // first words of the reply, for the report
-  std::optional<int64_t> retry_ms;       // the retry hint, when the reply carried one
-  std::optional<int64_t> remaining;      // the remaining count, when the reply carried one
-  bool hint_expected = false;            // the reply shape has a place for a retry hint
-  int64_t bucket = 0;                    // fixed windows: the window index; else 0
+  std::string error_message;         // first words of the reply, for the report
+  std::optional<int64_t> retry_ms;   // the retry hint, when the reply carried one
+  std::optional<int64_t> remaining;  // the remaining count, when the reply carried one
+  bool hint_expected = false;        // the reply shape has a place for a retry hint
+  int64_t bucket = 0;                // fixed windows: the window index; else 0
 };
 
 struct RequestRecord {

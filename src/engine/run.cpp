@@ -8,15 +8,19 @@
 namespace rlcheck::engine {
 namespace {
 
-bool by_seq(const RequestRecord& a, const RequestRecord& b) { return a.seq < b.seq; }
+bool by_seq(const RequestRecord& a, const RequestRecord& b) {
+  return a.seq < b.seq;
+}
 
 // Requests that no live connection took are errors, so a dead target cannot look like a pass.
 void record_unsent(RunResult& result, int64_t requests) {
   std::vector<bool> seen(static_cast<size_t>(requests), false);
-  for (const RequestRecord& record : result.records) seen[record.seq] = true;
+  for (const RequestRecord& record : result.records)
+    seen[record.seq] = true;
   bool any_unsent = false;
   for (uint64_t seq = 0; seq < seen.size(); ++seq) {
-    if (seen[seq]) continue;
+    if (seen[seq])
+      continue;
     RequestRecord unsent;
     unsent.seq = seq;
     unsent.outcome = Outcome::error;
@@ -24,11 +28,12 @@ void record_unsent(RunResult& result, int64_t requests) {
     result.records.push_back(unsent);
     any_unsent = true;
   }
-  if (!any_unsent) return;
+  if (!any_unsent)
+    return;
   std::sort(result.records.begin(), result.records.end(), by_seq);
-  result.error_samples.try_emplace(
-      ErrorKind::not_sent,
-      result.connect_error.empty() ? "no live connection was left" : result.connect_error);
+  result.error_samples.try_emplace(ErrorKind::not_sent, result.connect_error.empty()
+                                                            ? "no live connection was left"
+                                                            : result.connect_error);
 }
 
 }  // namespace
@@ -46,7 +51,8 @@ RunResult execute_run(ClientFactory& factory, const config::LoadConfig& load,
     next_client_id += clients;
   }
   std::vector<std::jthread> threads;
-  for (auto& worker : workers) threads.emplace_back([&worker] { worker->run(); });
+  for (auto& worker : workers)
+    threads.emplace_back([&worker] { worker->run(); });
   threads.clear();  // joins
 
   RunResult result;
@@ -55,15 +61,18 @@ RunResult execute_run(ClientFactory& factory, const config::LoadConfig& load,
     result.latency_ns.merge(worker->latency_ns);
     result.clients_ready += worker->clients_ready;
     result.interrupted = result.interrupted || worker->was_interrupted;
-    if (result.connect_error.empty()) result.connect_error = worker->connect_error;
-    for (auto& [kind, message] : worker->error_samples) result.error_samples.emplace(kind, message);
+    if (result.connect_error.empty())
+      result.connect_error = worker->connect_error;
+    for (auto& [kind, message] : worker->error_samples)
+      result.error_samples.emplace(kind, message);
   }
   std::sort(result.records.begin(), result.records.end(), by_seq);
   for (const RequestRecord& record : result.records) {
     result.duration_ns = std::max(result.duration_ns, record.replied_ns);
   }
 
-  if (!result.interrupted) record_unsent(result, load.requests);
+  if (!result.interrupted)
+    record_unsent(result, load.requests);
   return result;
 }
 

@@ -22,12 +22,12 @@ class RunObserver {
 };
 
 struct RunResult {
-  std::vector<RequestRecord> records;  // one per request, ordered by seq
-  Histogram latency_ns;                // send to final reply, of requests that got one
-  int64_t duration_ns = 0;             // start line to the last reply
-  bool interrupted = false;            // stopped by Ctrl-C; records are partial
-  int clients_ready = 0;               // connections ready at the start line
-  std::string connect_error;           // why a connection failed, when one did
+  std::vector<RequestRecord> records;              // one per request, ordered by seq
+  Histogram latency_ns;                            // send to final reply, of requests that got one
+  int64_t duration_ns = 0;                         // start line to the last reply
+  bool interrupted = false;                        // stopped by Ctrl-C; records are partial
+  int clients_ready = 0;                           // connections ready at the start line
+  std::string connect_error;                       // why a connection failed, when one did
   std::map<ErrorKind, std::string> error_samples;  // first message seen per error kind
 };
 

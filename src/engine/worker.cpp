@@ -18,8 +18,7 @@ constexpr auto k_interrupt_poll = std::chrono::milliseconds(20);
 
 }  // namespace
 
-RunShared::RunShared(const config::LoadConfig& load_config, int workers,
-                     RunObserver* run_observer)
+RunShared::RunShared(const config::LoadConfig& load_config, int workers, RunObserver* run_observer)
     : load(load_config),
       observer(run_observer),
       start_line(workers, [this]() noexcept { start = Clock::now(); }) {}
@@ -36,7 +35,9 @@ struct Worker::Slot {
   Clock::time_point sent;
 };
 
-void Worker::EventFree::operator()(event* e) const { event_free(e); }
+void Worker::EventFree::operator()(event* e) const {
+  event_free(e);
+}
 
 Worker::Worker(ClientFactory& factory, RunShared& shared, int first_client_id, int clients)
     : factory_(factory),
@@ -44,7 +45,8 @@ Worker::Worker(ClientFactory& factory, RunShared& shared, int first_client_id, i
       first_client_id_(first_client_id),
       base_(event_base_new(), &event_base_free) {
   slots_.reserve(static_cast<size_t>(clients));
-  for (int i = 0; i < clients; ++i) slots_.push_back(std::make_unique<Slot>());
+  for (int i = 0; i < clients; ++i)
+    slots_.push_back(std::make_unique<Slot>());
   records.reserve(static_cast<size_t>(shared.load.requests));
 }
 
@@ -54,8 +56,7 @@ Worker::~Worker() {
 }
 
 int64_t Worker::since_start_ns() const {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - shared_.start)
-      .count();
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - shared_.start).count();
 }
 
 void Worker::run() {
@@ -75,7 +76,8 @@ void Worker::run() {
 
   // Connect phase: every connection ready (or failed, or out of time) before the start line.
   pending_connects_ = static_cast<int>(slots_.size());
-  for (auto& slot : slots_) slot->client->connect();
+  for (auto& slot : slots_)
+    slot->client->connect();
   if (pending_connects_ > 0) {
     const timeval limit = to_timeval(shared_.load.timeout);
     EventPtr guard(evtimer_new(
@@ -87,7 +89,8 @@ void Worker::run() {
       connect_error = "connection not ready within the timeout";
     }
   }
-  for (auto& slot : slots_) clients_ready += slot->ready ? 1 : 0;
+  for (auto& slot : slots_)
+    clients_ready += slot->ready ? 1 : 0;
 
   shared_.start_line.arrive_and_wait();
   if (engine::interrupted()) {
@@ -96,23 +99,30 @@ void Worker::run() {
   }
 
   for (auto& slot : slots_) {
-    if (slot->ready) launch_next(slot->index);
+    if (slot->ready)
+      launch_next(slot->index);
   }
-  if (in_flight_ > 0) event_base_dispatch(base);
-  if (engine::interrupted()) was_interrupted = true;
+  if (in_flight_ > 0)
+    event_base_dispatch(base);
+  if (engine::interrupted())
+    was_interrupted = true;
 }
 
 void Worker::on_connected(int slot_index, bool ok, const std::string& error) {
   Slot& slot = *slots_[static_cast<size_t>(slot_index)];
-  if (pending_connects_ <= 0) return;  // too late: the run started without it
+  if (pending_connects_ <= 0)
+    return;  // too late: the run started without it
   slot.ready = ok;
-  if (!ok && connect_error.empty()) connect_error = error;
-  if (--pending_connects_ == 0) event_base_loopbreak(base_.get());
+  if (!ok && connect_error.empty())
+    connect_error = error;
+  if (--pending_connects_ == 0)
+    event_base_loopbreak(base_.get());
 }
 
 void Worker::launch_next(int slot_index) {
   Slot& slot = *slots_[static_cast<size_t>(slot_index)];
-  if (exhausted_ || !slot.client->alive()) return;
+  if (exhausted_ || !slot.client->alive())
+    return;
   const uint64_t seq = shared_.next_seq.fetch_add(1, std::memory_order_relaxed);
   if (seq >= static_cast<uint64_t>(shared_.load.requests)) {
     exhausted_ = true;
@@ -143,7 +153,8 @@ void Worker::send(int slot_index) {
 
 void Worker::on_decision(int slot_index, Decision decision) {
   Slot& slot = *slots_[static_cast<size_t>(slot_index)];
-  if (!slot.busy) return;  // a late report after the request was settled
+  if (!slot.busy)
+    return;  // a late report after the request was settled
   const auto replied = Clock::now();
   evtimer_del(slot.timeout_timer.get());
   slot.busy = false;
@@ -151,8 +162,8 @@ void Worker::on_decision(int slot_index, Decision decision) {
 
   RequestRecord record;
   record.seq = slot.seq;
-  record.sent_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(slot.sent - shared_.start)
-                       .count();
+  record.sent_ns =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(slot.sent - shared_.start).count();
   record.replied_ns =
       std::chrono::duration_cast<std::chrono::nanoseconds>(replied - shared_.start).count();
   record.outcome = decision.outcome;
@@ -167,7 +178,8 @@ void Worker::on_decision(int slot_index, Decision decision) {
     error_samples.emplace(record.error, std::move(decision.error_message));
   }
   records.push_back(record);
-  if (shared_.observer != nullptr) shared_.observer->on_record(record);
+  if (shared_.observer != nullptr)
+    shared_.observer->on_record(record);
 
   if (engine::interrupted()) {
     event_base_loopbreak(base_.get());
@@ -178,7 +190,8 @@ void Worker::on_decision(int slot_index, Decision decision) {
 }
 
 void Worker::finish_if_idle() {
-  if (in_flight_ == 0) event_base_loopbreak(base_.get());
+  if (in_flight_ == 0)
+    event_base_loopbreak(base_.get());
 }
 
 void Worker::on_pace_timer(int, short, void* arg) {
@@ -194,7 +207,8 @@ void Worker::on_timeout(int, short, void* arg) {
 
 void Worker::on_poll_interrupt(int, short, void* arg) {
   auto* worker = static_cast<Worker*>(arg);
-  if (engine::interrupted()) event_base_loopbreak(worker->base_.get());
+  if (engine::interrupted())
+    event_base_loopbreak(worker->base_.get());
 }
 
 }  // namespace rlcheck::engine

@@ -22,16 +22,19 @@ std::optional<std::string> find_on_path(const std::string& name) {
   std::stringstream dirs(path ? path : "/usr/local/bin:/usr/bin:/bin");
   std::string dir;
   while (std::getline(dirs, dir, ':')) {
-    if (dir.empty()) continue;
+    if (dir.empty())
+      continue;
     std::string candidate = dir + "/" + name;
-    if (access(candidate.c_str(), X_OK) == 0) return candidate;
+    if (access(candidate.c_str(), X_OK) == 0)
+      return candidate;
   }
   return std::nullopt;
 }
 
 std::expected<ChildProcess, std::string> ChildProcess::spawn(const std::vector<std::string>& argv) {
   std::vector<char*> args;
-  for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
+  for (const std::string& arg : argv)
+    args.push_back(const_cast<char*>(arg.c_str()));
   args.push_back(nullptr);
 
   posix_spawn_file_actions_t actions;
@@ -41,8 +44,8 @@ std::expected<ChildProcess, std::string> ChildProcess::spawn(const std::vector<s
   posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
   posix_spawnattr_t attributes;
   posix_spawnattr_init(&attributes);
-  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
-                                            POSIX_SPAWN_SETSIGDEF);
+  posix_spawnattr_setflags(&attributes,
+                           POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
   posix_spawnattr_setpgroup(&attributes, 0);
   sigset_t none;
   sigemptyset(&none);
@@ -74,7 +77,8 @@ ChildProcess& ChildProcess::operator=(ChildProcess&& other) noexcept {
 }
 
 bool ChildProcess::running() {
-  if (pid_ <= 0) return false;
+  if (pid_ <= 0)
+    return false;
   int status = 0;
   const pid_t reaped = waitpid(pid_, &status, WNOHANG);
   if (reaped == pid_ || (reaped < 0 && errno == ECHILD)) {
@@ -85,11 +89,13 @@ bool ChildProcess::running() {
 }
 
 void ChildProcess::stop(std::chrono::milliseconds grace) {
-  if (!running()) return;
+  if (!running())
+    return;
   kill(pid_, SIGTERM);
   const auto deadline = std::chrono::steady_clock::now() + grace;
   while (std::chrono::steady_clock::now() < deadline) {
-    if (!running()) return;
+    if (!running())
+      return;
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   kill(pid_, SIGKILL);

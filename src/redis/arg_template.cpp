@@ -32,8 +32,10 @@ std::expected<ArgTemplate, std::string> ArgTemplate::parse(std::string_view text
     std::string_view name = text.substr(i + 1, close - i - 1);
     bool known = false;
     for (const auto& [spelling, piece] : k_names) {
-      if (spelling != name) continue;
-      if (!literal.empty()) parsed.parts_.push_back({Piece::literal, std::move(literal)});
+      if (spelling != name)
+        continue;
+      if (!literal.empty())
+        parsed.parts_.push_back({Piece::literal, std::move(literal)});
       literal.clear();
       parsed.parts_.push_back({piece, {}});
       known = true;
@@ -46,7 +48,8 @@ std::expected<ArgTemplate, std::string> ArgTemplate::parse(std::string_view text
     }
     i = close + 1;
   }
-  if (!literal.empty()) parsed.parts_.push_back({Piece::literal, std::move(literal)});
+  if (!literal.empty())
+    parsed.parts_.push_back({Piece::literal, std::move(literal)});
   return parsed;
 }
 
@@ -54,12 +57,24 @@ std::string ArgTemplate::expand(const ArgContext& context) const {
   std::string out;
   for (const Part& part : parts_) {
     switch (part.piece) {
-      case Piece::literal: out += part.literal; break;
-      case Piece::limit: out += std::to_string(context.limit); break;
-      case Piece::window_ms: out += std::to_string(context.window_ms); break;
-      case Piece::uuid: out += random_uuid(*context.rng); break;
-      case Piece::seq: out += std::to_string(context.seq); break;
-      case Piece::run: out += std::to_string(context.run); break;
+      case Piece::literal:
+        out += part.literal;
+        break;
+      case Piece::limit:
+        out += std::to_string(context.limit);
+        break;
+      case Piece::window_ms:
+        out += std::to_string(context.window_ms);
+        break;
+      case Piece::uuid:
+        out += random_uuid(*context.rng);
+        break;
+      case Piece::seq:
+        out += std::to_string(context.seq);
+        break;
+      case Piece::run:
+        out += std::to_string(context.run);
+        break;
       case Piece::now_ms: {
         const auto now = std::chrono::system_clock::now().time_since_epoch();
         out += std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(now).count());

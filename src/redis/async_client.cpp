@@ -21,7 +21,8 @@ AsyncClient::AsyncClient(event_base* base, engine::ClientListener& listener, int
 
 AsyncClient::~AsyncClient() {
   closing_ = true;
-  if (context_ != nullptr) redisAsyncFree(context_);
+  if (context_ != nullptr)
+    redisAsyncFree(context_);
 }
 
 void AsyncClient::connect() {
@@ -31,7 +32,8 @@ void AsyncClient::connect() {
   if (context_ == nullptr || context_->err) {
     std::string message = fmt::format("cannot connect to {}: {}", endpoint.display(),
                                       context_ ? context_->errstr : "out of memory");
-    if (context_ != nullptr) redisAsyncFree(context_);
+    if (context_ != nullptr)
+      redisAsyncFree(context_);
     context_ = nullptr;
     dead_ = true;
     listener_.on_connected(slot_, false, message);
@@ -68,8 +70,8 @@ void AsyncClient::abort(ErrorKind why) {
   if (in_flight_) {
     Decision decision;
     decision.error = why;
-    decision.error_message = why == ErrorKind::timeout ? "no final reply within --timeout"
-                                                       : "request abandoned";
+    decision.error_message =
+        why == ErrorKind::timeout ? "no final reply within --timeout" : "request abandoned";
     finish(std::move(decision));
   }
   if (context_ != nullptr) {
@@ -101,12 +103,14 @@ void AsyncClient::send_eval(bool with_source) {
   argv.push_back(with_source ? script.source : script.sha);
   argv.push_back("1");
   argv.push_back(pending_eval_.key);
-  for (const std::string& arg : pending_eval_.args) argv.push_back(arg);
+  for (const std::string& arg : pending_eval_.args)
+    argv.push_back(arg);
   send(argv);
 }
 
 void AsyncClient::send_tagged(uintptr_t generation, const std::vector<std::string_view>& argv) {
-  if (context_ == nullptr || dead_) return;
+  if (context_ == nullptr || dead_)
+    return;
   constexpr size_t k_inline = 16;
   const char* pointers[k_inline];
   size_t lengths[k_inline];
@@ -134,7 +138,8 @@ void AsyncClient::send_tagged(uintptr_t generation, const std::vector<std::strin
 }
 
 void AsyncClient::handle_login_reply(redisReply* reply) {
-  if (login_replies_left_ == 0) return;  // already reported
+  if (login_replies_left_ == 0)
+    return;  // already reported
   if (reply == nullptr || is_error(reply)) {
     login_replies_left_ = 0;
     dead_ = true;
@@ -152,12 +157,14 @@ void AsyncClient::handle_login_reply(redisReply* reply) {
 }
 
 void AsyncClient::handle_reply(uintptr_t generation, redisReply* reply) {
-  if (closing_) return;
+  if (closing_)
+    return;
   if (generation == k_login_generation) {
     handle_login_reply(reply);
     return;
   }
-  if (!in_flight_ || generation != generation_) return;  // settled already
+  if (!in_flight_ || generation != generation_)
+    return;  // settled already
   if (reply == nullptr) {
     fail_connection(ErrorKind::connection,
                     fmt::format("connection to {} closed", target_.endpoint.display()));
@@ -193,7 +200,8 @@ void AsyncClient::finish(Decision decision) {
 
 void AsyncClient::fail_connection(ErrorKind kind, std::string message) {
   dead_ = true;
-  if (!in_flight_) return;
+  if (!in_flight_)
+    return;
   Decision decision;
   decision.error = kind;
   decision.error_message = std::move(message);
@@ -202,26 +210,30 @@ void AsyncClient::fail_connection(ErrorKind kind, std::string message) {
 
 void AsyncClient::on_reply(redisAsyncContext* context, void* reply, void* privdata) {
   auto* self = static_cast<AsyncClient*>(context->data);
-  if (self == nullptr) return;
+  if (self == nullptr)
+    return;
   self->handle_reply(reinterpret_cast<uintptr_t>(privdata), static_cast<redisReply*>(reply));
 }
 
 void AsyncClient::on_connect(const redisAsyncContext* context, int status) {
   auto* self = static_cast<AsyncClient*>(context->data);
-  if (self == nullptr || status == REDIS_OK || self->closing_) return;
+  if (self == nullptr || status == REDIS_OK || self->closing_)
+    return;
   // hiredis frees a context whose connect failed, right after this callback.
   self->context_ = nullptr;
   self->dead_ = true;
-  if (self->login_replies_left_ == 0) return;
+  if (self->login_replies_left_ == 0)
+    return;
   self->login_replies_left_ = 0;
-  self->listener_.on_connected(self->slot_, false,
-                               fmt::format("cannot connect to {}: {}",
-                                           self->target_.endpoint.display(), context->errstr));
+  self->listener_.on_connected(
+      self->slot_, false,
+      fmt::format("cannot connect to {}: {}", self->target_.endpoint.display(), context->errstr));
 }
 
 void AsyncClient::on_disconnect(const redisAsyncContext* context, int) {
   auto* self = static_cast<AsyncClient*>(context->data);
-  if (self == nullptr) return;
+  if (self == nullptr)
+    return;
   // hiredis frees the context after this callback returns.
   self->context_ = nullptr;
   self->dead_ = true;

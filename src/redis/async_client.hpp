@@ -21,8 +21,8 @@ struct RunTarget {
   Endpoint endpoint;
   std::vector<std::vector<std::string>> login;  // AUTH / SELECT, see login_commands
   const Strategy* strategy = nullptr;
-  uint64_t seed = 0;                            // connection c draws from seed ^ hash(c)
-  std::atomic<uint64_t> script_reloads{0};      // NOSCRIPT replies answered with EVAL
+  uint64_t seed = 0;                        // connection c draws from seed ^ hash(c)
+  std::atomic<uint64_t> script_reloads{0};  // NOSCRIPT replies answered with EVAL
 };
 
 class AsyncClient final : public engine::Client, private DecisionIo {
@@ -81,8 +81,8 @@ class AsyncClient final : public engine::Client, private DecisionIo {
 class AsyncClientFactory final : public engine::ClientFactory {
  public:
   explicit AsyncClientFactory(RunTarget& target) : target_(target) {}
-  std::unique_ptr<engine::Client> make(event_base* base, engine::ClientListener& listener,
-                                       int slot, int client_id) override {
+  std::unique_ptr<engine::Client> make(event_base* base, engine::ClientListener& listener, int slot,
+                                       int client_id) override {
     return std::make_unique<AsyncClient>(base, listener, slot, target_, client_id);
   }
 

@@ -4,10 +4,14 @@ namespace rlcheck::redis {
 
 BuiltinScript builtin_script(config::Strategy strategy) {
   switch (strategy) {
-    case config::Strategy::sliding_window: return {"sliding_window.lua", k_sliding_window_lua};
-    case config::Strategy::token_bucket: return {"token_bucket.lua", k_token_bucket_lua};
-    case config::Strategy::gcra: return {"gcra.lua", k_gcra_lua};
-    default: return {};
+    case config::Strategy::sliding_window:
+      return {"sliding_window.lua", k_sliding_window_lua};
+    case config::Strategy::token_bucket:
+      return {"token_bucket.lua", k_token_bucket_lua};
+    case config::Strategy::gcra:
+      return {"gcra.lua", k_gcra_lua};
+    default:
+      return {};
   }
 }
 

@@ -22,8 +22,8 @@ struct ConnectedTarget {
 };
 
 struct TargetChoice {
-  std::optional<std::string> url;       // --redis
-  std::optional<std::string> env_url;   // $REDIS_URL, when set and not empty
+  std::optional<std::string> url;      // --redis
+  std::optional<std::string> env_url;  // $REDIS_URL, when set and not empty
   config::Nanos timeout{std::chrono::seconds(5)};
 };
 

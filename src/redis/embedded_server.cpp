@@ -20,7 +20,8 @@ std::string last_log_line(const std::filesystem::path& log) {
   std::string line;
   std::string last = "no log";
   while (std::getline(in, line)) {
-    if (!line.empty()) last = line;
+    if (!line.empty())
+      last = line;
   }
   return last;
 }
@@ -56,7 +57,8 @@ std::expected<std::unique_ptr<EmbeddedServer>, std::string> EmbeddedServer::star
     }
     if (std::filesystem::exists(socket)) {
       auto client = SyncClient::connect(endpoint, std::chrono::milliseconds(500));
-      if (client) return server;
+      if (client)
+        return server;
       last_error = client.error();
     }
     std::this_thread::sleep_for(k_poll);

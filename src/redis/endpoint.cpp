@@ -10,7 +10,8 @@ namespace {
 std::optional<int> parse_int(std::string_view text) {
   int value = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size())
+    return std::nullopt;
   return value;
 }
 
@@ -54,7 +55,8 @@ std::expected<Endpoint, std::string> parse_endpoint(std::string_view url) {
     std::string_view rest = url.substr(7);
     if (const size_t query = rest.find("?db="); query != std::string_view::npos) {
       auto db = parse_int(rest.substr(query + 4));
-      if (!db || *db < 0) return std::unexpected(fmt::format("'{}': bad database number", url));
+      if (!db || *db < 0)
+        return std::unexpected(fmt::format("'{}': bad database number", url));
       endpoint.db = *db;
       rest = rest.substr(0, query);
     }
@@ -90,7 +92,8 @@ std::expected<Endpoint, std::string> parse_endpoint(std::string_view url) {
     rest = rest.substr(0, slash);
     if (!db_text.empty()) {
       auto db = parse_int(db_text);
-      if (!db || *db < 0) return std::unexpected(fmt::format("'{}': bad database number", url));
+      if (!db || *db < 0)
+        return std::unexpected(fmt::format("'{}': bad database number", url));
       endpoint.db = *db;
     }
   }
@@ -98,16 +101,20 @@ std::expected<Endpoint, std::string> parse_endpoint(std::string_view url) {
   std::string_view port_text;
   if (rest.starts_with('[')) {  // [::1]:6379
     const size_t close = rest.find(']');
-    if (close == std::string_view::npos) return std::unexpected(fmt::format("'{}': unclosed [", url));
+    if (close == std::string_view::npos)
+      return std::unexpected(fmt::format("'{}': unclosed [", url));
     host = rest.substr(1, close - 1);
     std::string_view after = rest.substr(close + 1);
-    if (after.starts_with(':')) port_text = after.substr(1);
-    else if (!after.empty()) return std::unexpected(fmt::format("'{}': bad host", url));
+    if (after.starts_with(':'))
+      port_text = after.substr(1);
+    else if (!after.empty())
+      return std::unexpected(fmt::format("'{}': bad host", url));
   } else if (const size_t colon = rest.rfind(':'); colon != std::string_view::npos) {
     host = rest.substr(0, colon);
     port_text = rest.substr(colon + 1);
   }
-  if (host.empty()) return std::unexpected(fmt::format("'{}' names no host", url));
+  if (host.empty())
+    return std::unexpected(fmt::format("'{}' names no host", url));
   endpoint.host = std::string(host);
   if (!port_text.empty() || rest.ends_with(':')) {
     auto port = parse_int(port_text);

@@ -10,22 +10,31 @@ namespace {
 std::string quoted(const redisReply* reply) {
   constexpr size_t k_max = 80;
   std::string_view text(reply->str, reply->len);
-  if (text.size() > k_max) return fmt::format("\"{}...\"", text.substr(0, k_max));
+  if (text.size() > k_max)
+    return fmt::format("\"{}...\"", text.substr(0, k_max));
   return fmt::format("\"{}\"", text);
 }
 
 }  // namespace
 
 std::string describe_reply(const redisReply* reply) {
-  if (reply == nullptr) return "no reply";
+  if (reply == nullptr)
+    return "no reply";
   switch (reply->type) {
-    case REDIS_REPLY_INTEGER: return fmt::format("integer {}", reply->integer);
-    case REDIS_REPLY_STRING: return fmt::format("string {}", quoted(reply));
-    case REDIS_REPLY_STATUS: return fmt::format("status {}", quoted(reply));
-    case REDIS_REPLY_ERROR: return fmt::format("error {}", quoted(reply));
-    case REDIS_REPLY_NIL: return "nil";
-    case REDIS_REPLY_ARRAY: return fmt::format("array of {}", reply->elements);
-    default: return fmt::format("reply of type {}", reply->type);
+    case REDIS_REPLY_INTEGER:
+      return fmt::format("integer {}", reply->integer);
+    case REDIS_REPLY_STRING:
+      return fmt::format("string {}", quoted(reply));
+    case REDIS_REPLY_STATUS:
+      return fmt::format("status {}", quoted(reply));
+    case REDIS_REPLY_ERROR:
+      return fmt::format("error {}", quoted(reply));
+    case REDIS_REPLY_NIL:
+      return "nil";
+    case REDIS_REPLY_ARRAY:
+      return fmt::format("array of {}", reply->elements);
+    default:
+      return fmt::format("reply of type {}", reply->type);
   }
 }
 

@@ -23,7 +23,8 @@ std::expected<engine::Decision, std::string> decision_from_script_reply(const re
   engine::Decision decision;
   if (reply.type == REDIS_REPLY_INTEGER) {
     auto allowed = allowed_flag(reply);
-    if (!allowed) return std::unexpected(fmt::format("returned {}", allowed.error()));
+    if (!allowed)
+      return std::unexpected(fmt::format("returned {}", allowed.error()));
     decision.outcome = *allowed ? engine::Outcome::allowed : engine::Outcome::denied;
     return decision;
   }
@@ -31,7 +32,8 @@ std::expected<engine::Decision, std::string> decision_from_script_reply(const re
     return std::unexpected(fmt::format("returned {}", describe_reply(&reply)));
   }
   auto allowed = allowed_flag(*reply.element[0]);
-  if (!allowed) return std::unexpected(fmt::format("returned an array whose {}", allowed.error()));
+  if (!allowed)
+    return std::unexpected(fmt::format("returned an array whose {}", allowed.error()));
   decision.outcome = *allowed ? engine::Outcome::allowed : engine::Outcome::denied;
   for (size_t i = 1; i < reply.elements; ++i) {
     const redisReply& element = *reply.element[i];
@@ -40,11 +42,14 @@ std::expected<engine::Decision, std::string> decision_from_script_reply(const re
                                          i == 1 ? "remaining" : "retry_ms",
                                          describe_reply(&element)));
     }
-    if (i == 1) decision.remaining = element.integer;
-    if (i == 2) decision.retry_ms = element.integer;
+    if (i == 1)
+      decision.remaining = element.integer;
+    if (i == 2)
+      decision.retry_ms = element.integer;
   }
   decision.hint_expected = reply.elements == 3;
-  if (decision.outcome == engine::Outcome::allowed) decision.retry_ms.reset();
+  if (decision.outcome == engine::Outcome::allowed)
+    decision.retry_ms.reset();
   return decision;
 }
 

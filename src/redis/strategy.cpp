@@ -7,13 +7,17 @@ namespace rlcheck::redis {
 
 std::unique_ptr<Strategy> make_strategy(const StrategyParams& params) {
   switch (params.kind) {
-    case config::Strategy::naive: return make_naive(params);
-    case config::Strategy::incr_expire: return make_incr_expire(params);
-    case config::Strategy::fixed_window: return make_fixed_window(params);
+    case config::Strategy::naive:
+      return make_naive(params);
+    case config::Strategy::incr_expire:
+      return make_incr_expire(params);
+    case config::Strategy::fixed_window:
+      return make_fixed_window(params);
     case config::Strategy::sliding_window:
     case config::Strategy::token_bucket:
     case config::Strategy::gcra:
-    case config::Strategy::script: return make_script_strategy(params);
+    case config::Strategy::script:
+      return make_script_strategy(params);
   }
   return nullptr;
 }

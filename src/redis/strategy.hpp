@@ -38,11 +38,11 @@ class DecisionIo {
 };
 
 struct RequestState {
-  uint64_t seq = 0;                  // request number within the run
-  int step = 0;                      // the strategy's position in its command sequence
-  int64_t bucket = 0;                // fixed windows: the window index
-  int64_t now_ms = 0;                // client clock when the request began, where needed
-  std::mt19937_64* rng = nullptr;    // the connection's generator, for {uuid}
+  uint64_t seq = 0;                // request number within the run
+  int step = 0;                    // the strategy's position in its command sequence
+  int64_t bucket = 0;              // fixed windows: the window index
+  int64_t now_ms = 0;              // client clock when the request began, where needed
+  std::mt19937_64* rng = nullptr;  // the connection's generator, for {uuid}
 };
 
 class Strategy {
@@ -63,7 +63,7 @@ class Strategy {
 
 struct StrategyParams {
   config::Strategy kind = config::Strategy::sliding_window;
-  std::string key;                         // the limiter key of this run
+  std::string key;  // the limiter key of this run
   int64_t limit = 10;
   int64_t window_ms = 60'000;
   int64_t burst = 10;                      // token-bucket / gcra capacity

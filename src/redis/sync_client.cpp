@@ -13,7 +13,8 @@ std::vector<std::vector<std::string>> login_commands(const Endpoint& endpoint) {
       commands.push_back({"AUTH", endpoint.user, endpoint.password});
     }
   }
-  if (endpoint.db != 0) commands.push_back({"SELECT", std::to_string(endpoint.db)});
+  if (endpoint.db != 0)
+    commands.push_back({"SELECT", std::to_string(endpoint.db)});
   return commands;
 }
 
@@ -25,7 +26,8 @@ std::expected<SyncClient, std::string> SyncClient::connect(const Endpoint& endpo
                           ? redisConnectUnixWithTimeout(endpoint.socket_path.c_str(), tv)
                           : redisConnectWithTimeout(endpoint.host.c_str(), endpoint.port, tv);
   std::unique_ptr<redisContext, ContextFree> context(raw);
-  if (!context) return std::unexpected(fmt::format("cannot connect to {}: out of memory", endpoint.display()));
+  if (!context)
+    return std::unexpected(fmt::format("cannot connect to {}: out of memory", endpoint.display()));
   if (context->err) {
     return std::unexpected(
         fmt::format("cannot connect to {}: {}", endpoint.display(), context->errstr));
@@ -37,7 +39,8 @@ std::expected<SyncClient, std::string> SyncClient::connect(const Endpoint& endpo
   for (const auto& command : commands) {
     std::vector<std::string_view> argv(command.begin(), command.end());
     auto reply = client.call(argv);
-    if (!reply) return std::unexpected(reply.error());
+    if (!reply)
+      return std::unexpected(reply.error());
     if (is_error(reply->get())) {
       return std::unexpected(fmt::format("{} refused {}: {}", endpoint.display(), command.front(),
                                          describe_reply(reply->get())));
@@ -58,8 +61,8 @@ std::expected<ReplyPtr, std::string> SyncClient::call(const std::vector<std::str
   void* raw = redisCommandArgv(context_.get(), static_cast<int>(argv.size()), pointers.data(),
                                lengths.data());
   if (raw == nullptr) {
-    return std::unexpected(fmt::format("{}: {}", display_,
-                                       context_->errstr[0] ? context_->errstr : "no reply"));
+    return std::unexpected(
+        fmt::format("{}: {}", display_, context_->errstr[0] ? context_->errstr : "no reply"));
   }
   return ReplyPtr(static_cast<redisReply*>(raw));
 }

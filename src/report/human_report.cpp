@@ -19,7 +19,8 @@ constexpr std::string_view k_dim = "2";
 constexpr std::string_view k_bold = "1";
 
 std::string seconds_range(const checks::RetryHintStats& retry) {
-  if (!retry.min_ms) return "-";
+  if (!retry.min_ms)
+    return "-";
   const double low = static_cast<double>(*retry.min_ms) / 1000.0;
   const double high = static_cast<double>(*retry.max_ms) / 1000.0;
   return low == high ? fmt::format("{:.3f}", low) : fmt::format("{:.3f}-{:.3f}", low, high);
@@ -35,7 +36,8 @@ std::string header(const Report& report) {
                             : fmt::format("script {}", report.target.script);
   std::string load = fmt::format("{} requests x {} runs, concurrency {}", report.params.requests,
                                  report.params.runs, report.params.concurrency);
-  if (report.params.interval_ms > 0) load += fmt::format(", one every {}ms", report.params.interval_ms);
+  if (report.params.interval_ms > 0)
+    load += fmt::format(", one every {}ms", report.params.interval_ms);
   return fmt::format("rlcheck {}  {}{}  {}  limit {} per {}  {}", report.mode, report.target.url,
                      report.target.embedded ? " (private)" : "", limiter, report.params.limit,
                      config::format_duration(std::chrono::milliseconds(report.params.window_ms)),
@@ -44,9 +46,12 @@ std::string header(const Report& report) {
 
 const char* mark(checks::Status status) {
   switch (status) {
-    case checks::Status::pass: return "✓";
-    case checks::Status::fail: return "✗";
-    case checks::Status::skip: return "-";
+    case checks::Status::pass:
+      return "✓";
+    case checks::Status::fail:
+      return "✗";
+    case checks::Status::skip:
+      return "-";
   }
   return "-";
 }
@@ -54,7 +59,8 @@ const char* mark(checks::Status status) {
 }  // namespace
 
 std::string verdict_line(const Report& report) {
-  if (report.interrupted) return "INTERRUPTED: partial results";
+  if (report.interrupted)
+    return "INTERRUPTED: partial results";
   for (const auto& check : report.checks) {
     if (check.status == checks::Status::fail) {
       return fmt::format("{}: {}: {}", report.verdict == checks::Verdict::error ? "ERROR" : "FAIL",
@@ -68,14 +74,16 @@ std::string render_human(const Report& report, const TextStyle& style) {
   const Paint paint{style.color};
   const std::string verdict = verdict_line(report);
   const std::string_view verdict_color = report.verdict == checks::Verdict::pass ? k_green : k_red;
-  if (style.quiet) return paint(verdict, verdict_color) + "\n";
+  if (style.quiet)
+    return paint(verdict, verdict_color) + "\n";
 
   std::string out = paint(header(report), k_bold) + "\n";
   out += fmt::format("{:>4} {:>8} {:>8} {:>7} {:>9} {:>9} {:>15} {:>10}\n", "run", "allowed",
                      "denied", "errors", "p50 ms", "p99 ms", "retry hint s", "duration");
   for (const auto& run : report.runs) {
     std::string allowed = fmt::format("{:>8}", run.allowed);
-    if (run.peak.exceeded()) allowed = paint(allowed, k_red);
+    if (run.peak.exceeded())
+      allowed = paint(allowed, k_red);
     out += fmt::format("{:>4} {} {:>8} {:>7} {:>9.3f} {:>9.3f} {:>15} {:>10}\n", run.run, allowed,
                        run.denied, run.errors, run.latency.p50, run.latency.p99,
                        seconds_range(run.retry), duration_text(run.duration_ms));
@@ -88,9 +96,9 @@ std::string render_human(const Report& report, const TextStyle& style) {
     const std::string_view color = check.status == checks::Status::pass   ? k_green
                                    : check.status == checks::Status::fail ? k_red
                                                                           : k_dim;
-    out += fmt::format("{} {:<20} {}\n", paint(mark(check.status), color), check.id,
-                       check.status == checks::Status::skip ? paint(check.detail, k_dim)
-                                                            : check.detail);
+    out += fmt::format(
+        "{} {:<20} {}\n", paint(mark(check.status), color), check.id,
+        check.status == checks::Status::skip ? paint(check.detail, k_dim) : check.detail);
   }
   out += paint(verdict, verdict_color) + "\n";
   return out;
@@ -99,15 +107,17 @@ std::string render_human(const Report& report, const TextStyle& style) {
 std::string render_compare(const std::vector<Report>& reports, const TextStyle& style) {
   const Paint paint{style.color};
   std::string out;
-  if (reports.empty()) return out;
+  if (reports.empty())
+    return out;
   const Report& first = reports.front();
-  out += paint(fmt::format("rlcheck compare  {}  limit {} per {}  {} requests x {} runs, "
-                           "concurrency {}",
-                           first.target.url, first.params.limit,
-                           config::format_duration(std::chrono::milliseconds(first.params.window_ms)),
-                           first.params.requests, first.params.runs, first.params.concurrency),
-               k_bold) +
-         "\n";
+  out +=
+      paint(fmt::format("rlcheck compare  {}  limit {} per {}  {} requests x {} runs, "
+                        "concurrency {}",
+                        first.target.url, first.params.limit,
+                        config::format_duration(std::chrono::milliseconds(first.params.window_ms)),
+                        first.params.requests, first.params.runs, first.params.concurrency),
+            k_bold) +
+      "\n";
   out += fmt::format("{:<16} {:>19} {:>6} {:>15} {:>9} {:>9} {:>10}  {}\n", "strategy",
                      "allowed min/med/max", "over", "retry hint s", "p50 ms", "p99 ms", "req/s",
                      "verdict");

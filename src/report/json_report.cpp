@@ -10,7 +10,9 @@ namespace {
 using nlohmann::json;
 
 // Milliseconds with microsecond precision: enough, and stable to read.
-double rounded(double value) { return std::round(value * 1000.0) / 1000.0; }
+double rounded(double value) {
+  return std::round(value * 1000.0) / 1000.0;
+}
 
 json run_to_json(const checks::RunStats& run) {
   json retry = {{"present", run.retry.present},
@@ -18,8 +20,10 @@ json run_to_json(const checks::RunStats& run) {
                 {"invalid", run.retry.invalid},
                 {"min", nullptr},
                 {"max", nullptr}};
-  if (run.retry.min_ms) retry["min"] = static_cast<double>(*run.retry.min_ms) / 1000.0;
-  if (run.retry.max_ms) retry["max"] = static_cast<double>(*run.retry.max_ms) / 1000.0;
+  if (run.retry.min_ms)
+    retry["min"] = static_cast<double>(*run.retry.min_ms) / 1000.0;
+  if (run.retry.max_ms)
+    retry["max"] = static_cast<double>(*run.retry.max_ms) / 1000.0;
   json out = {{"run", run.run},
               {"allowed", run.allowed},
               {"denied", run.denied},
@@ -37,28 +41,37 @@ json run_to_json(const checks::RunStats& run) {
                 {"allowance", rounded(run.peak.allowance)},
                 {"start_ms", rounded(static_cast<double>(run.peak.start_ns) / 1e6)},
                 {"length_ms", rounded(static_cast<double>(run.peak.length_ns) / 1e6)}}}};
-  if (!run.error_samples.empty()) out["error_samples"] = run.error_samples;
-  if (!run.keys_without_ttl.empty()) out["keys_without_ttl"] = run.keys_without_ttl;
-  if (run.interrupted) out["interrupted"] = true;
+  if (!run.error_samples.empty())
+    out["error_samples"] = run.error_samples;
+  if (!run.keys_without_ttl.empty())
+    out["keys_without_ttl"] = run.keys_without_ttl;
+  if (run.interrupted)
+    out["interrupted"] = true;
   return out;
 }
 
 }  // namespace
 
 json to_json(const Report& report) {
-  json target = {{"url", report.target.url}, {"strategy", report.target.strategy},
-                 {"key", report.target.key}};
-  if (!report.target.script.empty()) target["script"] = report.target.script;
-  if (report.target.embedded) target["embedded"] = true;
-  json params = {{"requests", report.params.requests}, {"concurrency", report.params.concurrency},
-                 {"runs", report.params.runs},         {"limit", report.params.limit},
+  json target = {
+      {"url", report.target.url}, {"strategy", report.target.strategy}, {"key", report.target.key}};
+  if (!report.target.script.empty())
+    target["script"] = report.target.script;
+  if (report.target.embedded)
+    target["embedded"] = true;
+  json params = {{"requests", report.params.requests},   {"concurrency", report.params.concurrency},
+                 {"runs", report.params.runs},           {"limit", report.params.limit},
                  {"window_ms", report.params.window_ms}, {"threads", report.params.threads}};
-  if (report.params.interval_ms > 0) params["interval_ms"] = report.params.interval_ms;
-  if (report.params.burst) params["burst"] = *report.params.burst;
-  if (!report.params.refill.empty()) params["refill"] = report.params.refill;
+  if (report.params.interval_ms > 0)
+    params["interval_ms"] = report.params.interval_ms;
+  if (report.params.burst)
+    params["burst"] = *report.params.burst;
+  if (!report.params.refill.empty())
+    params["refill"] = report.params.refill;
 
   json runs = json::array();
-  for (const auto& run : report.runs) runs.push_back(run_to_json(run));
+  for (const auto& run : report.runs)
+    runs.push_back(run_to_json(run));
   json checks = json::array();
   for (const auto& check : report.checks) {
     checks.push_back({{"id", check.id},
@@ -82,13 +95,15 @@ json to_json(const Report& report) {
               {"checks", checks},
               {"verdict", checks::verdict_name(report.verdict)},
               {"exit_code", report.exit_code}};
-  if (report.interrupted) out["interrupted"] = true;
+  if (report.interrupted)
+    out["interrupted"] = true;
   return out;
 }
 
 json compare_to_json(const std::vector<Report>& reports, int exit_code) {
   json list = json::array();
-  for (const auto& report : reports) list.push_back(to_json(report));
+  for (const auto& report : reports)
+    list.push_back(to_json(report));
   return {{"schema", "rlcheck.compare/v1"},
           {"tool", {{"name", "rlcheck"}, {"version", app::version()}}},
           {"reports", list},

@@ -6,13 +6,15 @@ namespace rlcheck::report {
 
 Summary summarize(const std::vector<checks::RunStats>& runs) {
   Summary summary;
-  if (runs.empty()) return summary;
+  if (runs.empty())
+    return summary;
   std::vector<int64_t> allowed;
   double total_requests = 0;
   double total_ms = 0;
   for (const auto& run : runs) {
     allowed.push_back(run.allowed);
-    if (run.peak.exceeded()) ++summary.runs_over_limit;
+    if (run.peak.exceeded())
+      ++summary.runs_over_limit;
     total_requests += static_cast<double>(run.requests);
     total_ms += run.duration_ms;
   }

@@ -12,11 +12,11 @@
 namespace rlcheck::report {
 
 struct Target {
-  std::string url;       // passwords shown as ***
-  std::string strategy;  // "sliding-window", or "script" with `script` set
-  std::string script;    // --script path
-  std::string key;       // the explicit key, or "rlcheck:<id>:…" for fresh keys
-  bool embedded = false; // a private redis-server started by rlcheck
+  std::string url;        // passwords shown as ***
+  std::string strategy;   // "sliding-window", or "script" with `script` set
+  std::string script;     // --script path
+  std::string key;        // the explicit key, or "rlcheck:<id>:…" for fresh keys
+  bool embedded = false;  // a private redis-server started by rlcheck
 };
 
 struct Params {
@@ -26,9 +26,9 @@ struct Params {
   int threads = 1;
   int64_t limit = 0;
   int64_t window_ms = 0;
-  double interval_ms = 0;          // 0: unpaced
-  std::optional<int64_t> burst;    // token-bucket / gcra
-  std::string refill;              // token-bucket / gcra, "10/1m"
+  double interval_ms = 0;        // 0: unpaced
+  std::optional<int64_t> burst;  // token-bucket / gcra
+  std::string refill;            // token-bucket / gcra, "10/1m"
 };
 
 struct Summary {

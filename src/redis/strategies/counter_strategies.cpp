@@ -15,12 +15,15 @@ namespace {
 using engine::Decision;
 
 std::optional<int64_t> integer_of(const redisReply& reply) {
-  if (reply.type == REDIS_REPLY_INTEGER) return reply.integer;
-  if (reply.type == REDIS_REPLY_NIL) return 0;  // GET of a missing counter
+  if (reply.type == REDIS_REPLY_INTEGER)
+    return reply.integer;
+  if (reply.type == REDIS_REPLY_NIL)
+    return 0;  // GET of a missing counter
   if (reply.type == REDIS_REPLY_STRING) {
     int64_t value = 0;
     auto [end, ec] = std::from_chars(reply.str, reply.str + reply.len, value);
-    if (ec == std::errc() && end == reply.str + reply.len) return value;
+    if (ec == std::errc() && end == reply.str + reply.len)
+      return value;
   }
   return std::nullopt;
 }
@@ -32,9 +35,7 @@ Decision unexpected_reply(std::string_view command, const redisReply& reply) {
 class SingleKeyStrategy : public Strategy {
  public:
   explicit SingleKeyStrategy(const StrategyParams& params)
-      : key_(params.key),
-        limit_(params.limit),
-        window_ms_text_(std::to_string(params.window_ms)) {}
+      : key_(params.key), limit_(params.limit), window_ms_text_(std::to_string(params.window_ms)) {}
 
   std::vector<std::string> keys_touched(const std::vector<engine::RequestRecord>&) const override {
     return {key_};
@@ -58,14 +59,18 @@ class NaiveStrategy final : public SingleKeyStrategy {
     auto value = integer_of(reply);
     switch (state.step) {
       case get:
-        if (!value) return unexpected_reply("GET", reply);
-        if (*value >= limit_) return denied_decision(std::nullopt, false);
+        if (!value)
+          return unexpected_reply("GET", reply);
+        if (*value >= limit_)
+          return denied_decision(std::nullopt, false);
         state.step = incr;
         io.send({"INCR", key_});
         return std::nullopt;
       case incr:
-        if (!value) return unexpected_reply("INCR", reply);
-        if (*value != 1) return allowed_decision();
+        if (!value)
+          return unexpected_reply("INCR", reply);
+        if (*value != 1)
+          return allowed_decision();
         state.step = expire;
         io.send({"PEXPIRE", key_, window_ms_text_});
         return std::nullopt;
@@ -87,22 +92,26 @@ class IncrExpireStrategy final : public SingleKeyStrategy {
     auto value = integer_of(reply);
     switch (state.step) {
       case incr:
-        if (!value) return unexpected_reply("INCR", reply);
+        if (!value)
+          return unexpected_reply("INCR", reply);
         if (*value == 1) {
           state.step = expire;
           io.send({"PEXPIRE", key_, window_ms_text_});
           return std::nullopt;
         }
-        if (*value <= limit_) return allowed_decision();
+        if (*value <= limit_)
+          return allowed_decision();
         state.step = pttl;
         io.send({"PTTL", key_});
         return std::nullopt;
       case expire:
         return allowed_decision();
       default:
-        if (!value) return unexpected_reply("PTTL", reply);
+        if (!value)
+          return unexpected_reply("PTTL", reply);
         // -1: the key has no TTL, so there is no honest hint to give (the lock-out bug).
-        if (*value == -1) return denied_decision(std::nullopt, true);
+        if (*value == -1)
+          return denied_decision(std::nullopt, true);
         return denied_decision(std::max<int64_t>(*value, 0), true);
     }
   }
@@ -134,7 +143,8 @@ class FixedWindowStrategy final : public Strategy {
   std::optional<Decision> on_reply(RequestState& state, const redisReply& reply,
                                    DecisionIo&) const override {
     constexpr int k_exec_reply = 3;  // after +OK, +QUEUED, +QUEUED
-    if (state.step++ < k_exec_reply) return std::nullopt;
+    if (state.step++ < k_exec_reply)
+      return std::nullopt;
     if (reply.type != REDIS_REPLY_ARRAY || reply.elements < 1) {
       return unexpected_reply("EXEC", reply);
     }
@@ -153,10 +163,12 @@ class FixedWindowStrategy final : public Strategy {
       const std::vector<engine::RequestRecord>& records) const override {
     std::set<int64_t> windows;
     for (const auto& record : records) {
-      if (record.outcome != engine::Outcome::error) windows.insert(record.bucket);
+      if (record.outcome != engine::Outcome::error)
+        windows.insert(record.bucket);
     }
     std::vector<std::string> keys;
-    for (int64_t window : windows) keys.push_back(window_key(window));
+    for (int64_t window : windows)
+      keys.push_back(window_key(window));
     return keys;
   }
 

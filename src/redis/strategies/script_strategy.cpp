@@ -22,9 +22,8 @@ std::vector<std::string> builtin_arg_templates(const StrategyParams& p) {
       return {std::to_string(p.burst), std::to_string(p.refill.tokens),
               std::to_string(std::max<int64_t>(1, period_ms.count()))};
     default:
-      return p.arg_templates.empty()
-                 ? std::vector<std::string>{"{limit}", "{window_ms}", "{uuid}"}
-                 : p.arg_templates;
+      return p.arg_templates.empty() ? std::vector<std::string>{"{limit}", "{window_ms}", "{uuid}"}
+                                     : p.arg_templates;
   }
 }
 
@@ -42,7 +41,8 @@ class ScriptStrategy final : public redis::Strategy {
     context.rng = state.rng;
     std::vector<std::string> args;
     args.reserve(templates_.size());
-    for (const ArgTemplate& arg : templates_) args.push_back(arg.expand(context));
+    for (const ArgTemplate& arg : templates_)
+      args.push_back(arg.expand(context));
     io.eval(script_, key_, args);
   }
 
@@ -50,9 +50,9 @@ class ScriptStrategy final : public redis::Strategy {
                                            DecisionIo&) const override {
     auto decision = decision_from_script_reply(reply);
     if (!decision) {
-      return bad_reply_decision(fmt::format(
-          "script {} {}; expected 1, 0 or {{allowed, remaining, retry_ms}}", script_.name,
-          decision.error()));
+      return bad_reply_decision(
+          fmt::format("script {} {}; expected 1, 0 or {{allowed, remaining, retry_ms}}",
+                      script_.name, decision.error()));
     }
     return *decision;
   }
@@ -77,7 +77,8 @@ std::unique_ptr<redis::Strategy> make_script_strategy(const StrategyParams& para
   for (const std::string& text : builtin_arg_templates(params)) {
     auto parsed = ArgTemplate::parse(text);
     // Built-in templates are fixed and --arg values were validated by the command line.
-    if (parsed) templates.push_back(std::move(*parsed));
+    if (parsed)
+      templates.push_back(std::move(*parsed));
   }
   return std::make_unique<ScriptStrategy>(params, std::move(templates));
 }
