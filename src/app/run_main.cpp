@@ -95,6 +95,13 @@ int deliver(const config::Config& config, std::vector<report::Report>& reports) 
       std::cerr << hook_reason(reports, config.command_line);
     return static_cast<int>(overall);
   }
+  // A run drowned in errors says why on stderr too, where scripts and CI logs look.
+  for (const report::Report& report : reports) {
+    if (report.verdict == checks::Verdict::error) {
+      std::cerr << "rlcheck: could not test " << report.target.url << ": "
+                << report::verdict_line(report) << "\n";
+    }
+  }
   if (config.output.json) {
     std::cout << json.dump(2) << "\n";
   } else {

@@ -20,10 +20,11 @@ std::expected<Rate, std::string> parse_rate(std::string_view text) {
   if (ec != std::errc() || end != count_text.data() + count_text.size() || rate.tokens <= 0) {
     return std::unexpected(fmt::format("'{}': the count must be a whole number above 0", text));
   }
-  std::string spelled(period_text);
-  if (!spelled.empty() && !std::isdigit(static_cast<unsigned char>(spelled.front()))) {
-    spelled.insert(0, "1");
-  }
+  // "5/s" means five per one second.
+  const bool bare_unit =
+      !period_text.empty() && !std::isdigit(static_cast<unsigned char>(period_text.front()));
+  const std::string spelled =
+      bare_unit ? fmt::format("1{}", period_text) : std::string(period_text);
   auto period = parse_duration(spelled);
   if (!period)
     return std::unexpected(fmt::format("'{}': the period {}", text, period.error()));

@@ -1,0 +1,61 @@
+// --hook as Claude Code runs it: Stop-hook JSON (or nothing) on stdin, exit 2 and a reason on
+// stderr to block the stop, silence and exit 0 to let it go.
+
+#include <doctest/doctest.h>
+
+#include "support/run_binary.hpp"
+#include "support/test_redis.hpp"
+
+using namespace rlcheck::testing;
+
+namespace {
+
+const char* const k_stop_input =
+    R"({"session_id":"abc123","transcript_path":"/tmp/t.jsonl","cwd":"/work",)"
+    R"("hook_event_name":"Stop","stop_hook_active":false})";
+
+RunOptions with_stdin(StdinMode mode, std::string text = {}) {
+  RunOptions options;
+  options.stdin_mode = mode;
+  options.stdin_text = std::move(text);
+  return options;
+}
+
+}  // namespace
+
+TEST_CASE("a failing check blocks the stop: exit 2, nothing on stdout, the reason on stderr") {
+  const std::string url = TestRedis::shared().tcp_url();
+  const std::vector<RunOptions> inputs{with_stdin(StdinMode::text, k_stop_input),
+                                       with_stdin(StdinMode::empty), with_stdin(StdinMode::closed),
+                                       with_stdin(StdinMode::text, "not json {{{")};
+  for (const RunOptions& input : inputs) {
+    const ProcessOutcome outcome = run_rlcheck(
+        {"redis", "--redis", url, "--strategy", "naive", "-n", "200", "-p", "50", "--hook"}, input);
+    CHECK(outcome.exit_code == 2);
+    CHECK(outcome.out.empty());
+    CHECK(outcome.err.find("limit:") != std::string::npos);
+    CHECK(outcome.err.find("runs over the limit") != std::string::npos);
+    CHECK(outcome.err.find("reproduce: rlcheck redis --redis " + url +
+                           " --strategy naive -n 200 -p 50\n") != std::string::npos);
+    CHECK(lines_of(outcome.err).size() <= 6);
+  }
+}
+
+TEST_CASE("a passing check lets the stop go silently") {
+  const ProcessOutcome outcome =
+      run_rlcheck({"redis", "--redis", TestRedis::shared().tcp_url(), "--strategy", "lua", "-n",
+                   "200", "-p", "50", "--hook"},
+                  with_stdin(StdinMode::text, k_stop_input));
+  CHECK(outcome.exit_code == 0);
+  CHECK(outcome.out.empty());
+  CHECK(outcome.err.empty());
+}
+
+TEST_CASE("a test that cannot run blocks too, saying what was tried") {
+  const ProcessOutcome outcome = run_rlcheck({"redis", "--redis", "redis://127.0.0.1:1", "--hook"},
+                                             with_stdin(StdinMode::empty));
+  CHECK(outcome.exit_code == 2);
+  CHECK(outcome.out.empty());
+  CHECK(outcome.err.find("redis://127.0.0.1:1") != std::string::npos);
+  CHECK(outcome.err.find("reproduce:") != std::string::npos);
+}

@@ -1,0 +1,97 @@
+// What the reports say, and the checks that need a whole run to fail.
+
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "support/json_outcome.hpp"
+#include "support/run_binary.hpp"
+#include "support/test_redis.hpp"
+
+using namespace rlcheck::testing;
+using nlohmann::json;
+
+TEST_CASE("a script that forgets EXPIRE fails key-ttl") {
+  const ProcessOutcome outcome =
+      run_rlcheck({"redis", "--redis", TestRedis::shared().tcp_url(), "--script",
+                   fixture("incr_no_expire.lua"), "--arg", "{limit}", "--json", "-r", "1"});
+  CHECK(outcome.exit_code == 1);
+  const json report = json::parse(outcome.out);
+  CHECK(check_status(report, "key-ttl") == "fail");
+  CHECK(check_status(report, "limit") == "pass");
+  CHECK(report["runs"][0]["keys_without_ttl"].size() == 1);
+}
+
+TEST_CASE("--report writes the same JSON document that --json prints") {
+  const std::string path =
+      (std::filesystem::temp_directory_path() / "rlcheck-report-test.json").string();
+  const ProcessOutcome outcome =
+      run_rlcheck({"redis", "--redis", TestRedis::shared().tcp_url(), "--report", path, "-q"});
+  CHECK(outcome.exit_code == 0);
+  CHECK(outcome.out == "PASS\n");
+  std::ifstream in(path);
+  const json report = json::parse(in);
+  std::filesystem::remove(path);
+  CHECK(report["schema"] == "rlcheck.report/v1");
+  CHECK(report["params"]["requests"] == 200);
+  CHECK(report["params"]["concurrency"] == 50);
+  CHECK(report["params"]["runs"] == 4);
+  CHECK(report["params"]["limit"] == 10);
+  CHECK(report["params"]["window_ms"] == 60000);
+  CHECK(report["runs"].size() == 4);
+  for (const char* id : {"limit", "exact", "retry-after-present", "retry-after-valid",
+                         "retry-after-bound", "key-ttl", "errors"}) {
+    CHECK(check_status(report, id) != "absent");
+  }
+}
+
+TEST_CASE("the human report has a header, a row per run, the checks and the verdict") {
+  const ProcessOutcome outcome = run_rlcheck({"redis", "--redis", TestRedis::shared().tcp_url(),
+                                              "--strategy", "naive", "--color", "never"});
+  CHECK(outcome.exit_code == 1);
+  const auto lines = lines_of(outcome.out);
+  REQUIRE(lines.size() >= 1 + 1 + 4 + 1 + 7 + 1);
+  CHECK(lines[0].find("naive") != std::string::npos);
+  CHECK(lines[0].find("limit 10 per 1m") != std::string::npos);
+  CHECK(lines.back().rfind("FAIL: limit:", 0) == 0);
+  CHECK(outcome.out.find("✗ limit") != std::string::npos);
+  CHECK(outcome.out.find("\033[") == std::string::npos);
+}
+
+TEST_CASE("compare puts naive and lua side by side under the same load") {
+  const ProcessOutcome text =
+      run_rlcheck({"compare", "--redis", TestRedis::shared().tcp_url(), "--color", "never"});
+  CHECK(text.exit_code == 1);  // naive broke the limit
+  CHECK(text.out.find("naive") != std::string::npos);
+  CHECK(text.out.find("sliding-window") != std::string::npos);
+
+  const ProcessOutcome js = run_rlcheck({"compare", "--redis", TestRedis::shared().tcp_url(),
+                                         "--strategies", "naive,gcra,lua", "--json"});
+  const json report = json::parse(js.out);
+  CHECK(report["schema"] == "rlcheck.compare/v1");
+  REQUIRE(report["reports"].size() == 3);
+  CHECK(report["reports"][0]["verdict"] == "fail");
+  CHECK(report["reports"][1]["verdict"] == "pass");
+  CHECK(report["reports"][2]["verdict"] == "pass");
+  for (const auto& each : report["reports"])
+    CHECK(each["params"]["requests"] == 200);
+}
+
+TEST_CASE("paced like the seed: 3 per 3s, one call every 0.4s, the 4th is denied") {
+  const ProcessOutcome outcome = run_rlcheck(
+      {"redis", "--redis", TestRedis::shared().tcp_url(), "--strategy", "lua", "--limit", "3",
+       "--window", "3s", "--interval", "400ms", "-n", "4", "-p", "1", "-r", "1", "--json"});
+  REQUIRE(outcome.exit_code == 0);
+  const json run = json::parse(outcome.out)["runs"][0];
+  CHECK(run["allowed"] == 3);
+  CHECK(run["denied"] == 1);
+  // The oldest admission leaves the window 3 s after it was made, and the 4th call left
+  // 1.2 s after the first: at most 1.8 s (+1 ms of Redis' millisecond rounding) to wait.
+  const double retry_s = run["retry_after_s"]["max"].get<double>();
+  CHECK(retry_s > 0.0);
+  CHECK(retry_s <= 1.801);
+  CHECK(run["duration_ms"].get<double>() >= 1200.0);
+}

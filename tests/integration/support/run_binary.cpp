@@ -1,0 +1,128 @@
+#include "support/run_binary.hpp"
+
+#include <csignal>
+#include <cstring>
+#include <sstream>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char** environ;
+
+namespace rlcheck::testing {
+namespace {
+
+std::vector<std::string> child_environment(const RunOptions& options) {
+  std::vector<std::string> env;
+  for (char** entry = environ; *entry != nullptr; ++entry) {
+    std::string item(*entry);
+    const std::string name = item.substr(0, item.find('='));
+    bool drop = options.env.contains(name);
+    for (const std::string& unset : options.unset_env)
+      drop = drop || unset == name;
+    if (!drop)
+      env.push_back(item);
+  }
+  for (const auto& [name, value] : options.env)
+    env.push_back(name + "=" + value);
+  return env;
+}
+
+}  // namespace
+
+ProcessOutcome run_process(const std::vector<std::string>& argv, const RunOptions& options) {
+  int out_pipe[2], err_pipe[2], in_pipe[2];
+  if (pipe(out_pipe) != 0 || pipe(err_pipe) != 0 || pipe(in_pipe) != 0)
+    return {};
+  std::vector<std::string> env = child_environment(options);
+
+  const pid_t pid = fork();
+  if (pid == 0) {
+    dup2(out_pipe[1], STDOUT_FILENO);
+    dup2(err_pipe[1], STDERR_FILENO);
+    if (options.stdin_mode == StdinMode::closed) {
+      close(STDIN_FILENO);
+    } else {
+      dup2(in_pipe[0], STDIN_FILENO);
+    }
+    for (int fd : {out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1], in_pipe[0], in_pipe[1]}) {
+      close(fd);
+    }
+    std::vector<char*> args;
+    for (const auto& arg : argv)
+      args.push_back(const_cast<char*>(arg.c_str()));
+    args.push_back(nullptr);
+    std::vector<char*> envp;
+    for (auto& item : env)
+      envp.push_back(item.data());
+    envp.push_back(nullptr);
+    execve(args[0], args.data(), envp.data());
+    _exit(127);
+  }
+  close(out_pipe[1]);
+  close(err_pipe[1]);
+  close(in_pipe[0]);
+  if (options.stdin_mode == StdinMode::text) {
+    // Hook input is small: it fits the pipe buffer, so this cannot block.
+    [[maybe_unused]] auto written =
+        write(in_pipe[1], options.stdin_text.data(), options.stdin_text.size());
+  }
+  close(in_pipe[1]);
+
+  ProcessOutcome outcome;
+  const auto deadline = std::chrono::steady_clock::now() + options.limit;
+  pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
+  int open_streams = 2;
+  char buffer[8192];
+  while (open_streams > 0) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          deadline - std::chrono::steady_clock::now())
+                          .count();
+    if (left <= 0) {
+      outcome.timed_out = true;
+      kill(pid, SIGKILL);
+      break;
+    }
+    if (poll(fds, 2, static_cast<int>(left)) <= 0)
+      continue;
+    for (int i = 0; i < 2; ++i) {
+      if (fds[i].fd < 0 || (fds[i].revents & (POLLIN | POLLHUP)) == 0)
+        continue;
+      const ssize_t got = read(fds[i].fd, buffer, sizeof buffer);
+      if (got <= 0) {
+        close(fds[i].fd);
+        fds[i].fd = -1;
+        --open_streams;
+        continue;
+      }
+      (i == 0 ? outcome.out : outcome.err).append(buffer, static_cast<size_t>(got));
+    }
+  }
+  for (auto& fd : fds) {
+    if (fd.fd >= 0)
+      close(fd.fd);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  outcome.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return outcome;
+}
+
+ProcessOutcome run_rlcheck(const std::vector<std::string>& args, const RunOptions& options) {
+  std::vector<std::string> argv{RLCHECK_BINARY};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return run_process(argv, options);
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::stringstream stream(text);
+  std::string line;
+  while (std::getline(stream, line))
+    lines.push_back(line);
+  return lines;
+}
+
+}  // namespace rlcheck::testing

@@ -1,0 +1,38 @@
+#pragma once
+// Runs the built rlcheck binary as a user would, capturing what it prints and its exit code.
+
+#include <chrono>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rlcheck::testing {
+
+struct ProcessOutcome {
+  int exit_code = -1;  // 128 + signal when killed by a signal
+  std::string out;
+  std::string err;
+  bool timed_out = false;
+};
+
+enum class StdinMode { closed, empty, text };
+
+struct RunOptions {
+  StdinMode stdin_mode = StdinMode::empty;
+  std::string stdin_text;                  // with StdinMode::text
+  std::map<std::string, std::string> env;  // added to (or replacing) the environment
+  std::vector<std::string> unset_env{"REDIS_URL", "NO_COLOR"};
+  std::chrono::seconds limit{60};  // killed after this: a hang is a failure
+};
+
+// Runs `argv` (argv[0] is a path). Never hangs: the child is killed after options.limit.
+ProcessOutcome run_process(const std::vector<std::string>& argv, const RunOptions& options = {});
+
+// The rlcheck binary under test, followed by `args`.
+ProcessOutcome run_rlcheck(const std::vector<std::string>& args, const RunOptions& options = {});
+
+// Lines of `text`, without the newlines.
+std::vector<std::string> lines_of(const std::string& text);
+
+}  // namespace rlcheck::testing
