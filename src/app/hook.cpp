@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "config/duration.hpp"
+
 namespace rlcheck::app {
 namespace {
 
@@ -74,8 +76,9 @@ std::string hook_reason(const std::vector<report::Report>& reports,
         report.target.script.empty() ? report.target.strategy : report.target.script;
     reason += fmt::format(
         "rlcheck: the rate limiter {} on {} broke its contract (limit {} per "
-        "{}ms, {} requests x {} runs, concurrency {}):\n",
-        limiter, report.target.url, report.params.limit, report.params.window_ms,
+        "{}, {} requests x {} runs, concurrency {}):\n",
+        limiter, report.target.url, report.params.limit,
+        config::format_duration(std::chrono::milliseconds(report.params.window_ms)),
         report.params.requests, report.params.runs, report.params.concurrency);
     for (const auto& check : report.checks) {
       if (check.status == checks::Status::fail) {

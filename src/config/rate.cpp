@@ -22,7 +22,7 @@ std::expected<Rate, std::string> parse_rate(std::string_view text) {
   }
   // "5/s" means five per one second.
   const bool bare_unit =
-      !period_text.empty() && !std::isdigit(static_cast<unsigned char>(period_text.front()));
+      !period_text.empty() && std::isalpha(static_cast<unsigned char>(period_text.front()));
   const std::string spelled =
       bare_unit ? fmt::format("1{}", period_text) : std::string(period_text);
   auto period = parse_duration(spelled);

@@ -63,8 +63,10 @@ int64_t Histogram::percentile(double p) const {
   if (count_ == 0)
     return 0;
   p = std::clamp(p, 0.0, 100.0);
+  // The rank is ceil(p% of count); the epsilon keeps 99.9% of 5000 at 4995, not 4996.
+  const double exact_rank = p / 100.0 * static_cast<double>(count_);
   const auto rank = std::max<uint64_t>(
-      1, static_cast<uint64_t>(std::ceil(p / 100.0 * static_cast<double>(count_))));
+      1, static_cast<uint64_t>(std::ceil(exact_rank - 1e-9 * std::max(1.0, exact_rank))));
   uint64_t seen = 0;
   for (size_t i = 0; i < buckets_.size(); ++i) {
     seen += buckets_[i];

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs what rlcheck needs to build, test and run, from Debian bookworm's packages.
+# Idempotent: asks apt only when something is missing.
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config git
+  libhiredis-dev libevent-dev libcli11-dev libfmt-dev nlohmann-json3-dev doctest-dev
+  redis-server redis-tools
+)
+packages+=("$@")
+
+missing=()
+for package in "${packages[@]}"; do
+  status=$(dpkg-query -W -f='${Status}' "$package" 2>/dev/null || true)
+  [[ "$status" == "install ok installed" ]] || missing+=("$package")
+done
+[[ ${#missing[@]} -eq 0 ]] && exit 0
+
+sudo=()
+[[ $(id -u) -eq 0 ]] || sudo=(sudo)
+echo "installing: ${missing[*]}" >&2
+"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+  "${missing[@]}" >/dev/null
