@@ -1,6 +1,7 @@
 #include "checks/admission_peak.hpp"
 
 #include <algorithm>
+#include <deque>
 #include <map>
 
 namespace rlcheck::checks {
@@ -8,11 +9,9 @@ namespace {
 
 struct Admission {
   int64_t sent_ns;
-  int64_t latest_reply_ns;  // the latest reply among this and every earlier-sent admission
+  int64_t replied_ns;
 };
 
-// Admissions by send instant, each with the running maximum of reply instants: the end of a
-// span i..j can have been no later than latest_reply_ns of j.
 std::vector<Admission> admissions_by_send(const std::vector<engine::RequestRecord>& records) {
   std::vector<Admission> admissions;
   for (const auto& record : records) {
@@ -22,29 +21,37 @@ std::vector<Admission> admissions_by_send(const std::vector<engine::RequestRecor
   }
   std::sort(admissions.begin(), admissions.end(),
             [](const Admission& a, const Admission& b) { return a.sent_ns < b.sent_ns; });
-  int64_t latest = 0;
-  for (auto& admission : admissions) {
-    latest = std::max(latest, admission.latest_reply_ns);
-    admission.latest_reply_ns = latest;
-  }
   return admissions;
 }
 
+// Two pointers over admissions by send instant, with a deque of the latest replies in the
+// current span (the span's end is its latest reply, not any earlier-sent admission's).
 AdmissionPeak sliding_peak(const std::vector<Admission>& admissions, const AdmissionRule& rule) {
   AdmissionPeak peak;
   peak.allowance = static_cast<double>(rule.limit);
-  size_t end = 0;  // one past the last admission surely within a window of the first
+  std::deque<size_t> latest;  // indices in [first, end), replies decreasing front to back
+  size_t end = 0;             // one past the last admission surely within a window of first
   for (size_t first = 0; first < admissions.size(); ++first) {
-    end = std::max(end, first);
-    while (end < admissions.size() &&
-           admissions[end].latest_reply_ns - admissions[first].sent_ns < rule.window_ns) {
-      ++end;
+    if (!latest.empty() && latest.front() < first)
+      latest.pop_front();
+    if (end < first)
+      end = first;
+    while (end < admissions.size()) {
+      const int64_t span_end = std::max(admissions[end].replied_ns,
+                                        latest.empty() ? 0 : admissions[latest.front()].replied_ns);
+      if (span_end - admissions[first].sent_ns >= rule.window_ns)
+        break;
+      while (!latest.empty() &&
+             admissions[latest.back()].replied_ns <= admissions[end].replied_ns) {
+        latest.pop_back();
+      }
+      latest.push_back(end++);
     }
     const auto count = static_cast<int64_t>(end - first);
     if (count > peak.count) {
       peak.count = count;
       peak.start_ns = admissions[first].sent_ns;
-      peak.length_ns = admissions[end - 1].latest_reply_ns - admissions[first].sent_ns;
+      peak.length_ns = admissions[latest.front()].replied_ns - admissions[first].sent_ns;
     }
   }
   return peak;
@@ -72,10 +79,13 @@ AdmissionPeak fixed_peak(const std::vector<engine::RequestRecord>& records,
 }
 
 // Maximises (j - i + 1) - burst - rate * (end_j - start_i) over i <= j in one pass, keeping
-// the best i - rate * start_i seen so far.
+// the best i - rate * start_i seen so far. end_j is the latest reply of any admission sent up
+// to j: at least the span's true end, so the allowance is never understated (a reply that
+// overtook may hide a breach, never invent one).
 AdmissionPeak bucket_peak(const std::vector<Admission>& admissions, const AdmissionRule& rule) {
   AdmissionPeak peak;
   peak.allowance = static_cast<double>(rule.burst);
+  int64_t latest_reply_ns = 0;
   double best_excess = -1e300;
   double best_start_term = 1e300;
   size_t best_start = 0;
@@ -86,14 +96,15 @@ AdmissionPeak bucket_peak(const std::vector<Admission>& admissions, const Admiss
       best_start_term = start_term;
       best_start = j;
     }
-    const double end_term = static_cast<double>(j + 1) -
-                            rule.tokens_per_ns * static_cast<double>(admissions[j].latest_reply_ns);
+    latest_reply_ns = std::max(latest_reply_ns, admissions[j].replied_ns);
+    const double end_term =
+        static_cast<double>(j + 1) - rule.tokens_per_ns * static_cast<double>(latest_reply_ns);
     const double excess = end_term - best_start_term - static_cast<double>(rule.burst);
     if (excess > best_excess) {
       best_excess = excess;
       peak.count = static_cast<int64_t>(j + 1 - best_start);
       peak.start_ns = admissions[best_start].sent_ns;
-      peak.length_ns = admissions[j].latest_reply_ns - peak.start_ns;
+      peak.length_ns = latest_reply_ns - peak.start_ns;
       peak.allowance = static_cast<double>(rule.burst) +
                        rule.tokens_per_ns * static_cast<double>(peak.length_ns);
     }

@@ -1,3 +1,4 @@
+#include <charconv>
 #include <filesystem>
 #include <limits>
 
@@ -160,14 +161,13 @@ config::Config build_config(const RawOptions& raw) {
     throw usage_error("--json: cannot be combined with --hook (stdout stays empty)");
 
   if (raw.seed) {
-    try {
-      size_t used = 0;
-      config.seed = std::stoull(*raw.seed, &used);
-      if (used != raw.seed->size())
-        throw std::invalid_argument("trailing");
-    } catch (const std::exception&) {
-      throw usage_error(fmt::format("--seed: expected a whole number, got '{}'", *raw.seed));
+    uint64_t seed = 0;
+    const std::string& text = *raw.seed;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), seed);
+    if (text.empty() || ec != std::errc() || end != text.data() + text.size()) {
+      throw usage_error(fmt::format("--seed: expected a whole number >= 0, got '{}'", text));
     }
+    config.seed = seed;
   }
 
   fill_redis(raw, config);

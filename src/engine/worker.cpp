@@ -32,6 +32,7 @@ struct Worker::Slot {
   bool ready = false;  // connected before the start line
   bool busy = false;   // a request is in flight or waiting for its pace timer
   uint64_t seq = 0;
+  Clock::time_point due;  // when the request may leave (the start line when unpaced)
   Clock::time_point sent;
 };
 
@@ -131,14 +132,19 @@ void Worker::launch_next(int slot_index) {
   slot.seq = seq;
   slot.busy = true;
   ++in_flight_;
-  if (shared_.load.interval.count() > 0) {
-    const auto due = shared_.start + shared_.load.interval * static_cast<int64_t>(seq);
-    const auto delay = due - Clock::now();
-    if (delay > Clock::duration::zero()) {
-      const timeval tv = to_timeval(delay);
-      evtimer_add(slot.pace_timer.get(), &tv);
-      return;
-    }
+  slot.due = shared_.start + shared_.load.interval * static_cast<int64_t>(seq);
+  send_when_due(slot_index);
+}
+
+void Worker::send_when_due(int slot_index) {
+  Slot& slot = *slots_[static_cast<size_t>(slot_index)];
+  // libevent measures timers from its cached loop time, which lags the clock: a timer can
+  // fire a little early, so check again and wait out the rest rather than send before due.
+  const auto delay = slot.due - Clock::now();
+  if (delay > Clock::duration::zero()) {
+    const timeval tv = to_timeval(delay + std::chrono::microseconds(1));
+    evtimer_add(slot.pace_timer.get(), &tv);
+    return;
   }
   send(slot_index);
 }
@@ -196,7 +202,7 @@ void Worker::finish_if_idle() {
 
 void Worker::on_pace_timer(int, short, void* arg) {
   auto* slot = static_cast<Slot*>(arg);
-  slot->worker->send(slot->index);
+  slot->worker->send_when_due(slot->index);
 }
 
 void Worker::on_timeout(int, short, void* arg) {

@@ -57,6 +57,7 @@ class Worker final : public ClientListener {
   using EventPtr = std::unique_ptr<event, EventFree>;
 
   void launch_next(int slot);
+  void send_when_due(int slot);
   void send(int slot);
   void finish_if_idle();
   int64_t since_start_ns() const;

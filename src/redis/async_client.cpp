@@ -1,6 +1,6 @@
 #include "redis/async_client.hpp"
 
-#include <hiredis/adapters/libevent.h>
+#include "redis/loop_adapter.hpp"
 
 #include <fmt/format.h>
 
@@ -40,7 +40,7 @@ void AsyncClient::connect() {
     return;
   }
   context_->data = this;
-  redisLibeventAttach(context_, base_);
+  attach_to_loop(context_, base_);
   redisAsyncSetConnectCallback(context_, &AsyncClient::on_connect);
   redisAsyncSetDisconnectCallback(context_, &AsyncClient::on_disconnect);
   // Login commands and a PING go out at once; the connection is ready when PING answers.

@@ -61,10 +61,11 @@ const char* mark(checks::Status status) {
 std::string verdict_line(const Report& report) {
   if (report.interrupted)
     return "INTERRUPTED: partial results";
+  // An error verdict is about the errors check, whatever else failed.
+  const bool error = report.verdict == checks::Verdict::error;
   for (const auto& check : report.checks) {
-    if (check.status == checks::Status::fail) {
-      return fmt::format("{}: {}: {}", report.verdict == checks::Verdict::error ? "ERROR" : "FAIL",
-                         check.id, check.detail);
+    if (check.status == checks::Status::fail && (!error || check.id == "errors")) {
+      return fmt::format("{}: {}: {}", error ? "ERROR" : "FAIL", check.id, check.detail);
     }
   }
   return "PASS";

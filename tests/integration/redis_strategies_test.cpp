@@ -60,7 +60,8 @@ TEST_CASE("the race shows with several worker threads too") {
 
 TEST_CASE("every atomic strategy admits exactly the limit in every run") {
   for (const char* strategy : {"sliding-window", "token-bucket", "gcra", "incr-expire"}) {
-    CAPTURE(strategy);
+    const std::string strategy_name = strategy;
+    CAPTURE(strategy_name);
     const json report = run_json({"--strategy", strategy}, 0);
     for (const auto& run : report["runs"]) {
       CHECK(run["allowed"] == 10);
@@ -92,7 +93,8 @@ TEST_CASE("fresh keys are deleted after the runs and nothing else is touched") {
   REQUIRE(client.call({"SET", "user:precious", "keep me"}));
   for (const char* strategy :
        {"naive", "incr-expire", "fixed-window", "sliding-window", "token-bucket", "gcra"}) {
-    CAPTURE(strategy);
+    const std::string strategy_name = strategy;
+    CAPTURE(strategy_name);
     run_json({"--strategy", strategy, "-r", "2"}, std::string(strategy) == "naive" ? 1 : 0);
     CHECK(TestRedis::shared().keys("rlcheck:*").empty());
   }

@@ -44,7 +44,8 @@ config::Config config_for(const char* strategy) {
 
 TEST_CASE("SCRIPT FLUSH in the middle of a run: the script is loaded again, same outcome") {
   for (const char* strategy : {"sliding-window", "token-bucket", "gcra"}) {
-    CAPTURE(strategy);
+    const std::string strategy_name = strategy;
+    CAPTURE(strategy_name);
     const config::Config config = config_for(strategy);
     app::RedisSession session = app::open_redis_session(config);
     FlushAfter flush(5);

@@ -35,7 +35,10 @@ Decision unexpected_reply(std::string_view command, const redisReply& reply) {
 class SingleKeyStrategy : public Strategy {
  public:
   explicit SingleKeyStrategy(const StrategyParams& params)
-      : key_(params.key), limit_(params.limit), window_ms_text_(std::to_string(params.window_ms)) {}
+      : key_(params.key),
+        limit_(params.limit),
+        window_ms_(params.window_ms),
+        window_ms_text_(std::to_string(params.window_ms)) {}
 
   std::vector<std::string> keys_touched(const std::vector<engine::RequestRecord>&) const override {
     return {key_};
@@ -44,6 +47,7 @@ class SingleKeyStrategy : public Strategy {
  protected:
   std::string key_;
   int64_t limit_;
+  int64_t window_ms_;
   std::string window_ms_text_;
 };
 
@@ -109,9 +113,10 @@ class IncrExpireStrategy final : public SingleKeyStrategy {
       default:
         if (!value)
           return unexpected_reply("PTTL", reply);
-        // -1: the key has no TTL, so there is no honest hint to give (the lock-out bug).
+        // -1: no TTL yet (the first request's PEXPIRE is still on its way) or ever (its client
+        // died: the lock-out bug, which key-ttl reports). Middleware falls back to the window.
         if (*value == -1)
-          return denied_decision(std::nullopt, true);
+          return denied_decision(window_ms_, true);
         return denied_decision(std::max<int64_t>(*value, 0), true);
     }
   }

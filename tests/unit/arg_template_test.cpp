@@ -1,0 +1,148 @@
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <cstdint>
+#include <random>
+#include <set>
+#include <string>
+
+#include "redis/arg_template.hpp"
+
+using rlcheck::redis::ArgContext;
+using rlcheck::redis::ArgTemplate;
+using rlcheck::redis::random_uuid;
+
+namespace {
+
+bool mentions(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+std::string expand(const std::string& text, const ArgContext& context) {
+  auto parsed = ArgTemplate::parse(text);
+  REQUIRE(parsed.has_value());
+  return parsed->expand(context);
+}
+
+bool is_lower_hex(char c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+}
+
+bool looks_like_uuid_v4(const std::string& s) {
+  if (s.size() != 36)
+    return false;
+  for (size_t i = 0; i < s.size(); ++i) {
+    const bool dash = i == 8 || i == 13 || i == 18 || i == 23;
+    if (dash ? s[i] != '-' : !is_lower_hex(s[i]))
+      return false;
+  }
+  const char variant = s[19];
+  return s[14] == '4' && (variant == '8' || variant == '9' || variant == 'a' || variant == 'b');
+}
+
+int64_t now_ms() {
+  const auto now = std::chrono::system_clock::now().time_since_epoch();
+  return std::chrono::duration_cast<std::chrono::milliseconds>(now).count();
+}
+
+}  // namespace
+
+TEST_CASE("each numeric placeholder expands to its context value") {
+  ArgContext context;
+  context.limit = 25;
+  context.window_ms = 60'000;
+  context.run = 3;
+  context.seq = 417;
+  CHECK(expand("{limit}", context) == "25");
+  CHECK(expand("{window_ms}", context) == "60000");
+  CHECK(expand("{run}", context) == "3");
+  CHECK(expand("{seq}", context) == "417");
+}
+
+TEST_CASE("literal text around and between placeholders is kept") {
+  ArgContext context;
+  context.limit = 5;
+  context.seq = 9;
+  context.run = 2;
+  CHECK(expand("plain", context) == "plain");
+  CHECK(expand("", context).empty());
+  CHECK(expand("user:{run}-{seq}/max={limit}!", context) == "user:2-9/max=5!");
+  CHECK(expand("{seq}{seq}", context) == "99");
+  CHECK(expand("a}b", context) == "a}b");
+}
+
+TEST_CASE("one parsed template expands anew for each request") {
+  auto parsed = ArgTemplate::parse("req-{seq}");
+  REQUIRE(parsed.has_value());
+  ArgContext context;
+  context.seq = 1;
+  CHECK(parsed->expand(context) == "req-1");
+  context.seq = 2;
+  CHECK(parsed->expand(context) == "req-2");
+}
+
+TEST_CASE("{now_ms} is the wall clock in milliseconds") {
+  ArgContext context;
+  const int64_t before = now_ms();
+  const std::string text = expand("{now_ms}", context);
+  const int64_t after = now_ms();
+  const int64_t value = std::stoll(text);
+  CHECK(value >= before);
+  CHECK(value <= after);
+}
+
+TEST_CASE("{uuid} draws a fresh v4 UUID from the context generator") {
+  std::mt19937_64 rng(7);
+  ArgContext context;
+  context.rng = &rng;
+  const std::string first = expand("{uuid}", context);
+  const std::string second = expand("{uuid}", context);
+  CHECK(looks_like_uuid_v4(first));
+  CHECK(looks_like_uuid_v4(second));
+  CHECK(first != second);
+
+  std::mt19937_64 same_seed(7);
+  ArgContext replay;
+  replay.rng = &same_seed;
+  CHECK(expand("id={uuid}", replay) == "id=" + first);
+}
+
+TEST_CASE("an unknown placeholder is an error naming it") {
+  for (const char* text : {"{bogus}", "x{limits}", "{}", "{LIMIT}", "{ seq}"}) {
+    CAPTURE(text);
+    auto parsed = ArgTemplate::parse(text);
+    REQUIRE_FALSE(parsed.has_value());
+    CHECK(mentions(parsed.error(), "unknown placeholder"));
+  }
+  CHECK(mentions(ArgTemplate::parse("{bogus}").error(), "{bogus}"));
+}
+
+TEST_CASE("an unclosed placeholder is an error") {
+  for (const char* text : {"{limit", "abc{", "{seq}-{run"}) {
+    CAPTURE(text);
+    auto parsed = ArgTemplate::parse(text);
+    REQUIRE_FALSE(parsed.has_value());
+    CHECK(mentions(parsed.error(), "unclosed"));
+  }
+}
+
+TEST_CASE("random_uuid has the RFC 4122 version-4 shape") {
+  std::mt19937_64 rng(12345);
+  std::set<std::string> seen;
+  for (int i = 0; i < 200; ++i) {
+    const std::string uuid = random_uuid(rng);
+    CAPTURE(uuid);
+    CHECK(looks_like_uuid_v4(uuid));
+    seen.insert(uuid);
+  }
+  CHECK(seen.size() == 200);
+}
+
+TEST_CASE("random_uuid is reproducible from the seed and differs across seeds") {
+  std::mt19937_64 a(42), b(42), c(43);
+  for (int i = 0; i < 5; ++i) {
+    const std::string from_a = random_uuid(a);
+    CHECK(from_a == random_uuid(b));
+    CHECK(from_a != random_uuid(c));
+  }
+}

@@ -1,0 +1,241 @@
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+#include "app/build_info.hpp"
+#include "app/exit_code.hpp"
+#include "cli/command_line.hpp"
+
+using rlcheck::app::ExitCode;
+using rlcheck::app::FatalError;
+using rlcheck::cli::parse_command_line;
+using rlcheck::cli::ParsedCommandLine;
+using rlcheck::config::ColorMode;
+using rlcheck::config::Command;
+using rlcheck::config::Strategy;
+using namespace std::chrono_literals;
+
+namespace {
+
+ParsedCommandLine parse(std::vector<const char*> args) {
+  args.insert(args.begin(), "rlcheck");
+  return parse_command_line(static_cast<int>(args.size()), args.data());
+}
+
+// The message of the usage error the arguments must raise.
+std::string usage_error(std::vector<const char*> args) {
+  try {
+    parse(std::move(args));
+  } catch (const FatalError& error) {
+    CHECK(error.code() == ExitCode::usage);
+    const std::string message = error.what();
+    CHECK(message.find('\n') == std::string::npos);
+    return message;
+  }
+  FAIL("no usage error");
+  return {};
+}
+
+bool mentions(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+// A real file for --script, removed when the test ends.
+struct TempScript {
+  std::filesystem::path path = std::filesystem::temp_directory_path() /
+                               ("rlcheck_unit_" + std::to_string(getpid()) + ".lua");
+  TempScript() { std::ofstream(path) << "return 1\n"; }
+  ~TempScript() { std::filesystem::remove(path); }
+};
+
+}  // namespace
+
+TEST_CASE("redis with no flags takes the documented defaults") {
+  const auto parsed = parse({"redis"});
+  CHECK_FALSE(parsed.immediate_output.has_value());
+  const auto& c = parsed.config;
+  CHECK(c.command == Command::redis);
+  CHECK(c.load.requests == 200);
+  CHECK(c.load.concurrency == 50);
+  CHECK(c.load.runs == 4);
+  CHECK(c.load.threads == 1);
+  CHECK(c.load.interval == 0s);
+  CHECK(c.load.timeout == 5s);
+  CHECK(c.checks.limit == 10);
+  CHECK(c.checks.window == 60s);
+  CHECK_FALSE(c.checks.exact);
+  CHECK(c.checks.max_errors == 0);
+  CHECK_FALSE(c.checks.max_retry_after.has_value());
+  CHECK(c.redis.strategy == Strategy::sliding_window);
+  CHECK_FALSE(c.redis.url.has_value());
+  CHECK_FALSE(c.redis.key.has_value());
+  CHECK(c.output.color == ColorMode::auto_detect);
+  CHECK_FALSE(c.seed.has_value());
+  CHECK(c.command_line == std::vector<std::string>{"rlcheck", "redis"});
+}
+
+TEST_CASE("values given on the command line reach the config") {
+  const auto c = parse({"redis",
+                        "-n",
+                        "1000",
+                        "-p",
+                        "8",
+                        "-r",
+                        "2",
+                        "-l",
+                        "25",
+                        "-w",
+                        "1m",
+                        "--threads",
+                        "4",
+                        "--interval",
+                        "10ms",
+                        "--timeout",
+                        "2s",
+                        "-s",
+                        "gcra",
+                        "--burst",
+                        "30",
+                        "--refill",
+                        "5/s",
+                        "--seed",
+                        "42",
+                        "--color",
+                        "never",
+                        "--key",
+                        "rl:k",
+                        "--reset",
+                        "--exact",
+                        "--max-retry-after",
+                        "90s",
+                        "--redis",
+                        "redis://localhost:6380/1"})
+                     .config;
+  CHECK(c.load.requests == 1000);
+  CHECK(c.load.concurrency == 8);
+  CHECK(c.load.runs == 2);
+  CHECK(c.checks.limit == 25);
+  CHECK(c.checks.window == 1min);
+  CHECK(c.load.threads == 4);
+  CHECK(c.load.interval == 10ms);
+  CHECK(c.load.timeout == 2s);
+  CHECK(c.redis.strategy == Strategy::gcra);
+  CHECK(c.redis.burst == 30);
+  REQUIRE(c.redis.refill.has_value());
+  CHECK(c.redis.refill->tokens == 5);
+  CHECK(c.redis.refill->period == 1s);
+  CHECK(c.seed == 42u);
+  CHECK(c.output.color == ColorMode::never);
+  CHECK(c.redis.key == "rl:k");
+  CHECK(c.redis.reset);
+  CHECK(c.checks.exact);
+  CHECK(c.checks.max_retry_after == 90s);
+  CHECK(c.redis.url == "redis://localhost:6380/1");
+}
+
+TEST_CASE("bad counts are usage errors naming the flag") {
+  CHECK(mentions(usage_error({"redis", "-n", "0"}), "--requests"));
+  CHECK(mentions(usage_error({"redis", "-p", "-1"}), "--concurrency"));
+  CHECK(mentions(usage_error({"redis", "-r", "0"}), "--runs"));
+  CHECK(mentions(usage_error({"redis", "-l", "0"}), "--limit"));
+  CHECK(mentions(usage_error({"redis", "--max-errors", "-1"}), "--max-errors"));
+  CHECK(mentions(usage_error({"redis", "--burst", "0"}), "--burst"));
+  CHECK(mentions(usage_error({"redis", "-n", "many"}), "--requests"));
+}
+
+TEST_CASE("bad durations are usage errors naming the flag") {
+  CHECK(mentions(usage_error({"redis", "--window", "0"}), "--window"));
+  CHECK(mentions(usage_error({"redis", "--window", "0s"}), "--window"));
+  CHECK(mentions(usage_error({"redis", "--window", "500us"}), "--window"));
+  const std::string parsecs = usage_error({"redis", "--window", "5parsecs"});
+  CHECK(mentions(parsecs, "--window"));
+  CHECK(mentions(parsecs, "5parsecs"));
+  CHECK(mentions(usage_error({"redis", "--timeout", "0ms"}), "--timeout"));
+  CHECK(mentions(usage_error({"redis", "--interval", "soon"}), "--interval"));
+  CHECK(mentions(usage_error({"redis", "--max-retry-after", "5"}), "--max-retry-after"));
+  CHECK(mentions(usage_error({"redis", "--refill", "5"}), "--refill"));
+}
+
+TEST_CASE("bad names and values are usage errors naming the flag") {
+  const std::string strategy = usage_error({"redis", "--strategy", "bogus"});
+  CHECK(mentions(strategy, "--strategy"));
+  CHECK(mentions(strategy, "bogus"));
+  CHECK(mentions(usage_error({"redis", "--color", "purple"}), "--color"));
+  CHECK(mentions(usage_error({"redis", "--seed", "abc"}), "--seed"));
+  CHECK(mentions(usage_error({"redis", "--seed", "12abc"}), "--seed"));
+  CHECK(mentions(usage_error({"redis", "--redis", "rediss://h"}), "--redis"));
+  CHECK(mentions(usage_error({"redis", "--key", ""}), "--key"));
+}
+
+TEST_CASE("a negative seed is refused rather than wrapped around") {
+  CHECK(mentions(usage_error({"redis", "--seed=-5"}), "--seed"));
+}
+
+TEST_CASE("cross-flag rules are usage errors naming the flag") {
+  CHECK(mentions(usage_error({"redis", "--threads", "3", "-p", "2"}), "--threads"));
+  CHECK(mentions(usage_error({"redis", "--reset"}), "--reset"));
+  CHECK(mentions(usage_error({"redis", "--arg", "{limit}"}), "--arg"));
+  CHECK(mentions(usage_error({"redis", "--json", "--hook"}), "--json"));
+}
+
+TEST_CASE("--script needs an existing file and validates --arg templates") {
+  CHECK(mentions(usage_error({"redis", "--script", "/no/such/file"}), "--script"));
+
+  TempScript script;
+  const std::string path = script.path.string();
+  const std::string bogus = usage_error({"redis", "--script", path.c_str(), "--arg", "{bogus}"});
+  CHECK(mentions(bogus, "--arg"));
+  CHECK(mentions(bogus, "{bogus}"));
+
+  const auto c =
+      parse({"redis", "--script", path.c_str(), "--arg", "{limit}", "--arg", "user-{seq}"}).config;
+  CHECK(c.redis.strategy == Strategy::script);
+  CHECK(c.redis.script_path == path);
+  CHECK(c.redis.script_args == std::vector<std::string>{"{limit}", "user-{seq}"});
+}
+
+TEST_CASE("unknown flags and a missing command are usage errors") {
+  CHECK(mentions(usage_error({"redis", "--bogus-flag"}), "--bogus-flag"));
+  CHECK(mentions(usage_error({}), "command"));
+  CHECK_THROWS_AS(parse({"nonsense"}), FatalError);
+}
+
+TEST_CASE("--version and --help give immediate output instead of a run") {
+  const auto version = parse({"--version"});
+  REQUIRE(version.immediate_output.has_value());
+  CHECK(mentions(*version.immediate_output, rlcheck::app::version()));
+
+  const auto help = parse({"--help"});
+  REQUIRE(help.immediate_output.has_value());
+  CHECK(mentions(*help.immediate_output, "redis"));
+  CHECK(mentions(*help.immediate_output, "compare"));
+
+  const auto redis_help = parse({"redis", "--help"});
+  REQUIRE(redis_help.immediate_output.has_value());
+  CHECK(mentions(*redis_help.immediate_output, "--strategy"));
+}
+
+TEST_CASE("compare takes a list of strategies") {
+  const auto c = parse({"compare", "--strategies", "naive,gcra"}).config;
+  CHECK(c.command == Command::compare);
+  CHECK(c.compare_strategies == std::vector<Strategy>{Strategy::naive, Strategy::gcra});
+
+  const auto defaults = parse({"compare"}).config;
+  CHECK(defaults.compare_strategies ==
+        std::vector<Strategy>{Strategy::naive, Strategy::sliding_window});
+}
+
+TEST_CASE("compare refuses bad lists and --script") {
+  CHECK(mentions(usage_error({"compare", "--strategies", "naive,,gcra"}), "--strategies"));
+  CHECK(mentions(usage_error({"compare", "--strategies", "naive,bogus"}), "bogus"));
+  CHECK(mentions(usage_error({"compare", "--strategies", ""}), "--strategies"));
+  TempScript script;
+  const std::string path = script.path.string();
+  CHECK(mentions(usage_error({"compare", "--script", path.c_str()}), "--script"));
+}

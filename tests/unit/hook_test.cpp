@@ -1,0 +1,91 @@
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "app/hook.hpp"
+
+using rlcheck::app::hook_reason;
+using rlcheck::app::reproduce_command;
+using rlcheck::checks::Status;
+using rlcheck::checks::Verdict;
+using rlcheck::report::Report;
+
+namespace {
+
+bool mentions(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+Report failed_report() {
+  Report report;
+  report.target.url = "redis://127.0.0.1:6379";
+  report.target.strategy = "naive";
+  report.params.limit = 10;
+  report.params.window_ms = 60'000;
+  report.params.requests = 200;
+  report.params.runs = 4;
+  report.params.concurrency = 50;
+  report.checks = {{"limit", Status::fail, "4 of 4 runs over the limit"},
+                   {"exact", Status::skip, "without --exact"},
+                   {"key-ttl", Status::pass, "every limiter key had a TTL"},
+                   {"retry-after-present", Status::fail, "3 of 190 denials carried no hint"}};
+  report.verdict = Verdict::fail;
+  report.exit_code = 1;
+  return report;
+}
+
+}  // namespace
+
+TEST_CASE("reproduce_command drops --hook and starts with rlcheck") {
+  const std::vector<std::string> argv{"/usr/local/bin/rlcheck", "redis", "--hook", "-s", "naive"};
+  CHECK(reproduce_command(argv) == "rlcheck redis -s naive");
+}
+
+TEST_CASE("reproduce_command leaves plain arguments bare") {
+  const std::vector<std::string> argv{"rlcheck", "redis", "--redis=redis://u@h:1/2",
+                                      "-w",      "1.5s",  "--refill",
+                                      "5/s",     "--key", "a_b,c%d+e"};
+  CHECK(reproduce_command(argv) ==
+        "rlcheck redis --redis=redis://u@h:1/2 -w 1.5s --refill 5/s --key a_b,c%d+e");
+}
+
+TEST_CASE("reproduce_command quotes spaces, quotes, shell characters and empty arguments") {
+  CHECK(reproduce_command({"rlcheck", "--key", "my key"}) == "rlcheck --key 'my key'");
+  CHECK(reproduce_command({"rlcheck", "--key", "it's"}) == "rlcheck --key 'it'\\''s'");
+  CHECK(reproduce_command({"rlcheck", "--arg", "{uuid}"}) == "rlcheck --arg '{uuid}'");
+  CHECK(reproduce_command({"rlcheck", "--key", "$HOME;rm"}) == "rlcheck --key '$HOME;rm'");
+  CHECK(reproduce_command({"rlcheck", "--key", "\"q\""}) == "rlcheck --key '\"q\"'");
+  CHECK(reproduce_command({"rlcheck", "--key", ""}) == "rlcheck --key ''");
+  CHECK(reproduce_command({"rlcheck"}) == "rlcheck");
+}
+
+TEST_CASE("hook_reason lists the failed checks, not the others, and how to reproduce") {
+  const std::vector<std::string> argv{"rlcheck", "redis", "--hook", "-s", "naive"};
+  const std::string reason = hook_reason({failed_report()}, argv);
+  CHECK(mentions(reason, "naive"));
+  CHECK(mentions(reason, "redis://127.0.0.1:6379"));
+  CHECK(mentions(reason, "limit: 4 of 4 runs over the limit"));
+  CHECK(mentions(reason, "retry-after-present: 3 of 190 denials carried no hint"));
+  CHECK_FALSE(mentions(reason, "key-ttl"));
+  CHECK_FALSE(mentions(reason, "without --exact"));
+  CHECK(mentions(reason, "reproduce: rlcheck redis -s naive\n"));
+  CHECK_FALSE(mentions(reason, "--hook"));
+}
+
+TEST_CASE("hook_reason skips reports that passed and names a script by its path") {
+  Report passed = failed_report();
+  passed.target.strategy = "sliding-window";
+  passed.exit_code = 0;
+  passed.checks = {{"limit", Status::pass, "max allowed 10 <= limit 10"}};
+  Report scripted = failed_report();
+  scripted.target.strategy = "script";
+  scripted.target.script = "limits/mine.lua";
+  scripted.interrupted = true;
+  const std::string reason = hook_reason({passed, scripted}, {"rlcheck", "compare"});
+  CHECK_FALSE(mentions(reason, "sliding-window"));
+  CHECK_FALSE(mentions(reason, "max allowed 10"));
+  CHECK(mentions(reason, "limits/mine.lua"));
+  CHECK(mentions(reason, "interrupted"));
+  CHECK(mentions(reason, "reproduce: rlcheck compare"));
+}

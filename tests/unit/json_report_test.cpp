@@ -1,0 +1,185 @@
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "app/build_info.hpp"
+#include "report/json_report.hpp"
+
+using nlohmann::json;
+using rlcheck::checks::CheckResult;
+using rlcheck::checks::RunStats;
+using rlcheck::checks::Status;
+using rlcheck::checks::Verdict;
+using rlcheck::report::compare_to_json;
+using rlcheck::report::Report;
+using rlcheck::report::to_json;
+
+namespace {
+
+Report sample_report() {
+  Report report;
+  report.target.url = "redis://127.0.0.1:6379";
+  report.target.strategy = "naive";
+  report.target.key = "rlcheck:abc:";
+  report.params.requests = 200;
+  report.params.concurrency = 50;
+  report.params.runs = 1;
+  report.params.threads = 2;
+  report.params.limit = 10;
+  report.params.window_ms = 60'000;
+
+  RunStats run;
+  run.run = 1;
+  run.requests = 200;
+  run.allowed = 37;
+  run.denied = 160;
+  run.errors = 3;
+  run.duration_ms = 12.34567;
+  run.latency = {1.2344, 2.5, 3.75, 4.0};
+  run.retry.present = 2;
+  run.retry.min_ms = 1'500;
+  run.retry.max_ms = 60'000;
+  run.error_kinds["timeout"] = 3;
+  run.peak.count = 37;
+  run.peak.allowance = 10;
+  run.peak.start_ns = 2'000'000;
+  run.peak.length_ns = 1'500'000;
+  report.runs.push_back(run);
+
+  report.summary.allowed_min = 37;
+  report.summary.allowed_median = 37;
+  report.summary.allowed_max = 37;
+  report.summary.runs_over_limit = 1;
+  report.summary.requests_per_second = 16'199.6;
+  report.checks = {{"limit", Status::fail, "1 of 1 runs over the limit"},
+                   {"exact", Status::skip, "without --exact"},
+                   {"errors", Status::pass, "0 errored requests"}};
+  report.verdict = Verdict::fail;
+  report.exit_code = 1;
+  report.script_reloads = 2;
+  return report;
+}
+
+}  // namespace
+
+TEST_CASE("to_json names its schema and the tool") {
+  const json j = to_json(sample_report());
+  CHECK(j.at("schema") == "rlcheck.report/v1");
+  CHECK(j.at("tool").at("name") == "rlcheck");
+  CHECK(j.at("tool").at("version") == std::string(rlcheck::app::version()));
+  CHECK(j.at("mode") == "redis");
+  CHECK(j.at("verdict") == "fail");
+  CHECK(j.at("exit_code") == 1);
+  CHECK_FALSE(j.contains("interrupted"));
+}
+
+TEST_CASE("to_json target and params, with optional fields only when set") {
+  Report report = sample_report();
+  json j = to_json(report);
+  CHECK(j.at("target").at("url") == "redis://127.0.0.1:6379");
+  CHECK(j.at("target").at("strategy") == "naive");
+  CHECK(j.at("target").at("key") == "rlcheck:abc:");
+  CHECK_FALSE(j.at("target").contains("script"));
+  CHECK_FALSE(j.at("target").contains("embedded"));
+  const json& params = j.at("params");
+  CHECK(params.at("requests") == 200);
+  CHECK(params.at("concurrency") == 50);
+  CHECK(params.at("runs") == 1);
+  CHECK(params.at("limit") == 10);
+  CHECK(params.at("window_ms") == 60'000);
+  CHECK(params.at("threads") == 2);
+  CHECK_FALSE(params.contains("interval_ms"));
+  CHECK_FALSE(params.contains("burst"));
+  CHECK_FALSE(params.contains("refill"));
+
+  report.target.script = "limits/mine.lua";
+  report.target.embedded = true;
+  report.params.interval_ms = 2.5;
+  report.params.burst = 15;
+  report.params.refill = "5/1s";
+  report.interrupted = true;
+  j = to_json(report);
+  CHECK(j.at("target").at("script") == "limits/mine.lua");
+  CHECK(j.at("target").at("embedded") == true);
+  CHECK(j.at("params").at("interval_ms") == 2.5);
+  CHECK(j.at("params").at("burst") == 15);
+  CHECK(j.at("params").at("refill") == "5/1s");
+  CHECK(j.at("interrupted") == true);
+}
+
+TEST_CASE("to_json runs: counts, milliseconds to the microsecond, hints in seconds") {
+  const json run = to_json(sample_report()).at("runs").at(0);
+  CHECK(run.at("run") == 1);
+  CHECK(run.at("allowed") == 37);
+  CHECK(run.at("denied") == 160);
+  CHECK(run.at("errors") == 3);
+  CHECK(run.at("duration_ms").get<double>() == doctest::Approx(12.346));
+  CHECK(run.at("latency_ms").at("p50").get<double>() == doctest::Approx(1.234));
+  CHECK(run.at("latency_ms").at("p90") == 2.5);
+  CHECK(run.at("latency_ms").at("p99") == 3.75);
+  CHECK(run.at("latency_ms").at("max") == 4.0);
+  const json& retry = run.at("retry_after_s");
+  CHECK(retry.at("present") == 2);
+  CHECK(retry.at("missing") == 0);
+  CHECK(retry.at("invalid") == 0);
+  CHECK(retry.at("min").get<double>() == doctest::Approx(1.5));
+  CHECK(retry.at("max").get<double>() == doctest::Approx(60.0));
+  CHECK(run.at("error_kinds").at("timeout") == 3);
+  const json& peak = run.at("peak");
+  CHECK(peak.at("allowed") == 37);
+  CHECK(peak.at("allowance") == 10.0);
+  CHECK(peak.at("start_ms").get<double>() == doctest::Approx(2.0));
+  CHECK(peak.at("length_ms").get<double>() == doctest::Approx(1.5));
+  CHECK_FALSE(run.contains("error_samples"));
+  CHECK_FALSE(run.contains("keys_without_ttl"));
+  CHECK_FALSE(run.contains("interrupted"));
+}
+
+TEST_CASE("to_json runs: null hints, samples, keys and interruption when present") {
+  Report report = sample_report();
+  RunStats& run = report.runs[0];
+  run.retry = {};
+  run.error_samples["timeout"] = "no reply within 5s";
+  run.keys_without_ttl = {"rl:k"};
+  run.interrupted = true;
+  const json j = to_json(report).at("runs").at(0);
+  CHECK(j.at("retry_after_s").at("min").is_null());
+  CHECK(j.at("retry_after_s").at("max").is_null());
+  CHECK(j.at("error_samples").at("timeout") == "no reply within 5s");
+  CHECK(j.at("keys_without_ttl") == json::array({"rl:k"}));
+  CHECK(j.at("interrupted") == true);
+}
+
+TEST_CASE("to_json summary and checks") {
+  const json j = to_json(sample_report());
+  const json& summary = j.at("summary");
+  CHECK(summary.at("allowed").at("min") == 37);
+  CHECK(summary.at("allowed").at("median") == 37.0);
+  CHECK(summary.at("allowed").at("max") == 37);
+  CHECK(summary.at("runs_over_limit") == 1);
+  CHECK(summary.at("requests_per_second") == 16'200.0);
+  CHECK(summary.at("script_reloads") == 2);
+  const json& checks = j.at("checks");
+  REQUIRE(checks.size() == 3);
+  CHECK(checks[0] ==
+        json{{"id", "limit"}, {"status", "fail"}, {"detail", "1 of 1 runs over the limit"}});
+  CHECK(checks[1].at("status") == "skip");
+  CHECK(checks[2].at("status") == "pass");
+}
+
+TEST_CASE("to_json survives a dump and parse round trip") {
+  const json j = to_json(sample_report());
+  CHECK(json::parse(j.dump()) == j);
+}
+
+TEST_CASE("compare_to_json wraps one report per target") {
+  Report second = sample_report();
+  second.target.strategy = "sliding-window";
+  const json j = compare_to_json({sample_report(), second}, 1);
+  CHECK(j.at("schema") == "rlcheck.compare/v1");
+  CHECK(j.at("tool").at("name") == "rlcheck");
+  CHECK(j.at("exit_code") == 1);
+  REQUIRE(j.at("reports").size() == 2);
+  CHECK(j.at("reports")[0].at("schema") == "rlcheck.report/v1");
+  CHECK(j.at("reports")[1].at("target").at("strategy") == "sliding-window");
+}

@@ -1,0 +1,143 @@
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "checks/run_stats.hpp"
+
+using rlcheck::checks::AdmissionRule;
+using rlcheck::checks::RunStats;
+using rlcheck::checks::summarize_run;
+using rlcheck::engine::ErrorKind;
+using rlcheck::engine::Outcome;
+using rlcheck::engine::RequestRecord;
+using rlcheck::engine::RunResult;
+
+namespace {
+
+constexpr int64_t k_ms = 1'000'000;
+
+RequestRecord allowed(int64_t sent_ns) {
+  RequestRecord r;
+  r.outcome = Outcome::allowed;
+  r.sent_ns = sent_ns;
+  r.replied_ns = sent_ns + 100;
+  return r;
+}
+
+RequestRecord denied(std::optional<int64_t> retry_ms, bool hint_expected) {
+  RequestRecord r;
+  r.outcome = Outcome::denied;
+  r.retry_ms = retry_ms;
+  r.hint_expected = hint_expected;
+  return r;
+}
+
+RequestRecord errored(ErrorKind kind) {
+  RequestRecord r;
+  r.outcome = Outcome::error;
+  r.error = kind;
+  return r;
+}
+
+AdmissionRule sliding_rule(int64_t limit) {
+  AdmissionRule rule;
+  rule.limit = limit;
+  rule.window_ns = 1'000 * k_ms;
+  return rule;
+}
+
+}  // namespace
+
+TEST_CASE("summarize_run counts outcomes and carries the run number and duration") {
+  RunResult result;
+  for (int i = 0; i < 3; ++i)
+    result.records.push_back(allowed(i * 10));
+  result.records.push_back(denied(std::nullopt, false));
+  result.records.push_back(errored(ErrorKind::timeout));
+  result.duration_ns = 1'500 * k_ms;
+  result.interrupted = true;
+
+  const RunStats stats = summarize_run(4, result, sliding_rule(10), 60'000);
+  CHECK(stats.run == 4);
+  CHECK(stats.requests == 5);
+  CHECK(stats.allowed == 3);
+  CHECK(stats.denied == 1);
+  CHECK(stats.errors == 1);
+  CHECK(stats.duration_ms == doctest::Approx(1'500.0));
+  CHECK(stats.interrupted);
+}
+
+TEST_CASE("retry hints: present, negative, over the bound, min and max") {
+  RunResult result;
+  result.records = {denied(500, true), denied(-5, true), denied(90'000, true), denied(2'000, true)};
+  const RunStats stats = summarize_run(1, result, sliding_rule(10), 60'000);
+  CHECK(stats.retry.expected);
+  CHECK(stats.retry.present == 4);
+  CHECK(stats.retry.missing == 0);
+  CHECK(stats.retry.invalid == 1);
+  CHECK(stats.retry.over_bound == 1);
+  CHECK(stats.retry.min_ms == -5);
+  CHECK(stats.retry.max_ms == 90'000);
+}
+
+TEST_CASE("a denial whose reply had a hint slot but no hint is missing") {
+  RunResult result;
+  result.records = {denied(1'000, true), denied(std::nullopt, true)};
+  const RunStats stats = summarize_run(1, result, sliding_rule(10), 60'000);
+  CHECK(stats.retry.present == 1);
+  CHECK(stats.retry.missing == 1);
+}
+
+TEST_CASE("silent denials count as missing once the limiter gave hints elsewhere") {
+  RunResult result;
+  result.records = {denied(std::nullopt, false), denied(1'000, false), denied(std::nullopt, false)};
+  const RunStats stats = summarize_run(1, result, sliding_rule(10), 60'000);
+  CHECK(stats.retry.expected);
+  CHECK(stats.retry.present == 1);
+  CHECK(stats.retry.missing == 2);
+}
+
+TEST_CASE("a limiter that never gives hints expects none and misses none") {
+  RunResult result;
+  result.records = {denied(std::nullopt, false), denied(std::nullopt, false)};
+  const RunStats stats = summarize_run(1, result, sliding_rule(10), 60'000);
+  CHECK_FALSE(stats.retry.expected);
+  CHECK(stats.retry.missing == 0);
+  CHECK(stats.retry.present == 0);
+  CHECK_FALSE(stats.retry.min_ms.has_value());
+}
+
+TEST_CASE("errors are counted by kind name, with a sample message per kind") {
+  RunResult result;
+  result.records = {errored(ErrorKind::timeout), errored(ErrorKind::timeout),
+                    errored(ErrorKind::bad_reply)};
+  result.error_samples[ErrorKind::bad_reply] = "script returned string \"ok\"";
+  const RunStats stats = summarize_run(1, result, sliding_rule(10), 60'000);
+  CHECK(stats.errors == 3);
+  CHECK(stats.error_kinds.at("timeout") == 2);
+  CHECK(stats.error_kinds.at("bad-reply") == 1);
+  CHECK(stats.error_kinds.size() == 2);
+  CHECK(stats.error_samples.at("bad-reply") == "script returned string \"ok\"");
+}
+
+TEST_CASE("latency percentiles are in milliseconds") {
+  RunResult result;
+  for (int64_t ms = 1; ms <= 100; ++ms)
+    result.latency_ns.record(ms * k_ms);
+  const RunStats stats = summarize_run(1, result, sliding_rule(10), 60'000);
+  CHECK(stats.latency.p50 >= 50.0);
+  CHECK(stats.latency.p50 < 50.0 * 65.0 / 64.0);
+  CHECK(stats.latency.p90 >= 90.0);
+  CHECK(stats.latency.p90 < 90.0 * 65.0 / 64.0);
+  CHECK(stats.latency.p99 >= 99.0);
+  CHECK(stats.latency.max == doctest::Approx(100.0));
+}
+
+TEST_CASE("the peak is measured against the rule") {
+  RunResult result;
+  for (int i = 0; i < 12; ++i)
+    result.records.push_back(allowed(i * 1'000));
+  CHECK(summarize_run(1, result, sliding_rule(10), 60'000).peak.exceeded());
+  CHECK(summarize_run(1, result, sliding_rule(10), 60'000).peak.count == 12);
+  CHECK_FALSE(summarize_run(1, result, sliding_rule(12), 60'000).peak.exceeded());
+}

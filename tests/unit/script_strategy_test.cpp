@@ -1,0 +1,175 @@
+#include <doctest/doctest.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "redis/strategy.hpp"
+#include "reply_builder.hpp"
+
+using rlcheck::engine::ErrorKind;
+using rlcheck::engine::Outcome;
+using rlcheck::engine::RequestRecord;
+using rlcheck::redis::DecisionIo;
+using rlcheck::redis::LoadedScript;
+using rlcheck::redis::make_strategy;
+using rlcheck::redis::RequestState;
+using rlcheck::redis::StrategyParams;
+using rlcheck::test::ReplyBuilder;
+using Kind = rlcheck::config::Strategy;
+using namespace std::chrono_literals;
+
+namespace {
+
+struct EvalCall {
+  const LoadedScript* script;
+  std::string key;
+  std::vector<std::string> args;
+};
+
+class RecordingIo : public DecisionIo {
+ public:
+  void send(const std::vector<std::string_view>&) override { ++sends; }
+  void eval(const LoadedScript& script, std::string_view key,
+            const std::vector<std::string>& args) override {
+    evals.push_back({&script, std::string(key), args});
+  }
+  std::vector<EvalCall> evals;
+  int sends = 0;
+};
+
+const LoadedScript k_script{"sliding_window.lua", "return 1", "0123abcd"};
+
+StrategyParams params_for(Kind kind) {
+  StrategyParams params;
+  params.kind = kind;
+  params.key = "rl:slide";
+  params.limit = 10;
+  params.window_ms = 60'000;
+  params.run = 2;
+  params.instance_id = "5eed";
+  params.script = &k_script;
+  return params;
+}
+
+// The arguments of request `seq`.
+std::vector<std::string> args_of(const StrategyParams& params, uint64_t seq) {
+  auto strategy = make_strategy(params);
+  RecordingIo io;
+  std::mt19937_64 rng(1);
+  RequestState state;
+  state.seq = seq;
+  state.rng = &rng;
+  strategy->begin(state, io);
+  REQUIRE(io.evals.size() == 1);
+  return io.evals[0].args;
+}
+
+}  // namespace
+
+TEST_CASE("sliding-window: one EVAL of the script with limit, window and a member") {
+  auto strategy = make_strategy(params_for(Kind::sliding_window));
+  RecordingIo io;
+  RequestState state;
+  state.seq = 3;
+  strategy->begin(state, io);
+  CHECK(io.sends == 0);
+  REQUIRE(io.evals.size() == 1);
+  CHECK(io.evals[0].script == &k_script);
+  CHECK(io.evals[0].key == "rl:slide");
+  REQUIRE(io.evals[0].args.size() == 3);
+  CHECK(io.evals[0].args[0] == "10");
+  CHECK(io.evals[0].args[1] == "60000");
+  CHECK(io.evals[0].args[2].find("5eed") != std::string::npos);
+  CHECK(strategy->script() == &k_script);
+}
+
+TEST_CASE("sliding-window: the member is unique per request, run and invocation") {
+  const StrategyParams base = params_for(Kind::sliding_window);
+  const std::string member = args_of(base, 0)[2];
+  CHECK(args_of(base, 1)[2] != member);
+  CHECK(args_of(base, 0)[2] == member);  // a pure function of the request
+
+  StrategyParams next_run = base;
+  next_run.run = 3;
+  CHECK(args_of(next_run, 0)[2] != member);
+
+  StrategyParams other_invocation = base;
+  other_invocation.instance_id = "beef";
+  CHECK(args_of(other_invocation, 0)[2] != member);
+}
+
+TEST_CASE("script replies become decisions") {
+  auto strategy = make_strategy(params_for(Kind::sliding_window));
+  RecordingIo io;
+  ReplyBuilder b;
+  RequestState state;
+  strategy->begin(state, io);
+
+  auto allowed = strategy->on_reply(state, b.integers({1, 9, 0}), io);
+  REQUIRE(allowed.has_value());
+  CHECK(allowed->outcome == Outcome::allowed);
+  CHECK(allowed->remaining == 9);
+
+  auto denied = strategy->on_reply(state, b.integers({0, 0, 2500}), io);
+  REQUIRE(denied.has_value());
+  CHECK(denied->outcome == Outcome::denied);
+  CHECK(denied->retry_ms == 2500);
+  CHECK(denied->hint_expected);
+  CHECK(io.evals.size() == 1);  // one command per request
+}
+
+TEST_CASE("a reply outside the script contract is a bad reply naming the script") {
+  auto strategy = make_strategy(params_for(Kind::sliding_window));
+  RecordingIo io;
+  ReplyBuilder b;
+  RequestState state;
+  strategy->begin(state, io);
+  auto decision = strategy->on_reply(state, b.string("ok"), io);
+  REQUIRE(decision.has_value());
+  CHECK(decision->outcome == Outcome::error);
+  CHECK(decision->error == ErrorKind::bad_reply);
+  CHECK(decision->error_message.find("sliding_window.lua") != std::string::npos);
+  CHECK(decision->error_message.find("\"ok\"") != std::string::npos);
+}
+
+TEST_CASE("token-bucket and gcra pass burst, refill tokens and refill period in ms") {
+  for (Kind kind : {Kind::token_bucket, Kind::gcra}) {
+    StrategyParams params = params_for(kind);
+    params.burst = 20;
+    params.refill = {5, 2s};
+    CHECK(args_of(params, 0) == std::vector<std::string>{"20", "5", "2000"});
+  }
+}
+
+TEST_CASE("--script without --arg gets limit, window and a fresh uuid per request") {
+  StrategyParams params = params_for(Kind::script);
+  auto strategy = make_strategy(params);
+  RecordingIo io;
+  std::mt19937_64 rng(99);
+  for (uint64_t seq = 0; seq < 2; ++seq) {
+    RequestState state;
+    state.seq = seq;
+    state.rng = &rng;
+    strategy->begin(state, io);
+  }
+  REQUIRE(io.evals.size() == 2);
+  REQUIRE(io.evals[0].args.size() == 3);
+  CHECK(io.evals[0].args[0] == "10");
+  CHECK(io.evals[0].args[1] == "60000");
+  CHECK(io.evals[0].args[2].size() == 36);
+  CHECK(io.evals[0].args[2] != io.evals[1].args[2]);
+}
+
+TEST_CASE("--script with --arg templates expands them per request") {
+  StrategyParams params = params_for(Kind::script);
+  params.arg_templates = {"{seq}", "run-{run}", "{limit}/{window_ms}"};
+  CHECK(args_of(params, 7) == std::vector<std::string>{"7", "run-2", "10/60000"});
+}
+
+TEST_CASE("script strategies touch only their key") {
+  auto strategy = make_strategy(params_for(Kind::sliding_window));
+  std::vector<RequestRecord> records(2);
+  records[0].bucket = 4;
+  CHECK(strategy->keys_touched(records) == std::vector<std::string>{"rl:slide"});
+}
