@@ -57,7 +57,14 @@ RunResult execute_run(ClientFactory& factory, const config::LoadConfig& load,
 
   RunResult result;
   for (auto& worker : workers) {
-    result.records.insert(result.records.end(), worker->records.begin(), worker->records.end());
+    // Take the first worker's records whole and free each worker's after merging: a run of
+    // N requests never holds more than about N records at once.
+    if (result.records.empty()) {
+      result.records = std::move(worker->records);
+    } else {
+      result.records.insert(result.records.end(), worker->records.begin(), worker->records.end());
+    }
+    std::vector<RequestRecord>().swap(worker->records);
     result.latency_ns.merge(worker->latency_ns);
     result.clients_ready += worker->clients_ready;
     result.interrupted = result.interrupted || worker->was_interrupted;

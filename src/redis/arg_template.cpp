@@ -55,6 +55,12 @@ std::expected<ArgTemplate, std::string> ArgTemplate::parse(std::string_view text
 
 std::string ArgTemplate::expand(const ArgContext& context) const {
   std::string out;
+  expand_into(context, out);
+  return out;
+}
+
+void ArgTemplate::expand_into(const ArgContext& context, std::string& out) const {
+  out.clear();
   for (const Part& part : parts_) {
     switch (part.piece) {
       case Piece::literal:
@@ -82,7 +88,6 @@ std::string ArgTemplate::expand(const ArgContext& context) const {
       }
     }
   }
-  return out;
 }
 
 std::string random_uuid(std::mt19937_64& rng) {

@@ -24,6 +24,8 @@ class ArgTemplate {
   // An unknown or unclosed placeholder is an error naming it.
   static std::expected<ArgTemplate, std::string> parse(std::string_view text);
   std::string expand(const ArgContext& context) const;
+  // Replaces `out` with the expansion, keeping its capacity.
+  void expand_into(const ArgContext& context, std::string& out) const;
 
  private:
   enum class Piece { literal, limit, window_ms, uuid, seq, run, now_ms };

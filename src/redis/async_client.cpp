@@ -48,7 +48,10 @@ void AsyncClient::connect() {
   commands.push_back({"PING"});
   login_replies_left_ = commands.size();
   for (const auto& command : commands) {
-    send_tagged(k_login_generation, std::vector<std::string_view>(command.begin(), command.end()));
+    command_.begin(command.size());
+    for (const std::string& arg : command)
+      command_.add(arg);
+    send_formatted(k_login_generation);
   }
 }
 
@@ -56,7 +59,7 @@ void AsyncClient::start(uint64_t seq) {
   state_ = RequestState{};
   state_.seq = seq;
   state_.rng = &rng_;
-  pending_eval_ = PendingEval{};
+  pending_eval_.script = nullptr;
   in_flight_ = true;
   if (!alive()) {
     fail_connection(ErrorKind::connection, "the connection is closed");
@@ -83,54 +86,42 @@ void AsyncClient::abort(ErrorKind why) {
 }
 
 void AsyncClient::send(const std::vector<std::string_view>& argv) {
-  send_tagged(generation_, argv);
+  command_.begin(argv.size());
+  for (std::string_view arg : argv)
+    command_.add(arg);
+  send_formatted(generation_);
 }
 
-void AsyncClient::eval(const LoadedScript& script, std::string_view key,
-                       const std::vector<std::string>& args) {
+std::vector<std::string>& AsyncClient::eval_args() {
+  return pending_eval_.args;
+}
+
+void AsyncClient::eval(const LoadedScript& script, std::string_view key) {
   pending_eval_.script = &script;
-  pending_eval_.key = std::string(key);
-  pending_eval_.args = args;
+  pending_eval_.key.assign(key);
   pending_eval_.reloaded = false;
   send_eval(false);
 }
 
 void AsyncClient::send_eval(bool with_source) {
   const LoadedScript& script = *pending_eval_.script;
-  std::vector<std::string_view> argv;
-  argv.reserve(4 + pending_eval_.args.size());
-  argv.push_back(with_source ? "EVAL" : "EVALSHA");
-  argv.push_back(with_source ? script.source : script.sha);
-  argv.push_back("1");
-  argv.push_back(pending_eval_.key);
+  command_.begin(4 + pending_eval_.args.size());
+  command_.add(with_source ? "EVAL" : "EVALSHA");
+  command_.add(with_source ? script.source : script.sha);
+  command_.add("1");
+  command_.add(pending_eval_.key);
   for (const std::string& arg : pending_eval_.args)
-    argv.push_back(arg);
-  send(argv);
+    command_.add(arg);
+  send_formatted(generation_);
 }
 
-void AsyncClient::send_tagged(uintptr_t generation, const std::vector<std::string_view>& argv) {
+void AsyncClient::send_formatted(uintptr_t generation) {
   if (context_ == nullptr || dead_)
     return;
-  constexpr size_t k_inline = 16;
-  const char* pointers[k_inline];
-  size_t lengths[k_inline];
-  std::vector<const char*> more_pointers;
-  std::vector<size_t> more_lengths;
-  const char** argv_pointers = pointers;
-  size_t* argv_lengths = lengths;
-  if (argv.size() > k_inline) {
-    more_pointers.resize(argv.size());
-    more_lengths.resize(argv.size());
-    argv_pointers = more_pointers.data();
-    argv_lengths = more_lengths.data();
-  }
-  for (size_t i = 0; i < argv.size(); ++i) {
-    argv_pointers[i] = argv[i].data();
-    argv_lengths[i] = argv[i].size();
-  }
+  const std::string_view text = command_.text();
   const int status =
-      redisAsyncCommandArgv(context_, &AsyncClient::on_reply, reinterpret_cast<void*>(generation),
-                            static_cast<int>(argv.size()), argv_pointers, argv_lengths);
+      redisAsyncFormattedCommand(context_, &AsyncClient::on_reply,
+                                 reinterpret_cast<void*>(generation), text.data(), text.size());
   if (status != REDIS_OK) {
     fail_connection(ErrorKind::connection,
                     fmt::format("cannot send to {}", target_.endpoint.display()));

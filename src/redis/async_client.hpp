@@ -11,6 +11,7 @@
 #include <hiredis/async.h>
 
 #include "engine/client.hpp"
+#include "redis/command_buffer.hpp"
 #include "redis/endpoint.hpp"
 #include "redis/strategy.hpp"
 
@@ -39,6 +40,8 @@ class AsyncClient final : public engine::Client, private DecisionIo {
   bool alive() const override { return context_ != nullptr && !dead_; }
 
  private:
+  // The eval of the request in flight, kept to send it again as EVAL after NOSCRIPT. The
+  // strings keep their capacity from request to request.
   struct PendingEval {
     const LoadedScript* script = nullptr;
     std::string key;
@@ -47,10 +50,11 @@ class AsyncClient final : public engine::Client, private DecisionIo {
   };
 
   void send(const std::vector<std::string_view>& argv) override;
-  void eval(const LoadedScript& script, std::string_view key,
-            const std::vector<std::string>& args) override;
-  void send_tagged(uintptr_t generation, const std::vector<std::string_view>& argv);
+  std::vector<std::string>& eval_args() override;
+  void eval(const LoadedScript& script, std::string_view key) override;
   void send_eval(bool with_source);
+  // Sends the command in command_ with its replies tagged `generation`.
+  void send_formatted(uintptr_t generation);
 
   void handle_reply(uintptr_t generation, redisReply* reply);
   void handle_login_reply(redisReply* reply);
@@ -76,6 +80,7 @@ class AsyncClient final : public engine::Client, private DecisionIo {
   bool in_flight_ = false;
   RequestState state_;
   PendingEval pending_eval_;
+  CommandBuffer command_;
 };
 
 class AsyncClientFactory final : public engine::ClientFactory {

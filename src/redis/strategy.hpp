@@ -31,10 +31,12 @@ class DecisionIo {
  public:
   virtual ~DecisionIo() = default;
   virtual void send(const std::vector<std::string_view>& argv) = 0;
-  // EVALSHA script 1 key args...; on NOSCRIPT the connection sends EVAL with the source and
-  // the strategy only sees the final reply.
-  virtual void eval(const LoadedScript& script, std::string_view key,
-                    const std::vector<std::string>& args) = 0;
+  // The ARGV of the next eval(): cleared by the connection, filled by the strategy, and reused
+  // from request to request so the steady state allocates nothing.
+  virtual std::vector<std::string>& eval_args() = 0;
+  // EVALSHA script 1 key eval_args()...; on NOSCRIPT the connection sends EVAL with the source
+  // and the strategy only sees the final reply.
+  virtual void eval(const LoadedScript& script, std::string_view key) = 0;
 };
 
 struct RequestState {

@@ -28,10 +28,10 @@ class RecordingIo : public DecisionIo {
   void send(const std::vector<std::string_view>& argv) override {
     sent.emplace_back(argv.begin(), argv.end());
   }
-  void eval(const LoadedScript&, std::string_view, const std::vector<std::string>&) override {
-    ++evals;
-  }
+  std::vector<std::string>& eval_args() override { return args; }
+  void eval(const LoadedScript&, std::string_view) override { ++evals; }
   std::vector<Command> sent;
+  std::vector<std::string> args;
   int evals = 0;
 };
 

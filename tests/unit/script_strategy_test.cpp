@@ -30,11 +30,12 @@ struct EvalCall {
 class RecordingIo : public DecisionIo {
  public:
   void send(const std::vector<std::string_view>&) override { ++sends; }
-  void eval(const LoadedScript& script, std::string_view key,
-            const std::vector<std::string>& args) override {
+  std::vector<std::string>& eval_args() override { return args; }
+  void eval(const LoadedScript& script, std::string_view key) override {
     evals.push_back({&script, std::string(key), args});
   }
   std::vector<EvalCall> evals;
+  std::vector<std::string> args;
   int sends = 0;
 };
 

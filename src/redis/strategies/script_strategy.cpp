@@ -39,11 +39,11 @@ class ScriptStrategy final : public redis::Strategy {
     ArgContext context = context_;
     context.seq = state.seq;
     context.rng = state.rng;
-    std::vector<std::string> args;
-    args.reserve(templates_.size());
-    for (const ArgTemplate& arg : templates_)
-      args.push_back(arg.expand(context));
-    io.eval(script_, key_, args);
+    std::vector<std::string>& args = io.eval_args();
+    args.resize(templates_.size());
+    for (size_t i = 0; i < templates_.size(); ++i)
+      templates_[i].expand_into(context, args[i]);
+    io.eval(script_, key_);
   }
 
   std::optional<engine::Decision> on_reply(RequestState&, const redisReply& reply,

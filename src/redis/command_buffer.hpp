@@ -1,0 +1,24 @@
+#pragma once
+// A Redis command in RESP, written into a buffer that is reused from command to command, so
+// the hot path formats without allocating (hiredis' own argv formatting builds a fresh sds
+// string per command).
+
+#include <string>
+#include <string_view>
+
+namespace rlcheck::redis {
+
+class CommandBuffer {
+ public:
+  // Starts a command of `argc` arguments, discarding the previous one.
+  void begin(size_t argc);
+  void add(std::string_view arg);
+  // The command so far: "*2\r\n$3\r\nGET\r\n$1\r\nk\r\n".
+  std::string_view text() const { return buffer_; }
+
+ private:
+  void append_number(size_t value);
+  std::string buffer_;
+};
+
+}  // namespace rlcheck::redis
