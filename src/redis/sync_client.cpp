@@ -67,4 +67,13 @@ std::expected<ReplyPtr, std::string> SyncClient::call(const std::vector<std::str
   return ReplyPtr(static_cast<redisReply*>(raw));
 }
 
+std::expected<ReplyPtr, std::string> SyncClient::read_reply() {
+  void* raw = nullptr;
+  if (redisGetReply(context_.get(), &raw) != REDIS_OK || raw == nullptr) {
+    return std::unexpected(
+        fmt::format("{}: {}", display_, context_->errstr[0] ? context_->errstr : "no reply"));
+  }
+  return ReplyPtr(static_cast<redisReply*>(raw));
+}
+
 }  // namespace rlcheck::redis

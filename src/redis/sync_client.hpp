@@ -27,6 +27,8 @@ class SyncClient {
   std::expected<ReplyPtr, std::string> call(std::initializer_list<std::string_view> argv) {
     return call(std::vector<std::string_view>(argv));
   }
+  // The next reply the server pushes without a command (after MONITOR or SUBSCRIBE).
+  std::expected<ReplyPtr, std::string> read_reply();
 
  private:
   struct ContextFree {

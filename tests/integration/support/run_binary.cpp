@@ -70,6 +70,8 @@ ProcessOutcome run_process(const std::vector<std::string>& argv, const RunOption
         write(in_pipe[1], options.stdin_text.data(), options.stdin_text.size());
   }
   close(in_pipe[1]);
+  if (options.on_started)
+    options.on_started(pid);
 
   ProcessOutcome outcome;
   const auto deadline = std::chrono::steady_clock::now() + options.limit;

@@ -2,10 +2,13 @@
 // Runs the built rlcheck binary as a user would, capturing what it prints and its exit code.
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include <sys/types.h>
 
 namespace rlcheck::testing {
 
@@ -24,6 +27,8 @@ struct RunOptions {
   std::map<std::string, std::string> env;  // added to (or replacing) the environment
   std::vector<std::string> unset_env{"REDIS_URL", "NO_COLOR"};
   std::chrono::seconds limit{60};  // killed after this: a hang is a failure
+  // Called with the child's pid once it runs, before its output is read (to signal it).
+  std::function<void(pid_t)> on_started;
 };
 
 // Runs `argv` (argv[0] is a path). Never hangs: the child is killed after options.limit.
