@@ -7,7 +7,7 @@
 #include "app/exit_code.hpp"
 #include "cli/raw_options.hpp"
 #include "config/strategy_name.hpp"
-#include "redis/arg_template.hpp"
+#include "engine/placeholder_template.hpp"
 #include "redis/endpoint.hpp"
 
 namespace rlcheck::cli {
@@ -76,7 +76,7 @@ void fill_redis(const RawOptions& raw, config::Config& config) {
     throw usage_error("--arg: only applies to --script");
   }
   for (const std::string& arg : raw.args) {
-    auto parsed = redis::ArgTemplate::parse(arg);
+    auto parsed = engine::PlaceholderTemplate::parse(arg);
     if (!parsed)
       throw usage_error(fmt::format("--arg: {}", parsed.error()));
   }

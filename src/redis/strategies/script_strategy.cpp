@@ -2,13 +2,15 @@
 
 #include <fmt/format.h>
 
-#include "redis/arg_template.hpp"
+#include "engine/placeholder_template.hpp"
 #include "redis/script_reply.hpp"
 
 namespace rlcheck::redis {
 namespace {
 
 using config::Strategy;
+using engine::PlaceholderContext;
+using engine::PlaceholderTemplate;
 
 // The ARGV of each built-in script, in the order its header comment documents.
 std::vector<std::string> builtin_arg_templates(const StrategyParams& p) {
@@ -29,14 +31,14 @@ std::vector<std::string> builtin_arg_templates(const StrategyParams& p) {
 
 class ScriptStrategy final : public redis::Strategy {
  public:
-  ScriptStrategy(const StrategyParams& params, std::vector<ArgTemplate> templates)
+  ScriptStrategy(const StrategyParams& params, std::vector<PlaceholderTemplate> templates)
       : key_(params.key),
         script_(*params.script),
         templates_(std::move(templates)),
         context_{params.limit, params.window_ms, params.run, 0, nullptr} {}
 
   void begin(RequestState& state, DecisionIo& io) const override {
-    ArgContext context = context_;
+    PlaceholderContext context = context_;
     context.seq = state.seq;
     context.rng = state.rng;
     std::vector<std::string>& args = io.eval_args();
@@ -66,16 +68,16 @@ class ScriptStrategy final : public redis::Strategy {
  private:
   std::string key_;
   const LoadedScript& script_;
-  std::vector<ArgTemplate> templates_;
-  ArgContext context_;
+  std::vector<PlaceholderTemplate> templates_;
+  PlaceholderContext context_;
 };
 
 }  // namespace
 
 std::unique_ptr<redis::Strategy> make_script_strategy(const StrategyParams& params) {
-  std::vector<ArgTemplate> templates;
+  std::vector<PlaceholderTemplate> templates;
   for (const std::string& text : builtin_arg_templates(params)) {
-    auto parsed = ArgTemplate::parse(text);
+    auto parsed = PlaceholderTemplate::parse(text);
     // Built-in templates are fixed and --arg values were validated by the command line.
     if (parsed)
       templates.push_back(std::move(*parsed));

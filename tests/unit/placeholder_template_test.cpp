@@ -6,11 +6,11 @@
 #include <set>
 #include <string>
 
-#include "redis/arg_template.hpp"
+#include "engine/placeholder_template.hpp"
 
-using rlcheck::redis::ArgContext;
-using rlcheck::redis::ArgTemplate;
-using rlcheck::redis::random_uuid;
+using rlcheck::engine::PlaceholderContext;
+using rlcheck::engine::PlaceholderTemplate;
+using rlcheck::engine::random_uuid;
 
 namespace {
 
@@ -18,8 +18,8 @@ bool mentions(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
-std::string expand(const std::string& text, const ArgContext& context) {
-  auto parsed = ArgTemplate::parse(text);
+std::string expand(const std::string& text, const PlaceholderContext& context) {
+  auto parsed = PlaceholderTemplate::parse(text);
   REQUIRE(parsed.has_value());
   return parsed->expand(context);
 }
@@ -48,7 +48,7 @@ int64_t now_ms() {
 }  // namespace
 
 TEST_CASE("each numeric placeholder expands to its context value") {
-  ArgContext context;
+  PlaceholderContext context;
   context.limit = 25;
   context.window_ms = 60'000;
   context.run = 3;
@@ -60,7 +60,7 @@ TEST_CASE("each numeric placeholder expands to its context value") {
 }
 
 TEST_CASE("literal text around and between placeholders is kept") {
-  ArgContext context;
+  PlaceholderContext context;
   context.limit = 5;
   context.seq = 9;
   context.run = 2;
@@ -72,9 +72,9 @@ TEST_CASE("literal text around and between placeholders is kept") {
 }
 
 TEST_CASE("one parsed template expands anew for each request") {
-  auto parsed = ArgTemplate::parse("req-{seq}");
+  auto parsed = PlaceholderTemplate::parse("req-{seq}");
   REQUIRE(parsed.has_value());
-  ArgContext context;
+  PlaceholderContext context;
   context.seq = 1;
   CHECK(parsed->expand(context) == "req-1");
   context.seq = 2;
@@ -82,7 +82,7 @@ TEST_CASE("one parsed template expands anew for each request") {
 }
 
 TEST_CASE("{now_ms} is the wall clock in milliseconds") {
-  ArgContext context;
+  PlaceholderContext context;
   const int64_t before = now_ms();
   const std::string text = expand("{now_ms}", context);
   const int64_t after = now_ms();
@@ -93,7 +93,7 @@ TEST_CASE("{now_ms} is the wall clock in milliseconds") {
 
 TEST_CASE("{uuid} draws a fresh v4 UUID from the context generator") {
   std::mt19937_64 rng(7);
-  ArgContext context;
+  PlaceholderContext context;
   context.rng = &rng;
   const std::string first = expand("{uuid}", context);
   const std::string second = expand("{uuid}", context);
@@ -102,7 +102,7 @@ TEST_CASE("{uuid} draws a fresh v4 UUID from the context generator") {
   CHECK(first != second);
 
   std::mt19937_64 same_seed(7);
-  ArgContext replay;
+  PlaceholderContext replay;
   replay.rng = &same_seed;
   CHECK(expand("id={uuid}", replay) == "id=" + first);
 }
@@ -110,17 +110,17 @@ TEST_CASE("{uuid} draws a fresh v4 UUID from the context generator") {
 TEST_CASE("an unknown placeholder is an error naming it") {
   for (const char* text : {"{bogus}", "x{limits}", "{}", "{LIMIT}", "{ seq}"}) {
     CAPTURE(text);
-    auto parsed = ArgTemplate::parse(text);
+    auto parsed = PlaceholderTemplate::parse(text);
     REQUIRE_FALSE(parsed.has_value());
     CHECK(mentions(parsed.error(), "unknown placeholder"));
   }
-  CHECK(mentions(ArgTemplate::parse("{bogus}").error(), "{bogus}"));
+  CHECK(mentions(PlaceholderTemplate::parse("{bogus}").error(), "{bogus}"));
 }
 
 TEST_CASE("an unclosed placeholder is an error") {
   for (const char* text : {"{limit", "abc{", "{seq}-{run"}) {
     CAPTURE(text);
-    auto parsed = ArgTemplate::parse(text);
+    auto parsed = PlaceholderTemplate::parse(text);
     REQUIRE_FALSE(parsed.has_value());
     CHECK(mentions(parsed.error(), "unclosed"));
   }

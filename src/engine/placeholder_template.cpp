@@ -1,4 +1,4 @@
-#include "redis/arg_template.hpp"
+#include "engine/placeholder_template.hpp"
 
 #include <array>
 #include <chrono>
@@ -6,9 +6,10 @@
 
 #include <fmt/format.h>
 
-namespace rlcheck::redis {
+namespace rlcheck::engine {
 
-std::expected<ArgTemplate, std::string> ArgTemplate::parse(std::string_view text) {
+std::expected<PlaceholderTemplate, std::string> PlaceholderTemplate::parse(std::string_view text,
+                                                                           Unknown unknown) {
   static constexpr std::array<std::pair<std::string_view, Piece>, 6> k_names{{
       {"limit", Piece::limit},
       {"window_ms", Piece::window_ms},
@@ -17,7 +18,7 @@ std::expected<ArgTemplate, std::string> ArgTemplate::parse(std::string_view text
       {"run", Piece::run},
       {"now_ms", Piece::now_ms},
   }};
-  ArgTemplate parsed;
+  PlaceholderTemplate parsed;
   std::string literal;
   size_t i = 0;
   while (i < text.size()) {
@@ -27,6 +28,10 @@ std::expected<ArgTemplate, std::string> ArgTemplate::parse(std::string_view text
     }
     const size_t close = text.find('}', i);
     if (close == std::string_view::npos) {
+      if (unknown == Unknown::keep) {
+        literal.append(text.substr(i));
+        break;
+      }
       return std::unexpected(fmt::format("'{}' has an unclosed '{{'", text));
     }
     std::string_view name = text.substr(i + 1, close - i - 1);
@@ -39,6 +44,10 @@ std::expected<ArgTemplate, std::string> ArgTemplate::parse(std::string_view text
       literal.clear();
       parsed.parts_.push_back({piece, {}});
       known = true;
+    }
+    if (!known && unknown == Unknown::keep) {
+      literal.push_back(text[i++]);  // only the brace: a placeholder may follow inside
+      continue;
     }
     if (!known) {
       return std::unexpected(fmt::format(
@@ -53,13 +62,13 @@ std::expected<ArgTemplate, std::string> ArgTemplate::parse(std::string_view text
   return parsed;
 }
 
-std::string ArgTemplate::expand(const ArgContext& context) const {
+std::string PlaceholderTemplate::expand(const PlaceholderContext& context) const {
   std::string out;
   expand_into(context, out);
   return out;
 }
 
-void ArgTemplate::expand_into(const ArgContext& context, std::string& out) const {
+void PlaceholderTemplate::expand_into(const PlaceholderContext& context, std::string& out) const {
   out.clear();
   for (const Part& part : parts_) {
     switch (part.piece) {
@@ -99,4 +108,4 @@ std::string random_uuid(std::mt19937_64& rng) {
                      high & 0xffff, low >> 48, low & 0xffffffffffffULL);
 }
 
-}  // namespace rlcheck::redis
+}  // namespace rlcheck::engine

@@ -1,0 +1,47 @@
+#pragma once
+// Text with placeholders, parsed once and expanded per request (--arg values; URLs, headers
+// and bodies of HTTP requests): {limit} {window_ms} {uuid} (unique per request) {seq} (request
+// number) {run} {now_ms}.
+
+#include <cstdint>
+#include <expected>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace rlcheck::engine {
+
+struct PlaceholderContext {
+  int64_t limit = 0;
+  int64_t window_ms = 0;
+  int run = 1;
+  uint64_t seq = 0;
+  std::mt19937_64* rng = nullptr;  // for {uuid}; required when the template has one
+};
+
+class PlaceholderTemplate {
+ public:
+  enum class Unknown {
+    error,  // an unknown or unclosed placeholder is an error naming it (--arg)
+    keep,   // braces that name no placeholder are text (a JSON body: {"user": 1})
+  };
+  static std::expected<PlaceholderTemplate, std::string> parse(std::string_view text,
+                                                               Unknown unknown = Unknown::error);
+  std::string expand(const PlaceholderContext& context) const;
+  // Replaces `out` with the expansion, keeping its capacity.
+  void expand_into(const PlaceholderContext& context, std::string& out) const;
+
+ private:
+  enum class Piece { literal, limit, window_ms, uuid, seq, run, now_ms };
+  struct Part {
+    Piece piece;
+    std::string literal;
+  };
+  std::vector<Part> parts_;
+};
+
+// A random RFC 4122 version-4 UUID from `rng`, so --seed reproduces it.
+std::string random_uuid(std::mt19937_64& rng);
+
+}  // namespace rlcheck::engine
