@@ -5,7 +5,8 @@ set -euo pipefail
 
 packages=(
   build-essential cmake pkg-config git
-  libhiredis-dev libevent-dev libcli11-dev libfmt-dev nlohmann-json3-dev doctest-dev
+  libhiredis-dev libevent-dev libcurl4-openssl-dev libcli11-dev libfmt-dev nlohmann-json3-dev
+  doctest-dev
   redis-server redis-tools
 )
 packages+=("$@")

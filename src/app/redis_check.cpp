@@ -24,8 +24,11 @@ int64_t to_ms(config::Nanos d) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(d).count();
 }
 
-std::optional<redis::LoadedScript> load_script(redis::SyncClient& control,
-                                               const config::Config& config, Strategy strategy) {
+}  // namespace
+
+std::optional<redis::LoadedScript> load_limiter_script(redis::SyncClient& control,
+                                                       const config::Config& config,
+                                                       Strategy strategy) {
   redis::LoadedScript script;
   if (strategy == Strategy::script) {
     std::ifstream in(config.redis.script_path, std::ios::binary);
@@ -52,6 +55,8 @@ std::optional<redis::LoadedScript> load_script(redis::SyncClient& control,
   script.sha.assign((*reply)->str, (*reply)->len);
   return script;
 }
+
+namespace {
 
 checks::AdmissionRule admission_rule(Strategy strategy, const config::Config& config, int64_t burst,
                                      const config::Rate& refill) {
@@ -121,7 +126,7 @@ RedisSession open_redis_session(const config::Config& config) {
 report::Report check_redis_limiter(RedisSession& session, const config::Config& config,
                                    Strategy strategy, engine::RunObserver* observer) {
   redis::SyncClient& control = *session.target.control;
-  const auto script = load_script(control, config, strategy);
+  const auto script = load_limiter_script(control, config, strategy);
   const int64_t burst = config.redis.burst.value_or(config.checks.limit);
   const config::Rate refill =
       config.redis.refill.value_or(config::Rate{config.checks.limit, config.checks.window});

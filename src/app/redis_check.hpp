@@ -7,6 +7,7 @@
 #include "config/config.hpp"
 #include "engine/run.hpp"
 #include "redis/connect_target.hpp"
+#include "redis/strategy.hpp"
 #include "report/report.hpp"
 
 namespace rlcheck::app {
@@ -20,6 +21,13 @@ struct RedisSession {
 
 // Connects as connect_target says; throws FatalError(cannot_test) naming what was tried.
 RedisSession open_redis_session(const config::Config& config);
+
+// Loads the script of a Lua strategy (or --script) into the server's cache; nullopt for
+// strategies made of plain commands. Throws FatalError: usage for an unreadable --script,
+// cannot_test for a script the server refuses.
+std::optional<redis::LoadedScript> load_limiter_script(redis::SyncClient& control,
+                                                       const config::Config& config,
+                                                       config::Strategy strategy);
 
 // Runs `strategy` (config.redis.script_path for Strategy::script) config.load.runs times,
 // each from a fresh limiter state, and evaluates the checks. Throws FatalError(cannot_test)

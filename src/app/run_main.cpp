@@ -11,7 +11,9 @@
 
 #include "app/exit_code.hpp"
 #include "app/hook.hpp"
+#include "app/http_check.hpp"
 #include "app/redis_check.hpp"
+#include "app/serve_command.hpp"
 #include "cli/command_line.hpp"
 #include "engine/interrupt.hpp"
 #include "report/human_report.hpp"
@@ -60,8 +62,16 @@ bool use_color(config::ColorMode mode) {
 }
 
 std::vector<report::Report> run_checks(const config::Config& config) {
-  RedisSession session = open_redis_session(config);
   std::vector<report::Report> reports;
+  if (config.command == config::Command::http || config.compare_urls) {
+    for (const std::string& url : config.http.urls) {
+      reports.push_back(check_http_endpoint(config, url));
+      if (reports.back().interrupted)
+        break;
+    }
+    return reports;
+  }
+  RedisSession session = open_redis_session(config);
   if (config.command == config::Command::compare) {
     for (config::Strategy strategy : config.compare_strategies) {
       reports.push_back(check_redis_limiter(session, config, strategy));
@@ -133,6 +143,8 @@ int run_main(int argc, const char* const* argv) {
     hook = config.output.hook;
     if (hook)
       read_hook_input();
+    if (config.command == config::Command::serve)
+      return run_serve(config);
     std::vector<report::Report> reports = run_checks(config);
     return deliver(config, reports);
   } catch (const FatalError& error) {

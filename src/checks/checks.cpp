@@ -50,7 +50,10 @@ CheckResult check_exact(const std::vector<RunStats>& runs, const CheckParams& pa
   return {"exact", Status::pass, fmt::format("every run allowed at least {}", floor)};
 }
 
-CheckResult check_retry_present(const std::vector<RunStats>& runs) {
+CheckResult check_retry_present(const std::vector<RunStats>& runs, const CheckParams& params) {
+  if (params.retry_hint_optional) {
+    return {"retry-after-present", Status::skip, "not required (--no-require-retry-after)"};
+  }
   int64_t missing = 0, present = 0, denied = 0;
   bool expected = false;
   int first_run = 0;
@@ -77,15 +80,19 @@ CheckResult check_retry_present(const std::vector<RunStats>& runs) {
 
 CheckResult check_retry_valid(const std::vector<RunStats>& runs) {
   int64_t invalid = 0, present = 0;
+  std::string sample;
   for (const RunStats& run : runs) {
     invalid += run.retry.invalid;
     present += run.retry.present;
+    if (sample.empty())
+      sample = run.retry.invalid_sample;
   }
   if (present == 0)
     return {"retry-after-valid", Status::skip, "no retry hints"};
   if (invalid > 0) {
     return {"retry-after-valid", Status::fail,
-            fmt::format("{} of {} retry hints were negative", invalid, present)};
+            fmt::format("{} of {} retry hints were invalid{}", invalid, present,
+                        sample.empty() ? " (negative)" : fmt::format(": {}", sample))};
   }
   return {"retry-after-valid", Status::pass, fmt::format("{} retry hints, all >= 0", present)};
 }
@@ -146,8 +153,9 @@ CheckResult check_errors(const std::vector<RunStats>& runs, const CheckParams& p
 
 std::vector<CheckResult> evaluate_checks(const std::vector<RunStats>& runs,
                                          const CheckParams& params) {
-  return {check_limit(runs, params), check_exact(runs, params),       check_retry_present(runs),
-          check_retry_valid(runs),   check_retry_bound(runs, params), check_key_ttl(runs, params),
+  return {check_limit(runs, params),         check_exact(runs, params),
+          check_retry_present(runs, params), check_retry_valid(runs),
+          check_retry_bound(runs, params),   check_key_ttl(runs, params),
           check_errors(runs, params)};
 }
 

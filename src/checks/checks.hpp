@@ -24,7 +24,8 @@ struct CheckParams {
   int64_t max_retry_after_ms = 60'000;
   int64_t max_errors = 0;  // per run
   bool exact = false;
-  bool key_ttl_applies = true;  // redis targets have keys to inspect
+  bool key_ttl_applies = true;       // redis targets have keys to inspect
+  bool retry_hint_optional = false;  // http --no-require-retry-after
 };
 
 std::vector<CheckResult> evaluate_checks(const std::vector<RunStats>& runs,

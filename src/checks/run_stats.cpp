@@ -9,9 +9,31 @@ double to_ms(int64_t ns) {
   return static_cast<double>(ns) / 1e6;
 }
 
+void widen(std::optional<int64_t>& low, std::optional<int64_t>& high,
+           const std::optional<int64_t>& value) {
+  if (!value)
+    return;
+  low = std::min(low.value_or(*value), *value);
+  high = std::max(high.value_or(*value), *value);
+}
+
+void count_advertised(AdvertisedStats& stats, const engine::RequestRecord& record) {
+  widen(stats.limit_min, stats.limit_max, record.advertised_limit);
+  widen(stats.remaining_min, stats.remaining_max, record.remaining);
+  widen(stats.reset_min_s, stats.reset_max_s, record.advertised_reset_s);
+  if (record.header_problem)
+    ++stats.malformed;
+}
+
 void count_hint(RetryHintStats& stats, const engine::RequestRecord& record,
                 int64_t max_retry_after_ms) {
-  stats.expected = stats.expected || record.hint_expected || record.retry_ms.has_value();
+  stats.expected =
+      stats.expected || record.hint_expected || record.retry_ms.has_value() || record.hint_invalid;
+  if (record.hint_invalid) {
+    ++stats.present;
+    ++stats.invalid;
+    return;
+  }
   if (!record.retry_ms) {
     if (record.hint_expected)
       ++stats.missing;
@@ -37,6 +59,10 @@ RunStats summarize_run(int run, const engine::RunResult& result, const Admission
   stats.requests = static_cast<int64_t>(result.records.size());
   stats.duration_ms = to_ms(result.duration_ns);
   for (const auto& record : result.records) {
+    if (record.status != 0) {
+      ++stats.status_counts[std::to_string(record.status)];
+      count_advertised(stats.advertised, record);
+    }
     switch (record.outcome) {
       case engine::Outcome::allowed:
         ++stats.allowed;
@@ -47,7 +73,9 @@ RunStats summarize_run(int run, const engine::RunResult& result, const Admission
         break;
       case engine::Outcome::error:
         ++stats.errors;
-        ++stats.error_kinds[engine::error_kind_name(record.error)];
+        ++stats.error_kinds[record.error == engine::ErrorKind::status
+                                ? "status-" + std::to_string(record.status)
+                                : std::string(engine::error_kind_name(record.error))];
         break;
     }
   }
@@ -55,12 +83,15 @@ RunStats summarize_run(int run, const engine::RunResult& result, const Admission
   if (stats.retry.expected) {
     int64_t silent = 0;
     for (const auto& record : result.records) {
-      if (record.outcome == engine::Outcome::denied && !record.retry_ms && !record.hint_expected) {
+      if (record.outcome == engine::Outcome::denied && !record.retry_ms && !record.hint_expected &&
+          !record.hint_invalid) {
         ++silent;
       }
     }
     stats.retry.missing += silent;
   }
+  stats.retry.invalid_sample = result.hint_sample;
+  stats.advertised.malformed_sample = result.header_sample;
   for (const auto& [kind, message] : result.error_samples) {
     stats.error_samples[engine::error_kind_name(kind)] = message;
   }

@@ -13,13 +13,24 @@
 namespace rlcheck::checks {
 
 struct RetryHintStats {
-  int64_t present = 0;     // denials that carried a hint
+  int64_t present = 0;     // denials that carried a hint, valid or not
   int64_t missing = 0;     // denials whose limiter gives hints but gave none this time
-  int64_t invalid = 0;     // negative hints
+  int64_t invalid = 0;     // negative or malformed hints (a Retry-After of "1.5")
+  std::string invalid_sample;  // the first malformed one, as the target sent it
   int64_t over_bound = 0;  // hints above the bound (--max-retry-after, default the window)
   std::optional<int64_t> min_ms;
   std::optional<int64_t> max_ms;
   bool expected = false;  // some denial came from a limiter that gives hints
+};
+
+// What HTTP responses advertised in their rate-limit headers.
+struct AdvertisedStats {
+  std::optional<int64_t> limit_min, limit_max;
+  std::optional<int64_t> remaining_min, remaining_max;
+  std::optional<int64_t> reset_min_s, reset_max_s;
+  int64_t malformed = 0;  // responses with a malformed rate-limit field
+  std::string malformed_sample;
+  bool any() const { return limit_min || remaining_min || reset_min_s || malformed > 0; }
 };
 
 struct LatencyMs {
@@ -35,7 +46,9 @@ struct RunStats {
   double duration_ms = 0;
   LatencyMs latency;
   RetryHintStats retry;
-  std::map<std::string, int64_t> error_kinds;        // kind name -> count
+  std::map<std::string, int64_t> error_kinds;    // kind name (status-503 for statuses) -> count
+  std::map<std::string, int64_t> status_counts;  // http: "200" -> count
+  AdvertisedStats advertised;                    // http
   std::map<std::string, std::string> error_samples;  // kind name -> first message
   AdmissionPeak peak;                                // the worst span against the limit
   std::vector<std::string> keys_without_ttl;         // redis: limiter keys left with no TTL

@@ -127,7 +127,9 @@ config::Config build_config(const RawOptions& raw) {
   load.requests = in_range("--requests", raw.requests, 1, k_max_requests);
   load.concurrency =
       static_cast<int>(in_range("--concurrency", raw.concurrency, 1, k_max_concurrency));
-  load.runs = static_cast<int>(in_range("--runs", raw.runs.value_or(4), 1, k_max_runs));
+  const bool http = raw.command == config::Command::http ||
+                    (raw.command == config::Command::compare && !raw.compare_urls.empty());
+  load.runs = static_cast<int>(in_range("--runs", raw.runs.value_or(http ? 1 : 4), 1, k_max_runs));
   load.threads = static_cast<int>(in_range("--threads", raw.threads, 1, k_max_threads));
   if (load.threads > load.concurrency) {
     throw usage_error(
@@ -141,6 +143,7 @@ config::Config build_config(const RawOptions& raw) {
 
   config::CheckConfig& checks = config.checks;
   checks.limit = in_range("--limit", raw.limit.value_or(10), 1, k_max_requests);
+  checks.limit_given = raw.limit.has_value() || !http;
   checks.window = positive_duration("--window", raw.window);
   if (checks.window < std::chrono::milliseconds(1)) {
     throw usage_error(fmt::format("--window: must be at least 1ms, got {}", raw.window));
@@ -170,9 +173,16 @@ config::Config build_config(const RawOptions& raw) {
     config.seed = seed;
   }
 
+  config.compare_urls = raw.command == config::Command::compare && !raw.compare_urls.empty();
+  if (http) {
+    fill_http(raw, config);
+    return config;
+  }
   fill_redis(raw, config);
   if (config.command == config::Command::compare)
     fill_compare(raw, config);
+  if (config.command == config::Command::serve)
+    fill_serve(raw, config);
   return config;
 }
 

@@ -65,6 +65,21 @@ void add_redis_options(CLI::App* app, RawOptions& raw) {
                   "token-bucket / gcra refill rate, e.g. 5/s (default: limit per window)");
 }
 
+void add_http_options(CLI::App* app, RawOptions& raw) {
+  app->add_option("-X,--method", raw.method, "HTTP method (default GET)");
+  app->add_option("-H,--header", raw.headers,
+                  "request header 'Name: value', repeatable; placeholders {run} {seq} {uuid}");
+  optional_option(app, "-d,--data", raw.data, "request body; @file reads a file");
+  app->add_option("--allowed-status", raw.allowed_status,
+                  "statuses counted as allowed (default 200-299)");
+  app->add_option("--denied-status", raw.denied_status, "statuses counted as denied (default 429)");
+  optional_option(app, "--between-runs", raw.between_runs, "pause between runs (e.g. one window)");
+  app->add_option("--reset-cmd", raw.reset_cmd, "shell command run before each run");
+  app->add_flag("--no-require-retry-after", raw.no_require_retry_after,
+                "a denial without Retry-After is not a failure");
+  app->add_flag("--insecure", raw.insecure, "skip TLS certificate verification");
+}
+
 // CLI11 messages already name the flag; keep them to one line.
 std::string one_line(std::string message) {
   for (char& c : message) {
@@ -95,13 +110,38 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
   add_redis_options(compare, raw);
   compare->add_option("--strategies", raw.strategies,
                       "comma-separated strategies (default naive,lua)");
+  compare->add_option("--url", raw.compare_urls,
+                      "an HTTP endpoint to compare, repeatable (instead of --strategies)");
+  add_http_options(compare, raw);
+
+  CLI::App* http = app.add_subcommand("http", "drive an HTTP endpoint");
+  http->add_option("URL", raw.url, "the endpoint; placeholders {run} {seq} {uuid}")->required();
+  add_common_options(http, raw);
+  add_http_options(http, raw);
+
+  CLI::App* serve = app.add_subcommand(
+      "serve", "a reference rate-limited HTTP server backed by Redis (demo and test target)");
+  serve->add_option("--listen", raw.listen, "ADDR:PORT to listen on (default 127.0.0.1:8080)");
+  optional_option(serve, "--redis", raw.redis_url,
+                  "redis://host:port or unix:///path (default $REDIS_URL, 127.0.0.1:6379, else a "
+                  "private redis-server)");
+  serve->add_option("-s,--strategy", raw.strategy, "limiter strategy (default lua)");
+  optional_option(serve, "-l,--limit", raw.limit, "requests allowed per window (default 10)");
+  serve->add_option("-w,--window", raw.window, "window length (default 60s)");
+  optional_option(serve, "--burst", raw.burst, "token-bucket / gcra capacity");
+  optional_option(serve, "--refill", raw.refill, "token-bucket / gcra refill rate");
+  serve->add_option("--identity-header", raw.identity_header,
+                    "header naming the client (default: the client address)");
+  serve->add_flag("--fail-closed", raw.fail_closed, "answer 503 while Redis is down (default)");
+  serve->add_flag("--fail-open", raw.fail_open, "let requests through while Redis is down");
+  serve->add_option("--timeout", raw.timeout, "Redis decision timeout (default 5s)");
 
   ParsedCommandLine parsed;
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
     parsed.immediate_output = app.help();
-    for (CLI::App* sub : {redis, compare}) {
+    for (CLI::App* sub : {redis, compare, http, serve}) {
       if (sub->parsed())
         parsed.immediate_output = sub->help();
     }
@@ -120,8 +160,13 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
     raw.command = config::Command::redis;
   } else if (compare->parsed()) {
     raw.command = config::Command::compare;
+  } else if (http->parsed()) {
+    raw.command = config::Command::http;
+  } else if (serve->parsed()) {
+    raw.command = config::Command::serve;
   } else {
-    throw app::usage_error("a command is required: redis or compare (see rlcheck --help)");
+    throw app::usage_error(
+        "a command is required: redis, http, compare or serve (see rlcheck --help)");
   }
   parsed.config = build_config(raw);
   parsed.config.command_line.assign(argv, argv + argc);

@@ -40,10 +40,31 @@ struct RawOptions {
   std::optional<int64_t> burst;
   std::optional<std::string> refill;
   std::string strategies = "naive,lua";
+
+  std::string url;                        // http URL (positional)
+  std::vector<std::string> compare_urls;  // compare --url, repeatable
+  std::string method = "GET";
+  std::vector<std::string> headers;
+  std::optional<std::string> data;
+  std::string allowed_status = "200-299";
+  std::string denied_status = "429";
+  std::optional<std::string> between_runs;
+  std::string reset_cmd;
+  bool no_require_retry_after = false;
+  bool insecure = false;
+
+  std::string listen = "127.0.0.1:8080";
+  std::string identity_header;
+  bool fail_open = false;
+  bool fail_closed = false;
 };
 
 // Checks every value and cross-flag rule; throws FatalError(usage) with one line that names
 // the flag, e.g. "--requests: must be at least 1, got 0".
 config::Config build_config(const RawOptions& raw);
+
+// Parts of build_config (http_options.cpp): the HTTP request and run rules, and serve.
+void fill_http(const RawOptions& raw, config::Config& config);
+void fill_serve(const RawOptions& raw, config::Config& config);
 
 }  // namespace rlcheck::cli

@@ -14,7 +14,7 @@ namespace rlcheck::config {
 
 using namespace std::chrono_literals;
 
-enum class Command { redis, compare };
+enum class Command { redis, http, compare, serve };
 
 enum class Strategy {
   naive,
@@ -39,6 +39,7 @@ struct LoadConfig {
 
 struct CheckConfig {
   int64_t limit = 10;                    // admissions the limiter promises per window
+  bool limit_given = true;               // false: http infers it from the responses' headers
   Nanos window = 60s;                    // the limiter's window
   bool exact = false;                    // also fail on under-admission
   int64_t max_errors = 0;                // errored requests tolerated per run
@@ -64,12 +65,34 @@ struct RedisConfig {
   std::optional<Rate> refill;            // token-bucket / gcra refill; unset: limit per window
 };
 
+struct HttpConfig {
+  std::vector<std::string> urls;  // http: one; compare: one per --url
+  std::string method = "GET";
+  std::vector<std::string> headers;        // "Name: value", with placeholders
+  std::optional<std::string> body;         // --data, @file already read
+  std::string allowed_status = "200-299";  // validated lists, parsed again by http/
+  std::string denied_status = "429";
+  Nanos between_runs{0};            // pause before every run but the first
+  std::string reset_cmd;            // shell command run before each run
+  bool require_retry_after = true;  // a 429 without Retry-After fails a check
+  bool insecure = false;            // skip TLS verification
+};
+
+struct ServeConfig {
+  std::string listen = "127.0.0.1:8080";  // ADDR:PORT
+  std::string identity_header;            // empty: the client address
+  bool fail_open = false;                 // Redis down: let requests through (else 503)
+};
+
 struct Config {
   Command command = Command::redis;
+  bool compare_urls = false;  // compare: HTTP endpoints rather than strategies
   LoadConfig load;
   CheckConfig checks;
   OutputConfig output;
   RedisConfig redis;
+  HttpConfig http;
+  ServeConfig serve;
   std::vector<Strategy> compare_strategies{Strategy::naive, Strategy::sliding_window};
   std::optional<uint64_t> seed;           // unset: random
   std::vector<std::string> command_line;  // as typed, for "reproduce with" hints

@@ -28,20 +28,29 @@ class Client {
   virtual void connect() = 0;
   // Asks the limiter about request `seq`; reports on_decision exactly once.
   virtual void start(uint64_t seq) = 0;
-  // Gives up the request in flight: reports on_decision with `why` before returning, and
-  // closes the connection for good (late replies can no longer be matched to requests).
+  // Gives up the request in flight: reports on_decision with `why` before returning. A
+  // protocol that cannot match late replies to requests (Redis) closes the connection for
+  // good; one that can (HTTP) stays alive.
   virtual void abort(ErrorKind why) = 0;
-  // False once the connection failed or was aborted.
+  // False once the connection failed, or was aborted for good.
   virtual bool alive() const = 0;
 };
 
 // Makes the clients of one run. Called from worker threads, so it must only read shared
 // state. `slot` is the client's index within its worker, `client_id` unique across the run.
+// State a factory shares among the clients of one loop (curl's multi handle, say). The worker
+// owns it: made before the clients, destroyed after them and before the loop.
+class LoopShared {
+ public:
+  virtual ~LoopShared() = default;
+};
+
 class ClientFactory {
  public:
   virtual ~ClientFactory() = default;
-  virtual std::unique_ptr<Client> make(event_base* base, ClientListener& listener, int slot,
-                                       int client_id) = 0;
+  virtual std::unique_ptr<LoopShared> make_loop_shared(event_base*) { return nullptr; }
+  virtual std::unique_ptr<Client> make(event_base* base, LoopShared* shared,
+                                       ClientListener& listener, int slot, int client_id) = 0;
 };
 
 }  // namespace rlcheck::engine

@@ -16,6 +16,18 @@ const char* error_kind_name(ErrorKind kind) {
       return "server-error";
     case ErrorKind::bad_reply:
       return "bad-reply";
+    case ErrorKind::refused:
+      return "refused";
+    case ErrorKind::resolve:
+      return "resolve";
+    case ErrorKind::reset:
+      return "reset";
+    case ErrorKind::tls:
+      return "tls";
+    case ErrorKind::status:
+      return "status";
+    case ErrorKind::transport:
+      return "transport";
   }
   return "unknown";
 }

@@ -17,6 +17,12 @@ enum class ErrorKind : uint8_t {
   not_sent,      // no live connection was left to send it on
   server_error,  // the server replied with an error (script runtime error, WRONGTYPE...)
   bad_reply,     // a reply the limiter contract does not allow (a string from a script...)
+  refused,       // http: the connection was refused
+  resolve,       // http: the host name did not resolve
+  reset,         // http: the connection closed or reset before a whole response
+  tls,           // http: TLS handshake or certificate failure
+  status,        // http: a status neither allowed nor denied (reported as status-NNN)
+  transport,     // http: any other transport failure
 };
 
 const char* error_kind_name(ErrorKind kind);
@@ -30,6 +36,13 @@ struct Decision {
   std::optional<int64_t> remaining;  // the remaining count, when the reply carried one
   bool hint_expected = false;        // the reply shape has a place for a retry hint
   int64_t bucket = 0;                // fixed windows: the window index; else 0
+  uint16_t status = 0;                // http: the response status
+  bool hint_invalid = false;          // a hint was given but is malformed ("1.5")
+  std::string hint_note;              // what was malformed in the hint, for the report
+  std::optional<int64_t> advertised_limit;    // http: the limit the response advertised
+  std::optional<int64_t> advertised_reset_s;  // http: its reset / t, in seconds
+  bool header_problem = false;        // http: a rate-limit header was malformed
+  std::string header_note;            // what was malformed in it
 };
 
 struct RequestRecord {
@@ -42,6 +55,11 @@ struct RequestRecord {
   std::optional<int64_t> retry_ms;
   std::optional<int64_t> remaining;
   int64_t bucket = 0;
+  uint16_t status = 0;
+  bool hint_invalid = false;
+  bool header_problem = false;
+  std::optional<int64_t> advertised_limit;
+  std::optional<int64_t> advertised_reset_s;
 };
 
 }  // namespace rlcheck::engine

@@ -70,6 +70,10 @@ RunResult execute_run(ClientFactory& factory, const config::LoadConfig& load,
     result.interrupted = result.interrupted || worker->was_interrupted;
     if (result.connect_error.empty())
       result.connect_error = worker->connect_error;
+    if (result.hint_sample.empty())
+      result.hint_sample = worker->hint_sample;
+    if (result.header_sample.empty())
+      result.header_sample = worker->header_sample;
     for (auto& [kind, message] : worker->error_samples)
       result.error_samples.emplace(kind, message);
   }

@@ -29,6 +29,8 @@ struct RunResult {
   int clients_ready = 0;                           // connections ready at the start line
   std::string connect_error;                       // why a connection failed, when one did
   std::map<ErrorKind, std::string> error_samples;  // first message seen per error kind
+  std::string hint_sample;                         // the first malformed retry hint
+  std::string header_sample;                       // the first malformed rate-limit header
 };
 
 // Connects every client before the first request leaves, then lets the first P requests go

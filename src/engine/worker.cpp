@@ -52,8 +52,10 @@ Worker::Worker(ClientFactory& factory, RunShared& shared, int first_client_id, i
 }
 
 Worker::~Worker() {
-  // Clients first: freeing a hiredis context still touches its events on base_.
+  // Clients first (freeing a hiredis context still touches its events on base_), then what
+  // they shared, then the loop.
   slots_.clear();
+  loop_shared_.reset();
 }
 
 int64_t Worker::since_start_ns() const {
@@ -66,13 +68,15 @@ void Worker::run() {
   const timeval poll = to_timeval(k_interrupt_poll);
   event_add(interrupt_poll_.get(), &poll);
 
+  loop_shared_ = factory_.make_loop_shared(base);
   for (size_t i = 0; i < slots_.size(); ++i) {
     Slot& slot = *slots_[i];
     slot.worker = this;
     slot.index = static_cast<int>(i);
     slot.pace_timer.reset(evtimer_new(base, &Worker::on_pace_timer, &slot));
     slot.timeout_timer.reset(evtimer_new(base, &Worker::on_timeout, &slot));
-    slot.client = factory_.make(base, *this, slot.index, first_client_id_ + slot.index);
+    slot.client =
+        factory_.make(base, loop_shared_.get(), *this, slot.index, first_client_id_ + slot.index);
   }
 
   // Connect phase: every connection ready (or failed, or out of time) before the start line.
@@ -178,6 +182,16 @@ void Worker::on_decision(int slot_index, Decision decision) {
   record.retry_ms = decision.retry_ms;
   record.remaining = decision.remaining;
   record.bucket = decision.bucket;
+  record.status = decision.status;
+  record.hint_invalid = decision.hint_invalid;
+  record.header_problem = decision.header_problem;
+  record.advertised_limit = decision.advertised_limit;
+  record.advertised_reset_s = decision.advertised_reset_s;
+  if (!decision.hint_note.empty() && hint_sample.empty())
+    hint_sample = decision.hint_note;
+  if (!decision.header_note.empty() && header_sample.empty()) {
+    header_sample = decision.header_note;
+  }
   if (record.outcome != Outcome::error) {
     latency_ns.record(record.replied_ns - record.sent_ns);
   } else if (!error_samples.contains(record.error)) {

@@ -44,6 +44,8 @@ class Worker final : public ClientListener {
   int clients_ready = 0;
   std::string connect_error;
   std::map<ErrorKind, std::string> error_samples;
+  std::string hint_sample;    // the first malformed retry hint
+  std::string header_sample;  // the first malformed rate-limit header
   bool was_interrupted = false;
 
   void on_connected(int slot, bool ok, const std::string& error) override;
@@ -69,6 +71,7 @@ class Worker final : public ClientListener {
   RunShared& shared_;
   int first_client_id_;
   std::unique_ptr<event_base, void (*)(event_base*)> base_;
+  std::unique_ptr<LoopShared> loop_shared_;  // outlives the clients, not the loop
   std::vector<std::unique_ptr<Slot>> slots_;
   EventPtr interrupt_poll_;
   int pending_connects_ = 0;

@@ -31,7 +31,8 @@ std::optional<std::string> find_on_path(const std::string& name) {
   return std::nullopt;
 }
 
-std::expected<ChildProcess, std::string> ChildProcess::spawn(const std::vector<std::string>& argv) {
+std::expected<ChildProcess, std::string> ChildProcess::spawn(const std::vector<std::string>& argv,
+                                                             bool keep_stderr) {
   std::vector<char*> args;
   for (const std::string& arg : argv)
     args.push_back(const_cast<char*>(arg.c_str()));
@@ -41,7 +42,9 @@ std::expected<ChildProcess, std::string> ChildProcess::spawn(const std::vector<s
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+  if (!keep_stderr) {
+    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+  }
   posix_spawnattr_t attributes;
   posix_spawnattr_init(&attributes);
   posix_spawnattr_setflags(&attributes,
@@ -74,6 +77,33 @@ ChildProcess& ChildProcess::operator=(ChildProcess&& other) noexcept {
     other.pid_ = -1;
   }
   return *this;
+}
+
+std::optional<int> ChildProcess::wait_for(std::chrono::milliseconds limit) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (pid_ > 0) {
+    int status = 0;
+    const pid_t reaped = waitpid(pid_, &status, WNOHANG);
+    if (reaped == pid_) {
+      pid_ = -1;
+      return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    }
+    if (std::chrono::steady_clock::now() >= deadline)
+      return std::nullopt;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return std::nullopt;
+}
+
+std::expected<int, std::string> run_shell(const std::string& command,
+                                          std::chrono::milliseconds limit) {
+  auto child = ChildProcess::spawn({"/bin/sh", "-c", command}, true);
+  if (!child)
+    return std::unexpected(child.error());
+  if (auto status = child->wait_for(limit))
+    return *status;
+  child->stop();
+  return std::unexpected(fmt::format("still running after {}s; stopped", limit.count() / 1000));
 }
 
 bool ChildProcess::running() {

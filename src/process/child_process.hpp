@@ -14,11 +14,19 @@ namespace rlcheck::process {
 // The full path of `name` on $PATH, if it is there and executable.
 std::optional<std::string> find_on_path(const std::string& name);
 
+// Runs `command` with /bin/sh -c, its stdout discarded and its stderr shared with rlcheck, and
+// waits at most `limit`. Returns the exit status, or why it could not run or finish.
+std::expected<int, std::string> run_shell(const std::string& command,
+                                          std::chrono::milliseconds limit);
+
 class ChildProcess {
  public:
   // Starts argv[0] (a path) in its own process group, so the terminal's Ctrl-C reaches only
   // rlcheck, which then stops the child itself. Standard streams go to /dev/null.
-  static std::expected<ChildProcess, std::string> spawn(const std::vector<std::string>& argv);
+  static std::expected<ChildProcess, std::string> spawn(const std::vector<std::string>& argv,
+                                                        bool keep_stderr = false);
+  // Waits up to `limit` for the child to exit: its exit status, or nullopt if still running.
+  std::optional<int> wait_for(std::chrono::milliseconds limit);
 
   ChildProcess(ChildProcess&& other) noexcept : pid_(other.pid_) { other.pid_ = -1; }
   ChildProcess& operator=(ChildProcess&& other) noexcept;

@@ -56,6 +56,11 @@ void AsyncClient::connect() {
 }
 
 void AsyncClient::start(uint64_t seq) {
+  start_with(*target_.strategy, seq);
+}
+
+void AsyncClient::start_with(const Strategy& strategy, uint64_t seq) {
+  strategy_ = &strategy;
   state_ = RequestState{};
   state_.seq = seq;
   state_.rng = &rng_;
@@ -65,7 +70,7 @@ void AsyncClient::start(uint64_t seq) {
     fail_connection(ErrorKind::connection, "the connection is closed");
     return;
   }
-  target_.strategy->begin(state_, *this);
+  strategy_->begin(state_, *this);
 }
 
 void AsyncClient::abort(ErrorKind why) {
@@ -171,14 +176,14 @@ void AsyncClient::handle_reply(uintptr_t generation, redisReply* reply) {
   if (is_error(reply)) {
     Decision decision;
     decision.error = ErrorKind::server_error;
-    const LoadedScript* script = target_.strategy->script();
+    const LoadedScript* script = strategy_->script();
     decision.error_message =
         script ? fmt::format("script {} replied {}", script->name, describe_reply(reply))
                : fmt::format("the server replied {}", describe_reply(reply));
     finish(std::move(decision));
     return;
   }
-  if (auto decision = target_.strategy->on_reply(state_, *reply, *this)) {
+  if (auto decision = strategy_->on_reply(state_, *reply, *this)) {
     finish(std::move(*decision));
   }
 }

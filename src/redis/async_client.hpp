@@ -21,9 +21,9 @@ namespace rlcheck::redis {
 struct RunTarget {
   Endpoint endpoint;
   std::vector<std::vector<std::string>> login;  // AUTH / SELECT, see login_commands
-  const Strategy* strategy = nullptr;
-  uint64_t seed = 0;                        // connection c draws from seed ^ hash(c)
-  std::atomic<uint64_t> script_reloads{0};  // NOSCRIPT replies answered with EVAL
+  const Strategy* strategy = nullptr;           // for start(); start_with() names its own
+  uint64_t seed = 0;                            // connection c draws from seed ^ hash(c)
+  std::atomic<uint64_t> script_reloads{0};      // NOSCRIPT replies answered with EVAL
 };
 
 class AsyncClient final : public engine::Client, private DecisionIo {
@@ -35,7 +35,9 @@ class AsyncClient final : public engine::Client, private DecisionIo {
   AsyncClient& operator=(const AsyncClient&) = delete;
 
   void connect() override;
-  void start(uint64_t seq) override;
+  void start(uint64_t seq) override;  // with the run's strategy
+  // With another strategy: a server deciding for many identities, each with its own key.
+  void start_with(const Strategy& strategy, uint64_t seq);
   void abort(engine::ErrorKind why) override;
   bool alive() const override { return context_ != nullptr && !dead_; }
 
@@ -78,6 +80,7 @@ class AsyncClient final : public engine::Client, private DecisionIo {
   size_t login_replies_left_ = 0;
   uintptr_t generation_ = 1;  // of the request in flight; bumped when it is settled
   bool in_flight_ = false;
+  const Strategy* strategy_ = nullptr;  // of the request in flight
   RequestState state_;
   PendingEval pending_eval_;
   CommandBuffer command_;
@@ -86,7 +89,8 @@ class AsyncClient final : public engine::Client, private DecisionIo {
 class AsyncClientFactory final : public engine::ClientFactory {
  public:
   explicit AsyncClientFactory(RunTarget& target) : target_(target) {}
-  std::unique_ptr<engine::Client> make(event_base* base, engine::ClientListener& listener, int slot,
+  std::unique_ptr<engine::Client> make(event_base* base, engine::LoopShared*,
+                                       engine::ClientListener& listener, int slot,
                                        int client_id) override {
     return std::make_unique<AsyncClient>(base, listener, slot, target_, client_id);
   }

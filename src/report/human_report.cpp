@@ -1,5 +1,7 @@
 #include "report/human_report.hpp"
 
+#include <map>
+
 #include <fmt/format.h>
 
 #include "config/duration.hpp"
@@ -31,17 +33,64 @@ std::string duration_text(double ms) {
 }
 
 std::string header(const Report& report) {
-  std::string limiter = report.target.script.empty()
+  std::string limiter = report.mode == "http" ? report.target.method
+                        : report.target.script.empty()
                             ? report.target.strategy
                             : fmt::format("script {}", report.target.script);
   std::string load = fmt::format("{} requests x {} runs, concurrency {}", report.params.requests,
                                  report.params.runs, report.params.concurrency);
   if (report.params.interval_ms > 0)
     load += fmt::format(", one every {}ms", report.params.interval_ms);
-  return fmt::format("rlcheck {}  {}{}  {}  limit {} per {}  {}", report.mode, report.target.url,
+  const std::string source =
+      report.params.limit_source == "advertised" ? " (advertised by the server)" : "";
+  return fmt::format("rlcheck {}  {}{}  {}  limit {} per {}{}  {}", report.mode, report.target.url,
                      report.target.embedded ? " (private)" : "", limiter, report.params.limit,
                      config::format_duration(std::chrono::milliseconds(report.params.window_ms)),
-                     load);
+                     source, load);
+}
+
+// http: what came back and what the rate-limit headers said, over all runs.
+std::string http_lines(const Report& report) {
+  std::map<std::string, int64_t> statuses;
+  checks::AdvertisedStats advertised;
+  auto widen = [](std::optional<int64_t>& low, std::optional<int64_t>& high,
+                  const std::optional<int64_t>& run_low, const std::optional<int64_t>& run_high) {
+    if (!run_low)
+      return;
+    low = std::min(low.value_or(*run_low), *run_low);
+    high = std::max(high.value_or(*run_high), *run_high);
+  };
+  for (const auto& run : report.runs) {
+    for (const auto& [status, count] : run.status_counts)
+      statuses[status] += count;
+    const auto& a = run.advertised;
+    widen(advertised.limit_min, advertised.limit_max, a.limit_min, a.limit_max);
+    widen(advertised.remaining_min, advertised.remaining_max, a.remaining_min, a.remaining_max);
+    widen(advertised.reset_min_s, advertised.reset_max_s, a.reset_min_s, a.reset_max_s);
+    advertised.malformed += a.malformed;
+    if (advertised.malformed_sample.empty())
+      advertised.malformed_sample = a.malformed_sample;
+  }
+  std::string out = "statuses:";
+  for (const auto& [status, count] : statuses)
+    out += fmt::format(" {} x{}", status, count);
+  if (statuses.empty())
+    out += " none";
+  out += "\nadvertised:";
+  auto range = [](const std::optional<int64_t>& low, const std::optional<int64_t>& high) {
+    if (!low)
+      return std::string("-");
+    return *low == *high ? std::to_string(*low) : fmt::format("{}-{}", *low, *high);
+  };
+  out += fmt::format(" limit {}, remaining {}, reset {}s",
+                     range(advertised.limit_min, advertised.limit_max),
+                     range(advertised.remaining_min, advertised.remaining_max),
+                     range(advertised.reset_min_s, advertised.reset_max_s));
+  if (advertised.malformed > 0) {
+    out +=
+        fmt::format("; {} malformed, e.g. {}", advertised.malformed, advertised.malformed_sample);
+  }
+  return out + "\n";
 }
 
 const char* mark(checks::Status status) {
@@ -93,6 +142,8 @@ std::string render_human(const Report& report, const TextStyle& style) {
   out += fmt::format("allowed min {} / median {} / max {} against limit {}; {} of {} runs over\n",
                      s.allowed_min, s.allowed_median, s.allowed_max, report.params.limit,
                      s.runs_over_limit, report.runs.size());
+  if (report.mode == "http")
+    out += http_lines(report);
   for (const auto& check : report.checks) {
     const std::string_view color = check.status == checks::Status::pass   ? k_green
                                    : check.status == checks::Status::fail ? k_red

@@ -41,6 +41,22 @@ json run_to_json(const checks::RunStats& run) {
                 {"allowance", rounded(run.peak.allowance)},
                 {"start_ms", rounded(static_cast<double>(run.peak.start_ns) / 1e6)},
                 {"length_ms", rounded(static_cast<double>(run.peak.length_ns) / 1e6)}}}};
+  if (!run.status_counts.empty())
+    out["status_counts"] = run.status_counts;
+  if (run.advertised.any()) {
+    const auto& a = run.advertised;
+    auto range = [](const std::optional<int64_t>& low, const std::optional<int64_t>& high) {
+      return low ? json{{"min", *low}, {"max", *high}} : json(nullptr);
+    };
+    out["advertised"] = {{"limit", range(a.limit_min, a.limit_max)},
+                         {"remaining", range(a.remaining_min, a.remaining_max)},
+                         {"reset_s", range(a.reset_min_s, a.reset_max_s)},
+                         {"malformed", a.malformed}};
+    if (!a.malformed_sample.empty())
+      out["advertised"]["malformed_sample"] = a.malformed_sample;
+  }
+  if (!run.retry.invalid_sample.empty())
+    out["retry_after_s"]["invalid_sample"] = run.retry.invalid_sample;
   if (!run.error_samples.empty())
     out["error_samples"] = run.error_samples;
   if (!run.keys_without_ttl.empty())
@@ -53,8 +69,13 @@ json run_to_json(const checks::RunStats& run) {
 }  // namespace
 
 json to_json(const Report& report) {
-  json target = {
-      {"url", report.target.url}, {"strategy", report.target.strategy}, {"key", report.target.key}};
+  json target = {{"url", report.target.url}};
+  if (report.mode == "redis") {
+    target["strategy"] = report.target.strategy;
+    target["key"] = report.target.key;
+  } else {
+    target["method"] = report.target.method;
+  }
   if (!report.target.script.empty())
     target["script"] = report.target.script;
   if (report.target.embedded)
@@ -62,6 +83,7 @@ json to_json(const Report& report) {
   json params = {{"requests", report.params.requests},   {"concurrency", report.params.concurrency},
                  {"runs", report.params.runs},           {"limit", report.params.limit},
                  {"window_ms", report.params.window_ms}, {"threads", report.params.threads}};
+  params["limit_source"] = report.params.limit_source;
   if (report.params.interval_ms > 0)
     params["interval_ms"] = report.params.interval_ms;
   if (report.params.burst)

@@ -17,6 +17,7 @@ struct Target {
   std::string script;     // --script path
   std::string key;        // the explicit key, or "rlcheck:<id>:…" for fresh keys
   bool embedded = false;  // a private redis-server started by rlcheck
+  std::string method;     // http
 };
 
 struct Params {
@@ -29,6 +30,7 @@ struct Params {
   double interval_ms = 0;        // 0: unpaced
   std::optional<int64_t> burst;  // token-bucket / gcra
   std::string refill;            // token-bucket / gcra, "10/1m"
+  std::string limit_source = "flag";  // "flag", "default", or "advertised" (http: from headers)
 };
 
 struct Summary {

@@ -1,0 +1,150 @@
+#include "app/http_check.hpp"
+
+#include <algorithm>
+#include <map>
+#include <random>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "app/exit_code.hpp"
+#include "checks/checks.hpp"
+#include "http/http_client.hpp"
+#include "process/child_process.hpp"
+
+namespace rlcheck::app {
+namespace {
+
+constexpr auto k_reset_cmd_limit = std::chrono::seconds(60);
+
+int64_t to_ms(config::Nanos d) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(d).count();
+}
+
+engine::PlaceholderTemplate text_template(const std::string& text) {
+  // Braces that name no placeholder stay text (JSON bodies); this cannot fail.
+  return *engine::PlaceholderTemplate::parse(text, engine::PlaceholderTemplate::Unknown::keep);
+}
+
+http::HttpTarget make_target(const config::Config& config, const std::string& url, uint64_t seed) {
+  const config::HttpConfig& options = config.http;
+  http::HttpTarget target;
+  target.method = options.method;
+  target.url = text_template(url);
+  for (const std::string& header : options.headers)
+    target.headers.push_back(text_template(header));
+  if (options.body)
+    target.body = text_template(*options.body);
+  target.rules.allowed = *http::StatusSet::parse(options.allowed_status);
+  target.rules.denied = *http::StatusSet::parse(options.denied_status);
+  target.rules.require_retry_after = options.require_retry_after;
+  target.timeout = config.load.timeout;
+  target.insecure = options.insecure;
+  target.concurrency = config.load.concurrency;
+  target.placeholders.limit = config.checks.limit;
+  target.placeholders.window_ms = to_ms(config.checks.window);
+  target.seed = seed;
+  return target;
+}
+
+void prepare_run(const config::HttpConfig& options, int run) {
+  if (run > 1 && options.between_runs.count() > 0)
+    std::this_thread::sleep_for(options.between_runs);
+  if (options.reset_cmd.empty())
+    return;
+  auto status = process::run_shell(options.reset_cmd, k_reset_cmd_limit);
+  if (!status)
+    throw cannot_test(fmt::format("--reset-cmd: {}", status.error()));
+  if (*status != 0) {
+    throw cannot_test(
+        fmt::format("--reset-cmd: '{}' exited with status {}", options.reset_cmd, *status));
+  }
+}
+
+// The limit most responses advertised, if any did.
+std::optional<int64_t> advertised_limit(const std::vector<engine::RunResult>& results) {
+  std::map<int64_t, int64_t> votes;
+  for (const auto& result : results) {
+    for (const auto& record : result.records) {
+      if (record.advertised_limit)
+        ++votes[*record.advertised_limit];
+    }
+  }
+  if (votes.empty())
+    return std::nullopt;
+  return std::max_element(votes.begin(), votes.end(),
+                          [](const auto& a, const auto& b) { return a.second < b.second; })
+      ->first;
+}
+
+}  // namespace
+
+report::Report check_http_endpoint(const config::Config& config, const std::string& url,
+                                   engine::RunObserver* observer) {
+  const uint64_t seed = config.seed ? *config.seed : std::random_device{}();
+  http::HttpTarget target = make_target(config, url, seed);
+
+  std::vector<engine::RunResult> results;
+  for (int run = 1; run <= config.load.runs; ++run) {
+    prepare_run(config.http, run);
+    target.placeholders.run = run;
+    target.seed = seed + static_cast<uint64_t>(run);
+    http::HttpClientFactory factory(target);
+    results.push_back(engine::execute_run(factory, config.load, observer));
+    if (results.back().interrupted)
+      break;
+  }
+
+  report::Report report;
+  report.mode = "http";
+  report.target.url = url;
+  report.target.method = config.http.method;
+  report.params.requests = config.load.requests;
+  report.params.concurrency = config.load.concurrency;
+  report.params.runs = config.load.runs;
+  report.params.threads = config.load.threads;
+  report.params.window_ms = to_ms(config.checks.window);
+  report.params.interval_ms = static_cast<double>(config.load.interval.count()) / 1e6;
+  report.params.limit = config.checks.limit;
+  if (!config.checks.limit_given) {
+    const auto advertised = advertised_limit(results);
+    // Without any response the errors check tells the story (exit 3), not the missing limit.
+    const bool any_response =
+        std::any_of(results.begin(), results.end(), [](const engine::RunResult& result) {
+          return std::any_of(result.records.begin(), result.records.end(),
+                             [](const engine::RequestRecord& r) { return r.status != 0; });
+        });
+    if (!advertised && any_response && !results.back().interrupted) {
+      throw usage_error(fmt::format(
+          "--limit: required: {} advertised no limit (RateLimit or X-RateLimit headers)", url));
+    }
+    report.params.limit = advertised.value_or(config.checks.limit);
+    report.params.limit_source = advertised ? "advertised" : "default";
+  }
+
+  checks::AdmissionRule rule;
+  rule.limit = report.params.limit;
+  rule.window_ns = config.checks.window.count();
+  const int64_t max_retry_ms = to_ms(config.checks.max_retry_after.value_or(config.checks.window));
+  for (size_t i = 0; i < results.size(); ++i) {
+    report.runs.push_back(
+        checks::summarize_run(static_cast<int>(i + 1), results[i], rule, max_retry_ms));
+    report.interrupted = report.interrupted || results[i].interrupted;
+  }
+
+  checks::CheckParams params;
+  params.limit = report.params.limit;
+  params.requests = config.load.requests;
+  params.window_ms = report.params.window_ms;
+  params.max_retry_after_ms = max_retry_ms;
+  params.max_errors = config.checks.max_errors;
+  params.exact = config.checks.exact;
+  params.key_ttl_applies = false;
+  params.retry_hint_optional = !config.http.require_retry_after;
+  report.checks = checks::evaluate_checks(report.runs, params);
+  report.verdict = checks::verdict_of(report.checks);
+  report.summary = report::summarize(report.runs);
+  return report;
+}
+
+}  // namespace rlcheck::app

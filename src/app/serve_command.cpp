@@ -1,0 +1,85 @@
+#include "app/serve_command.hpp"
+
+#include <iostream>
+
+#include <event2/event.h>
+
+#include <fmt/format.h>
+
+#include "app/exit_code.hpp"
+#include "app/redis_check.hpp"
+#include "config/strategy_name.hpp"
+#include "engine/interrupt.hpp"
+#include "serve/rate_limit_server.hpp"
+
+namespace rlcheck::app {
+namespace {
+
+constexpr auto k_interrupt_poll = std::chrono::milliseconds(50);
+
+void log_line(const std::string& line) {
+  std::cerr << "rlcheck serve: " << line << std::endl;
+}
+
+}  // namespace
+
+int run_serve(const config::Config& config) {
+  RedisSession session = open_redis_session(config);
+  const config::Strategy strategy = config.redis.strategy;
+  const auto script = load_limiter_script(*session.target.control, config, strategy);
+
+  serve::ServerOptions options;
+  const size_t colon = config.serve.listen.rfind(':');
+  options.address = config.serve.listen.substr(0, colon);
+  options.port = std::stoi(config.serve.listen.substr(colon + 1));
+  options.identity_header = config.serve.identity_header;
+  options.fail_open = config.serve.fail_open;
+  options.timeout = config.load.timeout;
+  options.log = log_line;
+  redis::StrategyParams& limiter = options.limiter;
+  limiter.kind = strategy;
+  limiter.limit = config.checks.limit;
+  limiter.window_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(config.checks.window).count();
+  limiter.burst = config.redis.burst.value_or(config.checks.limit);
+  limiter.refill =
+      config.redis.refill.value_or(config::Rate{config.checks.limit, config.checks.window});
+  limiter.instance_id = session.instance_id;
+  limiter.script = script ? &*script : nullptr;
+
+  redis::RunTarget redis_target;
+  redis_target.endpoint = session.target.endpoint;
+  redis_target.login = redis::login_commands(session.target.endpoint);
+  redis_target.seed = session.seed;
+
+  std::unique_ptr<event_base, void (*)(event_base*)> base(event_base_new(), &event_base_free);
+  int exit_code = static_cast<int>(ExitCode::ok);
+  {
+    serve::RateLimitServer server(base.get(), redis_target, options);
+    if (auto started = server.start(); !started)
+      throw usage_error("--listen: " + started.error());
+    log_line(fmt::format(
+        "listening on http://{}:{}/ ({} limit {} per {}, identity {}, redis {}{})", options.address,
+        server.bound_port(), config::strategy_name(strategy), limiter.limit,
+        config::format_duration(config.checks.window),
+        options.identity_header.empty() ? "client address" : "header " + options.identity_header,
+        session.target.endpoint.display(),
+        config.serve.fail_open ? ", fail-open" : ", fail-closed"));
+    event* poll = event_new(
+        base.get(), -1, EV_PERSIST,
+        [](int, short, void* arg) {
+          if (engine::interrupted())
+            event_base_loopbreak(static_cast<event_base*>(arg));
+        },
+        base.get());
+    const auto us = std::chrono::duration_cast<std::chrono::microseconds>(k_interrupt_poll).count();
+    const timeval every{0, static_cast<suseconds_t>(us)};
+    event_add(poll, &every);
+    event_base_dispatch(base.get());
+    event_free(poll);
+    log_line("stopped");
+  }
+  return exit_code;
+}
+
+}  // namespace rlcheck::app

@@ -1,0 +1,142 @@
+#include "http/http_client.hpp"
+
+#include <chrono>
+
+#include <fmt/format.h>
+
+namespace rlcheck::http {
+namespace {
+
+int64_t unix_now_s() {
+  return std::chrono::duration_cast<std::chrono::seconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string_view trim(std::string_view text) {
+  while (!text.empty() && (text.front() == ' ' || text.front() == '\t'))
+    text.remove_prefix(1);
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\t' || text.back() == '\r' ||
+                           text.back() == '\n')) {
+    text.remove_suffix(1);
+  }
+  return text;
+}
+
+}  // namespace
+
+HttpClient::HttpClient(CurlMulti& multi, engine::ClientListener& listener, int slot,
+                       const HttpTarget& target, int client_id)
+    : multi_(multi),
+      listener_(listener),
+      slot_(slot),
+      target_(target),
+      rng_(target.seed ^ (static_cast<uint64_t>(client_id + 1) * 0x9E3779B97F4A7C15ULL)),
+      easy_(curl_easy_init()) {
+  const long timeout_ms = static_cast<long>(
+      std::chrono::duration_cast<std::chrono::milliseconds>(target_.timeout).count());
+  curl_easy_setopt(easy_, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(easy_, CURLOPT_TIMEOUT_MS, timeout_ms);
+  curl_easy_setopt(easy_, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms);
+  curl_easy_setopt(easy_, CURLOPT_ERRORBUFFER, error_buffer_);
+  curl_easy_setopt(easy_, CURLOPT_HEADERFUNCTION, &HttpClient::on_header);
+  curl_easy_setopt(easy_, CURLOPT_HEADERDATA, this);
+  curl_easy_setopt(easy_, CURLOPT_WRITEFUNCTION, &HttpClient::on_body);
+  curl_easy_setopt(easy_, CURLOPT_WRITEDATA, this);
+  curl_easy_setopt(easy_, CURLOPT_USERAGENT, "rlcheck");
+  if (target_.insecure) {
+    curl_easy_setopt(easy_, CURLOPT_SSL_VERIFYPEER, 0L);
+    curl_easy_setopt(easy_, CURLOPT_SSL_VERIFYHOST, 0L);
+  }
+  if (target_.method == "HEAD") {
+    curl_easy_setopt(easy_, CURLOPT_NOBODY, 1L);
+  } else if (target_.method != "GET" || target_.body) {
+    curl_easy_setopt(easy_, CURLOPT_CUSTOMREQUEST, target_.method.c_str());
+  }
+}
+
+HttpClient::~HttpClient() {
+  if (in_flight_)
+    multi_.cancel(easy_);
+  curl_easy_cleanup(easy_);
+  curl_slist_free_all(header_list_);
+}
+
+void HttpClient::connect() {
+  // Connections open with the first request and stay open: curl reuses them.
+  listener_.on_connected(slot_, true, {});
+}
+
+void HttpClient::start(uint64_t seq) {
+  engine::PlaceholderContext context = target_.placeholders;
+  context.seq = seq;
+  context.rng = &rng_;
+  target_.url.expand_into(context, url_);
+  curl_easy_setopt(easy_, CURLOPT_URL, url_.c_str());
+
+  curl_slist_free_all(header_list_);
+  header_list_ = nullptr;
+  header_lines_.resize(target_.headers.size());
+  for (size_t i = 0; i < target_.headers.size(); ++i) {
+    target_.headers[i].expand_into(context, header_lines_[i]);
+    header_list_ = curl_slist_append(header_list_, header_lines_[i].c_str());
+  }
+  curl_easy_setopt(easy_, CURLOPT_HTTPHEADER, header_list_);
+  if (target_.body) {
+    target_.body->expand_into(context, body_);
+    curl_easy_setopt(easy_, CURLOPT_POSTFIELDSIZE, static_cast<long>(body_.size()));
+    curl_easy_setopt(easy_, CURLOPT_POSTFIELDS, body_.data());
+  }
+
+  response_headers_.clear();
+  error_buffer_[0] = '\0';
+  in_flight_ = true;
+  if (!multi_.start(easy_, *this)) {
+    finish(decide_transport_failure(CURLE_FAILED_INIT, "curl refused the transfer"));
+  }
+}
+
+void HttpClient::abort(engine::ErrorKind why) {
+  if (!in_flight_)
+    return;
+  multi_.cancel(easy_);
+  engine::Decision decision;
+  decision.error = why;
+  decision.error_message = "no response within --timeout";
+  finish(std::move(decision));
+}
+
+void HttpClient::on_transfer_done(CURLcode result) {
+  if (!in_flight_)
+    return;
+  if (result != CURLE_OK) {
+    finish(decide_transport_failure(result, error_buffer_));
+    return;
+  }
+  long status = 0;
+  curl_easy_getinfo(easy_, CURLINFO_RESPONSE_CODE, &status);
+  finish(decide_response(static_cast<int>(status), response_headers_, target_.rules, unix_now_s()));
+}
+
+void HttpClient::finish(engine::Decision decision) {
+  in_flight_ = false;
+  listener_.on_decision(slot_, std::move(decision));
+}
+
+size_t HttpClient::on_header(char* data, size_t size, size_t count, void* self_arg) {
+  auto* self = static_cast<HttpClient*>(self_arg);
+  const std::string_view line(data, size * count);
+  if (line.starts_with("HTTP/")) {
+    self->response_headers_.clear();  // a new response (after 100 Continue or a redirect)
+  } else if (const size_t colon = line.find(':'); colon != std::string_view::npos) {
+    self->response_headers_.emplace_back(std::string(trim(line.substr(0, colon))),
+                                         std::string(trim(line.substr(colon + 1))));
+  }
+  return size * count;
+}
+
+size_t HttpClient::on_body(char*, size_t size, size_t count, void*) {
+  return size * count;
+}
+
+}  // namespace rlcheck::http

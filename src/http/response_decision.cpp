@@ -1,0 +1,106 @@
+#include "http/response_decision.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+#include <fmt/format.h>
+
+#include "http/retry_after.hpp"
+
+namespace rlcheck::http {
+namespace {
+
+bool same_name(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) ==
+                  std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+const std::string* find_header(const HeaderList& headers, std::string_view name) {
+  for (const auto& [field, value] : headers) {
+    if (same_name(field, name))
+      return &value;
+  }
+  return nullptr;
+}
+
+engine::ErrorKind kind_of(CURLcode code) {
+  switch (code) {
+    case CURLE_COULDNT_CONNECT:
+      return engine::ErrorKind::refused;
+    case CURLE_COULDNT_RESOLVE_HOST:
+    case CURLE_COULDNT_RESOLVE_PROXY:
+      return engine::ErrorKind::resolve;
+    case CURLE_OPERATION_TIMEDOUT:
+      return engine::ErrorKind::timeout;
+    case CURLE_GOT_NOTHING:
+    case CURLE_RECV_ERROR:
+    case CURLE_SEND_ERROR:
+    case CURLE_PARTIAL_FILE:
+      return engine::ErrorKind::reset;
+    case CURLE_SSL_CONNECT_ERROR:
+    case CURLE_PEER_FAILED_VERIFICATION:
+    case CURLE_SSL_CERTPROBLEM:
+    case CURLE_SSL_CIPHER:
+    case CURLE_SSL_CACERT_BADFILE:
+    case CURLE_SSL_ISSUER_ERROR:
+      return engine::ErrorKind::tls;
+    default:
+      return engine::ErrorKind::transport;
+  }
+}
+
+}  // namespace
+
+engine::Decision decide_response(int status, const HeaderList& headers, const ResponseRules& rules,
+                                 int64_t local_unix_s) {
+  engine::Decision decision;
+  decision.status = static_cast<uint16_t>(std::clamp(status, 0, 999));
+  int64_t reference = local_unix_s;
+  if (const std::string* date = find_header(headers, "Date")) {
+    reference = parse_http_date(*date).value_or(local_unix_s);
+  }
+
+  const RateLimitInfo advertised = parse_ratelimit_headers(headers, reference);
+  decision.advertised_limit = advertised.limit;
+  decision.remaining = advertised.remaining;
+  decision.advertised_reset_s = advertised.reset_s;
+  if (!advertised.problems.empty()) {
+    decision.header_problem = true;
+    decision.header_note = advertised.problems.front();
+  }
+
+  if (rules.allowed.contains(status)) {
+    decision.outcome = engine::Outcome::allowed;
+    return decision;
+  }
+  if (!rules.denied.contains(status)) {
+    decision.outcome = engine::Outcome::error;
+    decision.error = engine::ErrorKind::status;
+    decision.error_message = fmt::format("status {}", status);
+    return decision;
+  }
+  decision.outcome = engine::Outcome::denied;
+  decision.hint_expected = rules.require_retry_after;
+  if (const std::string* value = find_header(headers, "Retry-After")) {
+    auto retry_after = parse_retry_after(*value, reference);
+    if (retry_after) {
+      decision.retry_ms = retry_after->seconds * 1000;
+    } else {
+      decision.hint_invalid = true;
+      decision.hint_note = fmt::format("Retry-After: {}", retry_after.error());
+    }
+  }
+  return decision;
+}
+
+engine::Decision decide_transport_failure(CURLcode code, const std::string& detail) {
+  engine::Decision decision;
+  decision.outcome = engine::Outcome::error;
+  decision.error = kind_of(code);
+  decision.error_message = detail.empty() ? curl_easy_strerror(code) : detail;
+  return decision;
+}
+
+}  // namespace rlcheck::http

@@ -1,0 +1,89 @@
+#pragma once
+// `rlcheck serve`: an evhttp server that asks a Redis limiter, through a small pool of hiredis
+// connections on the same loop, whether each request may pass, and answers 200 or 429 with
+// the rate-limit headers. Redis outages answer 503 (fail-closed) or let requests through
+// (fail-open), and are logged once per outage, not once per request.
+
+#include <cstdint>
+#include <deque>
+#include <expected>
+#include <functional>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "config/config.hpp"
+#include "redis/async_client.hpp"
+#include "serve/limit_headers.hpp"
+
+struct evhttp;
+struct evhttp_request;
+struct evhttp_connection;
+struct event;
+
+namespace rlcheck::serve {
+
+struct ServerOptions {
+  std::string address = "127.0.0.1";
+  int port = 8080;              // 0: any free port (see bound_port())
+  std::string identity_header;  // empty: the client address
+  bool fail_open = false;
+  redis::StrategyParams limiter;                   // kind, limit, window, burst, refill, script, id
+  config::Nanos timeout{std::chrono::seconds(5)};  // per Redis decision
+  int connections = 16;                            // Redis connections in the pool
+  std::function<void(const std::string&)> log;     // one line per event worth telling
+};
+
+class RateLimitServer final : public engine::ClientListener {
+ public:
+  RateLimitServer(event_base* base, redis::RunTarget& redis_target, ServerOptions options);
+  ~RateLimitServer() override;
+  RateLimitServer(const RateLimitServer&) = delete;
+  RateLimitServer& operator=(const RateLimitServer&) = delete;
+
+  // Binds and starts serving on the caller's loop; on error, why.
+  std::expected<void, std::string> start();
+  int bound_port() const { return bound_port_; }
+
+  void on_connected(int slot, bool ok, const std::string& error) override;
+  void on_decision(int slot, engine::Decision decision) override;
+
+ private:
+  struct Connection;
+  struct Pending {
+    evhttp_request* request = nullptr;  // null once its HTTP connection closed
+    evhttp_connection* connection = nullptr;
+    std::unique_ptr<redis::Strategy> limiter;  // this identity's key; lives while in flight
+  };
+
+  static void on_request(evhttp_request* request, void* self);
+  static void on_http_close(evhttp_connection* connection, void* self);
+  static void on_reconnect_timer(int, short, void* self);
+  static void on_decision_timeout(int, short, void* arg);
+
+  void accept(evhttp_request* request);
+  std::string identity_of(evhttp_request* request) const;
+  void dispatch();
+  void respond(uint64_t id, const LimitResponse& response);
+  std::unique_ptr<redis::Strategy> limiter_for(const std::string& identity) const;
+  void note_outage(const std::string& why);
+  void note_recovery();
+  void open_connection(int slot);
+
+  event_base* base_;
+  redis::RunTarget& redis_target_;
+  ServerOptions options_;
+  Policy policy_;
+  evhttp* http_ = nullptr;
+  event* reconnect_timer_ = nullptr;
+  int bound_port_ = 0;
+  std::vector<std::unique_ptr<Connection>> connections_;
+  std::unordered_map<uint64_t, Pending> pending_;
+  std::unordered_map<evhttp_connection*, uint64_t> pending_by_connection_;
+  std::deque<uint64_t> queue_;  // waiting for a free Redis connection
+  uint64_t next_id_ = 1;
+  bool in_outage_ = false;
+};
+
+}  // namespace rlcheck::serve
