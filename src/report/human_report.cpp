@@ -156,23 +156,33 @@ std::string render_human(const Report& report, const TextStyle& style) {
   return out;
 }
 
+std::string compare_name(const Report& report) {
+  if (report.mode == "http")
+    return report.target.url;
+  return report.target.script.empty() ? report.target.strategy : report.target.script;
+}
+
 std::string render_compare(const std::vector<Report>& reports, const TextStyle& style) {
   const Paint paint{style.color};
   std::string out;
   if (reports.empty())
     return out;
   const Report& first = reports.front();
+  const bool http = first.mode == "http";
   out +=
-      paint(fmt::format("rlcheck compare  {}  limit {} per {}  {} requests x {} runs, "
+      paint(fmt::format("rlcheck compare  {}limit {} per {}  {} requests x {} runs, "
                         "concurrency {}",
-                        first.target.url, first.params.limit,
+                        http ? "" : first.target.url + "  ", first.params.limit,
                         config::format_duration(std::chrono::milliseconds(first.params.window_ms)),
                         first.params.requests, first.params.runs, first.params.concurrency),
             k_bold) +
       "\n";
-  out += fmt::format("{:<16} {:>19} {:>6} {:>15} {:>9} {:>9} {:>10}  {}\n", "strategy",
-                     "allowed min/med/max", "over", "retry hint s", "p50 ms", "p99 ms", "req/s",
-                     "verdict");
+  size_t width = 16;
+  for (const Report& report : reports)
+    width = std::max(width, compare_name(report).size());
+  out += fmt::format("{:<{}} {:>19} {:>6} {:>15} {:>9} {:>9} {:>10}  {}\n",
+                     http ? "endpoint" : "strategy", width, "allowed min/med/max", "over",
+                     "retry hint s", "p50 ms", "p99 ms", "req/s", "verdict");
   for (const Report& report : reports) {
     double p50 = 0, p99 = 0;
     checks::RetryHintStats retry;
@@ -185,10 +195,9 @@ std::string render_compare(const std::vector<Report>& reports, const TextStyle& 
       }
     }
     const Summary& s = report.summary;
-    const std::string name =
-        report.target.script.empty() ? report.target.strategy : report.target.script;
     const std::string verdict = checks::verdict_name(report.verdict);
-    out += fmt::format("{:<16} {:>19} {:>6} {:>15} {:>9.3f} {:>9.3f} {:>10.0f}  {}\n", name,
+    out += fmt::format("{:<{}} {:>19} {:>6} {:>15} {:>9.3f} {:>9.3f} {:>10.0f}  {}\n",
+                       compare_name(report), width,
                        fmt::format("{}/{}/{}", s.allowed_min, s.allowed_median, s.allowed_max),
                        fmt::format("{}/{}", s.runs_over_limit, report.runs.size()),
                        seconds_range(retry), p50, p99, s.requests_per_second,
