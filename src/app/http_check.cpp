@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "app/exit_code.hpp"
+#include "app/progress.hpp"
 #include "checks/checks.hpp"
 #include "http/http_client.hpp"
 #include "process/child_process.hpp"
@@ -85,12 +86,15 @@ report::Report check_http_endpoint(const config::Config& config, const std::stri
   http::HttpTarget target = make_target(config, url, seed);
 
   std::vector<engine::RunResult> results;
+  ProgressLine progress(config);
   for (int run = 1; run <= config.load.runs; ++run) {
     prepare_run(config.http, run);
     target.placeholders.run = run;
     target.seed = seed + static_cast<uint64_t>(run);
     http::HttpClientFactory factory(target);
-    results.push_back(engine::execute_run(factory, config.load, observer));
+    results.push_back(
+        engine::execute_run(factory, config.load, observer,
+                            progress.for_run(fmt::format("run {}/{}", run, config.load.runs))));
     if (results.back().interrupted)
       break;
   }

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "app/exit_code.hpp"
+#include "app/progress.hpp"
 #include "checks/checks.hpp"
 #include "config/strategy_name.hpp"
 #include "redis/async_client.hpp"
@@ -153,6 +154,7 @@ report::Report check_redis_limiter(RedisSession& session, const config::Config& 
     report.params.refill = config::format_rate(refill);
   }
 
+  ProgressLine progress(config);
   for (int run = 1; run <= config.load.runs; ++run) {
     redis::StrategyParams params;
     params.kind = strategy;
@@ -176,7 +178,9 @@ report::Report check_redis_limiter(RedisSession& session, const config::Config& 
     target.strategy = limiter.get();
     target.seed = session.seed + static_cast<uint64_t>(run);
     redis::AsyncClientFactory factory(target);
-    const engine::RunResult result = engine::execute_run(factory, config.load, observer);
+    const engine::RunResult result = engine::execute_run(
+        factory, config.load, observer,
+        progress.for_run(fmt::format("{} run {}/{}", name, run, config.load.runs)));
     if (result.clients_ready == 0 && !result.interrupted) {
       throw cannot_test(fmt::format("no connection to {} became ready: {}",
                                     session.target.endpoint.display(), result.connect_error));

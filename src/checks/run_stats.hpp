@@ -13,11 +13,11 @@
 namespace rlcheck::checks {
 
 struct RetryHintStats {
-  int64_t present = 0;     // denials that carried a hint, valid or not
-  int64_t missing = 0;     // denials whose limiter gives hints but gave none this time
-  int64_t invalid = 0;     // negative or malformed hints (a Retry-After of "1.5")
+  int64_t present = 0;         // denials that carried a hint, valid or not
+  int64_t missing = 0;         // denials whose limiter gives hints but gave none this time
+  int64_t invalid = 0;         // negative or malformed hints (a Retry-After of "1.5")
   std::string invalid_sample;  // the first malformed one, as the target sent it
-  int64_t over_bound = 0;  // hints above the bound (--max-retry-after, default the window)
+  int64_t over_bound = 0;      // hints above the bound (--max-retry-after, default the window)
   std::optional<int64_t> min_ms;
   std::optional<int64_t> max_ms;
   bool expected = false;  // some denial came from a limiter that gives hints
@@ -46,9 +46,9 @@ struct RunStats {
   double duration_ms = 0;
   LatencyMs latency;
   RetryHintStats retry;
-  std::map<std::string, int64_t> error_kinds;    // kind name (status-503 for statuses) -> count
-  std::map<std::string, int64_t> status_counts;  // http: "200" -> count
-  AdvertisedStats advertised;                    // http
+  std::map<std::string, int64_t> error_kinds;        // kind name (status-503 for statuses) -> count
+  std::map<std::string, int64_t> status_counts;      // http: "200" -> count
+  AdvertisedStats advertised;                        // http
   std::map<std::string, std::string> error_samples;  // kind name -> first message
   AdmissionPeak peak;                                // the worst span against the limit
   std::vector<std::string> keys_without_ttl;         // redis: limiter keys left with no TTL

@@ -1,6 +1,8 @@
 #include "engine/run.hpp"
 
 #include <algorithm>
+#include <condition_variable>
+#include <mutex>
 #include <thread>
 
 #include "engine/worker.hpp"
@@ -38,8 +40,8 @@ void record_unsent(RunResult& result, int64_t requests) {
 
 }  // namespace
 
-RunResult execute_run(ClientFactory& factory, const config::LoadConfig& load,
-                      RunObserver* observer) {
+RunResult execute_run(ClientFactory& factory, const config::LoadConfig& load, RunObserver* observer,
+                      const ProgressFn& progress) {
   const int thread_count = std::max(1, std::min(load.threads, load.concurrency));
   RunShared shared(load, thread_count, observer);
 
@@ -50,9 +52,25 @@ RunResult execute_run(ClientFactory& factory, const config::LoadConfig& load,
     workers.push_back(std::make_unique<Worker>(factory, shared, next_client_id, clients));
     next_client_id += clients;
   }
+  std::mutex mutex;
+  std::condition_variable finished;
+  size_t running = workers.size();
   std::vector<std::jthread> threads;
-  for (auto& worker : workers)
-    threads.emplace_back([&worker] { worker->run(); });
+  for (auto& worker : workers) {
+    threads.emplace_back([&] {
+      worker->run();
+      std::lock_guard lock(mutex);
+      --running;
+      finished.notify_all();
+    });
+  }
+  if (progress) {
+    std::unique_lock lock(mutex);
+    while (!finished.wait_for(lock, std::chrono::milliseconds(200), [&] { return running == 0; })) {
+      progress(std::min<uint64_t>(shared.next_seq.load(std::memory_order_relaxed),
+                                  static_cast<uint64_t>(load.requests)));
+    }
+  }
   threads.clear();  // joins
 
   RunResult result;

@@ -2,6 +2,7 @@
 // One run: P clients over T worker threads fire N requests at the target and record each.
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -36,7 +37,10 @@ struct RunResult {
 // Connects every client before the first request leaves, then lets the first P requests go
 // together (a barrier across threads), so a check-then-act race shows every time rather than
 // by luck. Requests no live connection could take are recorded as ErrorKind::not_sent.
+// While the run lasts, `progress` (if set) is called on the calling thread about five times a
+// second with the number of requests sent so far.
+using ProgressFn = std::function<void(uint64_t sent)>;
 RunResult execute_run(ClientFactory& factory, const config::LoadConfig& load,
-                      RunObserver* observer = nullptr);
+                      RunObserver* observer = nullptr, const ProgressFn& progress = {});
 
 }  // namespace rlcheck::engine

@@ -27,9 +27,9 @@ struct Params {
   int threads = 1;
   int64_t limit = 0;
   int64_t window_ms = 0;
-  double interval_ms = 0;        // 0: unpaced
-  std::optional<int64_t> burst;  // token-bucket / gcra
-  std::string refill;            // token-bucket / gcra, "10/1m"
+  double interval_ms = 0;             // 0: unpaced
+  std::optional<int64_t> burst;       // token-bucket / gcra
+  std::string refill;                 // token-bucket / gcra, "10/1m"
   std::string limit_source = "flag";  // "flag", "default", or "advertised" (http: from headers)
 };
 

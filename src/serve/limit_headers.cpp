@@ -19,34 +19,35 @@ LimitResponse limit_response(const engine::Decision& decision, const Policy& pol
   const bool allowed = decision.outcome == engine::Outcome::allowed;
   response.status = allowed ? 200 : 429;
   const int64_t remaining = allowed ? std::max<int64_t>(0, decision.remaining.value_or(0)) : 0;
-  const std::optional<int64_t> reset_s =
-      decision.retry_ms ? std::optional<int64_t>(ceil_seconds(*decision.retry_ms)) : std::nullopt;
+  // A denial's reset is its retry hint; an allowed request's is not known to the limiter.
+  const bool has_reset = decision.retry_ms.has_value();
+  const int64_t reset = has_reset ? ceil_seconds(*decision.retry_ms) : 0;
 
   auto& headers = response.headers;
   headers.emplace_back("Content-Type", "application/json");
   headers.emplace_back("RateLimit-Policy",
                        fmt::format("\"default\";q={};w={}", policy.limit, policy.window_s));
   if (decision.remaining || !allowed) {
-    headers.emplace_back("RateLimit",
-                         reset_s ? fmt::format("\"default\";r={};t={}", remaining, *reset_s)
-                                 : fmt::format("\"default\";r={}", remaining));
+    headers.emplace_back("RateLimit", has_reset
+                                          ? fmt::format("\"default\";r={};t={}", remaining, reset)
+                                          : fmt::format("\"default\";r={}", remaining));
   }
   headers.emplace_back("X-RateLimit-Limit", std::to_string(policy.limit));
   if (decision.remaining || !allowed) {
     headers.emplace_back("X-RateLimit-Remaining", std::to_string(remaining));
   }
-  if (reset_s)
-    headers.emplace_back("X-RateLimit-Reset", std::to_string(*reset_s));
-  if (!allowed && reset_s)
-    headers.emplace_back("Retry-After", std::to_string(*reset_s));
+  if (has_reset)
+    headers.emplace_back("X-RateLimit-Reset", std::to_string(reset));
+  if (!allowed && has_reset)
+    headers.emplace_back("Retry-After", std::to_string(reset));
 
   nlohmann::json body = {{"allowed", allowed}};
   if (decision.remaining)
     body["remaining"] = remaining;
   if (!allowed) {
     body["error"] = "too_many_requests";
-    if (reset_s)
-      body["retry_after_s"] = *reset_s;
+    if (has_reset)
+      body["retry_after_s"] = reset;
   }
   response.body = body.dump();
   return response;
