@@ -9,46 +9,20 @@
 
 #include <fmt/format.h>
 
+#include "app/check_runner.hpp"
 #include "app/exit_code.hpp"
 #include "app/hook.hpp"
-#include "app/http_check.hpp"
-#include "app/redis_check.hpp"
+#include "app/hook_config.hpp"
 #include "app/serve_command.hpp"
+#include "app/suite_command.hpp"
 #include "cli/command_line.hpp"
 #include "engine/interrupt.hpp"
 #include "report/human_report.hpp"
 #include "report/json_report.hpp"
+#include "report/junit_report.hpp"
 
 namespace rlcheck::app {
 namespace {
-
-ExitCode exit_code_of(const report::Report& report, bool hook) {
-  if (report.interrupted)
-    return ExitCode::interrupted;
-  ExitCode code = ExitCode::ok;
-  if (report.verdict == checks::Verdict::error)
-    code = ExitCode::cannot_test;
-  if (report.verdict == checks::Verdict::fail)
-    code = ExitCode::check_failed;
-  if (hook && code != ExitCode::ok)
-    code = ExitCode::hook_blocked;
-  return code;
-}
-
-// The code of a set of reports: interrupted, then could not test, then failed.
-ExitCode overall_exit_code(const std::vector<report::Report>& reports) {
-  ExitCode overall = ExitCode::ok;
-  for (const report::Report& report : reports) {
-    const auto code = static_cast<ExitCode>(report.exit_code);
-    if (code == ExitCode::interrupted)
-      return code;
-    if (code == ExitCode::cannot_test || overall == ExitCode::ok) {
-      if (code != ExitCode::ok)
-        overall = code;
-    }
-  }
-  return overall;
-}
 
 bool use_color(config::ColorMode mode) {
   if (mode == config::ColorMode::always)
@@ -59,29 +33,6 @@ bool use_color(config::ColorMode mode) {
   const char* term = std::getenv("TERM");
   return isatty(STDOUT_FILENO) && (no_color == nullptr || *no_color == '\0') &&
          (term == nullptr || std::string_view(term) != "dumb");
-}
-
-std::vector<report::Report> run_checks(const config::Config& config) {
-  std::vector<report::Report> reports;
-  if (config.command == config::Command::http || config.compare_urls) {
-    for (const std::string& url : config.http.urls) {
-      reports.push_back(check_http_endpoint(config, url));
-      if (reports.back().interrupted)
-        break;
-    }
-    return reports;
-  }
-  RedisSession session = open_redis_session(config);
-  if (config.command == config::Command::compare) {
-    for (config::Strategy strategy : config.compare_strategies) {
-      reports.push_back(check_redis_limiter(session, config, strategy));
-      if (reports.back().interrupted)
-        break;
-    }
-  } else {
-    reports.push_back(check_redis_limiter(session, config, config.redis.strategy));
-  }
-  return reports;
 }
 
 int deliver(const config::Config& config, std::vector<report::Report>& reports) {
@@ -98,6 +49,21 @@ int deliver(const config::Config& config, std::vector<report::Report>& reports) 
     out << json.dump(2) << "\n";
     if (!out) {
       throw cannot_test(fmt::format("--report: cannot write {}", config.output.report_path));
+    }
+  }
+  if (!config.output.junit_path.empty()) {
+    std::vector<report::JunitSuite> suites;
+    for (const report::Report& report : reports) {
+      const std::string subject = report.mode == "http"          ? report.target.url
+                                  : report.target.script.empty() ? report.target.strategy
+                                                                 : report.target.script;
+      suites.push_back(
+          report::junit_suite_of(report, fmt::format("rlcheck {} {}", report.mode, subject)));
+    }
+    std::ofstream out(config.output.junit_path);
+    out << report::render_junit(suites);
+    if (!out) {
+      throw cannot_test(fmt::format("--junit: cannot write {}", config.output.junit_path));
     }
   }
   if (hook) {
@@ -145,6 +111,10 @@ int run_main(int argc, const char* const* argv) {
       read_hook_input();
     if (config.command == config::Command::serve)
       return run_serve(config);
+    if (config.command == config::Command::run)
+      return run_suite(config);
+    if (config.command == config::Command::hook_config)
+      return run_hook_config(config.hook_args, config.merge_settings);
     std::vector<report::Report> reports = run_checks(config);
     return deliver(config, reports);
   } catch (const FatalError& error) {

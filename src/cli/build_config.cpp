@@ -157,6 +157,7 @@ config::Config build_config(const RawOptions& raw) {
   config::OutputConfig& output = config.output;
   output.json = raw.json;
   output.report_path = raw.report_path;
+  output.junit_path = raw.junit_path;
   output.hook = raw.hook;
   output.quiet = raw.quiet;
   output.color = color_named(raw.color);
@@ -173,6 +174,15 @@ config::Config build_config(const RawOptions& raw) {
     config.seed = seed;
   }
 
+  if (raw.command == config::Command::run) {
+    config.scenario_paths = raw.scenario_paths;
+    return config;
+  }
+  if (raw.command == config::Command::hook_config) {
+    config.hook_args = raw.hook_args;
+    config.merge_settings = raw.merge_settings;
+    return config;
+  }
   config.compare_urls = raw.command == config::Command::compare && !raw.compare_urls.empty();
   if (http) {
     fill_http(raw, config);

@@ -17,6 +17,17 @@ void optional_option(CLI::App* app, const std::string& names, std::optional<T>& 
       names, [&target](const T& value) { target = value; }, help);
 }
 
+void add_output_options(CLI::App* app, RawOptions& raw) {
+  app->add_flag("--json", raw.json, "print the JSON report on stdout instead of the human one");
+  app->add_option("--report", raw.report_path, "also write the JSON report to FILE");
+  app->add_option("--junit", raw.junit_path, "also write a JUnit XML report to FILE");
+  app->add_flag(
+      "--hook", raw.hook,
+      "Claude Code Stop-hook mode: silent on pass, reason on stderr and exit 2 on failure");
+  app->add_flag("-q,--quiet", raw.quiet, "verdict line only");
+  app->add_option("--color", raw.color, "auto, always or never (auto honours NO_COLOR and TTY)");
+}
+
 void add_common_options(CLI::App* app, RawOptions& raw) {
   app->add_option("-n,--requests", raw.requests, "requests per run (default 200)");
   app->add_option("-p,--concurrency", raw.concurrency,
@@ -32,13 +43,7 @@ void add_common_options(CLI::App* app, RawOptions& raw) {
                   "errored requests tolerated per run before the verdict is error (default 0)");
   optional_option(app, "--max-retry-after", raw.max_retry_after,
                   "largest acceptable retry hint (default: the window)");
-  app->add_flag("--json", raw.json, "print the JSON report on stdout instead of the human one");
-  app->add_option("--report", raw.report_path, "also write the JSON report to FILE");
-  app->add_flag(
-      "--hook", raw.hook,
-      "Claude Code Stop-hook mode: silent on pass, reason on stderr and exit 2 on failure");
-  app->add_flag("-q,--quiet", raw.quiet, "verdict line only");
-  app->add_option("--color", raw.color, "auto, always or never (auto honours NO_COLOR and TTY)");
+  add_output_options(app, raw);
   optional_option(app, "--seed", raw.seed, "seed for generated ids, so runs can be reproduced");
   app->add_option("--threads", raw.threads, "worker threads, one event loop each (default 1)");
   optional_option(app, "--interval", raw.interval,
@@ -91,36 +96,18 @@ std::string one_line(std::string message) {
   return message;
 }
 
-}  // namespace
+// Every subcommand and option, bound to `raw`.
+struct Apps {
+  std::unique_ptr<CLI::App> app;
+  CLI::App* redis = nullptr;
+  CLI::App* compare = nullptr;
+  CLI::App* http = nullptr;
+  CLI::App* serve = nullptr;
+  CLI::App* run = nullptr;
+  CLI::App* hook_config = nullptr;
+};
 
-ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
-  RawOptions raw;
-  CLI::App app{"rlcheck: load-test and verify rate limiters", "rlcheck"};
-  app.require_subcommand(0, 1);
-  bool show_version = false;
-  app.add_flag("--version", show_version, "version, git revision, library versions");
-
-  CLI::App* redis = app.add_subcommand("redis", "drive a Redis limiter directly");
-  add_common_options(redis, raw);
-  add_redis_options(redis, raw);
-
-  CLI::App* compare =
-      app.add_subcommand("compare", "several strategies side by side under the same load");
-  add_common_options(compare, raw);
-  add_redis_options(compare, raw);
-  compare->add_option("--strategies", raw.strategies,
-                      "comma-separated strategies (default naive,lua)");
-  compare->add_option("--url", raw.compare_urls,
-                      "an HTTP endpoint to compare, repeatable (instead of --strategies)");
-  add_http_options(compare, raw);
-
-  CLI::App* http = app.add_subcommand("http", "drive an HTTP endpoint");
-  http->add_option("URL", raw.url, "the endpoint; placeholders {run} {seq} {uuid}")->required();
-  add_common_options(http, raw);
-  add_http_options(http, raw);
-
-  CLI::App* serve = app.add_subcommand(
-      "serve", "a reference rate-limited HTTP server backed by Redis (demo and test target)");
+void add_serve_options(CLI::App* serve, RawOptions& raw) {
   serve->add_option("--listen", raw.listen, "ADDR:PORT to listen on (default 127.0.0.1:8080)");
   optional_option(serve, "--redis", raw.redis_url,
                   "redis://host:port or unix:///path (default $REDIS_URL, 127.0.0.1:6379, else a "
@@ -135,38 +122,110 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
   serve->add_flag("--fail-closed", raw.fail_closed, "answer 503 while Redis is down (default)");
   serve->add_flag("--fail-open", raw.fail_open, "let requests through while Redis is down");
   serve->add_option("--timeout", raw.timeout, "Redis decision timeout (default 5s)");
+}
 
+Apps build_apps(RawOptions& raw) {
+  Apps apps;
+  apps.app = std::make_unique<CLI::App>("rlcheck: load-test and verify rate limiters", "rlcheck");
+  CLI::App& app = *apps.app;
+  app.require_subcommand(0, 1);
+  app.add_flag("--version", raw.show_version, "version, git revision, library versions");
+
+  apps.redis = app.add_subcommand("redis", "drive a Redis limiter directly");
+  add_common_options(apps.redis, raw);
+  add_redis_options(apps.redis, raw);
+
+  apps.compare = app.add_subcommand(
+      "compare", "several strategies, or HTTP endpoints, side by side under the same load");
+  add_common_options(apps.compare, raw);
+  add_redis_options(apps.compare, raw);
+  apps.compare->add_option("--strategies", raw.strategies,
+                           "comma-separated strategies (default naive,lua)");
+  apps.compare->add_option("--url", raw.compare_urls,
+                           "an HTTP endpoint to compare, repeatable (instead of --strategies)");
+  add_http_options(apps.compare, raw);
+
+  apps.http = app.add_subcommand("http", "drive an HTTP endpoint");
+  apps.http->add_option("URL", raw.url, "the endpoint; placeholders {run} {seq} {uuid}")
+      ->required();
+  add_common_options(apps.http, raw);
+  add_http_options(apps.http, raw);
+
+  apps.serve = app.add_subcommand(
+      "serve", "a reference rate-limited HTTP server backed by Redis (demo and test target)");
+  add_serve_options(apps.serve, raw);
+
+  apps.run = app.add_subcommand("run", "run scenario files (or every *.json in a folder)");
+  apps.run->add_option("FILES", raw.scenario_paths, "scenario files or folders")->required();
+  add_output_options(apps.run, raw);
+
+  apps.hook_config = app.add_subcommand(
+      "hook-config", "print the Claude Code settings.json block for: -- <rlcheck arguments>");
+  apps.hook_config->add_option("ARGS", raw.hook_args, "the rlcheck command line, after --")
+      ->required();
+  optional_option(apps.hook_config, "--merge", raw.merge_settings,
+                  "an existing settings.json to merge the hook into (printed, not written)");
+  return apps;
+}
+
+}  // namespace
+
+OptionKind option_kind(std::string_view subcommand, std::string_view long_name) {
+  RawOptions raw;
+  Apps apps = build_apps(raw);
+  CLI::App* sub = nullptr;
+  for (CLI::App* candidate : apps.app->get_subcommands({})) {
+    if (candidate->get_name() == subcommand)
+      sub = candidate;
+  }
+  if (sub == nullptr)
+    return OptionKind::none;
+  const CLI::Option* option = sub->get_option_no_throw("--" + std::string(long_name));
+  if (option == nullptr || !option->nonpositional())
+    return OptionKind::none;
+  return option->get_expected_max() == 0 || option->get_type_size() == 0 ? OptionKind::flag
+                                                                         : OptionKind::value;
+}
+
+ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
+  RawOptions raw;
+  Apps apps = build_apps(raw);
   ParsedCommandLine parsed;
   try {
-    app.parse(argc, argv);
+    apps.app->parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
-    parsed.immediate_output = app.help();
-    for (CLI::App* sub : {redis, compare, http, serve}) {
+    parsed.immediate_output = apps.app->help();
+    for (CLI::App* sub : apps.app->get_subcommands({})) {
       if (sub->parsed())
         parsed.immediate_output = sub->help();
     }
     return parsed;
   } catch (const CLI::CallForAllHelp&) {
-    parsed.immediate_output = app.help("", CLI::AppFormatMode::All);
+    parsed.immediate_output = apps.app->help("", CLI::AppFormatMode::All);
     return parsed;
   } catch (const CLI::ParseError& error) {
     throw app::usage_error(one_line(error.what()));
   }
-  if (show_version) {
+  if (raw.show_version) {
     parsed.immediate_output = app::version_text();
     return parsed;
   }
-  if (redis->parsed()) {
-    raw.command = config::Command::redis;
-  } else if (compare->parsed()) {
-    raw.command = config::Command::compare;
-  } else if (http->parsed()) {
-    raw.command = config::Command::http;
-  } else if (serve->parsed()) {
-    raw.command = config::Command::serve;
-  } else {
+  const std::pair<CLI::App*, config::Command> commands[] = {
+      {apps.redis, config::Command::redis}, {apps.compare, config::Command::compare},
+      {apps.http, config::Command::http},   {apps.serve, config::Command::serve},
+      {apps.run, config::Command::run},     {apps.hook_config, config::Command::hook_config},
+  };
+  bool chosen = false;
+  for (const auto& [sub, command] : commands) {
+    if (sub->parsed()) {
+      raw.command = command;
+      chosen = true;
+    }
+  }
+  if (!chosen) {
     throw app::usage_error(
-        "a command is required: redis, http, compare or serve (see rlcheck --help)");
+        "a command is required: redis, http, compare, serve, run or hook-config (see rlcheck "
+        "--help)");
   }
   parsed.config = build_config(raw);
   parsed.config.command_line.assign(argv, argv + argc);

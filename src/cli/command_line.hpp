@@ -3,6 +3,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "config/config.hpp"
 
@@ -16,5 +17,10 @@ struct ParsedCommandLine {
 
 // Throws app::FatalError(usage) with one line naming the flag.
 ParsedCommandLine parse_command_line(int argc, const char* const* argv);
+
+// Whether `subcommand` has an option --long_name, and whether it takes a value: scenario
+// files use the long option names as keys.
+enum class OptionKind { none, flag, value };
+OptionKind option_kind(std::string_view subcommand, std::string_view long_name);
 
 }  // namespace rlcheck::cli

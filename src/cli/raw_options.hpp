@@ -53,6 +53,12 @@ struct RawOptions {
   bool no_require_retry_after = false;
   bool insecure = false;
 
+  bool show_version = false;
+  std::string junit_path;
+  std::vector<std::string> scenario_paths;  // run
+  std::vector<std::string> hook_args;       // hook-config, after --
+  std::optional<std::string> merge_settings;
+
   std::string listen = "127.0.0.1:8080";
   std::string identity_header;
   bool fail_open = false;

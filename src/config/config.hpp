@@ -14,7 +14,7 @@ namespace rlcheck::config {
 
 using namespace std::chrono_literals;
 
-enum class Command { redis, http, compare, serve };
+enum class Command { redis, http, compare, serve, run, hook_config };
 
 enum class Strategy {
   naive,
@@ -49,6 +49,7 @@ struct CheckConfig {
 struct OutputConfig {
   bool json = false;        // JSON report on stdout instead of the human one
   std::string report_path;  // also write the JSON report here (empty: no)
+  std::string junit_path;   // also write a JUnit XML report here (empty: no)
   bool hook = false;        // Claude Code Stop-hook mode
   bool quiet = false;       // verdict line only
   ColorMode color = ColorMode::auto_detect;
@@ -93,6 +94,9 @@ struct Config {
   RedisConfig redis;
   HttpConfig http;
   ServeConfig serve;
+  std::vector<std::string> scenario_paths;    // run: files and folders
+  std::vector<std::string> hook_args;         // hook-config: the rlcheck command line
+  std::optional<std::string> merge_settings;  // hook-config: settings.json to merge into
   std::vector<Strategy> compare_strategies{Strategy::naive, Strategy::sliding_window};
   std::optional<uint64_t> seed;           // unset: random
   std::vector<std::string> command_line;  // as typed, for "reproduce with" hints

@@ -1,0 +1,57 @@
+#include "app/check_runner.hpp"
+
+#include "app/http_check.hpp"
+#include "app/redis_check.hpp"
+
+namespace rlcheck::app {
+
+std::vector<report::Report> run_checks(const config::Config& config) {
+  std::vector<report::Report> reports;
+  if (config.command == config::Command::http || config.compare_urls) {
+    for (const std::string& url : config.http.urls) {
+      reports.push_back(check_http_endpoint(config, url));
+      if (reports.back().interrupted)
+        break;
+    }
+    return reports;
+  }
+  RedisSession session = open_redis_session(config);
+  if (config.command == config::Command::compare) {
+    for (config::Strategy strategy : config.compare_strategies) {
+      reports.push_back(check_redis_limiter(session, config, strategy));
+      if (reports.back().interrupted)
+        break;
+    }
+  } else {
+    reports.push_back(check_redis_limiter(session, config, config.redis.strategy));
+  }
+  return reports;
+}
+
+ExitCode exit_code_of(const report::Report& report, bool hook) {
+  if (report.interrupted)
+    return ExitCode::interrupted;
+  ExitCode code = ExitCode::ok;
+  if (report.verdict == checks::Verdict::error)
+    code = ExitCode::cannot_test;
+  if (report.verdict == checks::Verdict::fail)
+    code = ExitCode::check_failed;
+  if (hook && code != ExitCode::ok)
+    code = ExitCode::hook_blocked;
+  return code;
+}
+
+ExitCode overall_exit_code(const std::vector<report::Report>& reports) {
+  ExitCode overall = ExitCode::ok;
+  for (const report::Report& report : reports) {
+    const auto code = static_cast<ExitCode>(report.exit_code);
+    if (code == ExitCode::interrupted)
+      return code;
+    if (code != ExitCode::ok && (code == ExitCode::cannot_test || overall == ExitCode::ok)) {
+      overall = code;
+    }
+  }
+  return overall;
+}
+
+}  // namespace rlcheck::app

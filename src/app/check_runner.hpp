@@ -1,0 +1,22 @@
+#pragma once
+// Runs the checks a configuration asks for, and turns reports into exit codes; shared by the
+// commands and by scenario suites.
+
+#include <vector>
+
+#include "app/exit_code.hpp"
+#include "config/config.hpp"
+#include "report/report.hpp"
+
+namespace rlcheck::app {
+
+// One report per target: the Redis strategy, each compared strategy, or each HTTP endpoint.
+std::vector<report::Report> run_checks(const config::Config& config);
+
+// A report's exit code: interrupted 130, could not test 3, failed 1, passed 0; with --hook
+// 1 and 3 become 2.
+ExitCode exit_code_of(const report::Report& report, bool hook);
+// The code of a set of reports: interrupted, then could not test, then failed.
+ExitCode overall_exit_code(const std::vector<report::Report>& reports);
+
+}  // namespace rlcheck::app

@@ -1,0 +1,220 @@
+#include "app/suite_command.hpp"
+
+#include <fstream>
+#include <iostream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "app/build_info.hpp"
+#include "app/check_runner.hpp"
+#include "app/hook.hpp"
+#include "app/scenario.hpp"
+#include "cli/command_line.hpp"
+#include "report/human_report.hpp"
+#include "report/json_report.hpp"
+#include "report/junit_report.hpp"
+
+namespace rlcheck::app {
+namespace {
+
+struct ScenarioOutcome {
+  Scenario scenario;
+  std::vector<report::Report> reports;
+  checks::Verdict verdict = checks::Verdict::pass;
+  std::string detail;  // why it failed or could not run; empty on pass
+  bool interrupted = false;
+  bool ok() const {
+    return !interrupted && ((scenario.expect_pass && verdict == checks::Verdict::pass) ||
+                            (!scenario.expect_pass && verdict == checks::Verdict::fail));
+  }
+};
+
+config::Config config_of(const Scenario& scenario) {
+  std::vector<const char*> argv;
+  for (const std::string& arg : scenario.argv)
+    argv.push_back(arg.c_str());
+  try {
+    return cli::parse_command_line(static_cast<int>(argv.size()), argv.data()).config;
+  } catch (const FatalError& error) {
+    throw usage_error(fmt::format("{}: {}", scenario.file, error.what()));
+  }
+}
+
+ScenarioOutcome run_scenario(const Scenario& scenario, const config::Config& config) {
+  ScenarioOutcome outcome;
+  outcome.scenario = scenario;
+  try {
+    outcome.reports = run_checks(config);
+  } catch (const FatalError& error) {
+    outcome.verdict = checks::Verdict::error;
+    outcome.detail = error.what();
+    return outcome;
+  }
+  for (const report::Report& report : outcome.reports) {
+    outcome.interrupted = outcome.interrupted || report.interrupted;
+    if (report.verdict == checks::Verdict::error ||
+        (report.verdict == checks::Verdict::fail && outcome.verdict == checks::Verdict::pass)) {
+      outcome.verdict = report.verdict;
+      outcome.detail = report::verdict_line(report);
+    }
+  }
+  return outcome;
+}
+
+const char* verdict_word(checks::Verdict verdict) {
+  return checks::verdict_name(verdict);
+}
+
+nlohmann::json suite_json(const std::vector<ScenarioOutcome>& outcomes, int exit_code) {
+  nlohmann::json scenarios = nlohmann::json::array();
+  size_t as_expected = 0;
+  for (const ScenarioOutcome& outcome : outcomes) {
+    as_expected += outcome.ok();
+    nlohmann::json reports = nlohmann::json::array();
+    for (const report::Report& report : outcome.reports)
+      reports.push_back(report::to_json(report));
+    std::vector<std::string> command(outcome.scenario.argv);
+    scenarios.push_back({{"name", outcome.scenario.name},
+                         {"file", outcome.scenario.file},
+                         {"expect", outcome.scenario.expect_pass ? "pass" : "fail"},
+                         {"verdict", verdict_word(outcome.verdict)},
+                         {"ok", outcome.ok()},
+                         {"detail", outcome.detail},
+                         {"command", reproduce_command(command)},
+                         {"reports", reports}});
+  }
+  return {{"schema", "rlcheck.suite/v1"},
+          {"tool", {{"name", "rlcheck"}, {"version", version()}}},
+          {"scenarios", scenarios},
+          {"summary", {{"scenarios", outcomes.size()}, {"as_expected", as_expected}}},
+          {"exit_code", exit_code}};
+}
+
+std::string suite_table(const std::vector<ScenarioOutcome>& outcomes) {
+  std::string out = fmt::format("rlcheck run  {} scenarios\n", outcomes.size());
+  out += fmt::format(" {:<2} {:<6} {:<6} {}\n", "ok", "expect", "got", "scenario");
+  size_t as_expected = 0;
+  for (const ScenarioOutcome& outcome : outcomes) {
+    as_expected += outcome.ok();
+    out += fmt::format(" {:<2} {:<6} {:<6} {}\n", outcome.ok() ? "✓" : "✗",
+                       outcome.scenario.expect_pass ? "pass" : "fail",
+                       verdict_word(outcome.verdict), outcome.scenario.name);
+    if (!outcome.ok() && !outcome.detail.empty()) {
+      out += fmt::format("             {}\n", outcome.detail);
+    }
+  }
+  out += fmt::format("{} of {} scenarios behaved as expected\n", as_expected, outcomes.size());
+  return out;
+}
+
+std::vector<report::JunitSuite> suite_junit(const std::vector<ScenarioOutcome>& outcomes) {
+  std::vector<report::JunitSuite> suites;
+  for (const ScenarioOutcome& outcome : outcomes) {
+    report::JunitSuite suite;
+    suite.name = outcome.scenario.name;
+    for (const report::Report& report : outcome.reports) {
+      report::JunitSuite checks = report::junit_suite_of(report, outcome.scenario.name);
+      suite.time_s += checks.time_s;
+      for (report::JunitCase& testcase : checks.cases) {
+        // A scenario that expects a broken limiter wants these checks to fail.
+        if (!outcome.scenario.expect_pass && testcase.status == report::JunitCase::Status::fail) {
+          testcase.status = report::JunitCase::Status::pass;
+          testcase.output = "failed, as the scenario expects: " + testcase.message;
+          testcase.message.clear();
+        }
+        suite.cases.push_back(std::move(testcase));
+      }
+    }
+    report::JunitCase expectation;
+    expectation.name = "expectation";
+    expectation.classname = "rlcheck.run";
+    if (outcome.ok()) {
+      expectation.output =
+          fmt::format("expected {}, got {}", outcome.scenario.expect_pass ? "pass" : "fail",
+                      verdict_word(outcome.verdict));
+    } else {
+      expectation.status = report::JunitCase::Status::fail;
+      expectation.message = fmt::format(
+          "expected {}, got {}{}", outcome.scenario.expect_pass ? "pass" : "fail",
+          verdict_word(outcome.verdict), outcome.detail.empty() ? "" : ": " + outcome.detail);
+    }
+    suite.cases.push_back(std::move(expectation));
+    suites.push_back(std::move(suite));
+  }
+  return suites;
+}
+
+void write_file(const std::string& flag, const std::string& path, const std::string& text) {
+  std::ofstream out(path);
+  out << text;
+  if (!out)
+    throw cannot_test(fmt::format("{}: cannot write {}", flag, path));
+}
+
+}  // namespace
+
+int run_suite(const config::Config& config) {
+  auto files = scenario_files(config.scenario_paths);
+  if (!files)
+    throw usage_error(files.error());
+  std::vector<std::pair<Scenario, config::Config>> scenarios;
+  for (const std::string& file : *files) {
+    auto scenario = load_scenario(file);
+    if (!scenario)
+      throw usage_error(scenario.error());
+    config::Config scenario_config = config_of(*scenario);
+    scenario_config.output.hook = config.output.hook;  // no notices on stderr in hook mode
+    scenario_config.output.quiet = true;
+    scenarios.emplace_back(std::move(*scenario), std::move(scenario_config));
+  }
+
+  std::vector<ScenarioOutcome> outcomes;
+  for (const auto& [scenario, scenario_config] : scenarios) {
+    outcomes.push_back(run_scenario(scenario, scenario_config));
+    if (outcomes.back().interrupted)
+      break;
+  }
+
+  ExitCode code = ExitCode::ok;
+  for (const ScenarioOutcome& outcome : outcomes) {
+    if (outcome.interrupted)
+      code = ExitCode::interrupted;
+    if (code == ExitCode::interrupted)
+      break;
+    if (outcome.verdict == checks::Verdict::error)
+      code = ExitCode::cannot_test;
+    if (!outcome.ok() && code == ExitCode::ok)
+      code = ExitCode::check_failed;
+  }
+  if (config.output.hook && code != ExitCode::ok && code != ExitCode::interrupted) {
+    code = ExitCode::hook_blocked;
+  }
+  const nlohmann::json json = suite_json(outcomes, static_cast<int>(code));
+  if (!config.output.report_path.empty()) {
+    write_file("--report", config.output.report_path, json.dump(2) + "\n");
+  }
+  if (!config.output.junit_path.empty()) {
+    write_file("--junit", config.output.junit_path, report::render_junit(suite_junit(outcomes)));
+  }
+  if (config.output.hook) {
+    if (code != ExitCode::ok) {
+      for (const ScenarioOutcome& outcome : outcomes) {
+        if (outcome.ok())
+          continue;
+        std::cerr << fmt::format("rlcheck: scenario '{}' ({}) expected {}, got {}: {}\n",
+                                 outcome.scenario.name, outcome.scenario.file,
+                                 outcome.scenario.expect_pass ? "pass" : "fail",
+                                 verdict_word(outcome.verdict), outcome.detail);
+        std::cerr << fmt::format("  reproduce: {}\n", reproduce_command(outcome.scenario.argv));
+      }
+    }
+  } else if (config.output.json) {
+    std::cout << json.dump(2) << "\n";
+  } else {
+    std::cout << suite_table(outcomes);
+  }
+  return static_cast<int>(code);
+}
+
+}  // namespace rlcheck::app

@@ -1,0 +1,36 @@
+#pragma once
+// JUnit XML for CI systems (GitHub, GitLab, Jenkins): one testsuite per report or scenario,
+// one testcase per check, failures carrying the figure that decided them.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "report/report.hpp"
+
+namespace rlcheck::report {
+
+struct JunitCase {
+  enum class Status { pass, fail, skip };
+  std::string name;       // the check id, or "expectation"
+  std::string classname;  // "rlcheck.redis.sliding-window"
+  Status status = Status::pass;
+  std::string message;  // failure or skip reason
+  std::string output;   // system-out, for passing cases worth a word
+};
+
+struct JunitSuite {
+  std::string name;
+  double time_s = 0;
+  std::vector<JunitCase> cases;
+};
+
+// The checks of `report` as a suite named `name`.
+JunitSuite junit_suite_of(const Report& report, const std::string& name);
+std::string render_junit(const std::vector<JunitSuite>& suites);
+
+// Text for XML attributes and elements: & < > " ' escaped, characters XML 1.0 forbids
+// (control bytes but tab, newline and carriage return) replaced by '?'.
+std::string xml_escape(std::string_view text);
+
+}  // namespace rlcheck::report
