@@ -71,8 +71,12 @@ void HttpClient::start(uint64_t seq) {
   engine::PlaceholderContext context = target_.placeholders;
   context.seq = seq;
   context.rng = &rng_;
-  target_.url.expand_into(context, url_);
-  curl_easy_setopt(easy_, CURLOPT_URL, url_.c_str());
+  // curl parses the URL again whenever it is set: only when a placeholder changed it.
+  target_.url.expand_into(context, next_url_);
+  if (next_url_ != url_) {
+    url_.swap(next_url_);
+    curl_easy_setopt(easy_, CURLOPT_URL, url_.c_str());
+  }
 
   curl_slist_free_all(header_list_);
   header_list_ = nullptr;

@@ -58,7 +58,8 @@ class HttpClient final : public engine::Client, private TransferOwner {
   std::mt19937_64 rng_;
   CURL* easy_;
   curl_slist* header_list_ = nullptr;
-  std::string url_;
+  std::string url_;       // the URL curl holds
+  std::string next_url_;  // this request's, expanded
   std::string body_;
   std::vector<std::string> header_lines_;
   HeaderList response_headers_;

@@ -1,0 +1,335 @@
+#!/usr/bin/env bash
+# bench/http.sh -- how fast is `rlcheck http` as an HTTP load generator, next to hey?
+#
+#   bench/http.sh [path/to/rlcheck]
+#
+# Both tools send the same GET with the same header, N requests over 50 keep-alive
+# connections, alternating so that drift on a shared machine hits both alike, against:
+#  1. `rlcheck serve` (sliding-window Lua limiter on a private redis-server, a limit so high that
+#     every request is allowed): the server a user of rlcheck http points it at;
+#  2. nginx answering a static 200 (when nginx is installed): a server that is not the
+#     bottleneck, so the row measures the clients.
+# Every run is wrapped in /usr/bin/time -v: client CPU (user+sys) per request and peak RSS.
+#
+# Everything listens on 127.0.0.1 only, in a mktemp -d directory that a trap removes after
+# stopping every process this script started (and only those). About 20-40 s on 2 vCPUs.
+#
+# Tunables (environment):
+#   HTTP_REPS=3          alternating repetitions per tool and server
+#   HTTP_REQUESTS=20000  requests per run
+#   TIME_BUDGET_S=90     run the nginx row only if, judging by the first, it ends within this
+set -euo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+readonly REPO
+readonly HTTP_REPS=${HTTP_REPS:-3}
+readonly HTTP_REQUESTS=${HTTP_REQUESTS:-20000}
+readonly TIME_BUDGET_S=${TIME_BUDGET_S:-90}
+readonly CONCURRENCY=50
+readonly API_KEY_HEADER='X-API-Key: bench'
+
+WORK=""        # mktemp -d: redis and nginx dirs, logs, raw measurements
+REDIS_PID=""   # the processes this script started, and only those
+SERVE_PID=""
+NGINX_PID=""
+REDIS_PORT=""
+SERVE_URL=""
+NGINX_URL=""
+
+die() { echo "bench: $*" >&2; exit 1; }
+note() { echo "# $*" >&2; }
+
+# ---------------------------------------------------------------------------------------------
+# setup and teardown
+
+# stop_pid PID: SIGTERM, up to 5 s for a clean exit, then SIGKILL.
+stop_pid() {
+  local pid=$1 i
+  [[ -n $pid ]] && kill -0 "$pid" 2>/dev/null || return 0
+  kill -TERM "$pid" 2>/dev/null || true
+  for i in $(seq 1 50); do
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null
+  wait "$pid" 2>/dev/null || true
+}
+
+cleanup() {
+  local rc=$?
+  stop_pid "$SERVE_PID"   # before Redis, so it does not log a Redis outage
+  stop_pid "$NGINX_PID"   # nginx: SIGTERM is its fast shutdown, workers go with the master
+  if [[ -n $REDIS_PID ]] && kill -0 "$REDIS_PID" 2>/dev/null; then
+    redis-cli -h 127.0.0.1 -p "$REDIS_PORT" SHUTDOWN NOSAVE >/dev/null 2>&1 || true
+    stop_pid "$REDIS_PID"
+  fi
+  [[ -n $WORK ]] && rm -rf "$WORK"
+  exit "$rc"
+}
+
+require_tools() {
+  local tool
+  for tool in redis-server redis-cli jq; do
+    command -v "$tool" >/dev/null || die "$tool not found (apt-get install -y redis-server redis-tools jq)"
+  done
+  command -v hey >/dev/null || die "hey not found (apt-get install -y hey)"
+  [[ -x /usr/bin/time ]] || die "/usr/bin/time not found (apt-get install -y time)"
+}
+
+# The binary under test: first argument, else build/rlcheck, built here if it is missing.
+resolve_rlcheck() {
+  local bin=${1:-$REPO/build/rlcheck}
+  if [[ ! -x $bin && -z ${1:-} ]]; then
+    note "building $bin (Release)"
+    cmake -S "$REPO" -B "$REPO/build" -DCMAKE_BUILD_TYPE=Release -DRLCHECK_TESTS=OFF >/dev/null
+    cmake --build "$REPO/build" -j"$(nproc)" >/dev/null
+  fi
+  [[ -x $bin ]] || die "rlcheck binary not found: $bin"
+  RLCHECK=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
+}
+
+port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+# A throw-away redis-server on a random free loopback port, persistence off; INFO's process_id
+# proves that the server answering is ours.
+start_redis() {
+  local i pid_seen
+  mkdir -p "$WORK/redis"
+  for _ in $(seq 1 20); do
+    REDIS_PORT=$((20000 + RANDOM % 40000))
+    port_in_use "$REDIS_PORT" && continue
+    redis-server --bind 127.0.0.1 --port "$REDIS_PORT" --save '' --appendonly no \
+      --dir "$WORK/redis" --logfile "$WORK/redis/redis.log" --daemonize no &
+    REDIS_PID=$!
+    for i in $(seq 1 100); do
+      kill -0 "$REDIS_PID" 2>/dev/null || break
+      pid_seen=$(redis-cli -h 127.0.0.1 -p "$REDIS_PORT" INFO server 2>/dev/null |
+        tr -d '\r' | awk -F: '$1 == "process_id" { print $2 }') || true   # not up yet
+      [[ $pid_seen == "$REDIS_PID" ]] && return 0
+      sleep 0.05
+    done
+    stop_pid "$REDIS_PID"
+    REDIS_PID=""
+  done
+  die "could not start redis-server on a free port (see $WORK/redis/redis.log)"
+}
+
+# rlcheck serve on an ephemeral port: the port it really bound is in its "listening on" line.
+start_serve() {
+  local log=$WORK/serve.log i port
+  "$RLCHECK" serve --redis "redis://127.0.0.1:$REDIS_PORT" --listen 127.0.0.1:0 --strategy lua \
+    --limit 1000000 --identity-header X-API-Key 2>"$log" &
+  SERVE_PID=$!
+  for i in $(seq 1 100); do
+    kill -0 "$SERVE_PID" 2>/dev/null || die "rlcheck serve exited: $(tr '\n' ' ' <"$log")"
+    port=$(sed -n 's|^rlcheck serve: listening on http://127\.0\.0\.1:\([0-9][0-9]*\)/.*|\1|p' "$log")
+    if [[ -n $port ]]; then
+      SERVE_URL=http://127.0.0.1:$port/
+      return 0
+    fi
+    sleep 0.05
+  done
+  die "rlcheck serve did not say where it listens: $(tr '\n' ' ' <"$log")"
+}
+
+# nginx answering every request with a static 200, from a config in the temp dir: one worker
+# (the machine is shared with both clients), no access log, keep-alive for the whole run.
+# Returns 1 (no row) when nginx is not installed or will not start.
+start_nginx() {
+  local nginx port i dir=$WORK/nginx
+  nginx=$(command -v nginx || true)
+  [[ -z $nginx && -x /usr/sbin/nginx ]] && nginx=/usr/sbin/nginx
+  [[ -n $nginx ]] || { note "nginx not installed: no nginx row (apt-get install -y nginx-light)"; return 1; }
+  mkdir -p "$dir"
+  for _ in $(seq 1 20); do
+    port=$((20000 + RANDOM % 40000))
+    port_in_use "$port" && continue
+    cat >"$dir/nginx.conf" <<EOF
+daemon off;
+master_process on;
+worker_processes 1;
+pid $dir/nginx.pid;
+error_log $dir/error.log warn;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  client_body_temp_path $dir/body;
+  proxy_temp_path $dir/proxy;
+  fastcgi_temp_path $dir/fastcgi;
+  uwsgi_temp_path $dir/uwsgi;
+  scgi_temp_path $dir/scgi;
+  keepalive_requests 1000000;
+  server {
+    listen 127.0.0.1:$port;
+    location / { default_type text/plain; return 200 "ok\n"; }
+  }
+}
+EOF
+    "$nginx" -p "$dir" -e "$dir/error.log" -c "$dir/nginx.conf" 2>>"$dir/stderr.log" &
+    NGINX_PID=$!
+    for i in $(seq 1 100); do
+      kill -0 "$NGINX_PID" 2>/dev/null || break
+      if port_in_use "$port" && [[ $(cat "$dir/nginx.pid" 2>/dev/null) == "$NGINX_PID" ]]; then
+        NGINX_VERSION=$("$nginx" -v 2>&1 | sed 's|.*nginx/||')
+        NGINX_URL=http://127.0.0.1:$port/
+        return 0
+      fi
+      sleep 0.05
+    done
+    stop_pid "$NGINX_PID"
+    NGINX_PID=""
+  done
+  note "nginx did not start: no nginx row ($(tr '\n' ' ' <"$dir/stderr.log"))"
+  return 1
+}
+
+# ---------------------------------------------------------------------------------------------
+# measurement
+
+median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) { print "nan"; exit }
+  print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+now_ns() { date +%s%N; }
+calc() { awk "BEGIN { printf \"$1\", $2 }"; }   # calc FORMAT EXPR
+col() { awk -v c="$1" '{ print $c }' "$2"; }     # column c of a measurement file
+
+# timed_run OUT COMMAND...: run COMMAND once under /usr/bin/time -v with its stdout in OUT;
+# print "wall_s cpu_s maxrss_kb" and return COMMAND's exit status. Wall time from
+# date +%s%N (time -v prints it to 10 ms only).
+timed_run() {
+  local out=$1 t0 t1 rc=0 tv=$WORK/time.txt
+  shift
+  t0=$(now_ns)
+  /usr/bin/time -v -o "$tv" "$@" >"$out" || rc=$?
+  t1=$(now_ns)
+  awk -v wall="$(calc %.6f "($t1 - $t0) / 1e9")" -F': ' '
+    /User time \(seconds\)/ { cpu += $2 } /System time \(seconds\)/ { cpu += $2 }
+    /Maximum resident set size/ { rss = $2 }
+    END { printf "%s %.3f %d\n", wall, cpu, rss }' "$tv"
+  return "$rc"
+}
+
+# rlcheck_run NAME URL: one run, appends "wall cpu rss rps_reported" to NAME.rl.
+# --limit 1000000 so that the limit check passes; every response must be a 200.
+rlcheck_run() {
+  local name=$1 url=$2 json=$WORK/rl.json m
+  m=$(timed_run "$json" "$RLCHECK" http "$url" -n "$HTTP_REQUESTS" -p "$CONCURRENCY" -r 1 \
+    --limit 1000000 -H "$API_KEY_HEADER" --json) ||
+    die "rlcheck http exited $? against $url: verdict $(jq -r '.verdict' "$json" 2>/dev/null)"
+  [[ $(jq -r '.runs[0].allowed' "$json") == "$HTTP_REQUESTS" ]] ||
+    die "rlcheck http: not every request was allowed against $url: $(jq -c '.runs[0]' "$json" | cut -c1-300)"
+  echo "$m $(jq '.summary.requests_per_second' "$json")" >>"$WORK/$name.rl"
+}
+
+# hey_run NAME URL: one run, appends "wall cpu rss rps_reported" to NAME.hey.
+hey_run() {
+  local name=$1 url=$2 out=$WORK/hey.txt m ok
+  m=$(timed_run "$out" hey -n "$HTTP_REQUESTS" -c "$CONCURRENCY" -H "$API_KEY_HEADER" "$url") ||
+    die "hey exited $? against $url"
+  ok=$(awk '$1 == "[200]" { print $2 }' "$out")
+  [[ $ok == "$HTTP_REQUESTS" ]] || die "hey: not every response was a 200 from $url: $(tr -s ' \n' ' ' <"$out" | cut -c1-300)"
+  echo "$m $(awk '/Requests\/sec:/ { print $2 }' "$out")" >>"$WORK/$name.hey"
+}
+
+# bench_target NAME URL: alternate the two tools HTTP_REPS times, after one untimed warm-up
+# of each (page cache for the binaries, the server's first allocations).
+bench_target() {
+  local name=$1 url=$2 i
+  note "$name: warm-up"
+  rlcheck_run warmup "$url"
+  hey_run warmup "$url"
+  for i in $(seq 1 "$HTTP_REPS"); do
+    note "$name: rep $i/$HTTP_REPS: rlcheck http, hey"
+    rlcheck_run "$name" "$url"
+    hey_run "$name" "$url"
+  done
+}
+
+# ---------------------------------------------------------------------------------------------
+# report
+
+hr() { printf '%.0s-' $(seq 1 100); echo; }
+ratio() { calc %.2f "$1 / $2"; }
+
+# tool_row LABEL TOOL FILE: medians of one tool's runs against one server
+tool_row() {
+  local f=$3 wall
+  wall=$(col 1 "$f" | median)
+  printf '%-26s %-12s %11.0f %11.0f %8.2f %11.1f %11.1f\n' "$1" "$2" "$(col 4 "$f" | median)" \
+    "$(calc %.0f "$HTTP_REQUESTS / $wall")" "$wall" \
+    "$(calc %.1f "$(col 2 "$f" | median) * 1e6 / $HTTP_REQUESTS")" \
+    "$(calc %.1f "$(col 3 "$f" | median) / 1024")"
+}
+
+report_target() {
+  local label=$1 rl=$WORK/$2.rl hey=$WORK/$2.hey
+  tool_row "$label" "rlcheck http" "$rl"
+  tool_row "" hey "$hey"
+  printf '%-26s %-12s %10sx %10sx %7sx %10sx %10sx\n' "" "rlcheck/hey" \
+    "$(ratio "$(col 4 "$rl" | median)" "$(col 4 "$hey" | median)")" \
+    "$(ratio "$(col 1 "$hey" | median)" "$(col 1 "$rl" | median)")" \
+    "$(ratio "$(col 1 "$rl" | median)" "$(col 1 "$hey" | median)")" \
+    "$(ratio "$(col 2 "$rl" | median)" "$(col 2 "$hey" | median)")" \
+    "$(ratio "$(col 3 "$rl" | median)" "$(col 3 "$hey" | median)")"
+  printf '%-26s rps (tool) per run, in order: rlcheck %s; hey %s\n' "" \
+    "$(col 4 "$rl" | awk '{ printf "%s%.0f", (NR > 1 ? " " : ""), $1 }')" "$(col 4 "$hey" | awk '{ printf "%s%.0f", (NR > 1 ? " " : ""), $1 }')"
+}
+
+report() {
+  local model
+  model=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)
+  echo
+  echo "rlcheck http bench  $(date -u '+%Y-%m-%d %H:%M UTC')  nproc $(nproc)  cpu: $model"
+  echo "rlcheck: $RLCHECK ($("$RLCHECK" --version | head -n1))"
+  echo "hey:     $(dpkg-query -W -f '${Version}' hey 2>/dev/null || echo unknown)" \
+    "  redis: $(redis-server --version | awk '{ print $3 }')" \
+    "  nginx: ${NGINX_VERSION:-not run}"
+  echo
+  echo "GET with '$API_KEY_HEADER', $HTTP_REQUESTS requests, $CONCURRENCY connections," \
+    "median of $HTTP_REPS alternating runs"
+  hr
+  printf '%-26s %-12s %11s %11s %8s %11s %11s\n' server tool "rps (tool)" "rps (wall)" "wall s" \
+    "CPU us/req" "max RSS MB"
+  report_target "rlcheck serve (lua)" serve
+  if [[ -f $WORK/nginx.rl ]]; then report_target "nginx static 200" nginx
+  else echo "nginx row skipped: ${NGINX_SKIPPED:-}"; fi
+  hr
+  echo "rps (tool): rlcheck summary.requests_per_second / hey's Requests/sec;"
+  echo "rps (wall): requests / wall time of the whole process; CPU: user+sys of the client process."
+  echo "ratios: rps > 1 means rlcheck is faster; wall, CPU and RSS > 1 mean rlcheck uses more."
+  echo "total bench time: ${SECONDS}s; load average before: $LOAD_BEFORE, after: $LOAD_AFTER (on $(nproc) CPUs)"
+}
+
+# ---------------------------------------------------------------------------------------------
+
+main() {
+  require_tools
+  resolve_rlcheck "${1:-}"
+  WORK=$(mktemp -d "${TMPDIR:-/tmp}/rlcheck-http-bench.XXXXXX")
+  trap cleanup EXIT
+  trap 'echo "bench: command failed at line $LINENO" >&2' ERR
+  trap 'exit 130' INT TERM
+  SECONDS=0
+  LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
+
+  start_redis
+  start_serve
+  note "redis-server pid $REDIS_PID on 127.0.0.1:$REDIS_PORT; rlcheck serve pid $SERVE_PID on $SERVE_URL"
+  bench_target serve "$SERVE_URL"
+  stop_pid "$SERVE_PID"   # the second row runs without the first server's load
+  SERVE_PID=""
+
+  # The nginx row costs about what the first did, usually less; skip it rather than overrun.
+  NGINX_SKIPPED=""
+  if ((2 * SECONDS >= TIME_BUDGET_S)); then
+    NGINX_SKIPPED="it would have ended after TIME_BUDGET_S=${TIME_BUDGET_S}s"
+  elif start_nginx; then
+    note "nginx pid $NGINX_PID on $NGINX_URL"
+    bench_target nginx "$NGINX_URL"
+  else
+    NGINX_SKIPPED="nginx not installed or did not start"
+  fi
+  LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
+  report
+}
+
+main "$@"

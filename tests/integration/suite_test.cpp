@@ -1,0 +1,147 @@
+// rlcheck run over the shipped scenarios, JUnit output against the common schema, and the
+// Stop-hook settings block.
+
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "process/child_process.hpp"
+#include "support/json_outcome.hpp"
+#include "support/run_binary.hpp"
+#include "support/test_redis.hpp"
+
+using namespace rlcheck::testing;
+using nlohmann::json;
+
+namespace {
+
+const std::string k_scenarios = std::string(RLCHECK_SOURCE_DIR) + "/scenarios";
+
+RunOptions on_test_redis() {
+  RunOptions options;
+  options.env["REDIS_URL"] = TestRedis::shared().tcp_url();
+  options.unset_env = {"NO_COLOR"};
+  return options;
+}
+
+struct TempDir {
+  std::filesystem::path path;
+  TempDir() {
+    std::string pattern =
+        (std::filesystem::temp_directory_path() / "rlcheck-suite-XXXXXX").string();
+    path = mkdtemp(pattern.data());
+  }
+  ~TempDir() { std::filesystem::remove_all(path); }
+  std::string write(const std::string& name, const std::string& text) const {
+    std::ofstream(path / name) << text;
+    return (path / name).string();
+  }
+};
+
+// xmllint --schema: the JUnit file parses and has the shape CI systems read.
+bool valid_junit(const std::string& file) {
+  auto xmllint = rlcheck::process::find_on_path("xmllint");
+  REQUIRE(xmllint.has_value());
+  const ProcessOutcome outcome =
+      run_process({*xmllint, "--noout", "--schema", fixture("junit.xsd"), file});
+  INFO(outcome.err);
+  return outcome.exit_code == 0;
+}
+
+}  // namespace
+
+TEST_CASE("the shipped scenarios behave as they expect") {
+  const ProcessOutcome outcome = run_rlcheck({"run", k_scenarios, "--json"}, on_test_redis());
+  INFO(outcome.err);
+  CHECK(outcome.exit_code == 0);
+  const json suite = json::parse(outcome.out);
+  CHECK(suite["schema"] == "rlcheck.suite/v1");
+  REQUIRE(suite["scenarios"].size() >= 6);
+  bool saw_expected_failure = false;
+  for (const auto& scenario : suite["scenarios"]) {
+    CAPTURE(scenario["name"].get<std::string>());
+    CHECK(scenario["ok"] == true);
+    saw_expected_failure = saw_expected_failure || scenario["expect"] == "fail";
+  }
+  CHECK(saw_expected_failure);
+}
+
+TEST_CASE("a scenario whose outcome differs from its expectation exits 1 and says which") {
+  TempDir dir;
+  const std::string file = dir.write(
+      "naive-should-pass.json",
+      R"({"name": "naive claims to hold", "strategy": "naive", "runs": 2, "expect": "pass"})");
+  const ProcessOutcome outcome = run_rlcheck({"run", file, "--color", "never"}, on_test_redis());
+  CHECK(outcome.exit_code == 1);
+  CHECK(outcome.out.find("naive claims to hold") != std::string::npos);
+  CHECK(outcome.out.find("0 of 1 scenarios behaved as expected") != std::string::npos);
+
+  RunOptions hook = on_test_redis();
+  hook.stdin_mode = StdinMode::text;
+  hook.stdin_text = R"({"hook_event_name":"Stop","stop_hook_active":false})";
+  const ProcessOutcome blocked = run_rlcheck({"run", file, "--hook"}, hook);
+  CHECK(blocked.exit_code == 2);
+  CHECK(blocked.out.empty());
+  CHECK(blocked.err.find("naive claims to hold") != std::string::npos);
+  CHECK(blocked.err.find("reproduce: rlcheck redis") != std::string::npos);
+  CHECK(blocked.err.find("--strategy naive") != std::string::npos);
+}
+
+TEST_CASE("unknown scenario keys are refused naming the key and the file") {
+  TempDir dir;
+  const std::string file =
+      dir.write("typo.json", R"({"name": "typo", "strategy": "lua", "reqests": 200})");
+  const ProcessOutcome outcome = run_rlcheck({"run", file}, on_test_redis());
+  CHECK(outcome.exit_code == 64);
+  CHECK(lines_of(outcome.err).size() == 1);
+  CHECK(outcome.err.find("typo.json") != std::string::npos);
+  CHECK(outcome.err.find("'reqests'") != std::string::npos);
+}
+
+TEST_CASE("--junit writes one testcase per check, failures with their figure, to the schema") {
+  TempDir dir;
+  const std::string junit = (dir.path / "checks.xml").string();
+  const ProcessOutcome outcome =
+      run_rlcheck({"redis", "--strategy", "naive", "--junit", junit, "-q"}, on_test_redis());
+  CHECK(outcome.exit_code == 1);
+  REQUIRE(valid_junit(junit));
+  std::ifstream in(junit);
+  const std::string xml((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (const char* id : {"limit", "exact", "retry-after-present", "retry-after-valid",
+                         "retry-after-bound", "key-ttl", "errors"}) {
+    CHECK(xml.find(std::string("<testcase name=\"") + id + "\"") != std::string::npos);
+  }
+  // Exactly one failed check (limit), carrying the over-admission figure.
+  CHECK(xml.find("failures=\"1\"") != std::string::npos);
+  CHECK(xml.find("<failure message=\"4 of 4 runs over the limit") != std::string::npos);
+
+  const std::string suite_junit = (dir.path / "suite.xml").string();
+  const ProcessOutcome suite =
+      run_rlcheck({"run", k_scenarios, "--junit", suite_junit, "-q"}, on_test_redis());
+  CHECK(suite.exit_code == 0);
+  CHECK(valid_junit(suite_junit));
+}
+
+TEST_CASE("hook-config prints the settings block for the given check") {
+  const ProcessOutcome outcome =
+      run_rlcheck({"hook-config", "--", "redis", "--strategy", "lua", "-n", "200", "-p", "50"});
+  CHECK(outcome.exit_code == 0);
+  const json settings = json::parse(outcome.out);
+  CHECK(settings["hooks"]["Stop"][0]["hooks"][0]["type"] == "command");
+  CHECK(settings["hooks"]["Stop"][0]["hooks"][0]["command"] ==
+        "rlcheck redis --strategy lua -n 200 -p 50 --hook");
+
+  TempDir dir;
+  const std::string existing =
+      dir.write("settings.json", R"({"model": "opus", "hooks": {"PreToolUse": [{"hooks": []}]}})");
+  const ProcessOutcome merged =
+      run_rlcheck({"hook-config", "--merge", existing, "--", "redis", "--strategy", "lua"});
+  CHECK(merged.exit_code == 0);
+  const json result = json::parse(merged.out);
+  CHECK(result["model"] == "opus");
+  CHECK(result["hooks"]["PreToolUse"].size() == 1);
+  CHECK(result["hooks"]["Stop"].size() == 1);
+}
