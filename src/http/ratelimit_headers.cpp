@@ -259,10 +259,12 @@ class Reader {
     for (const auto& [raw_name, raw_value] : headers) {
       const std::string_view name = trim_ows(raw_name);
       for (size_t f = 0; f < k_field_count; ++f) {
+        if (!iequals(name, k_field_names[f]))
+          continue;
         auto& values = values_[f];
-        const std::string value(trim_ows(raw_value));
-        if (iequals(name, k_field_names[f]) && std::ranges::find(values, value) == values.end())
-          values.push_back(value);
+        const std::string_view value = trim_ows(raw_value);
+        if (std::ranges::find(values, value) == values.end())
+          values.emplace_back(value);
       }
     }
   }

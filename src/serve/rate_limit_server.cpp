@@ -121,12 +121,9 @@ void RateLimitServer::accept(evhttp_request* request) {
   pending_by_connection_[pending.connection] = id;
   evhttp_connection_set_closecb(pending.connection, &RateLimitServer::on_http_close, this);
 
-  bool any_ready = false;
-  for (const auto& connection : connections_) {
-    any_ready =
-        any_ready || (connection->client && connection->client->alive() && connection->ready);
-  }
-  if (!any_ready) {
+  // A connection that is ready, or still connecting (at start-up, after a reconnect), will
+  // take the request; only when every one is down is it an outage right away.
+  if (!any_usable_connection()) {
     respond(id, outage_response(options_.fail_open));
     return;
   }
@@ -181,11 +178,29 @@ void RateLimitServer::dispatch() {
   }
 }
 
+bool RateLimitServer::any_usable_connection() const {
+  for (const auto& connection : connections_) {
+    if (connection->client && connection->client->alive())
+      return true;
+  }
+  return false;
+}
+
+void RateLimitServer::answer_queue_as_outage() {
+  while (!queue_.empty()) {
+    const uint64_t id = queue_.front();
+    queue_.pop_front();
+    respond(id, outage_response(options_.fail_open));
+  }
+}
+
 void RateLimitServer::on_connected(int slot, bool ok, const std::string& error) {
   Connection& connection = *connections_[static_cast<size_t>(slot)];
   connection.ready = ok;
   if (!ok) {
     note_outage(error);
+    if (!any_usable_connection())
+      answer_queue_as_outage();
     return;
   }
   note_recovery();
@@ -257,13 +272,8 @@ void RateLimitServer::on_reconnect_timer(int, short, void* self_arg) {
     any_ready = any_ready || (connection->client->alive() && connection->ready);
   }
   // Requests queued while every connection was lost get their answer now, not a timeout.
-  if (!any_ready) {
-    while (!self->queue_.empty()) {
-      const uint64_t id = self->queue_.front();
-      self->queue_.pop_front();
-      self->respond(id, outage_response(self->options_.fail_open));
-    }
-  }
+  if (!any_ready)
+    self->answer_queue_as_outage();
 }
 
 void RateLimitServer::note_outage(const std::string& why) {

@@ -65,6 +65,8 @@ class RateLimitServer final : public engine::ClientListener {
   void accept(evhttp_request* request);
   std::string identity_of(evhttp_request* request) const;
   void dispatch();
+  bool any_usable_connection() const;  // ready, or still connecting
+  void answer_queue_as_outage();
   void respond(uint64_t id, const LimitResponse& response);
   std::unique_ptr<redis::Strategy> limiter_for(const std::string& identity) const;
   void note_outage(const std::string& why);
