@@ -10,6 +10,8 @@
 
 #include <fmt/format.h>
 
+#include "http/field_text.hpp"
+
 namespace rlcheck::http {
 namespace {
 
@@ -35,41 +37,8 @@ constexpr std::array<std::string_view, k_field_count> k_field_names{
     "X-RateLimit-Limit",   "X-RateLimit-Remaining", "X-RateLimit-Reset", "RateLimit-Limit",
     "RateLimit-Remaining", "RateLimit-Reset",       "RateLimit",         "RateLimit-Policy"};
 
-bool is_ows(char c) {
-  return c == ' ' || c == '\t';
-}
-bool is_digit(char c) {
-  return c >= '0' && c <= '9';
-}
 bool is_alpha(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-char to_lower(char c) {
-  return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
-}
-
-std::string_view trim_ows(std::string_view text) {
-  while (!text.empty() && is_ows(text.front()))
-    text.remove_prefix(1);
-  while (!text.empty() && is_ows(text.back()))
-    text.remove_suffix(1);
-  return text;
-}
-
-bool iequals(std::string_view a, std::string_view b) {
-  return std::ranges::equal(a, b, [](char x, char y) { return to_lower(x) == to_lower(y); });
-}
-
-// A header value quoted in a report line: bounded, and no control bytes that could forge a line.
-std::string quoted(std::string_view text) {
-  constexpr size_t k_max = 64;
-  std::string out = "'";
-  for (char c : text.substr(0, k_max)) {
-    const auto byte = static_cast<unsigned char>(c);
-    out.push_back(byte < 0x20 || byte >= 0x7f ? '?' : c);
-  }
-  out += text.size() > k_max ? "...'" : "'";
-  return out;
 }
 
 // ---- The part of RFC 8941 these fields use: Lists and Dictionaries of Items with Parameters.

@@ -5,21 +5,15 @@
 
 #include <fmt/format.h>
 
+#include "http/field_text.hpp"
 #include "http/retry_after.hpp"
 
 namespace rlcheck::http {
 namespace {
 
-bool same_name(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) ==
-                  std::tolower(static_cast<unsigned char>(y));
-         });
-}
-
 const std::string* find_header(const HeaderList& headers, std::string_view name) {
   for (const auto& [field, value] : headers) {
-    if (same_name(field, name))
+    if (iequals(field, name))
       return &value;
   }
   return nullptr;

@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "http/field_text.hpp"
+
 namespace rlcheck::http {
 namespace {
 
@@ -20,33 +22,6 @@ constexpr std::array<std::string_view, 7> k_long_day_names{
     "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"};
 constexpr std::array<std::string_view, 12> k_month_names{"Jan", "Feb", "Mar", "Apr", "May", "Jun",
                                                          "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
-
-bool is_ows(char c) {
-  return c == ' ' || c == '\t';
-}
-bool is_digit(char c) {
-  return c >= '0' && c <= '9';
-}
-
-std::string_view trim_ows(std::string_view text) {
-  while (!text.empty() && is_ows(text.front()))
-    text.remove_prefix(1);
-  while (!text.empty() && is_ows(text.back()))
-    text.remove_suffix(1);
-  return text;
-}
-
-// A header value quoted in a report line: bounded, and no control bytes that could forge a line.
-std::string quoted(std::string_view text) {
-  constexpr size_t k_max = 64;
-  std::string out = "'";
-  for (char c : text.substr(0, k_max)) {
-    const auto byte = static_cast<unsigned char>(c);
-    out.push_back(byte < 0x20 || byte >= 0x7f ? '?' : c);
-  }
-  out += text.size() > k_max ? "...'" : "'";
-  return out;
-}
 
 // Reads the fixed-layout date forms left to right; every step fails softly.
 class Cursor {
