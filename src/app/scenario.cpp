@@ -41,6 +41,32 @@ std::expected<std::vector<std::string>, std::string> values_of(const std::string
   return std::unexpected(fmt::format("key '{}' needs a string, a number or a list", key));
 }
 
+// Appends --key [value...] for one JSON key of `subcommand`'s options; `shown` names it in
+// errors ("serve.strategy").
+std::expected<void, std::string> append_option(const std::string& subcommand,
+                                               const std::string& shown, std::string key,
+                                               const json& value, std::vector<std::string>& argv) {
+  std::replace(key.begin(), key.end(), '_', '-');
+  const cli::OptionKind kind = cli::option_kind(subcommand, key);
+  if (kind == cli::OptionKind::none)
+    return std::unexpected(fmt::format("unknown key '{}'", shown));
+  if (kind == cli::OptionKind::flag) {
+    if (!value.is_boolean())
+      return std::unexpected(fmt::format("key '{}' is true or false", shown));
+    if (value.get<bool>())
+      argv.push_back("--" + key);
+    return {};
+  }
+  auto values = values_of(shown, value);
+  if (!values)
+    return std::unexpected(values.error());
+  for (const std::string& one : *values) {
+    argv.push_back("--" + key);
+    argv.push_back(one);
+  }
+  return {};
+}
+
 std::expected<Scenario, std::string> scenario_from(const std::string& path, const json& doc) {
   Scenario scenario;
   scenario.file = path;
@@ -68,30 +94,28 @@ std::expected<Scenario, std::string> scenario_from(const std::string& path, cons
         (raw_key == "url" && mode == "http")) {
       continue;
     }
-    std::string key = raw_key;
-    std::replace(key.begin(), key.end(), '_', '-');
-    if (is_output_key(key)) {
+    if (raw_key == "serve" && mode == "http") {
+      if (!value.is_object())
+        return std::unexpected("key 'serve' needs an object of serve options");
+      std::vector<std::string> serve_args;
+      for (const auto& [serve_key, serve_value] : value.items()) {
+        if (serve_key == "listen")
+          return std::unexpected("key 'serve.listen': the port is chosen free");
+        auto added =
+            append_option("serve", "serve." + serve_key, serve_key, serve_value, serve_args);
+        if (!added)
+          return std::unexpected(added.error());
+      }
+      scenario.serve_args = std::move(serve_args);
+      continue;
+    }
+    if (is_output_key(raw_key)) {
       return std::unexpected(
           fmt::format("key '{}' is an output option of rlcheck run, not of a scenario", raw_key));
     }
-    const cli::OptionKind kind = cli::option_kind(mode, key);
-    if (kind == cli::OptionKind::none) {
-      return std::unexpected(fmt::format("unknown key '{}'", raw_key));
-    }
-    if (kind == cli::OptionKind::flag) {
-      if (!value.is_boolean())
-        return std::unexpected(fmt::format("key '{}' is true or false", raw_key));
-      if (value.get<bool>())
-        scenario.argv.push_back("--" + key);
-      continue;
-    }
-    auto values = values_of(raw_key, value);
-    if (!values)
-      return std::unexpected(values.error());
-    for (const std::string& one : *values) {
-      scenario.argv.push_back("--" + key);
-      scenario.argv.push_back(one);
-    }
+    auto added = append_option(mode, raw_key, raw_key, value, scenario.argv);
+    if (!added)
+      return std::unexpected(added.error());
   }
   return scenario;
 }

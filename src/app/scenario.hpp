@@ -5,6 +5,7 @@
 //    "requests": 200, "concurrency": 50, "limit": 10, "window": "60s", "expect": "pass"}
 
 #include <expected>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,9 @@ struct Scenario {
   std::string name;
   bool expect_pass = true;        // "expect": "pass" (default) or "fail"
   std::vector<std::string> argv;  // the equivalent command line, "rlcheck" first
+  // "serve": {...}: the options of an `rlcheck serve` to start for this scenario; {serve} in
+  // the command line stands for its URL.
+  std::optional<std::vector<std::string>> serve_args;
 };
 
 // Reads one file. Errors name the file and the key: "scenarios/x.json: unknown key 'reqests'".

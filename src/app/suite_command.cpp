@@ -10,6 +10,7 @@
 #include "app/check_runner.hpp"
 #include "app/hook.hpp"
 #include "app/scenario.hpp"
+#include "app/scenario_server.hpp"
 #include "cli/command_line.hpp"
 #include "report/human_report.hpp"
 #include "report/json_report.hpp"
@@ -30,9 +31,13 @@ struct ScenarioOutcome {
   }
 };
 
-config::Config config_of(const Scenario& scenario) {
-  std::vector<const char*> argv;
+// The scenario's configuration, with {serve} standing for `serve_url`.
+config::Config config_of(const Scenario& scenario, const std::string& serve_url) {
+  std::vector<std::string> args;
   for (const std::string& arg : scenario.argv)
+    args.push_back(with_serve_url(arg, serve_url));
+  std::vector<const char*> argv;
+  for (const std::string& arg : args)
     argv.push_back(arg.c_str());
   try {
     return cli::parse_command_line(static_cast<int>(argv.size()), argv.data()).config;
@@ -41,10 +46,20 @@ config::Config config_of(const Scenario& scenario) {
   }
 }
 
-ScenarioOutcome run_scenario(const Scenario& scenario, const config::Config& config) {
+ScenarioOutcome run_scenario(const Scenario& scenario, config::Config config) {
   ScenarioOutcome outcome;
   outcome.scenario = scenario;
   try {
+    std::unique_ptr<ScenarioServer> server;
+    if (scenario.serve_args) {
+      auto started = ScenarioServer::start(*scenario.serve_args);
+      if (!started)
+        throw cannot_test(started.error());
+      server = std::move(*started);
+      const config::OutputConfig output = config.output;
+      config = config_of(scenario, server->url());
+      config.output = output;
+    }
     outcome.reports = run_checks(config);
   } catch (const FatalError& error) {
     outcome.verdict = checks::Verdict::error;
@@ -163,7 +178,8 @@ int run_suite(const config::Config& config) {
     auto scenario = load_scenario(file);
     if (!scenario)
       throw usage_error(scenario.error());
-    config::Config scenario_config = config_of(*scenario);
+    // Checked now, before anything runs; {serve} gets its real port when the scenario runs.
+    config::Config scenario_config = config_of(*scenario, "http://127.0.0.1:1");
     scenario_config.output.hook = config.output.hook;  // no notices on stderr in hook mode
     scenario_config.output.quiet = true;
     scenarios.emplace_back(std::move(*scenario), std::move(scenario_config));

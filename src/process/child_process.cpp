@@ -32,7 +32,7 @@ std::optional<std::string> find_on_path(const std::string& name) {
 }
 
 std::expected<ChildProcess, std::string> ChildProcess::spawn(const std::vector<std::string>& argv,
-                                                             bool keep_stderr) {
+                                                             Stderr stderr_mode) {
   std::vector<char*> args;
   for (const std::string& arg : argv)
     args.push_back(const_cast<char*>(arg.c_str()));
@@ -42,8 +42,15 @@ std::expected<ChildProcess, std::string> ChildProcess::spawn(const std::vector<s
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-  if (!keep_stderr) {
+  int err_pipe[2] = {-1, -1};
+  if (stderr_mode == Stderr::discard) {
     posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+  } else if (stderr_mode == Stderr::pipe) {
+    if (pipe2(err_pipe, O_CLOEXEC) != 0) {
+      posix_spawn_file_actions_destroy(&actions);
+      return std::unexpected(fmt::format("cannot start {}: no pipe", argv[0]));
+    }
+    posix_spawn_file_actions_adddup2(&actions, err_pipe[1], STDERR_FILENO);
   }
   posix_spawnattr_t attributes;
   posix_spawnattr_init(&attributes);
@@ -64,17 +71,31 @@ std::expected<ChildProcess, std::string> ChildProcess::spawn(const std::vector<s
   const int status = posix_spawn(&pid, args[0], &actions, &attributes, args.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attributes);
+  if (err_pipe[1] >= 0)
+    close(err_pipe[1]);
   if (status != 0) {
+    if (err_pipe[0] >= 0)
+      close(err_pipe[0]);
     return std::unexpected(fmt::format("cannot start {}: {}", argv[0], std::strerror(status)));
   }
-  return ChildProcess(pid);
+  return ChildProcess(pid, err_pipe[0]);
+}
+
+ChildProcess::~ChildProcess() {
+  stop();
+  if (stderr_fd_ >= 0)
+    close(stderr_fd_);
 }
 
 ChildProcess& ChildProcess::operator=(ChildProcess&& other) noexcept {
   if (this != &other) {
     stop();
+    if (stderr_fd_ >= 0)
+      close(stderr_fd_);
     pid_ = other.pid_;
+    stderr_fd_ = other.stderr_fd_;
     other.pid_ = -1;
+    other.stderr_fd_ = -1;
   }
   return *this;
 }
@@ -97,7 +118,7 @@ std::optional<int> ChildProcess::wait_for(std::chrono::milliseconds limit) {
 
 std::expected<int, std::string> run_shell(const std::string& command,
                                           std::chrono::milliseconds limit) {
-  auto child = ChildProcess::spawn({"/bin/sh", "-c", command}, true);
+  auto child = ChildProcess::spawn({"/bin/sh", "-c", command}, ChildProcess::Stderr::inherit);
   if (!child)
     return std::unexpected(child.error());
   if (auto status = child->wait_for(limit))

@@ -21,18 +21,29 @@ std::expected<int, std::string> run_shell(const std::string& command,
 
 class ChildProcess {
  public:
+  enum class Stderr {
+    discard,  // to /dev/null
+    inherit,  // rlcheck's own stderr
+    pipe,     // a pipe whose read end is stderr_fd()
+  };
   // Starts argv[0] (a path) in its own process group, so the terminal's Ctrl-C reaches only
-  // rlcheck, which then stops the child itself. Standard streams go to /dev/null.
+  // rlcheck, which then stops the child itself. Stdin and stdout go to /dev/null.
   static std::expected<ChildProcess, std::string> spawn(const std::vector<std::string>& argv,
-                                                        bool keep_stderr = false);
+                                                        Stderr stderr_mode = Stderr::discard);
   // Waits up to `limit` for the child to exit: its exit status, or nullopt if still running.
   std::optional<int> wait_for(std::chrono::milliseconds limit);
 
-  ChildProcess(ChildProcess&& other) noexcept : pid_(other.pid_) { other.pid_ = -1; }
+  ChildProcess(ChildProcess&& other) noexcept : pid_(other.pid_), stderr_fd_(other.stderr_fd_) {
+    other.pid_ = -1;
+    other.stderr_fd_ = -1;
+  }
   ChildProcess& operator=(ChildProcess&& other) noexcept;
   ChildProcess(const ChildProcess&) = delete;
   ChildProcess& operator=(const ChildProcess&) = delete;
-  ~ChildProcess() { stop(); }
+  ~ChildProcess();
+
+  // With Stderr::pipe, the read end of the child's stderr (owned here); else -1.
+  int stderr_fd() const { return stderr_fd_; }
 
   // True while the child has not exited (reaps it if it has).
   bool running();
@@ -41,8 +52,9 @@ class ChildProcess {
   pid_t pid() const { return pid_; }
 
  private:
-  explicit ChildProcess(pid_t pid) : pid_(pid) {}
+  ChildProcess(pid_t pid, int stderr_fd) : pid_(pid), stderr_fd_(stderr_fd) {}
   pid_t pid_ = -1;
+  int stderr_fd_ = -1;
 };
 
 }  // namespace rlcheck::process
