@@ -7,7 +7,7 @@ packages=(
   build-essential cmake pkg-config git
   libhiredis-dev libevent-dev libcurl4-openssl-dev libcli11-dev libfmt-dev nlohmann-json3-dev
   doctest-dev
-  redis-server redis-tools libxml2-utils
+  redis-server redis-tools libxml2-utils dpkg-dev man-db
 )
 packages+=("$@")
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # README command (2): install, build, and run every test: unit tests, and integration tests
 # that start their own redis-server on a free loopback port and unix socket and stop it.
-# Then the same tests again in an AddressSanitizer + UBSan build (SANITIZE=0 skips it).
+# Then the .deb is installed and tried, and the same tests run again in an AddressSanitizer +
+# UBSan build (SANITIZE=0 skips it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -13,6 +14,11 @@ fi
 
 BUILD_DIR=build BUILD_TYPE=RelWithDebInfo scripts/build.sh
 (cd build && ctest --output-on-failure)
+
+# The .deb: built, installed with apt, used, removed (root only, as in CI).
+if [[ $(id -u) -eq 0 ]]; then
+  BUILD_DIR=build scripts/test-package.sh
+fi
 
 if [[ "${SANITIZE:-1}" != 0 ]]; then
   BUILD_DIR=build-sanitize BUILD_TYPE=Debug scripts/build.sh -DRLCHECK_SANITIZE=ON

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Builds the .deb from BUILD_DIR (default build/), installs it with apt (its dependencies are
+# Debian packages), checks what a user gets: the binary, a Redis check on the default Redis,
+# the scenarios, the man page and the completion; then removes it again. Needs root.
+# A machine where an rlcheck package is already installed is left alone.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${BUILD_DIR:-build}
+
+if dpkg-query -W -f='${Status}' rlcheck 2>/dev/null | grep -q "install ok installed"; then
+  echo "package: rlcheck is already installed here; not touching it"
+  exit 0
+fi
+(cd "$build" && rm -f rlcheck_*.deb && cpack -G DEB >/dev/null)
+deb=$(ls "$build"/rlcheck_*.deb)
+trap 'DEBIAN_FRONTEND=noninteractive apt-get remove -y -qq rlcheck >/dev/null 2>&1 || true' EXIT
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "./$deb" >/dev/null
+
+passed=0
+failed=0
+check() {  # check DESCRIPTION COMMAND...
+  local description=$1
+  shift
+  if "$@" >/dev/null 2>&1; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    echo "package: FAILED: $description" >&2
+  fi
+}
+check "rlcheck is installed in /usr/bin" test -x /usr/bin/rlcheck
+check "--version names the libraries" bash -c '/usr/bin/rlcheck --version | grep -q "hiredis .*libcurl .*libevent"'
+check "a Redis check passes" /usr/bin/rlcheck redis --strategy lua -n 200 -p 50 -q
+check "a shipped scenario runs" /usr/bin/rlcheck run /usr/share/rlcheck/scenarios/seed-lua-200x50.json -q
+check "the Lua limiters are installed" test -f /usr/share/rlcheck/lua/sliding_window.lua
+for topic in "rlcheck redis" "rlcheck http" "rlcheck compare" "rlcheck serve" "rlcheck run" \
+  "rlcheck hook-config" "--requests" "--identity-header" "--junit" "EXIT STATUS"; do
+  check "man rlcheck shows $topic" bash -c "man rlcheck 2>/dev/null | grep -qF -- '$topic'"
+done
+check "bash completion completes subcommands" bash -c \
+  'source /usr/share/bash-completion/completions/rlcheck; COMP_WORDS=(rlcheck se); COMP_CWORD=1; _rlcheck; [[ ${COMPREPLY[*]} == serve ]]'
+echo "package: $passed passed, $failed failed"
+[[ $failed -eq 0 ]]
