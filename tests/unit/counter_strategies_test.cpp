@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "recording_io.hpp"
 #include "redis/strategy.hpp"
 #include "reply_builder.hpp"
 
@@ -17,23 +18,12 @@ using rlcheck::redis::LoadedScript;
 using rlcheck::redis::make_strategy;
 using rlcheck::redis::RequestState;
 using rlcheck::redis::StrategyParams;
+using rlcheck::test::RecordingIo;
 using rlcheck::test::ReplyBuilder;
 using Kind = rlcheck::config::Strategy;
 using Command = std::vector<std::string>;
 
 namespace {
-
-class RecordingIo : public DecisionIo {
- public:
-  void send(const std::vector<std::string_view>& argv) override {
-    sent.emplace_back(argv.begin(), argv.end());
-  }
-  std::vector<std::string>& eval_args() override { return args; }
-  void eval(const LoadedScript&, std::string_view) override { ++evals; }
-  std::vector<Command> sent;
-  std::vector<std::string> args;
-  int evals = 0;
-};
 
 StrategyParams params_for(Kind kind) {
   StrategyParams params;
@@ -73,7 +63,7 @@ TEST_CASE("naive: a first request reads, increments, sets the expiry and is allo
   REQUIRE(decision.has_value());
   CHECK(decision->outcome == Outcome::allowed);
   CHECK(io.sent.size() == 3);
-  CHECK(io.evals == 0);
+  CHECK(io.evals.empty());
 }
 
 TEST_CASE("naive: below the limit a later request increments without a new expiry") {

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "recording_io.hpp"
 #include "redis/strategy.hpp"
 #include "reply_builder.hpp"
 
@@ -15,29 +16,12 @@ using rlcheck::redis::LoadedScript;
 using rlcheck::redis::make_strategy;
 using rlcheck::redis::RequestState;
 using rlcheck::redis::StrategyParams;
+using rlcheck::test::RecordingIo;
 using rlcheck::test::ReplyBuilder;
 using Kind = rlcheck::config::Strategy;
 using namespace std::chrono_literals;
 
 namespace {
-
-struct EvalCall {
-  const LoadedScript* script;
-  std::string key;
-  std::vector<std::string> args;
-};
-
-class RecordingIo : public DecisionIo {
- public:
-  void send(const std::vector<std::string_view>&) override { ++sends; }
-  std::vector<std::string>& eval_args() override { return args; }
-  void eval(const LoadedScript& script, std::string_view key) override {
-    evals.push_back({&script, std::string(key), args});
-  }
-  std::vector<EvalCall> evals;
-  std::vector<std::string> args;
-  int sends = 0;
-};
 
 const LoadedScript k_script{"sliding_window.lua", "return 1", "0123abcd"};
 
@@ -74,7 +58,7 @@ TEST_CASE("sliding-window: one EVAL of the script with limit, window and a membe
   RequestState state;
   state.seq = 3;
   strategy->begin(state, io);
-  CHECK(io.sends == 0);
+  CHECK(io.sent.empty());
   REQUIRE(io.evals.size() == 1);
   CHECK(io.evals[0].script == &k_script);
   CHECK(io.evals[0].key == "rl:slide");
