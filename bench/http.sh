@@ -22,6 +22,8 @@ set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 readonly REPO
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 readonly HTTP_REPS=${HTTP_REPS:-3}
 readonly HTTP_REQUESTS=${HTTP_REQUESTS:-20000}
 readonly TIME_BUDGET_S=${TIME_BUDGET_S:-90}
@@ -36,24 +38,8 @@ REDIS_PORT=""
 SERVE_URL=""
 NGINX_URL=""
 
-die() { echo "bench: $*" >&2; exit 1; }
-note() { echo "# $*" >&2; }
-
 # ---------------------------------------------------------------------------------------------
 # setup and teardown
-
-# stop_pid PID: SIGTERM, up to 5 s for a clean exit, then SIGKILL.
-stop_pid() {
-  local pid=$1 i
-  [[ -n $pid ]] && kill -0 "$pid" 2>/dev/null || return 0
-  kill -TERM "$pid" 2>/dev/null || true
-  for i in $(seq 1 50); do
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.1
-  done
-  kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null
-  wait "$pid" 2>/dev/null || true
-}
 
 cleanup() {
   local rc=$?
@@ -74,44 +60,6 @@ require_tools() {
   done
   command -v hey >/dev/null || die "hey not found (apt-get install -y hey)"
   [[ -x /usr/bin/time ]] || die "/usr/bin/time not found (apt-get install -y time)"
-}
-
-# The binary under test: first argument, else build/rlcheck, built here if it is missing.
-resolve_rlcheck() {
-  local bin=${1:-$REPO/build/rlcheck}
-  if [[ ! -x $bin && -z ${1:-} ]]; then
-    note "building $bin (Release)"
-    cmake -S "$REPO" -B "$REPO/build" -DCMAKE_BUILD_TYPE=Release -DRLCHECK_TESTS=OFF >/dev/null
-    cmake --build "$REPO/build" -j"$(nproc)" >/dev/null
-  fi
-  [[ -x $bin ]] || die "rlcheck binary not found: $bin"
-  RLCHECK=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
-}
-
-port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-
-# A throw-away redis-server on a random free loopback port, persistence off; INFO's process_id
-# proves that the server answering is ours.
-start_redis() {
-  local i pid_seen
-  mkdir -p "$WORK/redis"
-  for _ in $(seq 1 20); do
-    REDIS_PORT=$((20000 + RANDOM % 40000))
-    port_in_use "$REDIS_PORT" && continue
-    redis-server --bind 127.0.0.1 --port "$REDIS_PORT" --save '' --appendonly no \
-      --dir "$WORK/redis" --logfile "$WORK/redis/redis.log" --daemonize no &
-    REDIS_PID=$!
-    for i in $(seq 1 100); do
-      kill -0 "$REDIS_PID" 2>/dev/null || break
-      pid_seen=$(redis-cli -h 127.0.0.1 -p "$REDIS_PORT" INFO server 2>/dev/null |
-        tr -d '\r' | awk -F: '$1 == "process_id" { print $2 }') || true   # not up yet
-      [[ $pid_seen == "$REDIS_PID" ]] && return 0
-      sleep 0.05
-    done
-    stop_pid "$REDIS_PID"
-    REDIS_PID=""
-  done
-  die "could not start redis-server on a free port (see $WORK/redis/redis.log)"
 }
 
 # rlcheck serve on an ephemeral port: the port it really bound is in its "listening on" line.
@@ -186,28 +134,6 @@ EOF
 # ---------------------------------------------------------------------------------------------
 # measurement
 
-median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) { print "nan"; exit }
-  print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-now_ns() { date +%s%N; }
-calc() { awk "BEGIN { printf \"$1\", $2 }"; }   # calc FORMAT EXPR
-col() { awk -v c="$1" '{ print $c }' "$2"; }     # column c of a measurement file
-
-# timed_run OUT COMMAND...: run COMMAND once under /usr/bin/time -v with its stdout in OUT;
-# print "wall_s cpu_s maxrss_kb" and return COMMAND's exit status. Wall time from
-# date +%s%N (time -v prints it to 10 ms only).
-timed_run() {
-  local out=$1 t0 t1 rc=0 tv=$WORK/time.txt
-  shift
-  t0=$(now_ns)
-  /usr/bin/time -v -o "$tv" "$@" >"$out" || rc=$?
-  t1=$(now_ns)
-  awk -v wall="$(calc %.6f "($t1 - $t0) / 1e9")" -F': ' '
-    /User time \(seconds\)/ { cpu += $2 } /System time \(seconds\)/ { cpu += $2 }
-    /Maximum resident set size/ { rss = $2 }
-    END { printf "%s %.3f %d\n", wall, cpu, rss }' "$tv"
-  return "$rc"
-}
-
 # rlcheck_run NAME URL: one run, appends "wall cpu rss rps_reported" to NAME.rl.
 # --limit 1000000 so that the limit check passes; every response must be a 200.
 rlcheck_run() {
@@ -247,9 +173,6 @@ bench_target() {
 # ---------------------------------------------------------------------------------------------
 # report
 
-hr() { printf '%.0s-' $(seq 1 100); echo; }
-ratio() { calc %.2f "$1 / $2"; }
-
 # tool_row LABEL TOOL FILE: medians of one tool's runs against one server
 tool_row() {
   local f=$3 wall
@@ -286,13 +209,13 @@ report() {
   echo
   echo "GET with '$API_KEY_HEADER', $HTTP_REQUESTS requests, $CONCURRENCY connections," \
     "median of $HTTP_REPS alternating runs"
-  hr
+  hr 100
   printf '%-26s %-12s %11s %11s %8s %11s %11s\n' server tool "rps (tool)" "rps (wall)" "wall s" \
     "CPU us/req" "max RSS MB"
   report_target "rlcheck serve (lua)" serve
   if [[ -f $WORK/nginx.rl ]]; then report_target "nginx static 200" nginx
   else echo "nginx row skipped: ${NGINX_SKIPPED:-}"; fi
-  hr
+  hr 100
   echo "rps (tool): rlcheck summary.requests_per_second / hey's Requests/sec;"
   echo "rps (wall): requests / wall time of the whole process; CPU: user+sys of the client process."
   echo "ratios: rps > 1 means rlcheck is faster; wall, CPU and RSS > 1 mean rlcheck uses more."
@@ -311,7 +234,7 @@ main() {
   SECONDS=0
   LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
 
-  start_redis
+  start_redis "$WORK/redis"
   start_serve
   note "redis-server pid $REDIS_PID on 127.0.0.1:$REDIS_PORT; rlcheck serve pid $SERVE_PID on $SERVE_URL"
   bench_target serve "$SERVE_URL"

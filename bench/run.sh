@@ -25,6 +25,8 @@ set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 readonly REPO
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 readonly SEED_DIR=$REPO/bench/seed
 readonly LUA=$REPO/lua/sliding_window.lua
 readonly SEED_REPS=${SEED_REPS:-3}
@@ -36,11 +38,8 @@ readonly USE_HYPERFINE=${USE_HYPERFINE:-auto}
 readonly CONCURRENCY=50
 
 WORK=""        # mktemp -d: redis dir, socket, logs, raw measurements
-REDIS_PID=""   # the redis-server this script started, and only that one
-PORT=""
-
-die() { echo "bench: $*" >&2; exit 1; }
-note() { echo "# $*" >&2; }
+REDIS_PID=""   # the redis-server this script started, and only that one (set by start_redis)
+REDIS_PORT=""
 
 # ---------------------------------------------------------------------------------------------
 # setup and teardown
@@ -49,7 +48,7 @@ cleanup() {
   local rc=$?
   if [[ -n $REDIS_PID ]] && kill -0 "$REDIS_PID" 2>/dev/null; then
     # SHUTDOWN NOSAVE first (clean exit, no dump); SIGTERM by pid as the fallback.
-    redis-cli -h 127.0.0.1 -p "$PORT" SHUTDOWN NOSAVE >/dev/null 2>&1 || kill "$REDIS_PID" 2>/dev/null || true
+    redis-cli -h 127.0.0.1 -p "$REDIS_PORT" SHUTDOWN NOSAVE >/dev/null 2>&1 || kill "$REDIS_PID" 2>/dev/null || true
     wait "$REDIS_PID" 2>/dev/null || true
   fi
   [[ -n $WORK ]] && rm -rf "$WORK"
@@ -64,71 +63,7 @@ require_tools() {
   [[ -x /usr/bin/time ]] || die "/usr/bin/time not found (apt-get install -y time)"
 }
 
-# The binary under test: first argument, else build/rlcheck, built here if it is missing.
-resolve_rlcheck() {
-  local bin=${1:-$REPO/build/rlcheck}
-  if [[ ! -x $bin && -z ${1:-} ]]; then
-    note "building $bin (Release)"
-    cmake -S "$REPO" -B "$REPO/build" -DCMAKE_BUILD_TYPE=Release -DRLCHECK_TESTS=OFF >/dev/null
-    cmake --build "$REPO/build" -j"$(nproc)" >/dev/null
-  fi
-  [[ -x $bin ]] || die "rlcheck binary not found: $bin"
-  RLCHECK=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
-}
-
-port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-
-# Start a throw-away redis-server on a random free loopback port. Persistence is off so the
-# disk never enters the measurement. We check INFO's process_id so that we never mistake some
-# other server that grabbed the port for ours.
-start_redis() {
-  local i pid_seen
-  for _ in $(seq 1 20); do   # 20 random ports before giving up
-    PORT=$((20000 + RANDOM % 40000))
-    port_in_use "$PORT" && continue
-    redis-server --bind 127.0.0.1 --port "$PORT" --unixsocket "$WORK/redis.sock" \
-      --save '' --appendonly no --dir "$WORK" --logfile "$WORK/redis.log" --daemonize no &
-    REDIS_PID=$!
-    for i in $(seq 1 100); do
-      kill -0 "$REDIS_PID" 2>/dev/null || break
-      pid_seen=$(redis-cli -h 127.0.0.1 -p "$PORT" INFO server 2>/dev/null |
-        tr -d '\r' | awk -F: '$1 == "process_id" { print $2 }') || true   # not up yet
-      [[ $pid_seen == "$REDIS_PID" ]] && return 0
-      sleep 0.05
-    done
-    kill "$REDIS_PID" 2>/dev/null || true
-    wait "$REDIS_PID" 2>/dev/null || true
-    REDIS_PID=""
-  done
-  die "could not start redis-server on a free port (see $WORK/redis.log)"
-}
-
-rcli() { redis-cli -h 127.0.0.1 -p "$PORT" "$@"; }
-
-# ---------------------------------------------------------------------------------------------
-# small numeric helpers
-
-median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) { print "nan"; exit }
-  print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-now_ns() { date +%s%N; }
-calc() { awk "BEGIN { printf \"$1\", $2 }"; }   # calc FORMAT EXPR
-
-# Run "$@" once under /usr/bin/time -v; append "wall_s cpu_s maxrss_kb" to $1.
-# The wall clock comes from date +%s%N (time -v only prints it to 10 ms); CPU is user+sys
-# of the client process and everything it waited for (for the seed: all the redis-cli's).
-timed_run() {
-  local out=$1; shift
-  local t0 t1 tv=$WORK/time.txt
-  t0=$(now_ns)
-  /usr/bin/time -v -o "$tv" "$@"
-  t1=$(now_ns)
-  awk -v wall="$(calc %.6f "($t1 - $t0) / 1e9")" -F': ' '
-    /User time \(seconds\)/ { cpu += $2 } /System time \(seconds\)/ { cpu += $2 }
-    /Maximum resident set size/ { rss = $2 }
-    END { printf "%s %.3f %d\n", wall, cpu, rss }' "$tv" >>"$out"
-}
-
-col() { awk -v c="$1" '{ print $c }' "$2"; }   # column c of a measurement file
+rcli() { redis-cli -h 127.0.0.1 -p "$REDIS_PORT" "$@"; }
 
 # ---------------------------------------------------------------------------------------------
 # 1. seed harness vs rlcheck at the seed's load
@@ -145,7 +80,7 @@ median_wall() {
   else
     for i in $(seq 1 "$reps"); do
       bash -c "$prepare" >/dev/null
-      timed_run "$WORK/$name.txt" bash -c "$cmd" >/dev/null
+      timed_run /dev/null bash -c "$cmd" >>"$WORK/$name.txt"
     done
     col 1 "$WORK/$name.txt" | median
   fi
@@ -163,14 +98,14 @@ bench_seed() {
   # we can check the harness really did the same work as rlcheck (10 allowed each run).
   local seed_out=$WORK/seed.out
   local seed_cmd="cd '$SEED_DIR' && seq 1 200 | xargs -P $CONCURRENCY -I{} ./lua.sh {} | sort | uniq -c | tr '\n' ' ' >>'$seed_out' && echo >>'$seed_out'"
-  export REDIS_PORT=$PORT   # read by bench/seed/lua.sh (the article hard-codes 6391)
+  export REDIS_PORT   # read by bench/seed/lua.sh (the article hard-codes 6391)
   note "part 1: seed harness x$SEED_REPS (slow: two process spawns per request)"
-  SEED_S=$(median_wall seed "$SEED_REPS" "redis-cli -h 127.0.0.1 -p $PORT DEL lua:u1" "$seed_cmd")
+  SEED_S=$(median_wall seed "$SEED_REPS" "redis-cli -h 127.0.0.1 -p $REDIS_PORT DEL lua:u1" "$seed_cmd")
   SEED_CPU=$(cpu_per_run seed)
   SEED_ALLOWED=$(awk '{ for (i = 1; i < NF; i++) if ($(i + 1) == "allowed") a = $i; printf "%s ", a + 0; a = "" }' "$seed_out")
 
   note "part 1: rlcheck -n 200 -p 50 --runs 4 x$RLCHECK_REPS"
-  local rl="'$RLCHECK' redis --redis redis://127.0.0.1:$PORT --strategy lua -n 200 -p $CONCURRENCY --runs 4 -q"
+  local rl="'$RLCHECK' redis --redis redis://127.0.0.1:$REDIS_PORT --strategy lua -n 200 -p $CONCURRENCY --runs 4 -q"
   # rlcheck uses a fresh key per run and deletes it afterwards, so nothing to reset; one
   # untimed run first warms the page cache for the binary and loads the script.
   bash -c "$rl" >/dev/null
@@ -183,10 +118,10 @@ bench_seed() {
 
 # rlcheck_tp THREADS: one run, appends "wall cpu rss rps_reported" to rl_tN.txt
 rlcheck_tp() {
-  local t=$1 f=$WORK/rl_t$1.txt json=$WORK/rl.json
-  timed_run "$f.tmp" "$RLCHECK" redis --redis "redis://127.0.0.1:$PORT" --strategy lua \
-    -n "$TP_REQUESTS" -p "$CONCURRENCY" --runs 1 --threads "$t" --json >"$json"
-  echo "$(tail -n1 "$f.tmp") $(jq '.summary.requests_per_second' "$json")" >>"$f"
+  local t=$1 f=$WORK/rl_t$1.txt json=$WORK/rl.json m
+  m=$(timed_run "$json" "$RLCHECK" redis --redis "redis://127.0.0.1:$REDIS_PORT" --strategy lua \
+    -n "$TP_REQUESTS" -p "$CONCURRENCY" --runs 1 --threads "$t" --json)
+  echo "$m $(jq '.summary.requests_per_second' "$json")" >>"$f"
   [[ $(jq -r '.runs[0].errors' "$json") == 0 ]] || die "rlcheck reported errors: $json"
 }
 
@@ -195,12 +130,12 @@ rlcheck_tp() {
 # unique id the way rlcheck's {uuid} does. The key is reset so each run starts from an
 # empty limiter, as every rlcheck run does.
 rb_tp() {
-  local t=$1 f=$WORK/rb_t$1.txt csv=$WORK/rb.csv threads=()
+  local t=$1 f=$WORK/rb_t$1.txt csv=$WORK/rb.csv threads=() m
   ((t > 1)) && threads=(--threads "$t")
   rcli DEL bench:rb >/dev/null
-  timed_run "$f.tmp" redis-benchmark -h 127.0.0.1 -p "$PORT" -n "$TP_REQUESTS" -c "$CONCURRENCY" \
-    -r 1000000 "${threads[@]}" --csv EVALSHA "$SHA" 1 bench:rb 10 60000 __rand_int__ >"$csv"
-  echo "$(tail -n1 "$f.tmp") $(awk -F'"' 'NR == 2 { print $4 }' "$csv")" >>"$f"
+  m=$(timed_run "$csv" redis-benchmark -h 127.0.0.1 -p "$REDIS_PORT" -n "$TP_REQUESTS" -c "$CONCURRENCY" \
+    -r 1000000 "${threads[@]}" --csv EVALSHA "$SHA" 1 bench:rb 10 60000 __rand_int__)
+  echo "$m $(awk -F'"' 'NR == 2 { print $4 }' "$csv")" >>"$f"
 }
 
 # Alternate the two tools so that drift on a shared machine hits both equally.
@@ -216,8 +151,6 @@ bench_throughput() {
 # ---------------------------------------------------------------------------------------------
 # report
 
-hr() { printf '%.0s-' $(seq 1 96); echo; }
-
 # tp_row LABEL FILE THREADS: medians of one tool's throughput runs
 tp_row() {
   local f=$2 rps_tool wall rps_wall cpu_us rss_mb
@@ -228,8 +161,6 @@ tp_row() {
   rss_mb=$(calc %.1f "$(col 3 "$f" | median) / 1024")
   printf '%-22s %7s %12.0f %12s %9.2f %14s %12s\n' "$1" "$3" "$rps_tool" "$rps_wall" "$wall" "$cpu_us" "$rss_mb"
 }
-
-ratio() { calc %.2f "$1 / $2"; }
 
 report_throughput() {
   local t=$1 rl=$WORK/rl_t$1.txt rb=$WORK/rb_t$1.txt
@@ -249,10 +180,10 @@ report() {
   echo
   echo "rlcheck bench  $(date -u '+%Y-%m-%d %H:%M UTC')  nproc $(nproc)  cpu: $model"
   echo "rlcheck: $RLCHECK ($("$RLCHECK" --version | head -n1))"
-  echo "server:  $(redis-server --version | awk '{ print $1, $2, $3 }'), 127.0.0.1:$PORT, no persistence"
+  echo "server:  $(redis-server --version | awk '{ print $1, $2, $3 }'), 127.0.0.1:$REDIS_PORT, no persistence"
   echo
   echo "1. seed harness vs rlcheck: 200 requests, 50 at a time, sliding window limit 10 per 60s"
-  hr
+  hr 96
   printf '%-52s %10s %6s %16s\n' "" "median s" "reps" "client CPU s/run"
   printf '%-52s %10.3f %6s %16.2f\n' "seed: seq 1 200 | xargs -P 50 lua.sh  (1 run)" "$SEED_S" "$SEED_REPS" "$SEED_CPU"
   printf '%-52s %10.3f %6s %16.3f\n' "rlcheck -n 200 -p 50 --runs 4        (4 runs)" "$RL4_S" "$RLCHECK_REPS" "$RL4_CPU"
@@ -262,12 +193,12 @@ report() {
   echo
   echo "2+3. throughput: EVALSHA sliding_window.lua, $TP_REQUESTS requests, 50 connections, median of $TP_REPS alternating runs"
   echo "     (limit 10 per 60s: all but 10 requests per run are denials, for both tools)"
-  hr
+  hr 96
   printf '%-22s %7s %12s %12s %9s %14s %12s\n' tool threads "rps (tool)" "rps (wall)" "wall s" "CPU us/req" "max RSS MB"
   report_throughput 1
   if [[ -f $WORK/rl_t2.txt ]]; then report_throughput 2
   else echo "(threads 2 row skipped: it would have ended after TIME_BUDGET_S=${TIME_BUDGET_S}s)"; fi
-  hr
+  hr 96
   echo "rps (tool): rlcheck summary.requests_per_second / redis-benchmark's own figure;"
   echo "rps (wall): requests / wall time of the whole process (connect, script load, report)."
   echo "ratios: rps and 'rps (wall)' > 1 means rlcheck is faster; wall, CPU and RSS > 1 mean rlcheck uses more."
@@ -283,8 +214,8 @@ main() {
   trap cleanup EXIT
   trap 'echo "bench: command failed at line $LINENO" >&2' ERR
   trap 'exit 130' INT TERM
-  start_redis
-  note "redis-server pid $REDIS_PID on 127.0.0.1:$PORT, dir $WORK"
+  start_redis "$WORK" --unixsocket "$WORK/redis.sock"
+  note "redis-server pid $REDIS_PID on 127.0.0.1:$REDIS_PORT, dir $WORK"
   SHA=$(rcli SCRIPT LOAD "$(cat "$LUA")")
   [[ $SHA =~ ^[0-9a-f]{40}$ ]] || die "SCRIPT LOAD failed: $SHA"
 

@@ -129,6 +129,12 @@ report::Report check_http_endpoint(const config::Config& config, const std::stri
   checks::AdmissionRule rule;
   rule.limit = report.params.limit;
   rule.window_ns = config.checks.window.count();
+  rule.burst = report.params.limit;  // token-bucket / gcra contracts: the limit per window
+  rule.tokens_per_ns =
+      static_cast<double>(report.params.limit) / static_cast<double>(config.checks.window.count());
+  if (config.checks.contract) {
+    rule.kind = checks::contract_kind(*config.checks.contract).value_or(rule.kind);
+  }
   const int64_t max_retry_ms = to_ms(config.checks.max_retry_after.value_or(config.checks.window));
   for (size_t i = 0; i < results.size(); ++i) {
     report.runs.push_back(

@@ -64,13 +64,16 @@ checks::AdmissionRule admission_rule(Strategy strategy, const config::Config& co
   checks::AdmissionRule rule;
   rule.limit = config.checks.limit;
   rule.window_ns = config.checks.window.count();
+  rule.burst = burst;
+  rule.tokens_per_ns =
+      static_cast<double>(refill.tokens) / static_cast<double>(refill.period.count());
   if (strategy == Strategy::fixed_window) {
     rule.kind = checks::AdmissionRule::Kind::fixed;
   } else if (strategy == Strategy::token_bucket || strategy == Strategy::gcra) {
     rule.kind = checks::AdmissionRule::Kind::bucket;
-    rule.burst = burst;
-    rule.tokens_per_ns =
-        static_cast<double>(refill.tokens) / static_cast<double>(refill.period.count());
+  }
+  if (config.checks.contract) {
+    rule.kind = checks::contract_kind(*config.checks.contract).value_or(rule.kind);
   }
   return rule;
 }

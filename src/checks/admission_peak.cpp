@@ -114,6 +114,16 @@ AdmissionPeak bucket_peak(const std::vector<Admission>& admissions, const Admiss
 
 }  // namespace
 
+std::optional<AdmissionRule::Kind> contract_kind(std::string_view name) {
+  if (name == "sliding")
+    return AdmissionRule::Kind::sliding;
+  if (name == "fixed")
+    return AdmissionRule::Kind::fixed;
+  if (name == "token-bucket" || name == "gcra")
+    return AdmissionRule::Kind::bucket;
+  return std::nullopt;
+}
+
 AdmissionPeak find_admission_peak(const std::vector<engine::RequestRecord>& records,
                                   const AdmissionRule& rule) {
   switch (rule.kind) {

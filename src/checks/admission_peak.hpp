@@ -4,6 +4,8 @@
 // and its reply, and every span is stretched to the longest it could really have been.
 
 #include <cstdint>
+#include <optional>
+#include <string_view>
 #include <vector>
 
 #include "engine/request_record.hpp"
@@ -23,6 +25,9 @@ struct AdmissionRule {
   int64_t burst = 0;         // bucket
   double tokens_per_ns = 0;  // bucket
 };
+
+// The rule for a --contract name (sliding, fixed, token-bucket, gcra); nullopt for others.
+std::optional<AdmissionRule::Kind> contract_kind(std::string_view name);
 
 struct AdmissionPeak {
   int64_t count = 0;      // admissions in the worst span

@@ -153,6 +153,22 @@ config::Config build_config(const RawOptions& raw) {
   if (raw.max_retry_after) {
     checks.max_retry_after = positive_duration("--max-retry-after", *raw.max_retry_after);
   }
+  if (raw.start_before_boundary) {
+    load.start_before_boundary =
+        positive_duration("--start-before-boundary", *raw.start_before_boundary);
+    if (load.start_before_boundary >= checks.window) {
+      throw usage_error("--start-before-boundary: must be shorter than --window");
+    }
+    load.boundary_window = checks.window;
+  }
+  if (raw.contract) {
+    if (*raw.contract != "sliding" && *raw.contract != "fixed" && *raw.contract != "token-bucket" &&
+        *raw.contract != "gcra") {
+      throw usage_error(fmt::format(
+          "--contract: expected sliding, fixed, token-bucket or gcra, got '{}'", *raw.contract));
+    }
+    checks.contract = raw.contract;
+  }
 
   config::OutputConfig& output = config.output;
   output.json = raw.json;

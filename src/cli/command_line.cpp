@@ -48,6 +48,12 @@ void add_common_options(CLI::App* app, RawOptions& raw) {
   app->add_option("--threads", raw.threads, "worker threads, one event loop each (default 1)");
   optional_option(app, "--interval", raw.interval,
                   "pace requests: one every DUR, at most --concurrency in flight");
+  optional_option(app, "--start-before-boundary", raw.start_before_boundary,
+                  "start the run DUR before a window boundary of the wall clock (where fixed "
+                  "windows turn), to expose boundary bursts");
+  optional_option(app, "--contract", raw.contract,
+                  "the promise audited over time: sliding, fixed, token-bucket or gcra (default: "
+                  "the strategy's own)");
 }
 
 void add_redis_options(CLI::App* app, RawOptions& raw) {

@@ -30,6 +30,8 @@ struct RawOptions {
   std::optional<std::string> seed;
   int64_t threads = 1;
   std::optional<std::string> interval;
+  std::optional<std::string> start_before_boundary;
+  std::optional<std::string> contract;
 
   std::optional<std::string> redis_url;
   std::string strategy = "lua";

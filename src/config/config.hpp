@@ -33,13 +33,19 @@ struct LoadConfig {
   int concurrency = 50;    // connections, each with at most one request in flight
   int runs = 4;            // repeated runs, each from a fresh limiter state
   int threads = 1;         // worker threads, one event loop each
-  Nanos interval{0};   // 0: as fast as replies come; else request i leaves at start + i * interval
-  Nanos timeout = 5s;  // per request, from send to the final reply
+  Nanos interval{0};  // 0: as fast as replies come; else request i leaves at start + i * interval
+  Nanos start_before_boundary{0};  // >0: the first requests leave this long before a window
+                                   // boundary of the wall clock (where fixed windows turn)
+  Nanos boundary_window{0};        // the window those boundaries are multiples of
+  Nanos timeout = 5s;              // per request, from send to the final reply
 };
 
 struct CheckConfig {
-  int64_t limit = 10;                    // admissions the limiter promises per window
-  bool limit_given = true;               // false: http infers it from the responses' headers
+  int64_t limit = 10;       // admissions the limiter promises per window
+  bool limit_given = true;  // false: http infers it from the responses' headers
+  // The promise `limit` audits over time; unset: the strategy's own (fixed-window: aligned
+  // windows; token-bucket, gcra: burst + refill; others and http: sliding window).
+  std::optional<std::string> contract;   // "sliding", "fixed", "token-bucket", "gcra"
   Nanos window = 60s;                    // the limiter's window
   bool exact = false;                    // also fail on under-admission
   int64_t max_errors = 0;                // errored requests tolerated per run

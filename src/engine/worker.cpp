@@ -1,5 +1,8 @@
 #include "engine/worker.hpp"
 
+#include <algorithm>
+#include <thread>
+
 #include <event2/event.h>
 
 #include "engine/interrupt.hpp"
@@ -16,12 +19,30 @@ timeval to_timeval(std::chrono::nanoseconds d) {
 
 constexpr auto k_interrupt_poll = std::chrono::milliseconds(20);
 
+// Sleeps until `before` ahead of the next multiple of `window` on the wall clock (the next but
+// one when that is too close), so a run starts just before a fixed window turns. Ctrl-C ends
+// the wait.
+void wait_for_boundary(std::chrono::nanoseconds window, std::chrono::nanoseconds before) {
+  if (before.count() <= 0 || window.count() <= 0)
+    return;
+  using Wall = std::chrono::system_clock;
+  const auto now = Wall::now().time_since_epoch();
+  auto target = (now / window + 1) * window - before;
+  if (target - now < std::chrono::milliseconds(1))
+    target += window;
+  const auto deadline = Wall::time_point(std::chrono::duration_cast<Wall::duration>(target));
+  while (Wall::now() < deadline && !interrupted()) {
+    std::this_thread::sleep_until(std::min(deadline, Wall::now() + std::chrono::milliseconds(20)));
+  }
+}
+
 }  // namespace
 
 RunShared::RunShared(const config::LoadConfig& load_config, int workers, RunObserver* run_observer)
-    : load(load_config),
-      observer(run_observer),
-      start_line(workers, [this]() noexcept { start = Clock::now(); }) {}
+    : load(load_config), observer(run_observer), start_line(workers, [this]() noexcept {
+        wait_for_boundary(load.boundary_window, load.start_before_boundary);
+        start = Clock::now();
+      }) {}
 
 struct Worker::Slot {
   Worker* worker = nullptr;

@@ -28,6 +28,8 @@ TEST_CASE("bad flags and values exit 64 with one line naming the flag") {
       {{"--redis", "http://localhost"}, "--redis"},
       {{"--bogus-flag"}, "--bogus-flag"},
       {{"-n"}, "--requests"},
+      {{"--contract", "leaky"}, "--contract"},
+      {{"--window", "1s", "--start-before-boundary", "2s"}, "--start-before-boundary"},
   };
   for (const Case& c : cases) {
     std::vector<std::string> args{"redis", "--redis", TestRedis::shared().tcp_url()};

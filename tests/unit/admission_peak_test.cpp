@@ -212,3 +212,12 @@ TEST_CASE("bucket: reply latency stretches the span in the limiter's favour") {
       find_admission_peak(admissions(12, 0, 0, k_ms), bucket(10, one_per_ms));
   CHECK(twelve.exceeded());
 }
+
+TEST_CASE("--contract names map to the rules they audit") {
+  using Kind = rlcheck::checks::AdmissionRule::Kind;
+  CHECK(rlcheck::checks::contract_kind("sliding") == Kind::sliding);
+  CHECK(rlcheck::checks::contract_kind("fixed") == Kind::fixed);
+  CHECK(rlcheck::checks::contract_kind("token-bucket") == Kind::bucket);
+  CHECK(rlcheck::checks::contract_kind("gcra") == Kind::bucket);
+  CHECK_FALSE(rlcheck::checks::contract_kind("leaky").has_value());
+}

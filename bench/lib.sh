@@ -1,0 +1,100 @@
+# shellcheck shell=bash
+# bench/lib.sh -- helpers shared by bench/run.sh and bench/http.sh; sourced, not run.
+#
+# Expects the caller to have set REPO (the repository root) and, before start_redis or
+# timed_run, WORK (its mktemp -d directory). Sets RLCHECK (resolve_rlcheck) and REDIS_PORT,
+# REDIS_PID (start_redis).
+
+die() { echo "bench: $*" >&2; exit 1; }
+note() { echo "# $*" >&2; }
+
+# ---------------------------------------------------------------------------------------------
+# setup and teardown
+
+# The binary under test: first argument, else build/rlcheck, built here if it is missing.
+resolve_rlcheck() {
+  local bin=${1:-$REPO/build/rlcheck}
+  if [[ ! -x $bin && -z ${1:-} ]]; then
+    note "building $bin (Release)"
+    cmake -S "$REPO" -B "$REPO/build" -DCMAKE_BUILD_TYPE=Release -DRLCHECK_TESTS=OFF >/dev/null
+    cmake --build "$REPO/build" -j"$(nproc)" >/dev/null
+  fi
+  [[ -x $bin ]] || die "rlcheck binary not found: $bin"
+  # shellcheck disable=SC2034  # RLCHECK is the result, read by the calling script
+  RLCHECK=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
+}
+
+port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+# stop_pid PID: SIGTERM, up to 5 s for a clean exit, then SIGKILL.
+stop_pid() {
+  local pid=$1
+  [[ -n $pid ]] && kill -0 "$pid" 2>/dev/null || return 0
+  kill -TERM "$pid" 2>/dev/null || true
+  for _ in $(seq 1 50); do
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null
+  wait "$pid" 2>/dev/null || true
+}
+
+# start_redis DIR [REDIS-SERVER ARGS...]: a throw-away redis-server on a random free loopback
+# port, with DIR as its working directory and DIR/redis.log as its log; any further arguments
+# go to redis-server. Sets REDIS_PORT and REDIS_PID. Persistence is off so the disk never
+# enters the measurement. We check INFO's process_id so that we never mistake some other
+# server that grabbed the port for ours.
+start_redis() {
+  local dir=$1 pid_seen
+  shift
+  mkdir -p "$dir"
+  for _ in $(seq 1 20); do   # 20 random ports before giving up
+    REDIS_PORT=$((20000 + RANDOM % 40000))
+    port_in_use "$REDIS_PORT" && continue
+    redis-server --bind 127.0.0.1 --port "$REDIS_PORT" "$@" --save '' --appendonly no \
+      --dir "$dir" --logfile "$dir/redis.log" --daemonize no &
+    REDIS_PID=$!
+    for _ in $(seq 1 100); do
+      kill -0 "$REDIS_PID" 2>/dev/null || break
+      pid_seen=$(redis-cli -h 127.0.0.1 -p "$REDIS_PORT" INFO server 2>/dev/null |
+        tr -d '\r' | awk -F: '$1 == "process_id" { print $2 }') || true   # not up yet
+      [[ $pid_seen == "$REDIS_PID" ]] && return 0
+      sleep 0.05
+    done
+    stop_pid "$REDIS_PID"
+    REDIS_PID=""
+  done
+  die "could not start redis-server on a free port (see $dir/redis.log)"
+}
+
+# ---------------------------------------------------------------------------------------------
+# measurement
+
+median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) { print "nan"; exit }
+  print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+now_ns() { date +%s%N; }
+calc() { awk "BEGIN { printf \"$1\", $2 }"; }   # calc FORMAT EXPR
+col() { awk -v c="$1" '{ print $c }' "$2"; }     # column c of a measurement file
+ratio() { calc %.2f "$1 / $2"; }
+
+# timed_run OUT COMMAND...: run COMMAND once under /usr/bin/time -v with its stdout in OUT;
+# print "wall_s cpu_s maxrss_kb" and return COMMAND's exit status. The wall clock comes from
+# date +%s%N (time -v only prints it to 10 ms); CPU is user+sys of the client process and
+# everything it waited for (for the seed harness: all the redis-cli's).
+timed_run() {
+  local out=$1 t0 t1 rc=0 tv=$WORK/time.txt
+  shift
+  t0=$(now_ns)
+  /usr/bin/time -v -o "$tv" "$@" >"$out" || rc=$?
+  t1=$(now_ns)
+  awk -v wall="$(calc %.6f "($t1 - $t0) / 1e9")" -F': ' '
+    /User time \(seconds\)/ { cpu += $2 } /System time \(seconds\)/ { cpu += $2 }
+    /Maximum resident set size/ { rss = $2 }
+    END { printf "%s %.3f %d\n", wall, cpu, rss }' "$tv"
+  return "$rc"
+}
+
+# ---------------------------------------------------------------------------------------------
+# report
+
+hr() { printf '%.0s-' $(seq 1 "$1"); echo; }   # hr WIDTH: a rule of WIDTH dashes
