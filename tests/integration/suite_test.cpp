@@ -22,7 +22,8 @@ const std::string k_scenarios = std::string(RLCHECK_SOURCE_DIR) + "/scenarios";
 
 RunOptions on_test_redis() {
   RunOptions options;
-  options.env["REDIS_URL"] = TestRedis::shared().tcp_url();
+  // Database 2: the scenarios' serve processes leave their (expiring) keys there, not in 0.
+  options.env["REDIS_URL"] = TestRedis::shared().tcp_url() + "/2";
   options.unset_env = {"NO_COLOR"};
   return options;
 }
