@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "app/exit_code.hpp"
+#include "app/judgement.hpp"
 #include "app/progress.hpp"
 #include "checks/checks.hpp"
 #include "http/http_client.hpp"
@@ -17,10 +18,6 @@ namespace rlcheck::app {
 namespace {
 
 constexpr auto k_reset_cmd_limit = std::chrono::seconds(60);
-
-int64_t to_ms(config::Nanos d) {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(d).count();
-}
 
 engine::PlaceholderTemplate text_template(const std::string& text) {
   // Braces that name no placeholder stay text (JSON bodies); this cannot fail.
@@ -43,7 +40,7 @@ http::HttpTarget make_target(const config::Config& config, const std::string& ur
   target.insecure = options.insecure;
   target.concurrency = config.load.concurrency;
   target.placeholders.limit = config.checks.limit;
-  target.placeholders.window_ms = to_ms(config.checks.window);
+  target.placeholders.window_ms = config::to_milliseconds(config.checks.window);
   target.seed = seed;
   return target;
 }
@@ -103,13 +100,7 @@ report::Report check_http_endpoint(const config::Config& config, const std::stri
   report.mode = "http";
   report.target.url = url;
   report.target.method = config.http.method;
-  report.params.requests = config.load.requests;
-  report.params.concurrency = config.load.concurrency;
-  report.params.runs = config.load.runs;
-  report.params.threads = config.load.threads;
-  report.params.window_ms = to_ms(config.checks.window);
-  report.params.interval_ms = static_cast<double>(config.load.interval.count()) / 1e6;
-  report.params.limit = config.checks.limit;
+  report.params = configured_params(config);
   if (!config.checks.limit_given) {
     const auto advertised = advertised_limit(results);
     // Without any response the errors check tells the story (exit 3), not the missing limit.
@@ -135,25 +126,18 @@ report::Report check_http_endpoint(const config::Config& config, const std::stri
   if (config.checks.contract) {
     rule.kind = checks::contract_kind(*config.checks.contract).value_or(rule.kind);
   }
-  const int64_t max_retry_ms = to_ms(config.checks.max_retry_after.value_or(config.checks.window));
+  const int64_t max_retry_ms =
+      config::to_milliseconds(config.checks.max_retry_after.value_or(config.checks.window));
   for (size_t i = 0; i < results.size(); ++i) {
     report.runs.push_back(
         checks::summarize_run(static_cast<int>(i + 1), results[i], rule, max_retry_ms));
     report.interrupted = report.interrupted || results[i].interrupted;
   }
 
-  checks::CheckParams params;
-  params.limit = report.params.limit;
-  params.requests = config.load.requests;
-  params.window_ms = report.params.window_ms;
-  params.max_retry_after_ms = max_retry_ms;
-  params.max_errors = config.checks.max_errors;
-  params.exact = config.checks.exact;
+  checks::CheckParams params = check_params(config, report.params.limit, max_retry_ms);
   params.key_ttl_applies = false;
   params.retry_hint_optional = !config.http.require_retry_after;
-  report.checks = checks::evaluate_checks(report.runs, params);
-  report.verdict = checks::verdict_of(report.checks);
-  report.summary = report::summarize(report.runs);
+  judge(report, params);
   return report;
 }
 

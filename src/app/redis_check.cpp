@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "app/exit_code.hpp"
+#include "app/judgement.hpp"
 #include "app/progress.hpp"
 #include "checks/checks.hpp"
 #include "config/strategy_name.hpp"
@@ -20,10 +21,6 @@ namespace rlcheck::app {
 namespace {
 
 using config::Strategy;
-
-int64_t to_ms(config::Nanos d) {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(d).count();
-}
 
 }  // namespace
 
@@ -135,7 +132,8 @@ report::Report check_redis_limiter(RedisSession& session, const config::Config& 
   const config::Rate refill =
       config.redis.refill.value_or(config::Rate{config.checks.limit, config.checks.window});
   const checks::AdmissionRule rule = admission_rule(strategy, config, burst, refill);
-  const int64_t max_retry_ms = to_ms(config.checks.max_retry_after.value_or(config.checks.window));
+  const int64_t max_retry_ms =
+      config::to_milliseconds(config.checks.max_retry_after.value_or(config.checks.window));
   const std::string name(config::strategy_name(strategy));
 
   report::Report report;
@@ -145,13 +143,7 @@ report::Report check_redis_limiter(RedisSession& session, const config::Config& 
   if (strategy == Strategy::script)
     report.target.script = config.redis.script_path;
   report.target.key = config.redis.key.value_or(fmt::format("rlcheck:{}:…", session.instance_id));
-  report.params.requests = config.load.requests;
-  report.params.concurrency = config.load.concurrency;
-  report.params.runs = config.load.runs;
-  report.params.threads = config.load.threads;
-  report.params.limit = config.checks.limit;
-  report.params.window_ms = to_ms(config.checks.window);
-  report.params.interval_ms = static_cast<double>(config.load.interval.count()) / 1e6;
+  report.params = configured_params(config);
   if (strategy == Strategy::token_bucket || strategy == Strategy::gcra) {
     report.params.burst = burst;
     report.params.refill = config::format_rate(refill);
@@ -164,7 +156,7 @@ report::Report check_redis_limiter(RedisSession& session, const config::Config& 
     params.key =
         config.redis.key.value_or(fmt::format("rlcheck:{}:{}:{}", session.instance_id, name, run));
     params.limit = config.checks.limit;
-    params.window_ms = to_ms(config.checks.window);
+    params.window_ms = config::to_milliseconds(config.checks.window);
     params.burst = burst;
     params.refill = refill;
     params.run = run;
@@ -202,16 +194,7 @@ report::Report check_redis_limiter(RedisSession& session, const config::Config& 
     }
   }
 
-  checks::CheckParams params;
-  params.limit = config.checks.limit;
-  params.requests = config.load.requests;
-  params.window_ms = to_ms(config.checks.window);
-  params.max_retry_after_ms = max_retry_ms;
-  params.max_errors = config.checks.max_errors;
-  params.exact = config.checks.exact;
-  report.checks = checks::evaluate_checks(report.runs, params);
-  report.verdict = checks::verdict_of(report.checks);
-  report.summary = report::summarize(report.runs);
+  judge(report, check_params(config, config.checks.limit, max_retry_ms));
   return report;
 }
 

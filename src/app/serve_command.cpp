@@ -9,6 +9,7 @@
 #include "app/exit_code.hpp"
 #include "app/redis_check.hpp"
 #include "config/strategy_name.hpp"
+#include "engine/event_time.hpp"
 #include "engine/interrupt.hpp"
 #include "serve/rate_limit_server.hpp"
 
@@ -39,8 +40,7 @@ int run_serve(const config::Config& config) {
   redis::StrategyParams& limiter = options.limiter;
   limiter.kind = strategy;
   limiter.limit = config.checks.limit;
-  limiter.window_ms =
-      std::chrono::duration_cast<std::chrono::milliseconds>(config.checks.window).count();
+  limiter.window_ms = config::to_milliseconds(config.checks.window);
   limiter.burst = config.redis.burst.value_or(config.checks.limit);
   limiter.refill =
       config.redis.refill.value_or(config::Rate{config.checks.limit, config.checks.window});
@@ -72,8 +72,7 @@ int run_serve(const config::Config& config) {
             event_base_loopbreak(static_cast<event_base*>(arg));
         },
         base.get());
-    const auto us = std::chrono::duration_cast<std::chrono::microseconds>(k_interrupt_poll).count();
-    const timeval every{0, static_cast<suseconds_t>(us)};
+    const timeval every = engine::to_timeval(k_interrupt_poll);
     event_add(poll, &every);
     event_base_dispatch(base.get());
     event_free(poll);

@@ -2,6 +2,7 @@
 // The engine's view of a target: one connection that decides one request at a time.
 // Redis (redis/) implements it today; each kind of target hides its protocol behind it.
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -44,6 +45,12 @@ class LoopShared {
  public:
   virtual ~LoopShared() = default;
 };
+
+// The generator seed of client `client_id` of a run seeded `run_seed`: distinct per client,
+// reproducible with --seed.
+inline uint64_t client_seed(uint64_t run_seed, int client_id) {
+  return run_seed ^ (static_cast<uint64_t>(client_id + 1) * 0x9E3779B97F4A7C15ULL);
+}
 
 class ClientFactory {
  public:

@@ -5,17 +5,13 @@
 
 #include <event2/event.h>
 
+#include "engine/event_time.hpp"
 #include "engine/interrupt.hpp"
 
 namespace rlcheck::engine {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-timeval to_timeval(std::chrono::nanoseconds d) {
-  const auto us = std::chrono::duration_cast<std::chrono::microseconds>(d).count();
-  return timeval{static_cast<time_t>(us / 1'000'000), static_cast<suseconds_t>(us % 1'000'000)};
-}
 
 constexpr auto k_interrupt_poll = std::chrono::milliseconds(20);
 

@@ -31,7 +31,7 @@ HttpClient::HttpClient(CurlMulti& multi, engine::ClientListener& listener, int s
       listener_(listener),
       slot_(slot),
       target_(target),
-      rng_(target.seed ^ (static_cast<uint64_t>(client_id + 1) * 0x9E3779B97F4A7C15ULL)),
+      rng_(engine::client_seed(target.seed, client_id)),
       easy_(curl_easy_init()) {
   const long timeout_ms = static_cast<long>(
       std::chrono::duration_cast<std::chrono::milliseconds>(target_.timeout).count());
@@ -72,20 +72,29 @@ void HttpClient::start(uint64_t seq) {
   context.seq = seq;
   context.rng = &rng_;
   // curl parses the URL again whenever it is set: only when a placeholder changed it.
-  target_.url.expand_into(context, next_url_);
-  if (next_url_ != url_) {
-    url_.swap(next_url_);
+  target_.url.expand_into(context, expanded_);
+  if (expanded_ != url_) {
+    url_.swap(expanded_);
     curl_easy_setopt(easy_, CURLOPT_URL, url_.c_str());
   }
 
-  curl_slist_free_all(header_list_);
-  header_list_ = nullptr;
+  // Like the URL, the header list is built again only when a placeholder changed a header.
+  bool headers_changed = header_list_ == nullptr && !target_.headers.empty();
   header_lines_.resize(target_.headers.size());
   for (size_t i = 0; i < target_.headers.size(); ++i) {
-    target_.headers[i].expand_into(context, header_lines_[i]);
-    header_list_ = curl_slist_append(header_list_, header_lines_[i].c_str());
+    target_.headers[i].expand_into(context, expanded_);
+    if (expanded_ != header_lines_[i]) {
+      header_lines_[i].swap(expanded_);
+      headers_changed = true;
+    }
   }
-  curl_easy_setopt(easy_, CURLOPT_HTTPHEADER, header_list_);
+  if (headers_changed) {
+    curl_slist_free_all(header_list_);
+    header_list_ = nullptr;
+    for (const std::string& line : header_lines_)
+      header_list_ = curl_slist_append(header_list_, line.c_str());
+    curl_easy_setopt(easy_, CURLOPT_HTTPHEADER, header_list_);
+  }
   if (target_.body) {
     target_.body->expand_into(context, body_);
     curl_easy_setopt(easy_, CURLOPT_POSTFIELDSIZE, static_cast<long>(body_.size()));

@@ -59,7 +59,7 @@ class HttpClient final : public engine::Client, private TransferOwner {
   CURL* easy_;
   curl_slist* header_list_ = nullptr;
   std::string url_;       // the URL curl holds
-  std::string next_url_;  // this request's, expanded
+  std::string expanded_;  // a URL or header of this request, expanded, before comparing
   std::string body_;
   std::vector<std::string> header_lines_;
   HeaderList response_headers_;

@@ -17,7 +17,7 @@ AsyncClient::AsyncClient(event_base* base, engine::ClientListener& listener, int
       listener_(listener),
       slot_(slot),
       target_(target),
-      rng_(target.seed ^ (static_cast<uint64_t>(client_id + 1) * 0x9E3779B97F4A7C15ULL)) {}
+      rng_(engine::client_seed(target.seed, client_id)) {}
 
 AsyncClient::~AsyncClient() {
   closing_ = true;

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "engine/event_time.hpp"
+
 namespace rlcheck::redis {
 
 std::vector<std::vector<std::string>> login_commands(const Endpoint& endpoint) {
@@ -20,8 +22,7 @@ std::vector<std::vector<std::string>> login_commands(const Endpoint& endpoint) {
 
 std::expected<SyncClient, std::string> SyncClient::connect(const Endpoint& endpoint,
                                                            config::Nanos timeout) {
-  const auto us = std::chrono::duration_cast<std::chrono::microseconds>(timeout).count();
-  const timeval tv{static_cast<time_t>(us / 1'000'000), static_cast<suseconds_t>(us % 1'000'000)};
+  const timeval tv = engine::to_timeval(timeout);
   redisContext* raw = endpoint.is_unix()
                           ? redisConnectUnixWithTimeout(endpoint.socket_path.c_str(), tv)
                           : redisConnectWithTimeout(endpoint.host.c_str(), endpoint.port, tv);

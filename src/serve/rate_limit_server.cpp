@@ -9,15 +9,14 @@
 
 #include <fmt/format.h>
 
+#include "engine/event_time.hpp"
+
 namespace rlcheck::serve {
 namespace {
 
-constexpr auto k_reconnect_every = std::chrono::milliseconds(500);
+using engine::to_timeval;
 
-timeval to_timeval(std::chrono::nanoseconds d) {
-  const auto us = std::chrono::duration_cast<std::chrono::microseconds>(d).count();
-  return timeval{static_cast<time_t>(us / 1'000'000), static_cast<suseconds_t>(us % 1'000'000)};
-}
+constexpr auto k_reconnect_every = std::chrono::milliseconds(500);
 
 const char* reason_of(int status) {
   switch (status) {
