@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "app/contract_choice.hpp"
 #include "app/exit_code.hpp"
 #include "app/judgement.hpp"
 #include "app/progress.hpp"
@@ -41,6 +42,7 @@ http::HttpTarget make_target(const config::Config& config, const std::string& ur
   target.concurrency = config.load.concurrency;
   target.placeholders.limit = config.checks.limit;
   target.placeholders.window_ms = config::to_milliseconds(config.checks.window);
+  target.placeholders.identities = config.load.identities;
   target.seed = seed;
   return target;
 }
@@ -100,7 +102,8 @@ report::Report check_http_endpoint(const config::Config& config, const std::stri
   report.mode = "http";
   report.target.url = url;
   report.target.method = config.http.method;
-  report.params = configured_params(config);
+  int64_t limit = config.checks.limit;
+  std::string limit_source = "flag";
   if (!config.checks.limit_given) {
     const auto advertised = advertised_limit(results);
     // Without any response the errors check tells the story (exit 3), not the missing limit.
@@ -113,28 +116,20 @@ report::Report check_http_endpoint(const config::Config& config, const std::stri
       throw usage_error(fmt::format(
           "--limit: required: {} advertised no limit (RateLimit or X-RateLimit headers)", url));
     }
-    report.params.limit = advertised.value_or(config.checks.limit);
-    report.params.limit_source = advertised ? "advertised" : "default";
+    limit = advertised.value_or(config.checks.limit);
+    limit_source = advertised ? "advertised" : "default";
   }
-
-  checks::AdmissionRule rule;
-  rule.limit = report.params.limit;
-  rule.window_ns = config.checks.window.count();
-  rule.burst = report.params.limit;  // token-bucket / gcra contracts: the limit per window
-  rule.tokens_per_ns =
-      static_cast<double>(report.params.limit) / static_cast<double>(config.checks.window.count());
-  if (config.checks.contract) {
-    rule.kind = checks::contract_kind(*config.checks.contract).value_or(rule.kind);
-  }
-  const int64_t max_retry_ms =
-      config::to_milliseconds(config.checks.max_retry_after.value_or(config.checks.window));
+  const ContractChoice contract = choose_contract(config, std::nullopt, limit);
+  report.params = configured_params(config, contract);
+  report.params.limit = limit;
+  report.params.limit_source = limit_source;
   for (size_t i = 0; i < results.size(); ++i) {
     report.runs.push_back(
-        checks::summarize_run(static_cast<int>(i + 1), results[i], rule, max_retry_ms));
+        checks::summarize_run(static_cast<int>(i + 1), results[i], contract.audit));
     report.interrupted = report.interrupted || results[i].interrupted;
   }
 
-  checks::CheckParams params = check_params(config, report.params.limit, max_retry_ms);
+  checks::CheckParams params = check_params(config, report.params.limit, contract);
   params.key_ttl_applies = false;
   params.retry_hint_optional = !config.http.require_retry_after;
   judge(report, params);

@@ -2,7 +2,7 @@
 
 namespace rlcheck::app {
 
-report::Params configured_params(const config::Config& config) {
+report::Params configured_params(const config::Config& config, const ContractChoice& contract) {
   report::Params params;
   params.requests = config.load.requests;
   params.concurrency = config.load.concurrency;
@@ -11,23 +11,40 @@ report::Params configured_params(const config::Config& config) {
   params.limit = config.checks.limit;
   params.window_ms = config::to_milliseconds(config.checks.window);
   params.interval_ms = static_cast<double>(config.load.interval.count()) / 1e6;
+  if (config.load.rate) {
+    params.rate = config::format_rate(*config.load.rate);
+    params.duration_ms = static_cast<double>(config.load.rate->period.count()) *
+                         static_cast<double>(config.load.requests) /
+                         static_cast<double>(config.load.rate->tokens) / 1e6;
+  }
+  params.identities = config.load.identities;
+  params.contract = contract.name;
+  if (contract.audit.rule.kind == checks::AdmissionRule::Kind::bucket) {
+    params.burst = contract.burst;
+    params.refill = config::format_rate(contract.refill);
+  }
   return params;
 }
 
 checks::CheckParams check_params(const config::Config& config, int64_t limit,
-                                 int64_t max_retry_after_ms) {
+                                 const ContractChoice& contract) {
   checks::CheckParams params;
+  const int64_t max_retry_after_ms = contract.audit.max_retry_after_ms;
+  params.contract = contract.name;
+  params.early_tolerance_ms = contract.audit.tolerance.early_ms;
+  params.late_tolerance_ms = contract.audit.tolerance.late_ms;
   params.limit = limit;
   params.requests = config.load.requests;
   params.window_ms = config::to_milliseconds(config.checks.window);
   params.max_retry_after_ms = max_retry_after_ms;
   params.max_errors = config.checks.max_errors;
   params.exact = config.checks.exact;
+  params.verify_retry_after = config.checks.verify_retry_after;
   return params;
 }
 
 void judge(report::Report& report, const checks::CheckParams& params) {
-  report.checks = checks::evaluate_checks(report.runs, params);
+  report.checks = checks::evaluate_checks(report.runs, params, report.retry_verification);
   report.verdict = checks::verdict_of(report.checks);
   report.summary = report::summarize(report.runs);
 }

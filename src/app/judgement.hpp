@@ -4,18 +4,19 @@
 
 #include <cstdint>
 
+#include "app/contract_choice.hpp"
 #include "checks/checks.hpp"
 #include "config/config.hpp"
 #include "report/report.hpp"
 
 namespace rlcheck::app {
 
-// requests, concurrency, runs, threads, limit, window and interval as configured.
-report::Params configured_params(const config::Config& config);
+// requests, concurrency, runs, threads, limit, window, pace and contract as configured.
+report::Params configured_params(const config::Config& config, const ContractChoice& contract);
 
-// The check parameters for `limit` (configured, or advertised) and the retry bound.
+// The check parameters for `limit` (configured, or advertised), the contract and retry bounds.
 checks::CheckParams check_params(const config::Config& config, int64_t limit,
-                                 int64_t max_retry_after_ms);
+                                 const ContractChoice& contract);
 
 // Evaluates the checks on report.runs and fills checks, verdict and summary.
 void judge(report::Report& report, const checks::CheckParams& params);

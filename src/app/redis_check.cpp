@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "app/contract_choice.hpp"
 #include "app/exit_code.hpp"
 #include "app/judgement.hpp"
 #include "app/progress.hpp"
@@ -55,25 +56,6 @@ std::optional<redis::LoadedScript> load_limiter_script(redis::SyncClient& contro
 }
 
 namespace {
-
-checks::AdmissionRule admission_rule(Strategy strategy, const config::Config& config, int64_t burst,
-                                     const config::Rate& refill) {
-  checks::AdmissionRule rule;
-  rule.limit = config.checks.limit;
-  rule.window_ns = config.checks.window.count();
-  rule.burst = burst;
-  rule.tokens_per_ns =
-      static_cast<double>(refill.tokens) / static_cast<double>(refill.period.count());
-  if (strategy == Strategy::fixed_window) {
-    rule.kind = checks::AdmissionRule::Kind::fixed;
-  } else if (strategy == Strategy::token_bucket || strategy == Strategy::gcra) {
-    rule.kind = checks::AdmissionRule::Kind::bucket;
-  }
-  if (config.checks.contract) {
-    rule.kind = checks::contract_kind(*config.checks.contract).value_or(rule.kind);
-  }
-  return rule;
-}
 
 // PTTL of each key: the ones that exist without a TTL.
 std::vector<std::string> keys_without_ttl(redis::SyncClient& control,
@@ -128,12 +110,9 @@ report::Report check_redis_limiter(RedisSession& session, const config::Config& 
                                    Strategy strategy, engine::RunObserver* observer) {
   redis::SyncClient& control = *session.target.control;
   const auto script = load_limiter_script(control, config, strategy);
-  const int64_t burst = config.redis.burst.value_or(config.checks.limit);
-  const config::Rate refill =
-      config.redis.refill.value_or(config::Rate{config.checks.limit, config.checks.window});
-  const checks::AdmissionRule rule = admission_rule(strategy, config, burst, refill);
-  const int64_t max_retry_ms =
-      config::to_milliseconds(config.checks.max_retry_after.value_or(config.checks.window));
+  const ContractChoice contract = choose_contract(config, strategy, config.checks.limit);
+  const int64_t burst = contract.burst;
+  const config::Rate refill = contract.refill;
   const std::string name(config::strategy_name(strategy));
 
   report::Report report;
@@ -143,11 +122,7 @@ report::Report check_redis_limiter(RedisSession& session, const config::Config& 
   if (strategy == Strategy::script)
     report.target.script = config.redis.script_path;
   report.target.key = config.redis.key.value_or(fmt::format("rlcheck:{}:…", session.instance_id));
-  report.params = configured_params(config);
-  if (strategy == Strategy::token_bucket || strategy == Strategy::gcra) {
-    report.params.burst = burst;
-    report.params.refill = config::format_rate(refill);
-  }
+  report.params = configured_params(config, contract);
 
   ProgressLine progress(config);
   for (int run = 1; run <= config.load.runs; ++run) {
@@ -155,6 +130,7 @@ report::Report check_redis_limiter(RedisSession& session, const config::Config& 
     params.kind = strategy;
     params.key =
         config.redis.key.value_or(fmt::format("rlcheck:{}:{}:{}", session.instance_id, name, run));
+    params.identities = config.load.identities;
     params.limit = config.checks.limit;
     params.window_ms = config::to_milliseconds(config.checks.window);
     params.burst = burst;
@@ -181,7 +157,7 @@ report::Report check_redis_limiter(RedisSession& session, const config::Config& 
                                     session.target.endpoint.display(), result.connect_error));
     }
 
-    checks::RunStats stats = checks::summarize_run(run, result, rule, max_retry_ms);
+    checks::RunStats stats = checks::summarize_run(run, result, contract.audit);
     const std::vector<std::string> keys = limiter->keys_touched(result.records);
     stats.keys_without_ttl = keys_without_ttl(control, keys);
     if (!config.redis.key)
@@ -194,7 +170,7 @@ report::Report check_redis_limiter(RedisSession& session, const config::Config& 
     }
   }
 
-  judge(report, check_params(config, config.checks.limit, max_retry_ms));
+  judge(report, check_params(config, config.checks.limit, contract));
   return report;
 }
 

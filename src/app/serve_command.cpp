@@ -41,9 +41,9 @@ int run_serve(const config::Config& config) {
   limiter.kind = strategy;
   limiter.limit = config.checks.limit;
   limiter.window_ms = config::to_milliseconds(config.checks.window);
-  limiter.burst = config.redis.burst.value_or(config.checks.limit);
+  limiter.burst = config.checks.burst.value_or(config.checks.limit);
   limiter.refill =
-      config.redis.refill.value_or(config::Rate{config.checks.limit, config.checks.window});
+      config.checks.refill.value_or(config::Rate{config.checks.limit, config.checks.window});
   limiter.instance_id = session.instance_id;
   limiter.script = script ? &*script : nullptr;
 

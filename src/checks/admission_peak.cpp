@@ -39,7 +39,7 @@ AdmissionPeak sliding_peak(const std::vector<Admission>& admissions, const Admis
     while (end < admissions.size()) {
       const int64_t span_end = std::max(admissions[end].replied_ns,
                                         latest.empty() ? 0 : admissions[latest.front()].replied_ns);
-      if (span_end - admissions[first].sent_ns >= rule.window_ns)
+      if (span_end - admissions[first].sent_ns >= rule.window_ns - rule.clock_ns)
         break;
       while (!latest.empty() &&
              admissions[latest.back()].replied_ns <= admissions[end].replied_ns) {
@@ -59,20 +59,29 @@ AdmissionPeak sliding_peak(const std::vector<Admission>& admissions, const Admis
 
 AdmissionPeak fixed_peak(const std::vector<engine::RequestRecord>& records,
                          const AdmissionRule& rule) {
-  std::map<int64_t, std::pair<int64_t, int64_t>> per_window;  // index -> count, first send
+  struct Window {
+    int64_t count = 0;
+    int64_t first_sent_ns = 0;
+    int64_t last_reply_ns = 0;
+  };
+  std::map<int64_t, Window> per_window;  // by window index
   for (const auto& record : records) {
     if (record.outcome != engine::Outcome::allowed)
       continue;
-    auto [it, inserted] = per_window.try_emplace(record.bucket, 0, record.sent_ns);
-    ++it->second.first;
-    it->second.second = std::min(it->second.second, record.sent_ns);
+    auto [it, inserted] =
+        per_window.try_emplace(record.bucket, Window{0, record.sent_ns, record.replied_ns});
+    Window& window = it->second;
+    ++window.count;
+    window.first_sent_ns = std::min(window.first_sent_ns, record.sent_ns);
+    window.last_reply_ns = std::max(window.last_reply_ns, record.replied_ns);
   }
   AdmissionPeak peak;
   peak.allowance = static_cast<double>(rule.limit);
-  for (const auto& [window, count_and_start] : per_window) {
-    if (count_and_start.first > peak.count) {
-      peak.count = count_and_start.first;
-      peak.start_ns = count_and_start.second;
+  for (const auto& [index, window] : per_window) {
+    if (window.count > peak.count) {
+      peak.count = window.count;
+      peak.start_ns = window.first_sent_ns;
+      peak.length_ns = window.last_reply_ns - window.first_sent_ns;
     }
   }
   return peak;
@@ -99,14 +108,15 @@ AdmissionPeak bucket_peak(const std::vector<Admission>& admissions, const Admiss
     latest_reply_ns = std::max(latest_reply_ns, admissions[j].replied_ns);
     const double end_term =
         static_cast<double>(j + 1) - rule.tokens_per_ns * static_cast<double>(latest_reply_ns);
-    const double excess = end_term - best_start_term - static_cast<double>(rule.burst);
+    const double excess = end_term - best_start_term - static_cast<double>(rule.burst) -
+                          rule.tokens_per_ns * static_cast<double>(rule.clock_ns);
     if (excess > best_excess) {
       best_excess = excess;
       peak.count = static_cast<int64_t>(j + 1 - best_start);
       peak.start_ns = admissions[best_start].sent_ns;
       peak.length_ns = latest_reply_ns - peak.start_ns;
       peak.allowance = static_cast<double>(rule.burst) +
-                       rule.tokens_per_ns * static_cast<double>(peak.length_ns);
+                       rule.tokens_per_ns * static_cast<double>(peak.length_ns + rule.clock_ns);
     }
   }
   return peak;

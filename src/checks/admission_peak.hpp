@@ -24,6 +24,10 @@ struct AdmissionRule {
   int64_t window_ns = 0;     // sliding
   int64_t burst = 0;         // bucket
   double tokens_per_ns = 0;  // bucket
+  // How coarsely the limiter may read its clock (Redis scripts commonly keep milliseconds):
+  // admissions this close to a window apart, or to a fixed window's boundary, are not held
+  // against it.
+  int64_t clock_ns = 0;
 };
 
 // The rule for a --contract name (sliding, fixed, token-bucket, gcra); nullopt for others.

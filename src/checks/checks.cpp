@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "checks/time_checks.hpp"
+
 namespace rlcheck::checks {
 namespace {
 
@@ -152,10 +154,18 @@ CheckResult check_errors(const std::vector<RunStats>& runs, const CheckParams& p
 }  // namespace
 
 std::vector<CheckResult> evaluate_checks(const std::vector<RunStats>& runs,
-                                         const CheckParams& params) {
-  return {check_limit(runs, params),         check_exact(runs, params),
-          check_retry_present(runs, params), check_retry_valid(runs),
-          check_retry_bound(runs, params),   check_key_ttl(runs, params),
+                                         const CheckParams& params,
+                                         const std::optional<RetryVerification>& verification) {
+  return {check_limit(runs, params),
+          check_contract(runs, params),
+          check_exact(runs, params),
+          check_utilisation(runs, params),
+          check_retry_present(runs, params),
+          check_retry_valid(runs),
+          check_retry_bound(runs, params),
+          check_retry_accuracy(runs, params),
+          check_retry_honest(params, verification),
+          check_key_ttl(runs, params),
           check_errors(runs, params)};
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // The contract checks: each has a stable id and is pass, fail or skip, with the figure.
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,18 @@ struct CheckResult {
   std::string detail;  // the figure that decided it, in one line
 };
 
+// --verify-retry-after: one retry, made exactly when a denied identity was told.
+struct RetryVerification {
+  bool attempted = false;   // false: skip_reason says why not
+  std::string skip_reason;  // "no identity ended its run denied with a hint", ...
+  int run = 0;
+  uint32_t identity = 0;
+  int64_t told_ms = 0;    // the hint of the identity's last denial
+  int64_t waited_ms = 0;  // from that denial's reply to the retry's send
+  bool allowed = false;   // the retry's outcome
+  std::string outcome;    // "allowed", "denied (told 1000ms again)", "error: ..."
+};
+
 struct CheckParams {
   int64_t limit = 10;
   int64_t requests = 200;
@@ -26,10 +39,15 @@ struct CheckParams {
   bool exact = false;
   bool key_ttl_applies = true;       // redis targets have keys to inspect
   bool retry_hint_optional = false;  // http --no-require-retry-after
+  std::string contract = "sliding";  // the promise audited over time
+  int64_t early_tolerance_ms = 1000;
+  int64_t late_tolerance_ms = 1000;
+  bool verify_retry_after = false;
 };
 
 std::vector<CheckResult> evaluate_checks(const std::vector<RunStats>& runs,
-                                         const CheckParams& params);
+                                         const CheckParams& params,
+                                         const std::optional<RetryVerification>& verification = {});
 
 // error when the errors check failed (the test itself is in doubt), else fail when any
 // check failed, else pass.

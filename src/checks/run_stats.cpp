@@ -51,8 +51,8 @@ void count_hint(RetryHintStats& stats, const engine::RequestRecord& record,
 
 }  // namespace
 
-RunStats summarize_run(int run, const engine::RunResult& result, const AdmissionRule& rule,
-                       int64_t max_retry_after_ms) {
+RunStats summarize_run(int run, const engine::RunResult& result, const AuditParams& audit) {
+  const int64_t max_retry_after_ms = audit.max_retry_after_ms;
   RunStats stats;
   stats.run = run;
   stats.interrupted = result.interrupted;
@@ -98,7 +98,20 @@ RunStats summarize_run(int run, const engine::RunResult& result, const Admission
   const auto& latency = result.latency_ns;
   stats.latency = {to_ms(latency.percentile(50)), to_ms(latency.percentile(90)),
                    to_ms(latency.percentile(99)), to_ms(latency.max())};
-  stats.peak = find_admission_peak(result.records, rule);
+  IdentityRecords identities = split_by_identity(result.records, audit.identities);
+  if (audit.rule.kind == AdmissionRule::Kind::fixed) {
+    for (auto& records : identities)
+      assign_wall_windows(records, result.start_wall_ns, audit.rule);
+  }
+  stats.contract = audit_contract(identities, audit.rule);
+  stats.peak = stats.contract.worst;
+  stats.utilisation = measure_utilisation(identities, audit.rule, result.start_wall_ns);
+  stats.retry_accuracy =
+      measure_retry_accuracy(identities, audit.rule, result.start_wall_ns, audit.tolerance);
+  if (audit.timeline) {
+    stats.timeline = build_timeline(identities, audit.rule, result.duration_ns,
+                                    stats.contract.worst_identity);
+  }
   return stats;
 }
 

@@ -8,6 +8,9 @@
 #include <vector>
 
 #include "checks/admission_peak.hpp"
+#include "checks/contract_audit.hpp"
+#include "checks/retry_accuracy.hpp"
+#include "checks/timeline.hpp"
 #include "engine/run.hpp"
 
 namespace rlcheck::checks {
@@ -51,11 +54,23 @@ struct RunStats {
   AdvertisedStats advertised;                        // http
   std::map<std::string, std::string> error_samples;  // kind name -> first message
   AdmissionPeak peak;                                // the worst span against the limit
+  ContractAudit contract;                            // peak's identity, and the boundary burst
+  Utilisation utilisation;                           // the identity with the lowest share
+  RetryAccuracy retry_accuracy;                      // hint errors against the contract
+  std::optional<Timeline> timeline;                  // --html only
   std::vector<std::string> keys_without_ttl;         // redis: limiter keys left with no TTL
   bool interrupted = false;
 };
 
-RunStats summarize_run(int run, const engine::RunResult& result, const AdmissionRule& rule,
-                       int64_t max_retry_after_ms);
+// How a run is audited: the contract, the identities it is audited per, the retry bounds.
+struct AuditParams {
+  AdmissionRule rule;
+  int64_t identities = 1;
+  int64_t max_retry_after_ms = 60'000;
+  AccuracyTolerance tolerance;
+  bool timeline = false;  // also bin the run for the HTML report
+};
+
+RunStats summarize_run(int run, const engine::RunResult& result, const AuditParams& audit);
 
 }  // namespace rlcheck::checks

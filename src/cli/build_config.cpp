@@ -90,14 +90,6 @@ void fill_redis(const RawOptions& raw, config::Config& config) {
     throw usage_error("--reset: only applies to an explicit --key (fresh keys start empty)");
   }
   redis.reset = raw.reset;
-  if (raw.burst)
-    redis.burst = in_range("--burst", *raw.burst, 1, k_max_requests);
-  if (raw.refill) {
-    auto rate = config::parse_rate(*raw.refill);
-    if (!rate)
-      throw usage_error(fmt::format("--refill: {}", rate.error()));
-    redis.refill = *rate;
-  }
 }
 
 void fill_compare(const RawOptions& raw, config::Config& config) {
@@ -117,6 +109,39 @@ void fill_compare(const RawOptions& raw, config::Config& config) {
     throw usage_error("--script: not supported by compare; use rlcheck redis");
 }
 
+// --rate R/s with --duration D: R x D requests, request i due at i / R.
+void fill_open_model(const RawOptions& raw, config::LoadConfig& load) {
+  if (!raw.rate && !raw.duration)
+    return;
+  if (!raw.rate)
+    throw usage_error("--duration: needs --rate (the open model sends at a constant rate)");
+  if (!raw.duration)
+    throw usage_error("--rate: needs --duration (how long to send at that rate)");
+  if (raw.requests) {
+    throw usage_error("--requests: not with --rate (the open model sends rate x duration)");
+  }
+  if (raw.interval)
+    throw usage_error("--interval: not with --rate (the rate sets the pace)");
+  auto rate = config::parse_rate(*raw.rate);
+  if (!rate)
+    throw usage_error(fmt::format("--rate: {}", rate.error()));
+  if (rate->tokens <= 0)
+    throw usage_error(fmt::format("--rate: must be above 0, got {}", *raw.rate));
+  const Nanos duration = positive_duration("--duration", *raw.duration);
+  const long double count = static_cast<long double>(duration.count()) * rate->tokens /
+                            static_cast<long double>(rate->period.count());
+  if (count < 1) {
+    throw usage_error(fmt::format("--duration: {} at {} sends no request", *raw.duration,
+                                  *raw.rate));
+  }
+  if (count > k_max_requests) {
+    throw usage_error(fmt::format("--rate: {} for {} is more than {} requests", *raw.rate,
+                                  *raw.duration, k_max_requests));
+  }
+  load.rate = *rate;
+  load.requests = static_cast<int64_t>(count);
+}
+
 }  // namespace
 
 config::Config build_config(const RawOptions& raw) {
@@ -124,7 +149,7 @@ config::Config build_config(const RawOptions& raw) {
   config.command = raw.command;
 
   config::LoadConfig& load = config.load;
-  load.requests = in_range("--requests", raw.requests, 1, k_max_requests);
+  load.requests = in_range("--requests", raw.requests.value_or(200), 1, k_max_requests);
   load.concurrency =
       static_cast<int>(in_range("--concurrency", raw.concurrency, 1, k_max_concurrency));
   const bool http = raw.command == config::Command::http ||
@@ -140,6 +165,8 @@ config::Config build_config(const RawOptions& raw) {
   load.timeout = positive_duration("--timeout", raw.timeout);
   if (raw.interval)
     load.interval = positive_duration("--interval", *raw.interval);
+  fill_open_model(raw, load);
+  load.identities = in_range("--identities", raw.identities, 1, k_max_concurrency);
 
   config::CheckConfig& checks = config.checks;
   checks.limit = in_range("--limit", raw.limit.value_or(10), 1, k_max_requests);
@@ -169,11 +196,21 @@ config::Config build_config(const RawOptions& raw) {
     }
     checks.contract = raw.contract;
   }
+  if (raw.burst)
+    checks.burst = in_range("--burst", *raw.burst, 1, k_max_requests);
+  if (raw.refill) {
+    auto rate = config::parse_rate(*raw.refill);
+    if (!rate)
+      throw usage_error(fmt::format("--refill: {}", rate.error()));
+    checks.refill = *rate;
+  }
+  checks.verify_retry_after = raw.verify_retry_after;
 
   config::OutputConfig& output = config.output;
   output.json = raw.json;
   output.report_path = raw.report_path;
   output.junit_path = raw.junit_path;
+  output.html_path = raw.html_path;
   output.hook = raw.hook;
   output.quiet = raw.quiet;
   output.color = color_named(raw.color);

@@ -21,6 +21,8 @@ void add_output_options(CLI::App* app, RawOptions& raw) {
   app->add_flag("--json", raw.json, "print the JSON report on stdout instead of the human one");
   app->add_option("--report", raw.report_path, "also write the JSON report to FILE");
   app->add_option("--junit", raw.junit_path, "also write a JUnit XML report to FILE");
+  app->add_option("--html", raw.html_path,
+                  "also write a self-contained HTML timeline (inline SVG) to FILE");
   app->add_flag(
       "--hook", raw.hook,
       "Claude Code Stop-hook mode: silent on pass, reason on stderr and exit 2 on failure");
@@ -29,7 +31,7 @@ void add_output_options(CLI::App* app, RawOptions& raw) {
 }
 
 void add_common_options(CLI::App* app, RawOptions& raw) {
-  app->add_option("-n,--requests", raw.requests, "requests per run (default 200)");
+  optional_option(app, "-n,--requests", raw.requests, "requests per run (default 200)");
   app->add_option("-p,--concurrency", raw.concurrency,
                   "requests in flight at once, one connection each (default 50)");
   optional_option(app, "-r,--runs", raw.runs,
@@ -54,6 +56,21 @@ void add_common_options(CLI::App* app, RawOptions& raw) {
   optional_option(app, "--contract", raw.contract,
                   "the promise audited over time: sliding, fixed, token-bucket or gcra (default: "
                   "the strategy's own)");
+  optional_option(app, "--rate", raw.rate,
+                  "open model: requests at a constant rate (40/s), whatever the replies; with "
+                  "--duration");
+  optional_option(app, "--duration", raw.duration, "open model: how long each run sends at --rate");
+  app->add_option("--identities", raw.identities,
+                  "spread the load over K identities (key suffix, {id} placeholder); every check "
+                  "applies per identity (default 1)");
+  app->add_flag("--verify-retry-after", raw.verify_retry_after,
+                "after the run, wait what a denied identity was told and retry once: it must be "
+                "allowed");
+  optional_option(app, "--burst", raw.burst,
+                  "token-bucket / gcra capacity, of the strategy and the contract (default: the "
+                  "limit)");
+  optional_option(app, "--refill", raw.refill,
+                  "token-bucket / gcra refill rate, e.g. 5/s (default: limit per window)");
 }
 
 void add_redis_options(CLI::App* app, RawOptions& raw) {
@@ -71,9 +88,6 @@ void add_redis_options(CLI::App* app, RawOptions& raw) {
   optional_option(app, "-k,--key", raw.key,
                   "limiter key (default: a fresh key per run under rlcheck:<id>:, deleted after)");
   app->add_flag("--reset", raw.reset, "DEL the explicit --key before each run");
-  optional_option(app, "--burst", raw.burst, "token-bucket / gcra capacity (default: the limit)");
-  optional_option(app, "--refill", raw.refill,
-                  "token-bucket / gcra refill rate, e.g. 5/s (default: limit per window)");
 }
 
 void add_http_options(CLI::App* app, RawOptions& raw) {
@@ -119,6 +133,8 @@ void add_serve_options(CLI::App* serve, RawOptions& raw) {
                   "redis://host:port or unix:///path (default $REDIS_URL, 127.0.0.1:6379, else a "
                   "private redis-server)");
   serve->add_option("-s,--strategy", raw.strategy, "limiter strategy (default lua)");
+  optional_option(serve, "--script", raw.script,
+                  "your own limiter script (FILE.lua) instead of a strategy");
   optional_option(serve, "-l,--limit", raw.limit, "requests allowed per window (default 10)");
   serve->add_option("-w,--window", raw.window, "window length (default 60s)");
   optional_option(serve, "--burst", raw.burst, "token-bucket / gcra capacity");

@@ -13,7 +13,7 @@ namespace rlcheck::cli {
 
 struct RawOptions {
   config::Command command = config::Command::redis;
-  int64_t requests = 200;
+  std::optional<int64_t> requests;
   int64_t concurrency = 50;
   std::optional<int64_t> runs;
   std::optional<int64_t> limit;
@@ -32,6 +32,11 @@ struct RawOptions {
   std::optional<std::string> interval;
   std::optional<std::string> start_before_boundary;
   std::optional<std::string> contract;
+  std::optional<std::string> rate;
+  std::optional<std::string> duration;
+  int64_t identities = 1;
+  bool verify_retry_after = false;
+  std::string html_path;
 
   std::optional<std::string> redis_url;
   std::string strategy = "lua";

@@ -38,6 +38,12 @@ struct LoadConfig {
                                    // boundary of the wall clock (where fixed windows turn)
   Nanos boundary_window{0};        // the window those boundaries are multiples of
   Nanos timeout = 5s;              // per request, from send to the final reply
+  // Open model (--rate, --duration): request i is due at start + i / rate whatever the replies,
+  // and its latency counts from then, so a stalled target cannot hide delay. `requests` is
+  // rate x duration. Unset: the closed model.
+  std::optional<Rate> rate;
+  int64_t identities = 1;  // request i speaks for identity i mod identities
+  uint64_t first_seq = 0;  // the first request's number (a retry after the run continues it)
 };
 
 struct CheckConfig {
@@ -50,12 +56,17 @@ struct CheckConfig {
   bool exact = false;                    // also fail on under-admission
   int64_t max_errors = 0;                // errored requests tolerated per run
   std::optional<Nanos> max_retry_after;  // largest acceptable retry hint; unset: the window
+  // token-bucket / gcra: the contract's capacity and refill, and the built-in strategy's.
+  std::optional<int64_t> burst;  // unset: the limit
+  std::optional<Rate> refill;    // unset: limit per window
+  bool verify_retry_after = false;  // after the run, retry once exactly when told
 };
 
 struct OutputConfig {
   bool json = false;        // JSON report on stdout instead of the human one
   std::string report_path;  // also write the JSON report here (empty: no)
   std::string junit_path;   // also write a JUnit XML report here (empty: no)
+  std::string html_path;    // also write the HTML timeline here (empty: no)
   bool hook = false;        // Claude Code Stop-hook mode
   bool quiet = false;       // verdict line only
   ColorMode color = ColorMode::auto_detect;
@@ -68,8 +79,6 @@ struct RedisConfig {
   std::vector<std::string> script_args;  // --arg templates; empty: {limit} {window_ms} {uuid}
   std::optional<std::string> key;        // explicit key; unset: a fresh key per run
   bool reset = false;                    // DEL the explicit key before each run
-  std::optional<int64_t> burst;          // token-bucket / gcra capacity; unset: the limit
-  std::optional<Rate> refill;            // token-bucket / gcra refill; unset: limit per window
 };
 
 struct HttpConfig {

@@ -10,13 +10,14 @@ namespace rlcheck::engine {
 
 std::expected<PlaceholderTemplate, std::string> PlaceholderTemplate::parse(std::string_view text,
                                                                            Unknown unknown) {
-  static constexpr std::array<std::pair<std::string_view, Piece>, 6> k_names{{
+  static constexpr std::array<std::pair<std::string_view, Piece>, 7> k_names{{
       {"limit", Piece::limit},
       {"window_ms", Piece::window_ms},
       {"uuid", Piece::uuid},
       {"seq", Piece::seq},
       {"run", Piece::run},
       {"now_ms", Piece::now_ms},
+      {"id", Piece::id},
   }};
   PlaceholderTemplate parsed;
   std::string literal;
@@ -52,7 +53,7 @@ std::expected<PlaceholderTemplate, std::string> PlaceholderTemplate::parse(std::
     if (!known) {
       return std::unexpected(fmt::format(
           "'{}' has an unknown placeholder {{{}}}; known: {{limit}} {{window_ms}} {{uuid}} "
-          "{{seq}} {{run}} {{now_ms}}",
+          "{{seq}} {{run}} {{now_ms}} {{id}}",
           text, name));
     }
     i = close + 1;
@@ -89,6 +90,9 @@ void PlaceholderTemplate::expand_into(const PlaceholderContext& context, std::st
         break;
       case Piece::run:
         out += std::to_string(context.run);
+        break;
+      case Piece::id:
+        out += std::to_string(context.seq % static_cast<uint64_t>(context.identities));
         break;
       case Piece::now_ms: {
         const auto now = std::chrono::system_clock::now().time_since_epoch();

@@ -1,7 +1,7 @@
 #pragma once
 // Text with placeholders, parsed once and expanded per request (--arg values; URLs, headers
 // and bodies of HTTP requests): {limit} {window_ms} {uuid} (unique per request) {seq} (request
-// number) {run} {now_ms}.
+// number) {run} {now_ms} {id} (the identity the request speaks for: seq mod identities).
 
 #include <cstdint>
 #include <expected>
@@ -17,6 +17,7 @@ struct PlaceholderContext {
   int64_t window_ms = 0;
   int run = 1;
   uint64_t seq = 0;
+  int64_t identities = 1;          // for {id}
   std::mt19937_64* rng = nullptr;  // for {uuid}; required when the template has one
 };
 
@@ -33,7 +34,7 @@ class PlaceholderTemplate {
   void expand_into(const PlaceholderContext& context, std::string& out) const;
 
  private:
-  enum class Piece { literal, limit, window_ms, uuid, seq, run, now_ms };
+  enum class Piece { literal, limit, window_ms, uuid, seq, run, now_ms, id };
   struct Part {
     Piece piece;
     std::string literal;

@@ -15,16 +15,17 @@ bool by_seq(const RequestRecord& a, const RequestRecord& b) {
 }
 
 // Requests that no live connection took are errors, so a dead target cannot look like a pass.
-void record_unsent(RunResult& result, int64_t requests) {
-  std::vector<bool> seen(static_cast<size_t>(requests), false);
+void record_unsent(RunResult& result, const config::LoadConfig& load) {
+  std::vector<bool> seen(static_cast<size_t>(load.requests), false);
   for (const RequestRecord& record : result.records)
-    seen[record.seq] = true;
+    seen[record.seq - load.first_seq] = true;
   bool any_unsent = false;
-  for (uint64_t seq = 0; seq < seen.size(); ++seq) {
-    if (seen[seq])
+  for (uint64_t index = 0; index < seen.size(); ++index) {
+    if (seen[index])
       continue;
     RequestRecord unsent;
-    unsent.seq = seq;
+    unsent.seq = load.first_seq + index;
+    unsent.identity = static_cast<uint32_t>(unsent.seq % static_cast<uint64_t>(load.identities));
     unsent.outcome = Outcome::error;
     unsent.error = ErrorKind::not_sent;
     result.records.push_back(unsent);
@@ -74,6 +75,8 @@ RunResult execute_run(ClientFactory& factory, const config::LoadConfig& load, Ru
   threads.clear();  // joins
 
   RunResult result;
+  result.start = shared.start;
+  result.start_wall_ns = shared.start_wall_ns;
   for (auto& worker : workers) {
     // Take the first worker's records whole and free each worker's after merging: a run of
     // N requests never holds more than about N records at once.
@@ -101,7 +104,7 @@ RunResult execute_run(ClientFactory& factory, const config::LoadConfig& load, Ru
   }
 
   if (!result.interrupted)
-    record_unsent(result, load.requests);
+    record_unsent(result, load);
   return result;
 }
 

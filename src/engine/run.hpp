@@ -1,6 +1,7 @@
 #pragma once
 // One run: P clients over T worker threads fire N requests at the target and record each.
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -26,6 +27,8 @@ struct RunResult {
   std::vector<RequestRecord> records;              // one per request, ordered by seq
   Histogram latency_ns;                            // send to final reply, of requests that got one
   int64_t duration_ns = 0;                         // start line to the last reply
+  std::chrono::steady_clock::time_point start;     // the start line: records count from it
+  int64_t start_wall_ns = 0;                       // the start line on the wall clock (epoch)
   bool interrupted = false;                        // stopped by Ctrl-C; records are partial
   int clients_ready = 0;                           // connections ready at the start line
   std::string connect_error;                       // why a connection failed, when one did

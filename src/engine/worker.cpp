@@ -38,6 +38,9 @@ RunShared::RunShared(const config::LoadConfig& load_config, int workers, RunObse
     : load(load_config), observer(run_observer), start_line(workers, [this]() noexcept {
         wait_for_boundary(load.boundary_window, load.start_before_boundary);
         start = Clock::now();
+        start_wall_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                            std::chrono::system_clock::now().time_since_epoch())
+                            .count();
       }) {}
 
 struct Worker::Slot {
@@ -145,16 +148,25 @@ void Worker::launch_next(int slot_index) {
   Slot& slot = *slots_[static_cast<size_t>(slot_index)];
   if (exhausted_ || !slot.client->alive())
     return;
-  const uint64_t seq = shared_.next_seq.fetch_add(1, std::memory_order_relaxed);
-  if (seq >= static_cast<uint64_t>(shared_.load.requests)) {
+  const uint64_t index = shared_.next_seq.fetch_add(1, std::memory_order_relaxed);
+  if (index >= static_cast<uint64_t>(shared_.load.requests)) {
     exhausted_ = true;
     return;
   }
-  slot.seq = seq;
+  slot.seq = shared_.load.first_seq + index;
   slot.busy = true;
   ++in_flight_;
-  slot.due = shared_.start + shared_.load.interval * static_cast<int64_t>(seq);
+  slot.due = shared_.start + due_offset(index);
   send_when_due(slot_index);
+}
+
+// Closed model: i x --interval (0 when unpaced). Open model: i / rate, exactly.
+std::chrono::nanoseconds Worker::due_offset(uint64_t index) const {
+  const config::LoadConfig& load = shared_.load;
+  if (!load.rate)
+    return load.interval * static_cast<int64_t>(index);
+  const auto scaled = static_cast<__int128>(index) * load.rate->period.count() / load.rate->tokens;
+  return std::chrono::nanoseconds(static_cast<int64_t>(scaled));
 }
 
 void Worker::send_when_due(int slot_index) {
@@ -189,6 +201,7 @@ void Worker::on_decision(int slot_index, Decision decision) {
 
   RequestRecord record;
   record.seq = slot.seq;
+  record.identity = static_cast<uint32_t>(slot.seq % static_cast<uint64_t>(shared_.load.identities));
   record.sent_ns =
       std::chrono::duration_cast<std::chrono::nanoseconds>(slot.sent - shared_.start).count();
   record.replied_ns =
@@ -210,7 +223,10 @@ void Worker::on_decision(int slot_index, Decision decision) {
     header_sample = decision.header_note;
   }
   if (record.outcome != Outcome::error) {
-    latency_ns.record(record.replied_ns - record.sent_ns);
+    // The open model measures from when the request was due: a target that stalls the
+    // connections delays the requests queued behind them, and that delay is its latency.
+    const auto from = shared_.load.rate ? slot.due : slot.sent;
+    latency_ns.record(std::chrono::duration_cast<std::chrono::nanoseconds>(replied - from).count());
   } else if (!error_samples.contains(record.error)) {
     error_samples.emplace(record.error, std::move(decision.error_message));
   }

@@ -25,6 +25,7 @@ struct RunShared {
   RunObserver* observer;
   std::atomic<uint64_t> next_seq{0};
   std::chrono::steady_clock::time_point start;
+  int64_t start_wall_ns = 0;
   StartLine start_line;
 };
 
@@ -63,6 +64,7 @@ class Worker final : public ClientListener {
   void send(int slot);
   void finish_if_idle();
   int64_t since_start_ns() const;
+  std::chrono::nanoseconds due_offset(uint64_t index) const;
   static void on_pace_timer(int, short, void* arg);
   static void on_timeout(int, short, void* arg);
   static void on_poll_interrupt(int, short, void* arg);

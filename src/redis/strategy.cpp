@@ -5,6 +5,24 @@
 
 namespace rlcheck::redis {
 
+const std::string& IdentityKeys::of(RequestState& state) const {
+  if (identities_ <= 1)
+    return key_;
+  state.key = of_identity(state.seq % static_cast<uint64_t>(identities_));
+  return state.key;
+}
+
+std::string IdentityKeys::of_identity(uint64_t id) const {
+  return identities_ <= 1 ? key_ : key_ + ":" + std::to_string(id);
+}
+
+std::vector<std::string> IdentityKeys::all() const {
+  std::vector<std::string> keys;
+  for (int64_t id = 0; id < identities_; ++id)
+    keys.push_back(of_identity(static_cast<uint64_t>(id)));
+  return keys;
+}
+
 std::unique_ptr<Strategy> make_strategy(const StrategyParams& params) {
   switch (params.kind) {
     case config::Strategy::naive:

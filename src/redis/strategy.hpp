@@ -45,6 +45,25 @@ struct RequestState {
   int64_t bucket = 0;              // fixed windows: the window index
   int64_t now_ms = 0;              // client clock when the request began, where needed
   std::mt19937_64* rng = nullptr;  // the connection's generator, for {uuid}
+  std::string key;                 // the identity's key, when there are several identities
+};
+
+// The limiter key of each identity: the run's key alone, or suffixed ":<id>" when the load is
+// spread over several identities (--identities).
+class IdentityKeys {
+ public:
+  IdentityKeys(std::string key, int64_t identities)
+      : key_(std::move(key)), identities_(identities) {}
+  // The key request `state.seq` counts against (built into state.key only when needed).
+  const std::string& of(RequestState& state) const;
+  // The key of identity `id`.
+  std::string of_identity(uint64_t id) const;
+  // Every identity's key.
+  std::vector<std::string> all() const;
+
+ private:
+  std::string key_;
+  int64_t identities_;
 };
 
 class Strategy {
@@ -65,7 +84,8 @@ class Strategy {
 
 struct StrategyParams {
   config::Strategy kind = config::Strategy::sliding_window;
-  std::string key;  // the limiter key of this run
+  std::string key;  // the limiter key of this run (of identity 0..K-1: key:<id> when K > 1)
+  int64_t identities = 1;
   int64_t limit = 10;
   int64_t window_ms = 60'000;
   int64_t burst = 10;                      // token-bucket / gcra capacity

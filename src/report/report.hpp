@@ -28,6 +28,10 @@ struct Params {
   int64_t limit = 0;
   int64_t window_ms = 0;
   double interval_ms = 0;             // 0: unpaced
+  std::string rate;                   // open model: "40/s"; empty: closed model
+  double duration_ms = 0;             // open model: how long each run sent
+  int64_t identities = 1;
+  std::string contract;               // sliding, fixed, token-bucket, gcra
   std::optional<int64_t> burst;       // token-bucket / gcra
   std::string refill;                 // token-bucket / gcra, "10/1m"
   std::string limit_source = "flag";  // "flag", "default", or "advertised" (http: from headers)
@@ -50,6 +54,7 @@ struct Report {
   std::vector<checks::CheckResult> checks;
   checks::Verdict verdict = checks::Verdict::pass;
   int exit_code = 0;
+  std::optional<checks::RetryVerification> retry_verification;  // --verify-retry-after
   uint64_t script_reloads = 0;  // NOSCRIPT replies answered by loading the script again
   bool interrupted = false;
 };

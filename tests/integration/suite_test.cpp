@@ -111,12 +111,13 @@ TEST_CASE("--junit writes one testcase per check, failures with their figure, to
   REQUIRE(valid_junit(junit));
   std::ifstream in(junit);
   const std::string xml((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  for (const char* id : {"limit", "exact", "retry-after-present", "retry-after-valid",
-                         "retry-after-bound", "key-ttl", "errors"}) {
+  for (const char* id : {"limit", "contract", "exact", "utilisation", "retry-after-present",
+                         "retry-after-valid", "retry-after-bound", "retry-after-accuracy",
+                         "retry-after-honest", "key-ttl", "errors"}) {
     CHECK(xml.find(std::string("<testcase name=\"") + id + "\"") != std::string::npos);
   }
-  // Exactly one failed check (limit), carrying the over-admission figure.
-  CHECK(xml.find("failures=\"1\"") != std::string::npos);
+  // Exactly two failed checks (limit, and contract locating the span), with their figures.
+  CHECK(xml.find("failures=\"2\"") != std::string::npos);
   CHECK(xml.find("<failure message=\"4 of 4 runs over the limit") != std::string::npos);
 
   const std::string suite_junit = (dir.path / "suite.xml").string();

@@ -50,9 +50,10 @@ TEST_CASE("every check is reported once, under its stable id") {
   std::vector<std::string> ids;
   for (const auto& r : results)
     ids.push_back(r.id);
-  CHECK(ids == std::vector<std::string>{"limit", "exact", "retry-after-present",
-                                        "retry-after-valid", "retry-after-bound", "key-ttl",
-                                        "errors"});
+  CHECK(ids == std::vector<std::string>{"limit", "contract", "exact", "utilisation",
+                                        "retry-after-present", "retry-after-valid",
+                                        "retry-after-bound", "retry-after-accuracy",
+                                        "retry-after-honest", "key-ttl", "errors"});
 }
 
 TEST_CASE("limit passes when no run's peak exceeds its allowance") {

@@ -126,10 +126,10 @@ TEST_CASE("values given on the command line reach the config") {
   CHECK(c.load.interval == 10ms);
   CHECK(c.load.timeout == 2s);
   CHECK(c.redis.strategy == Strategy::gcra);
-  CHECK(c.redis.burst == 30);
-  REQUIRE(c.redis.refill.has_value());
-  CHECK(c.redis.refill->tokens == 5);
-  CHECK(c.redis.refill->period == 1s);
+  CHECK(c.checks.burst == 30);
+  REQUIRE(c.checks.refill.has_value());
+  CHECK(c.checks.refill->tokens == 5);
+  CHECK(c.checks.refill->period == 1s);
   CHECK(c.seed == 42u);
   CHECK(c.output.color == ColorMode::never);
   CHECK(c.redis.key == "rl:k");

@@ -46,6 +46,13 @@ AdmissionRule sliding_rule(int64_t limit) {
   return rule;
 }
 
+rlcheck::checks::AuditParams audit_of(const AdmissionRule& rule) {
+  rlcheck::checks::AuditParams audit;
+  audit.rule = rule;
+  audit.max_retry_after_ms = 60'000;
+  return audit;
+}
+
 }  // namespace
 
 TEST_CASE("summarize_run counts outcomes and carries the run number and duration") {
@@ -57,7 +64,7 @@ TEST_CASE("summarize_run counts outcomes and carries the run number and duration
   result.duration_ns = 1'500 * k_ms;
   result.interrupted = true;
 
-  const RunStats stats = summarize_run(4, result, sliding_rule(10), 60'000);
+  const RunStats stats = summarize_run(4, result, audit_of(sliding_rule(10)));
   CHECK(stats.run == 4);
   CHECK(stats.requests == 5);
   CHECK(stats.allowed == 3);
@@ -70,7 +77,7 @@ TEST_CASE("summarize_run counts outcomes and carries the run number and duration
 TEST_CASE("retry hints: present, negative, over the bound, min and max") {
   RunResult result;
   result.records = {denied(500, true), denied(-5, true), denied(90'000, true), denied(2'000, true)};
-  const RunStats stats = summarize_run(1, result, sliding_rule(10), 60'000);
+  const RunStats stats = summarize_run(1, result, audit_of(sliding_rule(10)));
   CHECK(stats.retry.expected);
   CHECK(stats.retry.present == 4);
   CHECK(stats.retry.missing == 0);
@@ -83,7 +90,7 @@ TEST_CASE("retry hints: present, negative, over the bound, min and max") {
 TEST_CASE("a denial whose reply had a hint slot but no hint is missing") {
   RunResult result;
   result.records = {denied(1'000, true), denied(std::nullopt, true)};
-  const RunStats stats = summarize_run(1, result, sliding_rule(10), 60'000);
+  const RunStats stats = summarize_run(1, result, audit_of(sliding_rule(10)));
   CHECK(stats.retry.present == 1);
   CHECK(stats.retry.missing == 1);
 }
@@ -91,7 +98,7 @@ TEST_CASE("a denial whose reply had a hint slot but no hint is missing") {
 TEST_CASE("silent denials count as missing once the limiter gave hints elsewhere") {
   RunResult result;
   result.records = {denied(std::nullopt, false), denied(1'000, false), denied(std::nullopt, false)};
-  const RunStats stats = summarize_run(1, result, sliding_rule(10), 60'000);
+  const RunStats stats = summarize_run(1, result, audit_of(sliding_rule(10)));
   CHECK(stats.retry.expected);
   CHECK(stats.retry.present == 1);
   CHECK(stats.retry.missing == 2);
@@ -100,7 +107,7 @@ TEST_CASE("silent denials count as missing once the limiter gave hints elsewhere
 TEST_CASE("a limiter that never gives hints expects none and misses none") {
   RunResult result;
   result.records = {denied(std::nullopt, false), denied(std::nullopt, false)};
-  const RunStats stats = summarize_run(1, result, sliding_rule(10), 60'000);
+  const RunStats stats = summarize_run(1, result, audit_of(sliding_rule(10)));
   CHECK_FALSE(stats.retry.expected);
   CHECK(stats.retry.missing == 0);
   CHECK(stats.retry.present == 0);
@@ -112,7 +119,7 @@ TEST_CASE("errors are counted by kind name, with a sample message per kind") {
   result.records = {errored(ErrorKind::timeout), errored(ErrorKind::timeout),
                     errored(ErrorKind::bad_reply)};
   result.error_samples[ErrorKind::bad_reply] = "script returned string \"ok\"";
-  const RunStats stats = summarize_run(1, result, sliding_rule(10), 60'000);
+  const RunStats stats = summarize_run(1, result, audit_of(sliding_rule(10)));
   CHECK(stats.errors == 3);
   CHECK(stats.error_kinds.at("timeout") == 2);
   CHECK(stats.error_kinds.at("bad-reply") == 1);
@@ -124,7 +131,7 @@ TEST_CASE("latency percentiles are in milliseconds") {
   RunResult result;
   for (int64_t ms = 1; ms <= 100; ++ms)
     result.latency_ns.record(ms * k_ms);
-  const RunStats stats = summarize_run(1, result, sliding_rule(10), 60'000);
+  const RunStats stats = summarize_run(1, result, audit_of(sliding_rule(10)));
   CHECK(stats.latency.p50 >= 50.0);
   CHECK(stats.latency.p50 < 50.0 * 65.0 / 64.0);
   CHECK(stats.latency.p90 >= 90.0);
@@ -137,7 +144,7 @@ TEST_CASE("the peak is measured against the rule") {
   RunResult result;
   for (int i = 0; i < 12; ++i)
     result.records.push_back(allowed(i * 1'000));
-  CHECK(summarize_run(1, result, sliding_rule(10), 60'000).peak.exceeded());
-  CHECK(summarize_run(1, result, sliding_rule(10), 60'000).peak.count == 12);
-  CHECK_FALSE(summarize_run(1, result, sliding_rule(12), 60'000).peak.exceeded());
+  CHECK(summarize_run(1, result, audit_of(sliding_rule(10))).peak.exceeded());
+  CHECK(summarize_run(1, result, audit_of(sliding_rule(10))).peak.count == 12);
+  CHECK_FALSE(summarize_run(1, result, audit_of(sliding_rule(12))).peak.exceeded());
 }

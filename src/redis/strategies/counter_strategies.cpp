@@ -35,17 +35,17 @@ Decision unexpected_reply(std::string_view command, const redisReply& reply) {
 class SingleKeyStrategy : public Strategy {
  public:
   explicit SingleKeyStrategy(const StrategyParams& params)
-      : key_(params.key),
+      : keys_(params.key, params.identities),
         limit_(params.limit),
         window_ms_(params.window_ms),
         window_ms_text_(std::to_string(params.window_ms)) {}
 
   std::vector<std::string> keys_touched(const std::vector<engine::RequestRecord>&) const override {
-    return {key_};
+    return keys_.all();
   }
 
  protected:
-  std::string key_;
+  IdentityKeys keys_;
   int64_t limit_;
   int64_t window_ms_;
   std::string window_ms_text_;
@@ -55,7 +55,9 @@ class NaiveStrategy final : public SingleKeyStrategy {
  public:
   using SingleKeyStrategy::SingleKeyStrategy;
 
-  void begin(RequestState&, DecisionIo& io) const override { io.send({"GET", key_}); }
+  void begin(RequestState& state, DecisionIo& io) const override {
+    io.send({"GET", keys_.of(state)});
+  }
 
   std::optional<Decision> on_reply(RequestState& state, const redisReply& reply,
                                    DecisionIo& io) const override {
@@ -68,7 +70,7 @@ class NaiveStrategy final : public SingleKeyStrategy {
         if (*value >= limit_)
           return denied_decision(std::nullopt, false);
         state.step = incr;
-        io.send({"INCR", key_});
+        io.send({"INCR", keys_.of(state)});
         return std::nullopt;
       case incr:
         if (!value)
@@ -76,7 +78,7 @@ class NaiveStrategy final : public SingleKeyStrategy {
         if (*value != 1)
           return allowed_decision();
         state.step = expire;
-        io.send({"PEXPIRE", key_, window_ms_text_});
+        io.send({"PEXPIRE", keys_.of(state), window_ms_text_});
         return std::nullopt;
       default:
         return allowed_decision();
@@ -88,7 +90,9 @@ class IncrExpireStrategy final : public SingleKeyStrategy {
  public:
   using SingleKeyStrategy::SingleKeyStrategy;
 
-  void begin(RequestState&, DecisionIo& io) const override { io.send({"INCR", key_}); }
+  void begin(RequestState& state, DecisionIo& io) const override {
+    io.send({"INCR", keys_.of(state)});
+  }
 
   std::optional<Decision> on_reply(RequestState& state, const redisReply& reply,
                                    DecisionIo& io) const override {
@@ -100,13 +104,13 @@ class IncrExpireStrategy final : public SingleKeyStrategy {
           return unexpected_reply("INCR", reply);
         if (*value == 1) {
           state.step = expire;
-          io.send({"PEXPIRE", key_, window_ms_text_});
+          io.send({"PEXPIRE", keys_.of(state), window_ms_text_});
           return std::nullopt;
         }
         if (*value <= limit_)
           return allowed_decision();
         state.step = pttl;
-        io.send({"PTTL", key_});
+        io.send({"PTTL", keys_.of(state)});
         return std::nullopt;
       case expire:
         return allowed_decision();
@@ -125,20 +129,20 @@ class IncrExpireStrategy final : public SingleKeyStrategy {
 class FixedWindowStrategy final : public Strategy {
  public:
   explicit FixedWindowStrategy(const StrategyParams& params)
-      : key_(params.key),
+      : keys_(params.key, params.identities),
         limit_(params.limit),
         window_ms_(params.window_ms),
         window_ms_text_(std::to_string(params.window_ms)) {}
 
-  std::string window_key(int64_t window_index) const {
-    return fmt::format("{}:{}", key_, window_index);
+  std::string window_key(const std::string& identity_key, int64_t window_index) const {
+    return fmt::format("{}:{}", identity_key, window_index);
   }
 
   void begin(RequestState& state, DecisionIo& io) const override {
     const auto now = std::chrono::system_clock::now().time_since_epoch();
     state.now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(now).count();
     state.bucket = state.now_ms / window_ms_;
-    const std::string key = window_key(state.bucket);
+    const std::string key = window_key(keys_.of(state), state.bucket);
     io.send({"MULTI"});
     io.send({"INCR", key});
     io.send({"PEXPIRE", key, window_ms_text_});
@@ -166,19 +170,19 @@ class FixedWindowStrategy final : public Strategy {
 
   std::vector<std::string> keys_touched(
       const std::vector<engine::RequestRecord>& records) const override {
-    std::set<int64_t> windows;
+    std::set<std::pair<uint32_t, int64_t>> windows;  // identity, window index
     for (const auto& record : records) {
       if (record.outcome != engine::Outcome::error)
-        windows.insert(record.bucket);
+        windows.emplace(record.identity, record.bucket);
     }
     std::vector<std::string> keys;
-    for (int64_t window : windows)
-      keys.push_back(window_key(window));
+    for (const auto& [identity, window] : windows)
+      keys.push_back(window_key(keys_.of_identity(identity), window));
     return keys;
   }
 
  private:
-  std::string key_;
+  IdentityKeys keys_;
   int64_t limit_;
   int64_t window_ms_;
   std::string window_ms_text_;

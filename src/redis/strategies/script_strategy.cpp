@@ -32,10 +32,10 @@ std::vector<std::string> builtin_arg_templates(const StrategyParams& p) {
 class ScriptStrategy final : public redis::Strategy {
  public:
   ScriptStrategy(const StrategyParams& params, std::vector<PlaceholderTemplate> templates)
-      : key_(params.key),
+      : keys_(params.key, params.identities),
         script_(*params.script),
         templates_(std::move(templates)),
-        context_{params.limit, params.window_ms, params.run, 0, nullptr} {}
+        context_{params.limit, params.window_ms, params.run, 0, params.identities, nullptr} {}
 
   void begin(RequestState& state, DecisionIo& io) const override {
     PlaceholderContext context = context_;
@@ -45,7 +45,7 @@ class ScriptStrategy final : public redis::Strategy {
     args.resize(templates_.size());
     for (size_t i = 0; i < templates_.size(); ++i)
       templates_[i].expand_into(context, args[i]);
-    io.eval(script_, key_);
+    io.eval(script_, keys_.of(state));
   }
 
   std::optional<engine::Decision> on_reply(RequestState&, const redisReply& reply,
@@ -60,13 +60,13 @@ class ScriptStrategy final : public redis::Strategy {
   }
 
   std::vector<std::string> keys_touched(const std::vector<engine::RequestRecord>&) const override {
-    return {key_};
+    return keys_.all();
   }
 
   const LoadedScript* script() const override { return &script_; }
 
  private:
-  std::string key_;
+  IdentityKeys keys_;
   const LoadedScript& script_;
   std::vector<PlaceholderTemplate> templates_;
   PlaceholderContext context_;

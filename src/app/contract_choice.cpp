@@ -1,0 +1,53 @@
+#include "app/contract_choice.hpp"
+
+#include <algorithm>
+
+namespace rlcheck::app {
+namespace {
+
+using namespace std::chrono_literals;
+
+// Limiters commonly read their clock in milliseconds (Redis TIME in a script, Date.now()).
+constexpr auto k_clock_resolution = 1ms;
+// A hint late by more than this share of the window (or 1 s) keeps clients waiting for nothing.
+constexpr int64_t k_late_share_percent = 10;
+
+std::string own_contract(std::optional<config::Strategy> strategy) {
+  if (strategy == config::Strategy::fixed_window)
+    return "fixed";
+  if (strategy == config::Strategy::token_bucket)
+    return "token-bucket";
+  if (strategy == config::Strategy::gcra)
+    return "gcra";
+  return "sliding";
+}
+
+}  // namespace
+
+ContractChoice choose_contract(const config::Config& config,
+                               std::optional<config::Strategy> strategy, int64_t limit) {
+  ContractChoice choice;
+  choice.name = config.checks.contract.value_or(own_contract(strategy));
+  choice.burst = config.checks.burst.value_or(limit);
+  choice.refill = config.checks.refill.value_or(config::Rate{limit, config.checks.window});
+
+  checks::AdmissionRule& rule = choice.audit.rule;
+  rule.kind = checks::contract_kind(choice.name).value_or(checks::AdmissionRule::Kind::sliding);
+  rule.limit = limit;
+  rule.window_ns = config.checks.window.count();
+  rule.burst = choice.burst;
+  rule.tokens_per_ns = static_cast<double>(choice.refill.tokens) /
+                       static_cast<double>(choice.refill.period.count());
+  rule.clock_ns = std::chrono::nanoseconds(k_clock_resolution).count();
+
+  const int64_t window_ms = config::to_milliseconds(config.checks.window);
+  choice.audit.identities = config.load.identities;
+  choice.audit.max_retry_after_ms =
+      config::to_milliseconds(config.checks.max_retry_after.value_or(config.checks.window));
+  choice.audit.tolerance.early_ms = 1000;
+  choice.audit.tolerance.late_ms = std::max<int64_t>(1000, window_ms * k_late_share_percent / 100);
+  choice.audit.timeline = !config.output.html_path.empty();
+  return choice;
+}
+
+}  // namespace rlcheck::app

@@ -1,0 +1,146 @@
+#include "checks/contract_audit.hpp"
+
+#include <algorithm>
+#include <deque>
+#include <map>
+
+namespace rlcheck::checks {
+namespace {
+
+using engine::Outcome;
+using engine::RequestRecord;
+
+int64_t floor_div(int64_t value, int64_t divisor) {
+  const int64_t quotient = value / divisor;
+  return (value % divisor != 0 && (value < 0) != (divisor < 0)) ? quotient - 1 : quotient;
+}
+
+// The requests the limiter decided (errors never reached a decision), by send instant.
+std::vector<const RequestRecord*> decided_by_send(const std::vector<RequestRecord>& records) {
+  std::vector<const RequestRecord*> decided;
+  for (const RequestRecord& record : records) {
+    if (record.outcome != Outcome::error)
+      decided.push_back(&record);
+  }
+  std::stable_sort(decided.begin(), decided.end(),
+                   [](const RequestRecord* a, const RequestRecord* b) {
+                     return a->sent_ns < b->sent_ns;
+                   });
+  return decided;
+}
+
+// First come, first served under the contract: how many of `decided` it admits.
+int64_t contract_admissions(const std::vector<const RequestRecord*>& decided,
+                            const AdmissionRule& rule, int64_t start_wall_ns) {
+  int64_t admitted = 0;
+  switch (rule.kind) {
+    case AdmissionRule::Kind::sliding: {
+      std::deque<int64_t> in_window;
+      for (const RequestRecord* record : decided) {
+        while (!in_window.empty() && in_window.front() <= record->sent_ns - rule.window_ns)
+          in_window.pop_front();
+        if (static_cast<int64_t>(in_window.size()) < rule.limit) {
+          in_window.push_back(record->sent_ns);
+          ++admitted;
+        }
+      }
+      break;
+    }
+    case AdmissionRule::Kind::fixed: {
+      std::map<int64_t, int64_t> per_window;
+      for (const RequestRecord* record : decided) {
+        const int64_t window = record->bucket != 0
+                                   ? record->bucket
+                                   : floor_div(start_wall_ns + record->sent_ns, rule.window_ns);
+        int64_t& count = per_window[window];
+        if (count < rule.limit) {
+          ++count;
+          ++admitted;
+        }
+      }
+      break;
+    }
+    case AdmissionRule::Kind::bucket: {
+      double tokens = static_cast<double>(rule.burst);
+      int64_t last_ns = decided.empty() ? 0 : decided.front()->sent_ns;
+      for (const RequestRecord* record : decided) {
+        tokens = std::min(static_cast<double>(rule.burst),
+                          tokens + rule.tokens_per_ns * static_cast<double>(record->sent_ns - last_ns));
+        last_ns = record->sent_ns;
+        if (tokens >= 1.0) {
+          tokens -= 1.0;
+          ++admitted;
+        }
+      }
+      break;
+    }
+  }
+  return admitted;
+}
+
+}  // namespace
+
+IdentityRecords split_by_identity(const std::vector<RequestRecord>& records, int64_t identities) {
+  IdentityRecords split(static_cast<size_t>(std::max<int64_t>(1, identities)));
+  for (const RequestRecord& record : records)
+    split[record.identity % split.size()].push_back(record);
+  return split;
+}
+
+void assign_wall_windows(std::vector<RequestRecord>& records, int64_t start_wall_ns,
+                         const AdmissionRule& rule) {
+  if (rule.window_ns <= 0)
+    return;
+  int64_t lone_window = -1;  // negative indices never collide with the clock's
+  for (RequestRecord& record : records) {
+    if (record.bucket != 0 || record.outcome != Outcome::allowed)
+      continue;
+    const int64_t first = floor_div(start_wall_ns + record.sent_ns - rule.clock_ns, rule.window_ns);
+    const int64_t last =
+        floor_div(start_wall_ns + record.replied_ns + rule.clock_ns, rule.window_ns);
+    record.bucket = first == last ? first : lone_window--;
+  }
+}
+
+ContractAudit audit_contract(const IdentityRecords& identities, const AdmissionRule& rule) {
+  ContractAudit audit;
+  AdmissionRule sliding = rule;
+  sliding.kind = AdmissionRule::Kind::sliding;
+  bool first = true;
+  for (size_t id = 0; id < identities.size(); ++id) {
+    const AdmissionPeak peak = find_admission_peak(identities[id], rule);
+    const double excess = static_cast<double>(peak.count) - peak.allowance;
+    const double worst_excess = static_cast<double>(audit.worst.count) - audit.worst.allowance;
+    if (first || excess > worst_excess) {
+      audit.worst = peak;
+      audit.worst_identity = static_cast<uint32_t>(id);
+    }
+    if (rule.kind == AdmissionRule::Kind::fixed) {
+      const AdmissionPeak burst = find_admission_peak(identities[id], sliding);
+      if (first || burst.count > audit.boundary_burst.count)
+        audit.boundary_burst = burst;
+    }
+    first = false;
+  }
+  return audit;
+}
+
+Utilisation measure_utilisation(const IdentityRecords& identities, const AdmissionRule& rule,
+                                int64_t start_wall_ns) {
+  Utilisation lowest;
+  bool first = true;
+  for (size_t id = 0; id < identities.size(); ++id) {
+    const auto decided = decided_by_send(identities[id]);
+    Utilisation share;
+    share.identity = static_cast<uint32_t>(id);
+    share.allowed = contract_admissions(decided, rule, start_wall_ns);
+    for (const RequestRecord* record : decided)
+      share.admitted += record->outcome == Outcome::allowed ? 1 : 0;
+    if (first || share.ratio() < lowest.ratio())
+      lowest = share;
+    first = false;
+  }
+  return lowest;
+}
+
+}  // namespace rlcheck::checks

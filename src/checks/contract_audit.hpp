@@ -1,0 +1,49 @@
+#pragma once
+// The promise a limiter makes, audited over a whole run one identity at a time: the worst
+// span against the contract, and how much of what the contract allows the limiter let through.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "checks/admission_peak.hpp"
+#include "engine/request_record.hpp"
+
+namespace rlcheck::checks {
+
+// The records of one run, one list per identity (index = identity), each ordered by seq.
+using IdentityRecords = std::vector<std::vector<engine::RequestRecord>>;
+IdentityRecords split_by_identity(const std::vector<engine::RequestRecord>& records,
+                                  int64_t identities);
+
+// Fixed windows turn on the wall clock. Admissions whose limiter named no window (bucket 0:
+// HTTP, user scripts) get the window their send and reply instants both fall in, widened by
+// the clock tolerance; one that may sit on either side of a boundary gets a window of its own,
+// so it never counts against either neighbour. Denials keep bucket 0.
+void assign_wall_windows(std::vector<engine::RequestRecord>& records, int64_t start_wall_ns,
+                         const AdmissionRule& rule);
+
+struct ContractAudit {
+  AdmissionPeak worst;           // the worst span of any identity
+  uint32_t worst_identity = 0;   // whose it was
+  AdmissionPeak boundary_burst;  // fixed: the worst sliding span, for information
+};
+
+// `identities` as split_by_identity made them; fixed windows already assigned.
+ContractAudit audit_contract(const IdentityRecords& identities, const AdmissionRule& rule);
+
+struct Utilisation {
+  int64_t admitted = 0;  // admissions of the identity with the lowest share
+  int64_t allowed = 0;   // what the contract allows for its requests, first come first served
+  uint32_t identity = 0;
+  double ratio() const { return allowed == 0 ? 1.0 : static_cast<double>(admitted) / allowed; }
+};
+
+// The identity that got the smallest share of what the contract would have admitted of the
+// requests it sent (replayed at their send instants; fixed windows of requests without a
+// window index placed by `start_wall_ns`).
+Utilisation measure_utilisation(const IdentityRecords& identities, const AdmissionRule& rule,
+                                int64_t start_wall_ns);
+
+}  // namespace rlcheck::checks

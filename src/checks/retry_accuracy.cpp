@@ -1,0 +1,249 @@
+#include "checks/retry_accuracy.hpp"
+
+#include <algorithm>
+#include <deque>
+
+namespace rlcheck::checks {
+namespace {
+
+using engine::Outcome;
+using engine::RequestRecord;
+
+constexpr int64_t k_ns_per_ms = 1'000'000;
+
+struct Instants {
+  int64_t sent_ns;
+  int64_t replied_ns;
+};
+
+int64_t floor_div(int64_t value, int64_t divisor) {
+  const int64_t quotient = value / divisor;
+  return (value % divisor != 0 && (value < 0) != (divisor < 0)) ? quotient - 1 : quotient;
+}
+
+// A token bucket replayed over admissions at one of their instants: tokens left after each.
+struct BucketReplay {
+  std::vector<double> tokens;  // after admission k
+  std::vector<int64_t> at_ns;  // admission k's instant
+
+  BucketReplay(const std::vector<Instants>& admissions, bool use_reply, const AdmissionRule& rule) {
+    double level = static_cast<double>(rule.burst);
+    int64_t last = admissions.empty() ? 0 : instant(admissions.front(), use_reply);
+    for (const Instants& admission : admissions) {
+      const int64_t now = instant(admission, use_reply);
+      level = std::min(static_cast<double>(rule.burst),
+                       level + rule.tokens_per_ns * static_cast<double>(std::max<int64_t>(0, now - last)));
+      last = now;
+      level -= 1.0;
+      tokens.push_back(level);
+      at_ns.push_back(now);
+    }
+  }
+
+  // The wait for one token at `now_ns`, with the first `count` admissions spent.
+  double wait_ns(size_t count, int64_t now_ns, const AdmissionRule& rule) const {
+    double level = static_cast<double>(rule.burst);
+    if (count > 0) {
+      const int64_t since = std::max<int64_t>(0, now_ns - at_ns[count - 1]);
+      level = std::min(static_cast<double>(rule.burst),
+                       tokens[count - 1] + rule.tokens_per_ns * static_cast<double>(since));
+    }
+    if (level >= 1.0 || rule.tokens_per_ns <= 0)
+      return 0;
+    return (1.0 - level) / rule.tokens_per_ns;
+  }
+
+  static int64_t instant(const Instants& admission, bool use_reply) {
+    return use_reply ? admission.replied_ns : admission.sent_ns;
+  }
+};
+
+// The minimum send instant over a window of admissions ordered by reply whose both ends only
+// move forward (denials are visited by send instant).
+class SlidingMinimum {
+ public:
+  explicit SlidingMinimum(const std::vector<Instants>& by_reply) : by_reply_(by_reply) {}
+
+  int64_t min_sent(size_t begin, size_t end) {
+    while (pushed_ < end) {
+      while (!window_.empty() && by_reply_[window_.back()].sent_ns >= by_reply_[pushed_].sent_ns)
+        window_.pop_back();
+      window_.push_back(pushed_++);
+    }
+    while (window_.front() < begin)
+      window_.pop_front();
+    return by_reply_[window_.front()].sent_ns;
+  }
+
+ private:
+  const std::vector<Instants>& by_reply_;
+  std::deque<size_t> window_;
+  size_t pushed_ = 0;
+};
+
+struct Range {
+  double low_ns = 0;
+  double high_ns = 0;
+  bool explained = true;  // false: the admissions seen leave room, yet it was denied
+};
+
+class IdentityPredictor {
+ public:
+  IdentityPredictor(const std::vector<RequestRecord>& records, const AdmissionRule& rule,
+                    int64_t start_wall_ns)
+      : rule_(rule), start_wall_ns_(start_wall_ns) {
+    for (const RequestRecord& record : records) {
+      if (record.outcome == Outcome::allowed)
+        by_send_.push_back({record.sent_ns, record.replied_ns});
+    }
+    std::sort(by_send_.begin(), by_send_.end(),
+              [](const Instants& a, const Instants& b) { return a.sent_ns < b.sent_ns; });
+    by_reply_ = by_send_;
+    std::sort(by_reply_.begin(), by_reply_.end(),
+              [](const Instants& a, const Instants& b) { return a.replied_ns < b.replied_ns; });
+    int64_t latest = 0;
+    for (const Instants& admission : by_send_) {
+      latest = std::max(latest, admission.replied_ns);
+      latest_reply_.push_back(latest);
+    }
+    if (rule.kind == AdmissionRule::Kind::bucket) {
+      sent_replay_.emplace(by_send_, false, rule);
+      reply_replay_.emplace(by_reply_, true, rule);
+    }
+  }
+
+  // The predicted wait for a denial, visited in send order.
+  Range predict(const RequestRecord& denial) {
+    // Possibly before the denial: sent before its reply. Surely before: replied before its send.
+    const size_t possible = static_cast<size_t>(
+        std::lower_bound(by_send_.begin(), by_send_.end(), denial.replied_ns,
+                         [](const Instants& a, int64_t t) { return a.sent_ns < t; }) -
+        by_send_.begin());
+    const size_t sure = static_cast<size_t>(
+        std::upper_bound(by_reply_.begin(), by_reply_.end(), denial.sent_ns,
+                         [](int64_t t, const Instants& a) { return t < a.replied_ns; }) -
+        by_reply_.begin());
+    Range range;
+    const auto clock = static_cast<double>(rule_.clock_ns);
+    switch (rule_.kind) {
+      case AdmissionRule::Kind::sliding:
+        range = sliding(denial, possible, sure);
+        break;
+      case AdmissionRule::Kind::fixed:
+        range = fixed(denial);
+        break;
+      case AdmissionRule::Kind::bucket: {
+        const double by_sent = sent_replay_->wait_ns(possible, denial.sent_ns, rule_);
+        const double by_reply = reply_replay_->wait_ns(sure, denial.replied_ns, rule_);
+        range = {std::min(by_sent, by_reply), std::max(by_sent, by_reply), by_sent > 0};
+        break;
+      }
+    }
+    range.low_ns = std::max(0.0, range.low_ns - clock);
+    range.high_ns = std::max(range.low_ns, range.high_ns + clock);
+    return range;
+  }
+
+ private:
+  // The slot frees when the limit-th most recent admission leaves the window.
+  Range sliding(const RequestRecord& denial, size_t possible, size_t sure) {
+    const auto limit = static_cast<size_t>(std::max<int64_t>(1, rule_.limit));
+    const auto window = static_cast<double>(rule_.window_ns);
+    Range range;
+    range.explained = possible >= limit;
+    if (possible >= limit) {
+      range.high_ns = static_cast<double>(latest_reply_[possible - limit]) + window -
+                      static_cast<double>(denial.sent_ns);
+    }
+    if (sure >= limit) {
+      range.low_ns = static_cast<double>(minimum_.min_sent(sure - limit, sure)) + window -
+                     static_cast<double>(denial.replied_ns);
+    }
+    range.high_ns = std::max(range.high_ns, 0.0);
+    range.low_ns = std::min(std::max(range.low_ns, 0.0), range.high_ns);
+    return range;
+  }
+
+  // The slot frees when the window the denial fell in ends.
+  Range fixed(const RequestRecord& denial) const {
+    const int64_t window = rule_.window_ns;
+    int64_t first = denial.bucket;
+    int64_t last = denial.bucket;
+    if (first < 0 || window <= 0) {
+      return {};
+    }
+    if (first == 0) {
+      first = floor_div(start_wall_ns_ + denial.sent_ns, window);
+      last = floor_div(start_wall_ns_ + denial.replied_ns, window);
+    }
+    const auto end_of = [&](int64_t index) {
+      return static_cast<double>((index + 1) * window - start_wall_ns_);
+    };
+    return {end_of(first) - static_cast<double>(denial.replied_ns),
+            end_of(last) - static_cast<double>(denial.sent_ns)};
+  }
+
+  const AdmissionRule& rule_;
+  int64_t start_wall_ns_;
+  std::vector<Instants> by_send_;
+  std::vector<Instants> by_reply_;
+  std::vector<int64_t> latest_reply_;  // by send order: the latest reply so far
+  SlidingMinimum minimum_{by_reply_};
+  std::optional<BucketReplay> sent_replay_;
+  std::optional<BucketReplay> reply_replay_;
+};
+
+}  // namespace
+
+std::optional<int64_t> usable_hint_ms(const RequestRecord& record) {
+  if (record.hint_invalid)
+    return std::nullopt;
+  if (record.retry_ms)
+    return *record.retry_ms >= 0 ? record.retry_ms : std::nullopt;
+  if (record.advertised_reset_s && *record.advertised_reset_s >= 0)
+    return *record.advertised_reset_s * 1000;
+  return std::nullopt;
+}
+
+RetryAccuracy measure_retry_accuracy(const IdentityRecords& identities, const AdmissionRule& rule,
+                                     int64_t start_wall_ns, const AccuracyTolerance& tolerance) {
+  RetryAccuracy accuracy;
+  for (size_t id = 0; id < identities.size(); ++id) {
+    std::vector<const RequestRecord*> denials;
+    for (const RequestRecord& record : identities[id]) {
+      if (record.outcome == Outcome::denied && usable_hint_ms(record))
+        denials.push_back(&record);
+    }
+    if (denials.empty())
+      continue;
+    std::stable_sort(denials.begin(), denials.end(),
+                     [](const RequestRecord* a, const RequestRecord* b) {
+                       return a->sent_ns < b->sent_ns;
+                     });
+    IdentityPredictor predictor(identities[id], rule, start_wall_ns);
+    for (const RequestRecord* denial : denials) {
+      const Range range = predictor.predict(*denial);
+      if (!range.explained) {
+        ++accuracy.unexplained;
+        continue;
+      }
+      const int64_t hint_ms = *usable_hint_ms(*denial);
+      const auto hint_ns = static_cast<double>(hint_ms) * k_ns_per_ms;
+      double error_ns = 0;
+      if (hint_ns < range.low_ns)
+        error_ns = hint_ns - range.low_ns;
+      else if (hint_ns > range.high_ns)
+        error_ns = hint_ns - range.high_ns;
+      const auto error_ms = static_cast<int64_t>(error_ns / k_ns_per_ms);
+      accuracy.errors.push_back(
+          {static_cast<uint32_t>(id), denial->seq, denial->replied_ns, hint_ms, error_ms});
+      if (error_ms < -tolerance.early_ms)
+        ++accuracy.early;
+      if (error_ms > tolerance.late_ms)
+        ++accuracy.late;
+    }
+  }
+  return accuracy;
+}
+
+}  // namespace rlcheck::checks

@@ -1,0 +1,138 @@
+#include "checks/time_checks.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+
+#include <fmt/format.h>
+
+namespace rlcheck::checks {
+namespace {
+
+constexpr double k_min_utilisation = 0.9;
+
+double ms_of(int64_t ns) {
+  return static_cast<double>(ns) / 1e6;
+}
+
+std::string seconds_text(int64_t ms) {
+  return fmt::format("{:.3g}s", static_cast<double>(ms) / 1000.0);
+}
+
+std::string span_detail(const RunStats& run) {
+  const AdmissionPeak& worst = run.contract.worst;
+  return fmt::format("run {} identity {}: {} admissions within {:.4g}ms from {:.4g}ms, allowed {:.4g}",
+                     run.run, run.contract.worst_identity, worst.count, ms_of(worst.length_ns),
+                     ms_of(worst.start_ns), worst.allowance);
+}
+
+const RunStats* run_with_worst_span(const std::vector<RunStats>& runs) {
+  const RunStats* worst = nullptr;
+  for (const RunStats& run : runs) {
+    const double excess = static_cast<double>(run.contract.worst.count) - run.contract.worst.allowance;
+    if (worst == nullptr ||
+        excess > static_cast<double>(worst->contract.worst.count) - worst->contract.worst.allowance)
+      worst = &run;
+  }
+  return worst;
+}
+
+}  // namespace
+
+CheckResult check_contract(const std::vector<RunStats>& runs, const CheckParams& params) {
+  const RunStats* worst = run_with_worst_span(runs);
+  if (worst == nullptr || worst->contract.worst.count == 0)
+    return {"contract", Status::skip, "no admissions to audit"};
+  std::string detail = fmt::format("{} contract, worst span {}", params.contract, span_detail(*worst));
+  if (params.contract == "fixed") {
+    const RunStats* burst = &runs.front();
+    for (const RunStats& run : runs) {
+      if (run.contract.boundary_burst.count > burst->contract.boundary_burst.count)
+        burst = &run;
+    }
+    const AdmissionPeak& span = burst->contract.boundary_burst;
+    detail += fmt::format("; boundary burst (worst sliding span) {} within {:.4g}ms in run {}",
+                          span.count, ms_of(span.length_ns), burst->run);
+  }
+  detail += " (each admission placed where it favours the limiter, between its send and reply)";
+  const Status status = worst->contract.worst.exceeded() ? Status::fail : Status::pass;
+  return {"contract", status, std::move(detail)};
+}
+
+CheckResult check_utilisation(const std::vector<RunStats>& runs, const CheckParams& params) {
+  if (!params.exact)
+    return {"utilisation", Status::skip, "without --exact"};
+  const RunStats* lowest = nullptr;
+  for (const RunStats& run : runs) {
+    if (lowest == nullptr || run.utilisation.ratio() < lowest->utilisation.ratio())
+      lowest = &run;
+  }
+  if (lowest == nullptr || lowest->utilisation.allowed == 0)
+    return {"utilisation", Status::skip, "no decided requests"};
+  const Utilisation& share = lowest->utilisation;
+  const std::string detail = fmt::format(
+      "run {} identity {} admitted {} of the {} the {} contract allows for its requests ({:.0f}%)",
+      lowest->run, share.identity, share.admitted, share.allowed, params.contract,
+      share.ratio() * 100.0);
+  if (share.ratio() < k_min_utilisation)
+    return {"utilisation", Status::fail, detail + fmt::format(" < {:.0f}%", k_min_utilisation * 100)};
+  return {"utilisation", Status::pass, detail};
+}
+
+CheckResult check_retry_accuracy(const std::vector<RunStats>& runs, const CheckParams& params) {
+  std::vector<int64_t> errors;
+  int64_t early = 0, late = 0, unexplained = 0;
+  const HintError* worst = nullptr;
+  int worst_run = 0;
+  for (const RunStats& run : runs) {
+    early += run.retry_accuracy.early;
+    late += run.retry_accuracy.late;
+    unexplained += run.retry_accuracy.unexplained;
+    for (const HintError& error : run.retry_accuracy.errors) {
+      errors.push_back(error.error_ms);
+      if (worst == nullptr || std::llabs(error.error_ms) > std::llabs(worst->error_ms)) {
+        worst = &error;
+        worst_run = run.run;
+      }
+    }
+  }
+  const std::string unjudged =
+      unexplained == 0
+          ? ""
+          : fmt::format("; {} denials not judged: the admissions seen left room (state from "
+                        "before the run, or other clients)",
+                        unexplained);
+  if (errors.empty()) {
+    return {"retry-after-accuracy", Status::skip,
+            unexplained == 0 ? "no retry hints on denials" : unjudged.substr(2)};
+  }
+  std::sort(errors.begin(), errors.end());
+  const int64_t median = errors[errors.size() / 2];
+  std::string detail = fmt::format(
+      "{} hints against the {} contract: error median {}ms, from {}ms to {}ms (early tolerance "
+      "{}, late {})",
+      errors.size(), params.contract, median, errors.front(), errors.back(),
+      seconds_text(params.early_tolerance_ms), seconds_text(params.late_tolerance_ms)) + unjudged;
+  if (early == 0 && late == 0)
+    return {"retry-after-accuracy", Status::pass, std::move(detail)};
+  detail = fmt::format(
+      "{} hints early by > {}, {} late by > {}; worst: run {} identity {} request {} told {}ms, "
+      "off by {}ms; ",
+      early, seconds_text(params.early_tolerance_ms), late, seconds_text(params.late_tolerance_ms),
+      worst_run, worst->identity, worst->seq, worst->hint_ms, worst->error_ms) + detail;
+  return {"retry-after-accuracy", Status::fail, std::move(detail)};
+}
+
+CheckResult check_retry_honest(const CheckParams& params,
+                               const std::optional<RetryVerification>& verification) {
+  if (!params.verify_retry_after || !verification)
+    return {"retry-after-honest", Status::skip, "without --verify-retry-after"};
+  const RetryVerification& v = *verification;
+  if (!v.attempted)
+    return {"retry-after-honest", Status::skip, v.skip_reason};
+  const std::string detail =
+      fmt::format("run {} identity {} was told {}ms; retried after {}ms: {}", v.run, v.identity,
+                  v.told_ms, v.waited_ms, v.outcome);
+  return {"retry-after-honest", v.allowed ? Status::pass : Status::fail, detail};
+}
+
+}  // namespace rlcheck::checks
