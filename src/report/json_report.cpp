@@ -1,5 +1,6 @@
 #include "report/json_report.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "app/build_info.hpp"
@@ -12,6 +13,45 @@ using nlohmann::json;
 // Milliseconds with microsecond precision: enough, and stable to read.
 double rounded(double value) {
   return std::round(value * 1000.0) / 1000.0;
+}
+
+double ms_of(int64_t ns) {
+  return rounded(static_cast<double>(ns) / 1e6);
+}
+
+json span_to_json(const checks::AdmissionPeak& span) {
+  return {{"allowed", span.count},
+          {"allowance", rounded(span.allowance)},
+          {"start_ms", ms_of(span.start_ns)},
+          {"length_ms", ms_of(span.length_ns)}};
+}
+
+// The contract audit of one run: worst span, utilisation and retry-hint errors.
+json audit_to_json(const checks::RunStats& run) {
+  json contract = {{"worst_span", span_to_json(run.contract.worst)},
+                   {"identity", run.contract.worst_identity},
+                   {"exceeded", run.contract.worst.exceeded()}};
+  if (run.contract.boundary_burst.count > 0)
+    contract["boundary_burst"] = span_to_json(run.contract.boundary_burst);
+  json utilisation = {{"admitted", run.utilisation.admitted},
+                      {"contract_allows", run.utilisation.allowed},
+                      {"identity", run.utilisation.identity},
+                      {"ratio", rounded(run.utilisation.ratio())}};
+  const checks::RetryAccuracy& accuracy = run.retry_accuracy;
+  json errors = {{"judged", accuracy.errors.size()},
+                 {"early", accuracy.early},
+                 {"late", accuracy.late},
+                 {"unexplained", accuracy.unexplained}};
+  if (accuracy.any()) {
+    std::vector<int64_t> sorted;
+    for (const auto& error : accuracy.errors)
+      sorted.push_back(error.error_ms);
+    std::sort(sorted.begin(), sorted.end());
+    errors["min_ms"] = sorted.front();
+    errors["median_ms"] = sorted[sorted.size() / 2];
+    errors["max_ms"] = sorted.back();
+  }
+  return {{"contract", contract}, {"utilisation", utilisation}, {"retry_error", errors}};
 }
 
 json run_to_json(const checks::RunStats& run) {
@@ -41,6 +81,7 @@ json run_to_json(const checks::RunStats& run) {
                 {"allowance", rounded(run.peak.allowance)},
                 {"start_ms", rounded(static_cast<double>(run.peak.start_ns) / 1e6)},
                 {"length_ms", rounded(static_cast<double>(run.peak.length_ns) / 1e6)}}}};
+  out.update(audit_to_json(run));
   if (!run.status_counts.empty())
     out["status_counts"] = run.status_counts;
   if (run.advertised.any()) {
@@ -90,6 +131,12 @@ json to_json(const Report& report) {
     params["burst"] = *report.params.burst;
   if (!report.params.refill.empty())
     params["refill"] = report.params.refill;
+  if (!report.params.rate.empty()) {
+    params["rate"] = report.params.rate;
+    params["duration_ms"] = rounded(report.params.duration_ms);
+  }
+  params["identities"] = report.params.identities;
+  params["contract"] = report.params.contract;
 
   json runs = json::array();
   for (const auto& run : report.runs)
@@ -117,6 +164,12 @@ json to_json(const Report& report) {
               {"checks", checks},
               {"verdict", checks::verdict_name(report.verdict)},
               {"exit_code", report.exit_code}};
+  if (report.retry_verification && report.retry_verification->attempted) {
+    const auto& v = *report.retry_verification;
+    out["retry_verification"] = {{"run", v.run},         {"identity", v.identity},
+                                 {"told_ms", v.told_ms}, {"waited_ms", v.waited_ms},
+                                 {"allowed", v.allowed}, {"outcome", v.outcome}};
+  }
   if (report.interrupted)
     out["interrupted"] = true;
   return out;
