@@ -8,6 +8,8 @@ packages=(
   libhiredis-dev libevent-dev libcurl4-openssl-dev libcli11-dev libfmt-dev nlohmann-json3-dev
   doctest-dev
   redis-server redis-tools libxml2-utils dpkg-dev man-db
+  # The --html screenshot test: a headless browser, a font for its text, a PNG's colours.
+  chromium fonts-dejavu-core imagemagick
 )
 packages+=("$@")
 

@@ -36,8 +36,8 @@ ContractChoice choose_contract(const config::Config& config,
   rule.limit = limit;
   rule.window_ns = config.checks.window.count();
   rule.burst = choice.burst;
-  rule.tokens_per_ns = static_cast<double>(choice.refill.tokens) /
-                       static_cast<double>(choice.refill.period.count());
+  rule.tokens_per_ns =
+      static_cast<double>(choice.refill.tokens) / static_cast<double>(choice.refill.period.count());
   rule.clock_ns = std::chrono::nanoseconds(k_clock_resolution).count();
 
   const int64_t window_ms = config::to_milliseconds(config.checks.window);

@@ -11,6 +11,7 @@
 #include "app/exit_code.hpp"
 #include "app/judgement.hpp"
 #include "app/progress.hpp"
+#include "app/retry_verification.hpp"
 #include "checks/checks.hpp"
 #include "http/http_client.hpp"
 #include "process/child_process.hpp"
@@ -85,6 +86,7 @@ report::Report check_http_endpoint(const config::Config& config, const std::stri
   http::HttpTarget target = make_target(config, url, seed);
 
   std::vector<engine::RunResult> results;
+  std::optional<checks::RetryVerification> verification;
   ProgressLine progress(config);
   for (int run = 1; run <= config.load.runs; ++run) {
     prepare_run(config.http, run);
@@ -96,10 +98,16 @@ report::Report check_http_endpoint(const config::Config& config, const std::stri
                             progress.for_run(fmt::format("run {}/{}", run, config.load.runs))));
     if (results.back().interrupted)
       break;
+    if (config.checks.verify_retry_after && run == config.load.runs) {
+      std::vector<engine::RequestRecord> retried;
+      verification = verify_retry_after(factory, results.back(), config.load, run,
+                                        announce_wait(config), retried);
+    }
   }
 
   report::Report report;
   report.mode = "http";
+  report.retry_verification = verification;
   report.target.url = url;
   report.target.method = config.http.method;
   int64_t limit = config.checks.limit;

@@ -1,5 +1,9 @@
 #include "app/judgement.hpp"
 
+#include <iostream>
+
+#include <fmt/format.h>
+
 namespace rlcheck::app {
 
 report::Params configured_params(const config::Config& config, const ContractChoice& contract) {
@@ -19,6 +23,8 @@ report::Params configured_params(const config::Config& config, const ContractCho
   }
   params.identities = config.load.identities;
   params.contract = contract.name;
+  params.early_tolerance_ms = contract.audit.tolerance.early_ms;
+  params.late_tolerance_ms = contract.audit.tolerance.late_ms;
   if (contract.audit.rule.kind == checks::AdmissionRule::Kind::bucket) {
     params.burst = contract.burst;
     params.refill = config::format_rate(contract.refill);
@@ -41,6 +47,15 @@ checks::CheckParams check_params(const config::Config& config, int64_t limit,
   params.exact = config.checks.exact;
   params.verify_retry_after = config.checks.verify_retry_after;
   return params;
+}
+
+std::function<void(int64_t wait_ms)> announce_wait(const config::Config& config) {
+  if (config.output.quiet || config.output.hook)
+    return {};
+  return [](int64_t wait_ms) {
+    std::cerr << fmt::format("rlcheck: verifying Retry-After: retrying in {}ms, as told\n",
+                             wait_ms);
+  };
 }
 
 void judge(report::Report& report, const checks::CheckParams& params) {

@@ -3,6 +3,7 @@
 // limits, and the checks with their verdict.
 
 #include <cstdint>
+#include <functional>
 
 #include "app/contract_choice.hpp"
 #include "checks/checks.hpp"
@@ -17,6 +18,9 @@ report::Params configured_params(const config::Config& config, const ContractCho
 // The check parameters for `limit` (configured, or advertised), the contract and retry bounds.
 checks::CheckParams check_params(const config::Config& config, int64_t limit,
                                  const ContractChoice& contract);
+
+// Tells stderr how long --verify-retry-after waits (not with --quiet or --hook).
+std::function<void(int64_t wait_ms)> announce_wait(const config::Config& config);
 
 // Evaluates the checks on report.runs and fills checks, verdict and summary.
 void judge(report::Report& report, const checks::CheckParams& params);

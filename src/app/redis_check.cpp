@@ -12,6 +12,7 @@
 #include "app/exit_code.hpp"
 #include "app/judgement.hpp"
 #include "app/progress.hpp"
+#include "app/retry_verification.hpp"
 #include "checks/checks.hpp"
 #include "config/strategy_name.hpp"
 #include "redis/async_client.hpp"
@@ -158,8 +159,15 @@ report::Report check_redis_limiter(RedisSession& session, const config::Config& 
     }
 
     checks::RunStats stats = checks::summarize_run(run, result, contract.audit);
-    const std::vector<std::string> keys = limiter->keys_touched(result.records);
+    std::vector<std::string> keys = limiter->keys_touched(result.records);
     stats.keys_without_ttl = keys_without_ttl(control, keys);
+    if (config.checks.verify_retry_after && run == config.load.runs && !result.interrupted) {
+      std::vector<engine::RequestRecord> retried;
+      report.retry_verification =
+          verify_retry_after(factory, result, config.load, run, announce_wait(config), retried);
+      const auto more = limiter->keys_touched(retried);
+      keys.insert(keys.end(), more.begin(), more.end());
+    }
     if (!config.redis.key)
       delete_keys(control, keys);  // only keys this run created
     report.script_reloads += target.script_reloads.load();

@@ -17,6 +17,7 @@
 #include "app/suite_command.hpp"
 #include "cli/command_line.hpp"
 #include "engine/interrupt.hpp"
+#include "report/html_report.hpp"
 #include "report/human_report.hpp"
 #include "report/json_report.hpp"
 #include "report/junit_report.hpp"
@@ -64,6 +65,13 @@ int deliver(const config::Config& config, std::vector<report::Report>& reports) 
     out << report::render_junit(suites);
     if (!out) {
       throw cannot_test(fmt::format("--junit: cannot write {}", config.output.junit_path));
+    }
+  }
+  if (!config.output.html_path.empty()) {
+    std::ofstream out(config.output.html_path);
+    out << report::render_html(reports);
+    if (!out) {
+      throw cannot_test(fmt::format("--html: cannot write {}", config.output.html_path));
     }
   }
   if (hook) {

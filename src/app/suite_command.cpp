@@ -12,6 +12,7 @@
 #include "app/scenario.hpp"
 #include "app/scenario_server.hpp"
 #include "cli/command_line.hpp"
+#include "report/html_report.hpp"
 #include "report/human_report.hpp"
 #include "report/json_report.hpp"
 #include "report/junit_report.hpp"
@@ -182,6 +183,7 @@ int run_suite(const config::Config& config) {
     config::Config scenario_config = config_of(*scenario, "http://127.0.0.1:1");
     scenario_config.output.hook = config.output.hook;  // no notices on stderr in hook mode
     scenario_config.output.quiet = true;
+    scenario_config.output.html_path = config.output.html_path;  // records the timelines
     scenarios.emplace_back(std::move(*scenario), std::move(scenario_config));
   }
 
@@ -212,6 +214,12 @@ int run_suite(const config::Config& config) {
   }
   if (!config.output.junit_path.empty()) {
     write_file("--junit", config.output.junit_path, report::render_junit(suite_junit(outcomes)));
+  }
+  if (!config.output.html_path.empty()) {
+    std::vector<report::Report> reports;
+    for (const ScenarioOutcome& outcome : outcomes)
+      reports.insert(reports.end(), outcome.reports.begin(), outcome.reports.end());
+    write_file("--html", config.output.html_path, report::render_html(reports));
   }
   if (config.output.hook) {
     if (code != ExitCode::ok) {

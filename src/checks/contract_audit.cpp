@@ -22,10 +22,9 @@ std::vector<const RequestRecord*> decided_by_send(const std::vector<RequestRecor
     if (record.outcome != Outcome::error)
       decided.push_back(&record);
   }
-  std::stable_sort(decided.begin(), decided.end(),
-                   [](const RequestRecord* a, const RequestRecord* b) {
-                     return a->sent_ns < b->sent_ns;
-                   });
+  std::stable_sort(
+      decided.begin(), decided.end(),
+      [](const RequestRecord* a, const RequestRecord* b) { return a->sent_ns < b->sent_ns; });
   return decided;
 }
 
@@ -64,8 +63,9 @@ int64_t contract_admissions(const std::vector<const RequestRecord*>& decided,
       double tokens = static_cast<double>(rule.burst);
       int64_t last_ns = decided.empty() ? 0 : decided.front()->sent_ns;
       for (const RequestRecord* record : decided) {
-        tokens = std::min(static_cast<double>(rule.burst),
-                          tokens + rule.tokens_per_ns * static_cast<double>(record->sent_ns - last_ns));
+        tokens =
+            std::min(static_cast<double>(rule.burst),
+                     tokens + rule.tokens_per_ns * static_cast<double>(record->sent_ns - last_ns));
         last_ns = record->sent_ns;
         if (tokens >= 1.0) {
           tokens -= 1.0;

@@ -31,8 +31,9 @@ struct BucketReplay {
     int64_t last = admissions.empty() ? 0 : instant(admissions.front(), use_reply);
     for (const Instants& admission : admissions) {
       const int64_t now = instant(admission, use_reply);
-      level = std::min(static_cast<double>(rule.burst),
-                       level + rule.tokens_per_ns * static_cast<double>(std::max<int64_t>(0, now - last)));
+      level = std::min(
+          static_cast<double>(rule.burst),
+          level + rule.tokens_per_ns * static_cast<double>(std::max<int64_t>(0, now - last)));
       last = now;
       level -= 1.0;
       tokens.push_back(level);
@@ -216,10 +217,9 @@ RetryAccuracy measure_retry_accuracy(const IdentityRecords& identities, const Ad
     }
     if (denials.empty())
       continue;
-    std::stable_sort(denials.begin(), denials.end(),
-                     [](const RequestRecord* a, const RequestRecord* b) {
-                       return a->sent_ns < b->sent_ns;
-                     });
+    std::stable_sort(
+        denials.begin(), denials.end(),
+        [](const RequestRecord* a, const RequestRecord* b) { return a->sent_ns < b->sent_ns; });
     IdentityPredictor predictor(identities[id], rule, start_wall_ns);
     for (const RequestRecord* denial : denials) {
       const Range range = predictor.predict(*denial);

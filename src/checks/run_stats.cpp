@@ -109,8 +109,8 @@ RunStats summarize_run(int run, const engine::RunResult& result, const AuditPara
   stats.retry_accuracy =
       measure_retry_accuracy(identities, audit.rule, result.start_wall_ns, audit.tolerance);
   if (audit.timeline) {
-    stats.timeline = build_timeline(identities, audit.rule, result.duration_ns,
-                                    stats.contract.worst_identity);
+    stats.timeline =
+        build_timeline(identities, audit.rule, result.duration_ns, stats.contract.worst_identity);
   }
   return stats;
 }

@@ -20,15 +20,17 @@ std::string seconds_text(int64_t ms) {
 
 std::string span_detail(const RunStats& run) {
   const AdmissionPeak& worst = run.contract.worst;
-  return fmt::format("run {} identity {}: {} admissions within {:.4g}ms from {:.4g}ms, allowed {:.4g}",
-                     run.run, run.contract.worst_identity, worst.count, ms_of(worst.length_ns),
-                     ms_of(worst.start_ns), worst.allowance);
+  return fmt::format(
+      "run {} identity {}: {} admissions within {:.4g}ms from {:.4g}ms, allowed {:.4g}", run.run,
+      run.contract.worst_identity, worst.count, ms_of(worst.length_ns), ms_of(worst.start_ns),
+      worst.allowance);
 }
 
 const RunStats* run_with_worst_span(const std::vector<RunStats>& runs) {
   const RunStats* worst = nullptr;
   for (const RunStats& run : runs) {
-    const double excess = static_cast<double>(run.contract.worst.count) - run.contract.worst.allowance;
+    const double excess =
+        static_cast<double>(run.contract.worst.count) - run.contract.worst.allowance;
     if (worst == nullptr ||
         excess > static_cast<double>(worst->contract.worst.count) - worst->contract.worst.allowance)
       worst = &run;
@@ -42,7 +44,8 @@ CheckResult check_contract(const std::vector<RunStats>& runs, const CheckParams&
   const RunStats* worst = run_with_worst_span(runs);
   if (worst == nullptr || worst->contract.worst.count == 0)
     return {"contract", Status::skip, "no admissions to audit"};
-  std::string detail = fmt::format("{} contract, worst span {}", params.contract, span_detail(*worst));
+  std::string detail =
+      fmt::format("{} contract, worst span {}", params.contract, span_detail(*worst));
   if (params.contract == "fixed") {
     const RunStats* burst = &runs.front();
     for (const RunStats& run : runs) {
@@ -74,7 +77,8 @@ CheckResult check_utilisation(const std::vector<RunStats>& runs, const CheckPara
       lowest->run, share.identity, share.admitted, share.allowed, params.contract,
       share.ratio() * 100.0);
   if (share.ratio() < k_min_utilisation)
-    return {"utilisation", Status::fail, detail + fmt::format(" < {:.0f}%", k_min_utilisation * 100)};
+    return {"utilisation", Status::fail,
+            detail + fmt::format(" < {:.0f}%", k_min_utilisation * 100)};
   return {"utilisation", Status::pass, detail};
 }
 
@@ -96,29 +100,34 @@ CheckResult check_retry_accuracy(const std::vector<RunStats>& runs, const CheckP
     }
   }
   const std::string unjudged =
-      unexplained == 0
-          ? ""
-          : fmt::format("; {} denials not judged: the admissions seen left room (state from "
-                        "before the run, or other clients)",
-                        unexplained);
+      unexplained == 0 ? ""
+                       : fmt::format(
+                             "; {} denials not judged: the admissions seen left room (state from "
+                             "before the run, or other clients)",
+                             unexplained);
   if (errors.empty()) {
     return {"retry-after-accuracy", Status::skip,
             unexplained == 0 ? "no retry hints on denials" : unjudged.substr(2)};
   }
   std::sort(errors.begin(), errors.end());
   const int64_t median = errors[errors.size() / 2];
-  std::string detail = fmt::format(
-      "{} hints against the {} contract: error median {}ms, from {}ms to {}ms (early tolerance "
-      "{}, late {})",
-      errors.size(), params.contract, median, errors.front(), errors.back(),
-      seconds_text(params.early_tolerance_ms), seconds_text(params.late_tolerance_ms)) + unjudged;
+  std::string detail =
+      fmt::format(
+          "{} hints against the {} contract: error median {}ms, from {}ms to {}ms (early tolerance "
+          "{}, late {})",
+          errors.size(), params.contract, median, errors.front(), errors.back(),
+          seconds_text(params.early_tolerance_ms), seconds_text(params.late_tolerance_ms)) +
+      unjudged;
   if (early == 0 && late == 0)
     return {"retry-after-accuracy", Status::pass, std::move(detail)};
   detail = fmt::format(
-      "{} hints early by > {}, {} late by > {}; worst: run {} identity {} request {} told {}ms, "
-      "off by {}ms; ",
-      early, seconds_text(params.early_tolerance_ms), late, seconds_text(params.late_tolerance_ms),
-      worst_run, worst->identity, worst->seq, worst->hint_ms, worst->error_ms) + detail;
+               "{} hints early by > {}, {} late by > {}; worst: run {} identity {} request {} told "
+               "{}ms, "
+               "off by {}ms; ",
+               early, seconds_text(params.early_tolerance_ms), late,
+               seconds_text(params.late_tolerance_ms), worst_run, worst->identity, worst->seq,
+               worst->hint_ms, worst->error_ms) +
+           detail;
   return {"retry-after-accuracy", Status::fail, std::move(detail)};
 }
 
@@ -129,9 +138,8 @@ CheckResult check_retry_honest(const CheckParams& params,
   const RetryVerification& v = *verification;
   if (!v.attempted)
     return {"retry-after-honest", Status::skip, v.skip_reason};
-  const std::string detail =
-      fmt::format("run {} identity {} was told {}ms; retried after {}ms: {}", v.run, v.identity,
-                  v.told_ms, v.waited_ms, v.outcome);
+  const std::string detail = fmt::format("run {} identity {} was told {}ms; retried after {}ms: {}",
+                                         v.run, v.identity, v.told_ms, v.waited_ms, v.outcome);
   return {"retry-after-honest", v.allowed ? Status::pass : Status::fail, detail};
 }
 

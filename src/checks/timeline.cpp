@@ -19,8 +19,8 @@ TimelineSeries bin_identity(const std::vector<RequestRecord>& records, uint32_t 
   series.in_window.assign(bins, 0);
   std::vector<int64_t> admitted_at;  // reply instants
   for (const RequestRecord& record : records) {
-    const auto bin = std::min(bins - 1, static_cast<size_t>(std::max<int64_t>(0, record.sent_ns) /
-                                                            timeline.bin_ns));
+    const auto bin = std::min(
+        bins - 1, static_cast<size_t>(std::max<int64_t>(0, record.sent_ns) / timeline.bin_ns));
     switch (record.outcome) {
       case Outcome::allowed:
         ++series.allowed[bin];
@@ -53,12 +53,13 @@ Timeline build_timeline(const IdentityRecords& identities, const AdmissionRule& 
                         int64_t duration_ns, uint32_t worst_identity) {
   Timeline timeline;
   timeline.duration_ns = std::max<int64_t>(duration_ns, 1);
-  timeline.bin_ns = std::max<int64_t>(1, (timeline.duration_ns + k_timeline_bins - 1) / k_timeline_bins);
+  timeline.bin_ns =
+      std::max<int64_t>(1, (timeline.duration_ns + k_timeline_bins - 1) / k_timeline_bins);
   timeline.identities = static_cast<int64_t>(identities.size());
-  timeline.contract_line =
-      rule.kind == AdmissionRule::Kind::bucket
-          ? static_cast<double>(rule.burst) + rule.tokens_per_ns * static_cast<double>(rule.window_ns)
-          : static_cast<double>(rule.limit);
+  timeline.contract_line = rule.kind == AdmissionRule::Kind::bucket
+                               ? static_cast<double>(rule.burst) +
+                                     rule.tokens_per_ns * static_cast<double>(rule.window_ns)
+                               : static_cast<double>(rule.limit);
   std::vector<uint32_t> shown{worst_identity};
   for (uint32_t id = 0; id < identities.size() && shown.size() < k_timeline_series; ++id) {
     if (id != worst_identity)

@@ -19,9 +19,9 @@ struct TimelineSeries {
 };
 
 struct Timeline {
-  int64_t duration_ns = 0;  // the run, start line to last reply
-  int64_t bin_ns = 1;       // width of one bin
-  int64_t identities = 1;   // identities in the run; series shows at most k_timeline_series
+  int64_t duration_ns = 0;   // the run, start line to last reply
+  int64_t bin_ns = 1;        // width of one bin
+  int64_t identities = 1;    // identities in the run; series shows at most k_timeline_series
   double contract_line = 0;  // what one window may hold: the limit, or burst + refill x window
   std::vector<TimelineSeries> series;  // the worst identity first, then by identity
 };

@@ -131,8 +131,8 @@ void fill_open_model(const RawOptions& raw, config::LoadConfig& load) {
   const long double count = static_cast<long double>(duration.count()) * rate->tokens /
                             static_cast<long double>(rate->period.count());
   if (count < 1) {
-    throw usage_error(fmt::format("--duration: {} at {} sends no request", *raw.duration,
-                                  *raw.rate));
+    throw usage_error(
+        fmt::format("--duration: {} at {} sends no request", *raw.duration, *raw.rate));
   }
   if (count > k_max_requests) {
     throw usage_error(fmt::format("--rate: {} for {} is more than {} requests", *raw.rate,

@@ -2,6 +2,7 @@
 // Plain configuration filled by the command line (cli/) and read by everything else.
 // Every field has its default here; units are in the names or the comments.
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -44,6 +45,8 @@ struct LoadConfig {
   std::optional<Rate> rate;
   int64_t identities = 1;  // request i speaks for identity i mod identities
   uint64_t first_seq = 0;  // the first request's number (a retry after the run continues it)
+  // The start line is not crossed before this instant (connections are made before it).
+  std::chrono::steady_clock::time_point not_before{};
 };
 
 struct CheckConfig {
@@ -57,8 +60,8 @@ struct CheckConfig {
   int64_t max_errors = 0;                // errored requests tolerated per run
   std::optional<Nanos> max_retry_after;  // largest acceptable retry hint; unset: the window
   // token-bucket / gcra: the contract's capacity and refill, and the built-in strategy's.
-  std::optional<int64_t> burst;  // unset: the limit
-  std::optional<Rate> refill;    // unset: limit per window
+  std::optional<int64_t> burst;     // unset: the limit
+  std::optional<Rate> refill;       // unset: limit per window
   bool verify_retry_after = false;  // after the run, retry once exactly when told
 };
 

@@ -32,11 +32,18 @@ void wait_for_boundary(std::chrono::nanoseconds window, std::chrono::nanoseconds
   }
 }
 
+// Sleeps until `deadline`; Ctrl-C ends the wait.
+void wait_until(Clock::time_point deadline) {
+  while (Clock::now() < deadline && !interrupted())
+    std::this_thread::sleep_until(std::min(deadline, Clock::now() + k_interrupt_poll));
+}
+
 }  // namespace
 
 RunShared::RunShared(const config::LoadConfig& load_config, int workers, RunObserver* run_observer)
     : load(load_config), observer(run_observer), start_line(workers, [this]() noexcept {
         wait_for_boundary(load.boundary_window, load.start_before_boundary);
+        wait_until(load.not_before);
         start = Clock::now();
         start_wall_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
                             std::chrono::system_clock::now().time_since_epoch())
@@ -201,7 +208,8 @@ void Worker::on_decision(int slot_index, Decision decision) {
 
   RequestRecord record;
   record.seq = slot.seq;
-  record.identity = static_cast<uint32_t>(slot.seq % static_cast<uint64_t>(shared_.load.identities));
+  record.identity =
+      static_cast<uint32_t>(slot.seq % static_cast<uint64_t>(shared_.load.identities));
   record.sent_ns =
       std::chrono::duration_cast<std::chrono::nanoseconds>(slot.sent - shared_.start).count();
   record.replied_ns =

@@ -1,5 +1,6 @@
 #include "report/human_report.hpp"
 
+#include <algorithm>
 #include <map>
 
 #include <fmt/format.h>
@@ -37,10 +38,19 @@ std::string header(const Report& report) {
                         : report.target.script.empty()
                             ? report.target.strategy
                             : fmt::format("script {}", report.target.script);
-  std::string load = fmt::format("{} requests x {} runs, concurrency {}", report.params.requests,
-                                 report.params.runs, report.params.concurrency);
-  if (report.params.interval_ms > 0)
-    load += fmt::format(", one every {}ms", report.params.interval_ms);
+  const Params& params = report.params;
+  std::string load = params.rate.empty()
+                         ? fmt::format("{} requests x {} runs, concurrency {}", params.requests,
+                                       params.runs, params.concurrency)
+                         : fmt::format("{} for {} ({} requests) x {} runs, {} connections",
+                                       params.rate, duration_text(params.duration_ms),
+                                       params.requests, params.runs, params.concurrency);
+  if (params.interval_ms > 0)
+    load += fmt::format(", one every {}ms", params.interval_ms);
+  if (params.identities > 1)
+    load += fmt::format(", {} identities", params.identities);
+  if (!params.contract.empty())
+    load += fmt::format(", contract {}", params.contract);
   const std::string source =
       report.params.limit_source == "advertised" ? " (advertised by the server)" : "";
   return fmt::format("rlcheck {}  {}{}  {}  limit {} per {}{}  {}", report.mode, report.target.url,
@@ -139,9 +149,14 @@ std::string render_human(const Report& report, const TextStyle& style) {
                        seconds_range(run.retry), duration_text(run.duration_ms));
   }
   const Summary& s = report.summary;
-  out += fmt::format("allowed min {} / median {} / max {} against limit {}; {} of {} runs over\n",
-                     s.allowed_min, s.allowed_median, s.allowed_max, report.params.limit,
-                     s.runs_over_limit, report.runs.size());
+  int64_t most_in_window = 0;
+  for (const auto& run : report.runs)
+    most_in_window = std::max(most_in_window, run.peak.count);
+  out += fmt::format(
+      "allowed min {} / median {} / max {}; most in one window {} against limit {}; {} of {} runs "
+      "over\n",
+      s.allowed_min, s.allowed_median, s.allowed_max, most_in_window, report.params.limit,
+      s.runs_over_limit, report.runs.size());
   if (report.mode == "http")
     out += http_lines(report);
   for (const auto& check : report.checks) {

@@ -27,11 +27,13 @@ struct Params {
   int threads = 1;
   int64_t limit = 0;
   int64_t window_ms = 0;
-  double interval_ms = 0;             // 0: unpaced
-  std::string rate;                   // open model: "40/s"; empty: closed model
-  double duration_ms = 0;             // open model: how long each run sent
+  double interval_ms = 0;  // 0: unpaced
+  std::string rate;        // open model: "40/s"; empty: closed model
+  double duration_ms = 0;  // open model: how long each run sent
   int64_t identities = 1;
   std::string contract;               // sliding, fixed, token-bucket, gcra
+  int64_t early_tolerance_ms = 1000;  // retry-after-accuracy: hints early by more fail
+  int64_t late_tolerance_ms = 1000;   // retry-after-accuracy: hints late by more fail
   std::optional<int64_t> burst;       // token-bucket / gcra
   std::string refill;                 // token-bucket / gcra, "10/1m"
   std::string limit_source = "flag";  // "flag", "default", or "advertised" (http: from headers)

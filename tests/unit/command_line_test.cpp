@@ -239,3 +239,41 @@ TEST_CASE("compare refuses bad lists and --script") {
   const std::string path = script.path.string();
   CHECK(mentions(usage_error({"compare", "--script", path.c_str()}), "--script"));
 }
+
+TEST_CASE("the open model takes --rate and --duration together and sends rate x duration") {
+  const auto parsed = parse({"redis", "--rate", "40/s", "--duration", "5s", "--identities", "3"});
+  const auto& c = parsed.config;
+  REQUIRE(c.load.rate.has_value());
+  CHECK(c.load.rate->tokens == 40);
+  CHECK(c.load.rate->period == 1s);
+  CHECK(c.load.requests == 200);
+  CHECK(c.load.identities == 3);
+  CHECK(parse({"redis", "--rate", "3/2s", "--duration", "1s"}).config.load.requests == 1);
+}
+
+TEST_CASE("open-model flags refuse what contradicts them, naming the flag") {
+  CHECK(mentions(usage_error({"redis", "--rate", "40/s"}), "--rate"));
+  CHECK(mentions(usage_error({"redis", "--duration", "5s"}), "--duration"));
+  CHECK(mentions(usage_error({"redis", "--rate", "40/s", "--duration", "5s", "-n", "10"}),
+                 "--requests"));
+  CHECK(mentions(usage_error({"redis", "--rate", "40/s", "--duration", "5s", "--interval", "1s"}),
+                 "--interval"));
+  CHECK(mentions(usage_error({"redis", "--rate", "fast", "--duration", "5s"}), "--rate"));
+  CHECK(mentions(usage_error({"redis", "--rate", "0/s", "--duration", "5s"}), "--rate"));
+  CHECK(mentions(usage_error({"redis", "--rate", "1/m", "--duration", "1s"}), "--duration"));
+  CHECK(mentions(usage_error({"redis", "--identities", "0"}), "--identities"));
+  CHECK(mentions(usage_error({"redis", "--contract", "leaky"}), "--contract"));
+}
+
+TEST_CASE("contract parameters, --verify-retry-after and --html reach the config, for http too") {
+  const auto parsed =
+      parse({"http", "http://127.0.0.1:1/", "--limit", "5", "--contract", "token-bucket", "--burst",
+             "4", "--refill", "2/s", "--verify-retry-after", "--html", "t.html"});
+  const auto& c = parsed.config;
+  CHECK(c.checks.contract == "token-bucket");
+  CHECK(c.checks.burst == 4);
+  REQUIRE(c.checks.refill.has_value());
+  CHECK(c.checks.refill->tokens == 2);
+  CHECK(c.checks.verify_retry_after);
+  CHECK(c.output.html_path == "t.html");
+}

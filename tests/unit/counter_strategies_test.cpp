@@ -288,3 +288,34 @@ TEST_CASE("fixed-window: keys_touched lists each window seen once, skipping erro
   std::sort(keys.begin(), keys.end());
   CHECK(keys == std::vector<std::string>{"rl:test:5", "rl:test:6", "rl:test:7"});
 }
+
+TEST_CASE("with several identities each request counts against its identity's key") {
+  StrategyParams params = params_for(Kind::naive);
+  params.identities = 3;
+  auto strategy = make_strategy(params);
+  RecordingIo io;
+  ReplyBuilder b;
+  RequestState state;
+  state.seq = 7;  // identity 7 mod 3 = 1
+  strategy->begin(state, io);
+  REQUIRE(io.sent == std::vector<Command>{{"GET", "rl:test:1"}});
+  CHECK_FALSE(strategy->on_reply(state, b.nil(), io).has_value());
+  CHECK(io.sent[1] == Command{"INCR", "rl:test:1"});
+  CHECK(strategy->keys_touched({}) ==
+        std::vector<std::string>{"rl:test:0", "rl:test:1", "rl:test:2"});
+}
+
+TEST_CASE("fixed-window keys are per identity and per window") {
+  StrategyParams params = params_for(Kind::fixed_window);
+  params.identities = 2;
+  auto strategy = make_strategy(params);
+  std::vector<RequestRecord> records(2);
+  records[0].outcome = Outcome::allowed;
+  records[0].identity = 0;
+  records[0].bucket = 42;
+  records[1].outcome = Outcome::denied;
+  records[1].identity = 1;
+  records[1].bucket = 42;
+  CHECK(strategy->keys_touched(records) ==
+        std::vector<std::string>{"rl:test:0:42", "rl:test:1:42"});
+}

@@ -1,0 +1,24 @@
+#pragma once
+// --verify-retry-after: after the last run, take an identity whose last request was denied with
+// a retry hint, wait exactly what it was told (from the moment the denial arrived), and ask once
+// more for it on the same limiter. A truthful hint means that request is allowed.
+
+#include <functional>
+#include <vector>
+
+#include "checks/checks.hpp"
+#include "config/config.hpp"
+#include "engine/run.hpp"
+
+namespace rlcheck::app {
+
+// `factory` makes clients of the same target and limiter state as the run `result` came from;
+// `on_wait` (if set) is told how long the wait will be before it starts. The retry's record is
+// appended to `retry_records` (the keys it wrote need cleaning up too).
+checks::RetryVerification verify_retry_after(engine::ClientFactory& factory,
+                                             const engine::RunResult& result,
+                                             const config::LoadConfig& load, int run,
+                                             const std::function<void(int64_t wait_ms)>& on_wait,
+                                             std::vector<engine::RequestRecord>& retry_records);
+
+}  // namespace rlcheck::app

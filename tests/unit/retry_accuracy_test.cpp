@@ -1,0 +1,137 @@
+#include <doctest/doctest.h>
+
+#include <vector>
+
+#include "checks/retry_accuracy.hpp"
+
+using rlcheck::checks::AccuracyTolerance;
+using rlcheck::checks::AdmissionRule;
+using rlcheck::checks::measure_retry_accuracy;
+using rlcheck::checks::split_by_identity;
+using rlcheck::checks::usable_hint_ms;
+using rlcheck::engine::Outcome;
+using rlcheck::engine::RequestRecord;
+
+namespace {
+
+constexpr int64_t k_ms = 1'000'000;
+
+RequestRecord request(uint64_t seq, int64_t sent_ms, Outcome outcome,
+                      std::optional<int64_t> retry_ms = std::nullopt) {
+  RequestRecord r;
+  r.seq = seq;
+  r.sent_ns = sent_ms * k_ms;
+  r.replied_ns = r.sent_ns + k_ms / 10;
+  r.outcome = outcome;
+  r.retry_ms = retry_ms;
+  return r;
+}
+
+AdmissionRule sliding(int64_t limit, int64_t window_ms) {
+  AdmissionRule rule;
+  rule.limit = limit;
+  rule.window_ns = window_ms * k_ms;
+  rule.clock_ns = k_ms;
+  return rule;
+}
+
+// `limit` admissions at 0, 1, 2... ms, then one denial at `denied_ms` told `hint_ms`.
+std::vector<RequestRecord> full_window_then_denial(int64_t limit, int64_t denied_ms,
+                                                   int64_t hint_ms) {
+  std::vector<RequestRecord> records;
+  for (int64_t i = 0; i < limit; ++i)
+    records.push_back(request(static_cast<uint64_t>(i), i, Outcome::allowed));
+  records.push_back(request(static_cast<uint64_t>(limit), denied_ms, Outcome::denied, hint_ms));
+  return records;
+}
+
+int64_t only_error(const std::vector<RequestRecord>& records, const AdmissionRule& rule,
+                   int64_t start_wall_ns = 0) {
+  const auto accuracy =
+      measure_retry_accuracy(split_by_identity(records, 1), rule, start_wall_ns, {});
+  REQUIRE(accuracy.errors.size() == 1);
+  return accuracy.errors.front().error_ms;
+}
+
+}  // namespace
+
+TEST_CASE("a sliding-window hint of the time until the oldest admission leaves has no error") {
+  // Window 10 s, 5 admitted at 0-4 ms, denied at 3 s: the slot frees at 10 s.
+  CHECK(only_error(full_window_then_denial(5, 3000, 7000), sliding(5, 10'000)) == 0);
+}
+
+TEST_CASE("a hint of the full window is late by the time already waited") {
+  const auto records = full_window_then_denial(5, 3000, 10'000);
+  const int64_t error = only_error(records, sliding(5, 10'000));
+  CHECK(error >= 2990);
+  CHECK(error <= 3000);
+  const auto accuracy = measure_retry_accuracy(split_by_identity(records, 1), sliding(5, 10'000), 0,
+                                               AccuracyTolerance{1000, 1000});
+  CHECK(accuracy.late == 1);
+  CHECK(accuracy.early == 0);
+}
+
+TEST_CASE("a hint of 1 s when the slot frees in 7 s is early") {
+  const auto records = full_window_then_denial(5, 3000, 1000);
+  CHECK(only_error(records, sliding(5, 10'000)) <= -5990);
+  const auto accuracy =
+      measure_retry_accuracy(split_by_identity(records, 1), sliding(5, 10'000), 0, {});
+  CHECK(accuracy.early == 1);
+}
+
+TEST_CASE("a denial the admissions seen cannot explain is not judged") {
+  // Only 3 of 5 admitted, yet denied: the limiter counted something rlcheck did not see.
+  const auto records = full_window_then_denial(3, 3000, 60'000);
+  const auto accuracy =
+      measure_retry_accuracy(split_by_identity(records, 1), sliding(5, 10'000), 0, {});
+  CHECK(accuracy.errors.empty());
+  CHECK(accuracy.unexplained == 1);
+}
+
+TEST_CASE("an admission in flight with the denial widens the prediction, never narrows it") {
+  // Limit 1. The admission sent at 0 ms replies late (at 50 ms); the denial is sent at 10 ms.
+  // Whether the admission came first is unsure, so any hint up to 50 + 1000 - 10 ms is right.
+  std::vector<RequestRecord> records = {request(0, 0, Outcome::allowed),
+                                        request(1, 10, Outcome::denied, 1030)};
+  records[0].replied_ns = 50 * k_ms;
+  CHECK(only_error(records, sliding(1, 1000)) == 0);
+  records[1].retry_ms = 1100;
+  CHECK(only_error(records, sliding(1, 1000)) > 0);
+}
+
+TEST_CASE("a fixed-window hint is the time to the end of the window the denial fell in") {
+  AdmissionRule fixed = sliding(1, 1000);
+  fixed.kind = AdmissionRule::Kind::fixed;
+  std::vector<RequestRecord> records = {request(0, 0, Outcome::allowed),
+                                        request(1, 300, Outcome::denied, 700)};
+  records[0].bucket = 5;  // the limiter names its windows: window 5 ends at 6 s on the wall
+  records[1].bucket = 5;
+  const int64_t start_wall = 5000 * k_ms;
+  CHECK(only_error(records, fixed, start_wall) == 0);
+  records[1].retry_ms = 2700;
+  CHECK(only_error(records, fixed, start_wall) >= 1990);
+}
+
+TEST_CASE("a token-bucket hint is the time until one token is back") {
+  AdmissionRule bucket;
+  bucket.kind = AdmissionRule::Kind::bucket;
+  bucket.burst = 5;
+  bucket.tokens_per_ns = 5.0 / 1e9;  // 5 per second: one token every 200 ms
+  bucket.window_ns = 1000 * k_ms;
+  bucket.clock_ns = k_ms;
+  // 5 admitted at 0-4 ms, denied at 10 ms: a token is back about 190 ms later.
+  auto records = full_window_then_denial(5, 10, 190);
+  CHECK(only_error(records, bucket) == 0);
+  records.back().retry_ms = 2000;
+  CHECK(only_error(records, bucket) > 1700);
+}
+
+TEST_CASE("the hint is retry_ms, else the advertised reset; malformed hints are not usable") {
+  RequestRecord record = request(0, 0, Outcome::denied, 1500);
+  CHECK(usable_hint_ms(record) == 1500);
+  record.retry_ms.reset();
+  record.advertised_reset_s = 3;
+  CHECK(usable_hint_ms(record) == 3000);
+  record.hint_invalid = true;
+  CHECK_FALSE(usable_hint_ms(record).has_value());
+}
