@@ -141,7 +141,7 @@ report::Report check_redis_limiter(RedisSession& session, const config::Config& 
     params.script = script ? &*script : nullptr;
     params.arg_templates = config.redis.script_args;
     if (config.redis.key && config.redis.reset)
-      delete_keys(control, {params.key});
+      delete_keys(control, redis::IdentityKeys(params.key, params.identities).all());
 
     const auto limiter = redis::make_strategy(params);
     redis::RunTarget target;

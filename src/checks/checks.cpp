@@ -26,17 +26,23 @@ CheckResult check_limit(const std::vector<RunStats>& runs, const CheckParams& pa
   }
   if (worst == nullptr)
     return {"limit", Status::skip, "no runs"};
+  const bool bucket = params.contract == "token-bucket" || params.contract == "gcra";
   if (over == 0) {
+    if (bucket) {
+      return {"limit", Status::pass,
+              fmt::format("max allowed {}{} <= {:.4g} (burst + refill over that span)",
+                          worst->peak.count, span_text(worst->peak), worst->peak.allowance)};
+    }
     return {"limit", Status::pass,
             fmt::format("max allowed {} <= limit {}", worst->peak.count, params.limit)};
   }
   const RunStats& first_over =
       *std::find_if(runs.begin(), runs.end(), [](const RunStats& r) { return r.peak.exceeded(); });
-  const auto allowance = static_cast<int64_t>(first_over.peak.allowance);
   return {"limit", Status::fail,
-          fmt::format("{} of {} runs over the limit; run {} allowed {}{} > {}; max {}", over,
+          fmt::format("{} of {} runs over the limit; run {} allowed {}{} > {:.4g}{}; max {}", over,
                       runs.size(), first_over.run, first_over.peak.count,
-                      span_text(first_over.peak), allowance, worst->peak.count)};
+                      span_text(first_over.peak), first_over.peak.allowance,
+                      bucket ? " (burst + refill over that span)" : "", worst->peak.count)};
 }
 
 CheckResult check_exact(const std::vector<RunStats>& runs, const CheckParams& params) {

@@ -33,6 +33,10 @@ std::string duration_text(double ms) {
   return ms >= 1000.0 ? fmt::format("{:.2f}s", ms / 1000.0) : fmt::format("{:.1f}ms", ms);
 }
 
+bool params_bucket(const Params& params) {
+  return params.contract == "token-bucket" || params.contract == "gcra";
+}
+
 std::string header(const Report& report) {
   std::string limiter = report.mode == "http" ? report.target.method
                         : report.target.script.empty()
@@ -149,14 +153,21 @@ std::string render_human(const Report& report, const TextStyle& style) {
                        seconds_range(run.retry), duration_text(run.duration_ms));
   }
   const Summary& s = report.summary;
-  int64_t most_in_window = 0;
-  for (const auto& run : report.runs)
-    most_in_window = std::max(most_in_window, run.peak.count);
-  out += fmt::format(
-      "allowed min {} / median {} / max {}; most in one window {} against limit {}; {} of {} runs "
-      "over\n",
-      s.allowed_min, s.allowed_median, s.allowed_max, most_in_window, report.params.limit,
-      s.runs_over_limit, report.runs.size());
+  const checks::RunStats* worst = nullptr;
+  for (const auto& run : report.runs) {
+    if (worst == nullptr || run.peak.count > worst->peak.count)
+      worst = &run;
+  }
+  const bool bucket = params_bucket(report.params);
+  const std::string against =
+      worst == nullptr ? ""
+      : bucket         ? fmt::format("most in one span {} against {:.4g} (burst + refill)",
+                                     worst->peak.count, worst->peak.allowance)
+                       : fmt::format("most in one window {} against limit {}", worst->peak.count,
+                                     report.params.limit);
+  out +=
+      fmt::format("allowed min {} / median {} / max {}; {}; {} of {} runs over\n", s.allowed_min,
+                  s.allowed_median, s.allowed_max, against, s.runs_over_limit, report.runs.size());
   if (report.mode == "http")
     out += http_lines(report);
   for (const auto& check : report.checks) {
