@@ -111,9 +111,9 @@ TEST_CASE("--junit writes one testcase per check, failures with their figure, to
   REQUIRE(valid_junit(junit));
   std::ifstream in(junit);
   const std::string xml((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  for (const char* id : {"limit", "contract", "exact", "utilisation", "retry-after-present",
-                         "retry-after-valid", "retry-after-bound", "retry-after-accuracy",
-                         "retry-after-honest", "key-ttl", "errors"}) {
+  for (const char* id :
+       {"limit", "contract", "exact", "utilisation", "retry-after-present", "retry-after-valid",
+        "retry-after-bound", "retry-after-accuracy", "retry-after-honest", "key-ttl", "errors"}) {
     CHECK(xml.find(std::string("<testcase name=\"") + id + "\"") != std::string::npos);
   }
   // Exactly two failed checks (limit, and contract locating the span), with their figures.
