@@ -38,6 +38,18 @@ void wait_until(Clock::time_point deadline) {
     std::this_thread::sleep_until(std::min(deadline, Clock::now() + k_interrupt_poll));
 }
 
+// Paced loads need timers to the microsecond (epoll's timeout is in milliseconds, so a plain
+// loop sends up to a millisecond late, and the open model counts that as latency).
+event_base* new_loop(const config::LoadConfig& load) {
+  if (!load.rate && load.interval.count() == 0)
+    return event_base_new();
+  event_config* options = event_config_new();
+  event_config_set_flag(options, EVENT_BASE_FLAG_PRECISE_TIMER);
+  event_base* base = event_base_new_with_config(options);
+  event_config_free(options);
+  return base != nullptr ? base : event_base_new();
+}
+
 }  // namespace
 
 RunShared::RunShared(const config::LoadConfig& load_config, int workers, RunObserver* run_observer)
@@ -71,7 +83,7 @@ Worker::Worker(ClientFactory& factory, RunShared& shared, int first_client_id, i
     : factory_(factory),
       shared_(shared),
       first_client_id_(first_client_id),
-      base_(event_base_new(), &event_base_free) {
+      base_(new_loop(shared.load), &event_base_free) {
   slots_.reserve(static_cast<size_t>(clients));
   for (int i = 0; i < clients; ++i)
     slots_.push_back(std::make_unique<Slot>());
