@@ -150,7 +150,7 @@ report::Report check_redis_limiter(RedisSession& session, const config::Config& 
     target.strategy = limiter.get();
     target.seed = session.seed + static_cast<uint64_t>(run);
     redis::AsyncClientFactory factory(target);
-    const engine::RunResult result = engine::execute_run(
+    engine::RunResult result = engine::execute_run(
         factory, config.load, observer,
         progress.for_run(fmt::format("{} run {}/{}", name, run, config.load.runs)));
     if (result.clients_ready == 0 && !result.interrupted) {

@@ -12,7 +12,7 @@ struct Admission {
   int64_t replied_ns;
 };
 
-std::vector<Admission> admissions_by_send(const std::vector<engine::RequestRecord>& records) {
+std::vector<Admission> admissions_by_send(std::span<const engine::RequestRecord> records) {
   std::vector<Admission> admissions;
   for (const auto& record : records) {
     if (record.outcome == engine::Outcome::allowed) {
@@ -57,7 +57,7 @@ AdmissionPeak sliding_peak(const std::vector<Admission>& admissions, const Admis
   return peak;
 }
 
-AdmissionPeak fixed_peak(const std::vector<engine::RequestRecord>& records,
+AdmissionPeak fixed_peak(std::span<const engine::RequestRecord> records,
                          const AdmissionRule& rule) {
   struct Window {
     int64_t count = 0;
@@ -134,7 +134,7 @@ std::optional<AdmissionRule::Kind> contract_kind(std::string_view name) {
   return std::nullopt;
 }
 
-AdmissionPeak find_admission_peak(const std::vector<engine::RequestRecord>& records,
+AdmissionPeak find_admission_peak(std::span<const engine::RequestRecord> records,
                                   const AdmissionRule& rule) {
   switch (rule.kind) {
     case AdmissionRule::Kind::fixed:

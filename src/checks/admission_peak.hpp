@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -42,7 +43,7 @@ struct AdmissionPeak {
 };
 
 // The worst span: the one with the largest count - allowance (ties: the largest count).
-AdmissionPeak find_admission_peak(const std::vector<engine::RequestRecord>& records,
+AdmissionPeak find_admission_peak(std::span<const engine::RequestRecord> records,
                                   const AdmissionRule& rule);
 
 }  // namespace rlcheck::checks

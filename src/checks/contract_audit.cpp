@@ -16,7 +16,7 @@ int64_t floor_div(int64_t value, int64_t divisor) {
 }
 
 // The requests the limiter decided (errors never reached a decision), by send instant.
-std::vector<const RequestRecord*> decided_by_send(const std::vector<RequestRecord>& records) {
+std::vector<const RequestRecord*> decided_by_send(RecordSpan records) {
   std::vector<const RequestRecord*> decided;
   for (const RequestRecord& record : records) {
     if (record.outcome != Outcome::error)
@@ -80,10 +80,24 @@ int64_t contract_admissions(const std::vector<const RequestRecord*>& decided,
 
 }  // namespace
 
-IdentityRecords split_by_identity(const std::vector<RequestRecord>& records, int64_t identities) {
-  IdentityRecords split(static_cast<size_t>(std::max<int64_t>(1, identities)));
-  for (const RequestRecord& record : records)
-    split[record.identity % split.size()].push_back(record);
+IdentityRecords split_by_identity(std::vector<RequestRecord>& records, int64_t identities) {
+  const auto count = static_cast<size_t>(std::max<int64_t>(1, identities));
+  const auto identity_of = [count](const RequestRecord& record) { return record.identity % count; };
+  if (count > 1) {
+    std::stable_sort(records.begin(), records.end(),
+                     [&](const RequestRecord& a, const RequestRecord& b) {
+                       return identity_of(a) < identity_of(b);
+                     });
+  }
+  IdentityRecords split(count);
+  size_t begin = 0;
+  for (size_t id = 0; id < count; ++id) {
+    size_t end = begin;
+    while (end < records.size() && identity_of(records[end]) == id)
+      ++end;
+    split[id] = RecordSpan(records.data() + begin, end - begin);
+    begin = end;
+  }
   return split;
 }
 

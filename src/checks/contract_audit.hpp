@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -12,10 +13,12 @@
 
 namespace rlcheck::checks {
 
-// The records of one run, one list per identity (index = identity), each ordered by seq.
-using IdentityRecords = std::vector<std::vector<engine::RequestRecord>>;
-IdentityRecords split_by_identity(const std::vector<engine::RequestRecord>& records,
-                                  int64_t identities);
+// The records of one run, one view per identity (index = identity), each ordered by seq.
+using RecordSpan = std::span<const engine::RequestRecord>;
+using IdentityRecords = std::vector<RecordSpan>;
+// Orders `records` by identity in place (by seq within one, as the engine delivers them) and
+// returns a view of each identity's, so audits never copy a run's records.
+IdentityRecords split_by_identity(std::vector<engine::RequestRecord>& records, int64_t identities);
 
 // Fixed windows turn on the wall clock. Admissions whose limiter named no window (bucket 0:
 // HTTP, user scripts) get the window their send and reply instants both fall in, widened by
@@ -30,7 +33,7 @@ struct ContractAudit {
   AdmissionPeak boundary_burst;  // fixed: the worst sliding span, for information
 };
 
-// `identities` as split_by_identity made them; fixed windows already assigned.
+// Fixed windows already assigned (assign_wall_windows).
 ContractAudit audit_contract(const IdentityRecords& identities, const AdmissionRule& rule);
 
 struct Utilisation {

@@ -90,8 +90,7 @@ struct Range {
 
 class IdentityPredictor {
  public:
-  IdentityPredictor(const std::vector<RequestRecord>& records, const AdmissionRule& rule,
-                    int64_t start_wall_ns)
+  IdentityPredictor(RecordSpan records, const AdmissionRule& rule, int64_t start_wall_ns)
       : rule_(rule), start_wall_ns_(start_wall_ns) {
     for (const RequestRecord& record : records) {
       if (record.outcome == Outcome::allowed)

@@ -51,7 +51,7 @@ void count_hint(RetryHintStats& stats, const engine::RequestRecord& record,
 
 }  // namespace
 
-RunStats summarize_run(int run, const engine::RunResult& result, const AuditParams& audit) {
+RunStats summarize_run(int run, engine::RunResult& result, const AuditParams& audit) {
   const int64_t max_retry_after_ms = audit.max_retry_after_ms;
   RunStats stats;
   stats.run = run;
@@ -98,11 +98,9 @@ RunStats summarize_run(int run, const engine::RunResult& result, const AuditPara
   const auto& latency = result.latency_ns;
   stats.latency = {to_ms(latency.percentile(50)), to_ms(latency.percentile(90)),
                    to_ms(latency.percentile(99)), to_ms(latency.max())};
-  IdentityRecords identities = split_by_identity(result.records, audit.identities);
-  if (audit.rule.kind == AdmissionRule::Kind::fixed) {
-    for (auto& records : identities)
-      assign_wall_windows(records, result.start_wall_ns, audit.rule);
-  }
+  if (audit.rule.kind == AdmissionRule::Kind::fixed)
+    assign_wall_windows(result.records, result.start_wall_ns, audit.rule);
+  const IdentityRecords identities = split_by_identity(result.records, audit.identities);
   stats.contract = audit_contract(identities, audit.rule);
   stats.peak = stats.contract.worst;
   stats.utilisation = measure_utilisation(identities, audit.rule, result.start_wall_ns);

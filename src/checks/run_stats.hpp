@@ -71,6 +71,8 @@ struct AuditParams {
   bool timeline = false;  // also bin the run for the HTML report
 };
 
-RunStats summarize_run(int run, const engine::RunResult& result, const AuditParams& audit);
+// Also prepares `result` for the audits: its records end up ordered by identity (by seq within
+// one), and admissions without a fixed-window index get the wall clock's.
+RunStats summarize_run(int run, engine::RunResult& result, const AuditParams& audit);
 
 }  // namespace rlcheck::checks

@@ -8,8 +8,8 @@ namespace {
 using engine::Outcome;
 using engine::RequestRecord;
 
-TimelineSeries bin_identity(const std::vector<RequestRecord>& records, uint32_t identity,
-                            const Timeline& timeline, int64_t window_ns) {
+TimelineSeries bin_identity(RecordSpan records, uint32_t identity, const Timeline& timeline,
+                            int64_t window_ns) {
   const auto bins = static_cast<size_t>(k_timeline_bins);
   TimelineSeries series;
   series.identity = identity;

@@ -55,9 +55,11 @@ TEST_CASE("records split by identity keep their order, and each identity is audi
     records.push_back(request(seq, static_cast<int64_t>(seq) * 5 * k_ms, Outcome::allowed,
                               static_cast<uint32_t>(seq % 2)));
   }
-  const auto split = split_by_identity(records, 2);
+  auto grouped = records;
+  const auto split = split_by_identity(grouped, 2);
   REQUIRE(split.size() == 2);
   CHECK(split[0].size() == 10);
+  CHECK(split[0][1].seq == 2);  // each identity's records stay in seq order
   CHECK(split[1].front().seq == 1);
   const AdmissionRule sliding = rule_of(AdmissionRule::Kind::sliding, 10, 1000);
   CHECK_FALSE(audit_contract(split, sliding).worst.exceeded());
@@ -123,7 +125,8 @@ TEST_CASE("utilisation compares admissions with what the contract allows for the
   CHECK(full.ratio() == doctest::Approx(1.0));
 
   // A limiter that counts denials too admits the first 10 and locks the client out.
-  const auto locked = measure_utilisation(split_by_identity(steady(120, 10), 1), sliding, 0);
+  auto first_ten = steady(120, 10);
+  const auto locked = measure_utilisation(split_by_identity(first_ten, 1), sliding, 0);
   CHECK(locked.admitted == 10);
   CHECK(locked.allowed == 30);
   CHECK(locked.ratio() < 0.9);
@@ -132,7 +135,8 @@ TEST_CASE("utilisation compares admissions with what the contract allows for the
 TEST_CASE("utilisation of a token bucket replays the bucket over the requests sent") {
   // Burst 10, refill 10 per second; 120 requests at 40/s over 3 s: 10 + ~30 tokens.
   const AdmissionRule bucket = rule_of(AdmissionRule::Kind::bucket, 10, 1000);
-  const auto share = measure_utilisation(split_by_identity(steady(120, 0), 1), bucket, 0);
+  auto none = steady(120, 0);
+  const auto share = measure_utilisation(split_by_identity(none, 1), bucket, 0);
   CHECK(share.allowed >= 38);
   CHECK(share.allowed <= 40);
   CHECK(share.admitted == 0);

@@ -6,8 +6,8 @@
 
 using rlcheck::checks::AccuracyTolerance;
 using rlcheck::checks::AdmissionRule;
+using rlcheck::checks::IdentityRecords;
 using rlcheck::checks::measure_retry_accuracy;
-using rlcheck::checks::split_by_identity;
 using rlcheck::checks::usable_hint_ms;
 using rlcheck::engine::Outcome;
 using rlcheck::engine::RequestRecord;
@@ -47,8 +47,7 @@ std::vector<RequestRecord> full_window_then_denial(int64_t limit, int64_t denied
 
 int64_t only_error(const std::vector<RequestRecord>& records, const AdmissionRule& rule,
                    int64_t start_wall_ns = 0) {
-  const auto accuracy =
-      measure_retry_accuracy(split_by_identity(records, 1), rule, start_wall_ns, {});
+  const auto accuracy = measure_retry_accuracy(IdentityRecords{records}, rule, start_wall_ns, {});
   REQUIRE(accuracy.errors.size() == 1);
   return accuracy.errors.front().error_ms;
 }
@@ -65,7 +64,7 @@ TEST_CASE("a hint of the full window is late by the time already waited") {
   const int64_t error = only_error(records, sliding(5, 10'000));
   CHECK(error >= 2990);
   CHECK(error <= 3000);
-  const auto accuracy = measure_retry_accuracy(split_by_identity(records, 1), sliding(5, 10'000), 0,
+  const auto accuracy = measure_retry_accuracy(IdentityRecords{records}, sliding(5, 10'000), 0,
                                                AccuracyTolerance{1000, 1000});
   CHECK(accuracy.late == 1);
   CHECK(accuracy.early == 0);
@@ -74,16 +73,14 @@ TEST_CASE("a hint of the full window is late by the time already waited") {
 TEST_CASE("a hint of 1 s when the slot frees in 7 s is early") {
   const auto records = full_window_then_denial(5, 3000, 1000);
   CHECK(only_error(records, sliding(5, 10'000)) <= -5990);
-  const auto accuracy =
-      measure_retry_accuracy(split_by_identity(records, 1), sliding(5, 10'000), 0, {});
+  const auto accuracy = measure_retry_accuracy(IdentityRecords{records}, sliding(5, 10'000), 0, {});
   CHECK(accuracy.early == 1);
 }
 
 TEST_CASE("a denial the admissions seen cannot explain is not judged") {
   // Only 3 of 5 admitted, yet denied: the limiter counted something rlcheck did not see.
   const auto records = full_window_then_denial(3, 3000, 60'000);
-  const auto accuracy =
-      measure_retry_accuracy(split_by_identity(records, 1), sliding(5, 10'000), 0, {});
+  const auto accuracy = measure_retry_accuracy(IdentityRecords{records}, sliding(5, 10'000), 0, {});
   CHECK(accuracy.errors.empty());
   CHECK(accuracy.unexplained == 1);
 }
