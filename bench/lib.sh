@@ -1,5 +1,6 @@
 # shellcheck shell=bash
-# bench/lib.sh -- helpers shared by bench/run.sh and bench/http.sh; sourced, not run.
+# bench/lib.sh -- helpers shared by bench/run.sh, bench/http.sh and bench/open_model.sh;
+# sourced, not run.
 #
 # Expects the caller to have set REPO (the repository root) and, before start_redis or
 # timed_run, WORK (its mktemp -d directory). Sets RLCHECK (resolve_rlcheck) and REDIS_PORT,

@@ -14,8 +14,9 @@
 #  2. the same server at OVER_RATE (40000/s) for OVER_DURATION (2s), more than it can answer:
 #     rlcheck still sends request i at its due instant start + i/R (or, with every connection
 #     busy, as soon as one frees up) and counts its latency from that due instant, so the
-#     backlog shows up in p99; hey's workers wait for each reply before taking the next tick,
-#     so it sends fewer requests and its latencies stay those of an unloaded server;
+#     backlog shows up in p99; each of hey's workers waits for its reply before it takes the
+#     next tick (Go's ticker drops the ticks nobody takes), so hey sends fewer requests and its
+#     latencies stay at a few milliseconds: the waiting it caused is never measured;
 #  3. nginx answering a static 200 (when installed), at RATE for DURATION.
 # For each run: achieved rate (replies / wall time of the process), client CPU (user+sys) per
 # request and peak RSS from /usr/bin/time -v, latency p50/p99 (rlcheck: runs[0].latency_ms,
@@ -229,9 +230,9 @@ servers_cpu_s() {
 
 # bench_row NAME URL RATE DURATION_S [warm-up]: with "warm-up", first one short untimed run of
 # each tool (page cache for the binaries, the server's first allocations); then OL_REPS
-# alternating pairs. Writes "other_cpu_s wall_s" to NAME.other: the CPU time the machine spent
-# outside both clients and the servers during the row -- other people's work (and this
-# script's own jq/awk), which would skew the row.
+# alternating pairs. Writes "busy_s ours_s wall_s" to NAME.other: the CPU time the whole machine
+# spent during the row, and the part of it both clients and the servers account for; the rest is
+# other people's work (and this script's jq/awk), which would skew the row.
 bench_row() {
   local name=$1 url=$2 rate=$3 dur=$4 warm=${5:-} i b0 s0 t0 client
   b0=$(machine_busy_s) s0=$(servers_cpu_s) t0=$(now_ns)
@@ -246,7 +247,7 @@ bench_row() {
     hey_run "$name" "$url" "$rate" "$dur"
   done
   client=$(cat "$WORK/$name".*rl "$WORK/$name".*hey 2>/dev/null | awk '{ s += $2 } END { print s + 0 }')
-  echo "$(calc %.2f "$(machine_busy_s) - $b0 - ($(servers_cpu_s) - $s0) - $client")" \
+  echo "$(calc %.1f "$(machine_busy_s) - $b0")" "$(calc %.1f "$(servers_cpu_s) - $s0 + $client")" \
     "$(calc %.1f "($(now_ns) - $t0) / 1e9")" >"$WORK/$name.other"
 }
 
@@ -269,9 +270,11 @@ tool_row() {
     "$(col 6 "$f" | median | awk '{ printf "%.2f", $1 }')"
 }
 
-# per_req FILE: rate (replies / wall) and CPU per reply of every run, for medians and ratios
+# rate_of / cpu_of FILE: median rate (replies / wall) and CPU per reply, for the ratios
 rate_of() { awk '{ printf "%.3f\n", $4 / $1 }' "$1" | median; }
 cpu_of() { awk '{ printf "%.4f\n", $2 * 1e6 / $4 }' "$1" | median; }
+
+per_run() { awk '{ printf "%s%.0f/%.0f/%.1f", (NR > 1 ? ", " : ""), $4 / $1, $2 * 1e6 / $4, $6 }' "$1"; }
 
 report_row() {
   local label=$1 rl=$WORK/$2.rl hey=$WORK/$2.hey offered=$3
@@ -281,10 +284,12 @@ report_row() {
   printf "$ROW_FMT" "" "rlcheck/hey" "" "" "$(ratio "$(rate_of "$rl")" "$(rate_of "$hey")")x" \
     "$(ratio "$(cpu_of "$rl")" "$(cpu_of "$hey")")x" \
     "$(ratio "$(col 3 "$rl" | median)" "$(col 3 "$hey" | median)")x" "" ""
-  printf '%-30s per run (rate, p99 ms): rlcheck %s; hey %s\n' "" \
-    "$(awk '{ printf "%s%.0f/%.1f", (NR > 1 ? ", " : ""), $4 / $1, $6 }' "$rl")" \
-    "$(awk '{ printf "%s%.0f/%.1f", (NR > 1 ? ", " : ""), $4 / $1, $6 }' "$hey")"
-  awk -v n="$(nproc)" '{ printf "%-30s other processes: %.1f CPU s in the row'"'"'s %.0f s (%.0f%% of %d CPUs)\n", "", $1, $2, 100 * $1 / ($2 * n), n }' \
+  printf '%-30s per run, rate/CPU us/p99 ms: rlcheck %s; hey %s\n' "" "$(per_run "$rl")" "$(per_run "$hey")"
+  # /proc/stat counts timer ticks, which miss short bursts on a mostly idle CPU, while the
+  # per-process times are exact: on a quiet machine the busy figure can come out a little above
+  # or well below ours. Only a busy figure more than 10 % above ours says somebody else ran.
+  awk -v n="$(nproc)" '{ o = $1 - $2; printf "%-30s machine busy %.1f CPU s in the row'"'"'s %.0f s, clients + servers %.1f: other processes %s\n",
+    "", $1, $3, $2, (o < 0.1 * $1 ? "~0" : sprintf("%.1f CPU s (%.0f%% of %d CPUs)", o, 100 * o / ($3 * n), n)) }' \
     "$WORK/$2.other"
 }
 
@@ -315,10 +320,10 @@ report() {
   echo "CPU: user+sys of the client process per reply; RSS: its peak resident set."
   echo "p50/p99: rlcheck from each request's due instant (start + i/R), hey from when it sent the request."
   echo "ratios: rate > 1 means rlcheck answered more per second; CPU and RSS > 1 mean rlcheck uses more."
-  echo "other processes: busy CPU time of the machine (/proc/stat) minus both clients and the servers,"
-  echo "  during the row: other people's work (plus this script's jq and awk); near 0 means a clean row."
-  echo "total bench time: ${SECONDS}s; load average before: $LOAD_BEFORE, after: $LOAD_AFTER (on $(nproc) CPUs;"
-  echo "the bench itself keeps about two busy, so 'after' is mostly its own)"
+  echo "machine busy: CPU time of the whole machine during the row (/proc/stat); what both clients and the"
+  echo "  servers do not account for is other people's work (or this script's jq/awk); ~0 = under 10 %, a clean row."
+  echo "total bench time: ${SECONDS}s; load average before: $LOAD_BEFORE, after: $LOAD_AFTER" \
+    "(on $(nproc) CPUs; 'after' includes the bench's own processes)"
 }
 
 # ---------------------------------------------------------------------------------------------
