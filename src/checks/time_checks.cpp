@@ -21,9 +21,10 @@ std::string seconds_text(int64_t ms) {
 std::string span_detail(const RunStats& run) {
   const AdmissionPeak& worst = run.contract.worst;
   return fmt::format(
-      "run {} identity {}: {} admissions within {:.4g}ms from {:.4g}ms, allowed {:.4g}", run.run,
-      run.contract.worst_identity, worst.count, ms_of(worst.length_ns), ms_of(worst.start_ns),
-      worst.allowance);
+      "run {} identity {}: {} admissions within {:.1f}ms starting {:.1f}ms into the run, allowed "
+      "{:.4g}",
+      run.run, run.contract.worst_identity, worst.count, ms_of(worst.length_ns),
+      ms_of(worst.start_ns), worst.allowance);
 }
 
 const RunStats* run_with_worst_span(const std::vector<RunStats>& runs) {
@@ -53,7 +54,7 @@ CheckResult check_contract(const std::vector<RunStats>& runs, const CheckParams&
         burst = &run;
     }
     const AdmissionPeak& span = burst->contract.boundary_burst;
-    detail += fmt::format("; boundary burst (worst sliding span) {} within {:.4g}ms in run {}",
+    detail += fmt::format("; boundary burst (worst sliding span) {} within {:.1f}ms in run {}",
                           span.count, ms_of(span.length_ns), burst->run);
   }
   detail += " (each admission placed where it favours the limiter, between its send and reply)";

@@ -38,7 +38,7 @@ TEST_CASE("contract fails on the run with the worst span and locates it") {
   params.contract = "sliding";
   const auto result = check_contract({audited(1, 10, 10), audited(2, 20, 10)}, params);
   CHECK(result.status == Status::fail);
-  CHECK(mentions(result.detail, "run 2 identity 3: 20 admissions within 730ms"));
+  CHECK(mentions(result.detail, "run 2 identity 3: 20 admissions within 730.0ms starting 2.0ms into the run"));
   CHECK(check_contract({audited(1, 10, 10)}, params).status == Status::pass);
   CHECK(check_contract({audited(1, 0, 10)}, params).status == Status::skip);
 }
@@ -50,7 +50,7 @@ TEST_CASE("a fixed contract reports the boundary burst as information") {
   run.contract.boundary_burst = AdmissionPeak{19, 10, 0, 650'000'000};
   const auto result = check_contract({run}, params);
   CHECK(result.status == Status::pass);
-  CHECK(mentions(result.detail, "boundary burst (worst sliding span) 19 within 650ms"));
+  CHECK(mentions(result.detail, "boundary burst (worst sliding span) 19 within 650.0ms"));
 }
 
 TEST_CASE("utilisation needs --exact and fails under 90 percent") {
