@@ -38,7 +38,8 @@ TEST_CASE("contract fails on the run with the worst span and locates it") {
   params.contract = "sliding";
   const auto result = check_contract({audited(1, 10, 10), audited(2, 20, 10)}, params);
   CHECK(result.status == Status::fail);
-  CHECK(mentions(result.detail, "run 2 identity 3: 20 admissions within 730.0ms starting 2.0ms into the run"));
+  CHECK(mentions(result.detail,
+                 "run 2 identity 3: 20 admissions within 730.0ms starting 2.0ms into the run"));
   CHECK(check_contract({audited(1, 10, 10)}, params).status == Status::pass);
   CHECK(check_contract({audited(1, 0, 10)}, params).status == Status::skip);
 }
