@@ -39,7 +39,8 @@ struct AdmissionPeak {
   double allowance = 0;   // what the rule allows in that span
   int64_t start_ns = 0;   // the span's first send, from the run start
   int64_t length_ns = 0;  // the span's longest possible length
-  bool exceeded() const { return static_cast<double>(count) > allowance + 1e-9; }
+  double excess() const { return static_cast<double>(count) - allowance; }
+  bool exceeded() const { return excess() > 1e-9; }
 };
 
 // The worst span: the one with the largest count - allowance (ties: the largest count).

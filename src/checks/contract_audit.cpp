@@ -10,11 +10,6 @@ namespace {
 using engine::Outcome;
 using engine::RequestRecord;
 
-int64_t floor_div(int64_t value, int64_t divisor) {
-  const int64_t quotient = value / divisor;
-  return (value % divisor != 0 && (value < 0) != (divisor < 0)) ? quotient - 1 : quotient;
-}
-
 // The requests the limiter decided (errors never reached a decision), by send instant.
 std::vector<const RequestRecord*> decided_by_send(RecordSpan records) {
   std::vector<const RequestRecord*> decided;
@@ -50,7 +45,7 @@ int64_t contract_admissions(const std::vector<const RequestRecord*>& decided,
       for (const RequestRecord* record : decided) {
         const int64_t window = record->bucket != 0
                                    ? record->bucket
-                                   : floor_div(start_wall_ns + record->sent_ns, rule.window_ns);
+                                   : wall_window(start_wall_ns, record->sent_ns, rule.window_ns);
         int64_t& count = per_window[window];
         if (count < rule.limit) {
           ++count;
@@ -79,6 +74,12 @@ int64_t contract_admissions(const std::vector<const RequestRecord*>& decided,
 }
 
 }  // namespace
+
+int64_t wall_window(int64_t start_wall_ns, int64_t at_ns, int64_t window_ns) {
+  const int64_t wall = start_wall_ns + at_ns;
+  const int64_t quotient = wall / window_ns;
+  return (wall % window_ns != 0 && wall < 0) ? quotient - 1 : quotient;
+}
 
 IdentityRecords split_by_identity(std::vector<RequestRecord>& records, int64_t identities) {
   const auto count = static_cast<size_t>(std::max<int64_t>(1, identities));
@@ -109,9 +110,10 @@ void assign_wall_windows(std::vector<RequestRecord>& records, int64_t start_wall
   for (RequestRecord& record : records) {
     if (record.bucket != 0 || record.outcome != Outcome::allowed)
       continue;
-    const int64_t first = floor_div(start_wall_ns + record.sent_ns - rule.clock_ns, rule.window_ns);
+    const int64_t first =
+        wall_window(start_wall_ns, record.sent_ns - rule.clock_ns, rule.window_ns);
     const int64_t last =
-        floor_div(start_wall_ns + record.replied_ns + rule.clock_ns, rule.window_ns);
+        wall_window(start_wall_ns, record.replied_ns + rule.clock_ns, rule.window_ns);
     record.bucket = first == last ? first : lone_window--;
   }
 }
@@ -123,9 +125,7 @@ ContractAudit audit_contract(const IdentityRecords& identities, const AdmissionR
   bool first = true;
   for (size_t id = 0; id < identities.size(); ++id) {
     const AdmissionPeak peak = find_admission_peak(identities[id], rule);
-    const double excess = static_cast<double>(peak.count) - peak.allowance;
-    const double worst_excess = static_cast<double>(audit.worst.count) - audit.worst.allowance;
-    if (first || excess > worst_excess) {
+    if (first || peak.excess() > audit.worst.excess()) {
       audit.worst = peak;
       audit.worst_identity = static_cast<uint32_t>(id);
     }

@@ -20,6 +20,10 @@ using IdentityRecords = std::vector<RecordSpan>;
 // returns a view of each identity's, so audits never copy a run's records.
 IdentityRecords split_by_identity(std::vector<engine::RequestRecord>& records, int64_t identities);
 
+// The index of the fixed window (of `window_ns`, aligned to the epoch) holding the instant
+// `at_ns` after a run started at `start_wall_ns` on the wall clock.
+int64_t wall_window(int64_t start_wall_ns, int64_t at_ns, int64_t window_ns);
+
 // Fixed windows turn on the wall clock. Admissions whose limiter named no window (bucket 0:
 // HTTP, user scripts) get the window their send and reply instants both fall in, widened by
 // the clock tolerance; one that may sit on either side of a boundary gets a window of its own,

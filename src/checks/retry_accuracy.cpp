@@ -16,11 +16,6 @@ struct Instants {
   int64_t replied_ns;
 };
 
-int64_t floor_div(int64_t value, int64_t divisor) {
-  const int64_t quotient = value / divisor;
-  return (value % divisor != 0 && (value < 0) != (divisor < 0)) ? quotient - 1 : quotient;
-}
-
 // A token bucket replayed over admissions at one of their instants: tokens left after each.
 struct BucketReplay {
   std::vector<double> tokens;  // after admission k
@@ -173,8 +168,8 @@ class IdentityPredictor {
       return {};
     }
     if (first == 0) {
-      first = floor_div(start_wall_ns_ + denial.sent_ns, window);
-      last = floor_div(start_wall_ns_ + denial.replied_ns, window);
+      first = wall_window(start_wall_ns_, denial.sent_ns, window);
+      last = wall_window(start_wall_ns_, denial.replied_ns, window);
     }
     const auto end_of = [&](int64_t index) {
       return static_cast<double>((index + 1) * window - start_wall_ns_);

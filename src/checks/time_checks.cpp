@@ -30,10 +30,7 @@ std::string span_detail(const RunStats& run) {
 const RunStats* run_with_worst_span(const std::vector<RunStats>& runs) {
   const RunStats* worst = nullptr;
   for (const RunStats& run : runs) {
-    const double excess =
-        static_cast<double>(run.contract.worst.count) - run.contract.worst.allowance;
-    if (worst == nullptr ||
-        excess > static_cast<double>(worst->contract.worst.count) - worst->contract.worst.allowance)
+    if (worst == nullptr || run.contract.worst.excess() > worst->contract.worst.excess())
       worst = &run;
   }
   return worst;
