@@ -75,9 +75,11 @@ std::string hook_reason(const std::vector<report::Report>& reports,
     const std::string limiter =
         report.target.script.empty() ? report.target.strategy : report.target.script;
     reason += fmt::format(
-        "rlcheck: the rate limiter {} on {} broke its contract (limit {} per "
+        "rlcheck: the rate limiter {} on {} {} (limit {} per "
         "{}, {} requests x {} runs, concurrency {}):\n",
-        limiter, report.target.url, report.params.limit,
+        limiter, report.target.url,
+        report.interrupted ? "was not fully tested: interrupted" : "broke its contract",
+        report.params.limit,
         config::format_duration(std::chrono::milliseconds(report.params.window_ms)),
         report.params.requests, report.params.runs, report.params.concurrency);
     for (const auto& check : report.checks) {

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <map>
 #include <random>
-#include <thread>
 
 #include <fmt/format.h>
 
@@ -13,6 +12,7 @@
 #include "app/progress.hpp"
 #include "app/retry_verification.hpp"
 #include "checks/checks.hpp"
+#include "engine/interrupt.hpp"
 #include "http/http_client.hpp"
 #include "process/child_process.hpp"
 
@@ -48,18 +48,36 @@ http::HttpTarget make_target(const config::Config& config, const std::string& ur
   return target;
 }
 
-void prepare_run(const config::HttpConfig& options, int run) {
-  if (run > 1 && options.between_runs.count() > 0)
-    std::this_thread::sleep_for(options.between_runs);
-  if (options.reset_cmd.empty())
-    return;
-  auto status = process::run_shell(options.reset_cmd, k_reset_cmd_limit);
-  if (!status)
-    throw cannot_test(fmt::format("--reset-cmd: {}", status.error()));
-  if (*status != 0) {
-    throw cannot_test(
-        fmt::format("--reset-cmd: '{}' exited with status {}", options.reset_cmd, *status));
+// --reset-cmd, stopped (and its process group with it) when Ctrl-C comes first. False when
+// interrupted.
+bool run_reset_cmd(const std::string& command) {
+  auto child = process::ChildProcess::spawn({"/bin/sh", "-c", command},
+                                            process::ChildProcess::Stderr::inherit);
+  if (!child)
+    throw cannot_test(fmt::format("--reset-cmd: {}", child.error()));
+  const auto deadline = std::chrono::steady_clock::now() + k_reset_cmd_limit;
+  while (!engine::interrupted()) {
+    if (auto status = child->wait_for(engine::k_interrupt_poll)) {
+      if (*status != 0) {
+        throw cannot_test(fmt::format("--reset-cmd: '{}' exited with status {}", command, *status));
+      }
+      return true;
+    }
+    if (std::chrono::steady_clock::now() >= deadline) {
+      throw cannot_test(
+          fmt::format("--reset-cmd: still running after {}s; stopped", k_reset_cmd_limit.count()));
+    }
   }
+  return false;  // the child is stopped as it goes out of scope
+}
+
+// The pause between runs and the reset command; false when Ctrl-C came during either.
+bool prepare_run(const config::HttpConfig& options, int run) {
+  if (run > 1 && options.between_runs.count() > 0 &&
+      !engine::wait_until(std::chrono::steady_clock::now() + options.between_runs)) {
+    return false;
+  }
+  return options.reset_cmd.empty() || run_reset_cmd(options.reset_cmd);
 }
 
 // The limit most responses advertised, if any did.
@@ -87,21 +105,28 @@ report::Report check_http_endpoint(const config::Config& config, const std::stri
 
   std::vector<engine::RunResult> results;
   std::optional<checks::RetryVerification> verification;
+  bool interrupted = false;  // by Ctrl-C, during a run or a wait between them
   ProgressLine progress(config);
   for (int run = 1; run <= config.load.runs; ++run) {
-    prepare_run(config.http, run);
+    if (!prepare_run(config.http, run)) {
+      interrupted = true;
+      break;
+    }
     target.placeholders.run = run;
     target.seed = seed + static_cast<uint64_t>(run);
     http::HttpClientFactory factory(target);
     results.push_back(
         engine::execute_run(factory, config.load, observer,
                             progress.for_run(fmt::format("run {}/{}", run, config.load.runs))));
-    if (results.back().interrupted)
+    if (results.back().interrupted) {
+      interrupted = true;
       break;
+    }
     if (config.checks.verify_retry_after && run == config.load.runs) {
       std::vector<engine::RequestRecord> retried;
       verification = verify_retry_after(factory, results.back(), config.load, run,
-                                        announce_wait(config), retried);
+                                        longest_retry_wait(config), announce_wait(config), retried);
+      interrupted = verification->interrupted;
     }
   }
 
@@ -120,7 +145,7 @@ report::Report check_http_endpoint(const config::Config& config, const std::stri
           return std::any_of(result.records.begin(), result.records.end(),
                              [](const engine::RequestRecord& r) { return r.status != 0; });
         });
-    if (!advertised && any_response && !results.back().interrupted) {
+    if (!advertised && any_response && !interrupted) {
       throw usage_error(fmt::format(
           "--limit: required: {} advertised no limit (RateLimit or X-RateLimit headers)", url));
     }
@@ -134,8 +159,8 @@ report::Report check_http_endpoint(const config::Config& config, const std::stri
   for (size_t i = 0; i < results.size(); ++i) {
     report.runs.push_back(
         checks::summarize_run(static_cast<int>(i + 1), results[i], contract.audit));
-    report.interrupted = report.interrupted || results[i].interrupted;
   }
+  report.interrupted = interrupted;
 
   checks::CheckParams params = check_params(config, report.params.limit, contract);
   params.key_ttl_applies = false;

@@ -49,6 +49,11 @@ checks::CheckParams check_params(const config::Config& config, int64_t limit,
   return params;
 }
 
+std::chrono::milliseconds longest_retry_wait(const config::Config& config) {
+  return std::chrono::milliseconds(
+      config::to_milliseconds(config.checks.max_retry_after.value_or(config.checks.window)));
+}
+
 std::function<void(int64_t wait_ms)> announce_wait(const config::Config& config) {
   if (config.output.quiet || config.output.hook)
     return {};
@@ -61,6 +66,8 @@ std::function<void(int64_t wait_ms)> announce_wait(const config::Config& config)
 void judge(report::Report& report, const checks::CheckParams& params) {
   report.checks = checks::evaluate_checks(report.runs, params, report.retry_verification);
   report.verdict = checks::verdict_of(report.checks);
+  if (report.interrupted)
+    report.verdict = checks::Verdict::interrupted;  // the checks saw only part of the test
   report.summary = report::summarize(report.runs);
 }
 

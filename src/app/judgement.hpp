@@ -2,6 +2,7 @@
 // The parts of a report that every target fills the same way: the configured load and
 // limits, and the checks with their verdict.
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 
@@ -19,10 +20,14 @@ report::Params configured_params(const config::Config& config, const ContractCho
 checks::CheckParams check_params(const config::Config& config, int64_t limit,
                                  const ContractChoice& contract);
 
+// The longest --verify-retry-after waits: --max-retry-after, else the window.
+std::chrono::milliseconds longest_retry_wait(const config::Config& config);
+
 // Tells stderr how long --verify-retry-after waits (not with --quiet or --hook).
 std::function<void(int64_t wait_ms)> announce_wait(const config::Config& config);
 
-// Evaluates the checks on report.runs and fills checks, verdict and summary.
+// Evaluates the checks on report.runs and fills checks, verdict and summary; the verdict of an
+// interrupted report is `interrupted`, whatever the checks said of its partial runs.
 void judge(report::Report& report, const checks::CheckParams& params);
 
 }  // namespace rlcheck::app

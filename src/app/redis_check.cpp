@@ -164,7 +164,8 @@ report::Report check_redis_limiter(RedisSession& session, const config::Config& 
     if (config.checks.verify_retry_after && run == config.load.runs && !result.interrupted) {
       std::vector<engine::RequestRecord> retried;
       report.retry_verification =
-          verify_retry_after(factory, result, config.load, run, announce_wait(config), retried);
+          verify_retry_after(factory, result, config.load, run, longest_retry_wait(config),
+                             announce_wait(config), retried);
       const auto more = limiter->keys_touched(retried);
       keys.insert(keys.end(), more.begin(), more.end());
     }
@@ -172,7 +173,8 @@ report::Report check_redis_limiter(RedisSession& session, const config::Config& 
       delete_keys(control, keys);  // only keys this run created
     report.script_reloads += target.script_reloads.load();
     report.runs.push_back(std::move(stats));
-    if (result.interrupted) {
+    if (result.interrupted ||
+        (report.retry_verification && report.retry_verification->interrupted)) {
       report.interrupted = true;
       break;
     }

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "checks/retry_accuracy.hpp"
+#include "config/duration.hpp"
 
 namespace rlcheck::app {
 namespace {
@@ -37,14 +38,28 @@ std::vector<const RequestRecord*> last_denials(const std::vector<RequestRecord>&
 checks::RetryVerification verify_retry_after(engine::ClientFactory& factory,
                                              const engine::RunResult& result,
                                              const config::LoadConfig& load, int run,
+                                             std::chrono::milliseconds max_wait,
                                              const std::function<void(int64_t wait_ms)>& on_wait,
                                              std::vector<RequestRecord>& retry_records) {
   checks::RetryVerification verification;
   verification.run = run;
-  const auto denials = last_denials(result.records);
+  auto denials = last_denials(result.records);
   if (denials.empty()) {
     verification.skip_reason =
         fmt::format("no identity ended run {} denied with a retry hint to verify", run);
+    return verification;
+  }
+  const auto shortest = std::min_element(denials.begin(), denials.end(), [](auto* a, auto* b) {
+    return *checks::usable_hint_ms(*a) < *checks::usable_hint_ms(*b);
+  });
+  const int64_t shortest_ms = *checks::usable_hint_ms(**shortest);
+  std::erase_if(denials, [&](const RequestRecord* record) {
+    return *checks::usable_hint_ms(*record) > max_wait.count();
+  });
+  if (denials.empty()) {
+    verification.told_ms = shortest_ms;
+    verification.skip_reason = fmt::format("told {}ms, more than --max-retry-after {}; not waited",
+                                           shortest_ms, config::format_duration(max_wait));
     return verification;
   }
   // The identity told to come back soonest: the shortest honest wait.
@@ -79,6 +94,7 @@ checks::RetryVerification verify_retry_after(engine::ClientFactory& factory,
   retry.first_seq = next_seq + (chosen->identity + identities - next_seq % identities) % identities;
   const engine::RunResult answer = engine::execute_run(factory, retry);
   if (answer.records.empty() || answer.interrupted) {
+    verification.interrupted = answer.interrupted;
     verification.skip_reason = "interrupted while retrying";
     return verification;
   }

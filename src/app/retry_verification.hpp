@@ -1,7 +1,10 @@
 #pragma once
 // --verify-retry-after: after the last run, take an identity whose last request was denied with
 // a retry hint, wait exactly what it was told (from the moment the denial arrived), and ask once
-// more for it on the same limiter. A truthful hint means that request is allowed.
+// more for it on the same limiter. A truthful hint means that request is allowed. A hint beyond
+// `max_wait` (--max-retry-after, default the window) is not waited for: retry-after-bound
+// already judges it, and a hint in the wrong unit could otherwise hold the test for days.
+// Ctrl-C ends the wait; the verification then says it was interrupted.
 
 #include <functional>
 #include <vector>
@@ -18,6 +21,7 @@ namespace rlcheck::app {
 checks::RetryVerification verify_retry_after(engine::ClientFactory& factory,
                                              const engine::RunResult& result,
                                              const config::LoadConfig& load, int run,
+                                             std::chrono::milliseconds max_wait,
                                              const std::function<void(int64_t wait_ms)>& on_wait,
                                              std::vector<engine::RequestRecord>& retry_records);
 

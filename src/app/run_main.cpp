@@ -90,7 +90,7 @@ int deliver(const config::Config& config, std::vector<report::Report>& reports) 
     std::cout << json.dump(2) << "\n";
   } else {
     const report::TextStyle style{use_color(config.output.color), config.output.quiet};
-    if (compare && !config.output.quiet) {
+    if (compare) {
       std::cout << report::render_compare(reports, style);
     } else {
       for (const report::Report& report : reports)

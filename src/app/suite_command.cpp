@@ -12,6 +12,7 @@
 #include "app/scenario.hpp"
 #include "app/scenario_server.hpp"
 #include "cli/command_line.hpp"
+#include "engine/interrupt.hpp"
 #include "report/html_report.hpp"
 #include "report/human_report.hpp"
 #include "report/json_report.hpp"
@@ -25,6 +26,7 @@ struct ScenarioOutcome {
   std::vector<report::Report> reports;
   checks::Verdict verdict = checks::Verdict::pass;
   std::string detail;  // why it failed or could not run; empty on pass
+  // Ctrl-C came while it ran: its verdict is interrupted, and it is never ok.
   bool interrupted = false;
   bool ok() const {
     return !interrupted && ((scenario.expect_pass && verdict == checks::Verdict::pass) ||
@@ -63,14 +65,19 @@ ScenarioOutcome run_scenario(const Scenario& scenario, config::Config config) {
     }
     outcome.reports = run_checks(config);
   } catch (const FatalError& error) {
-    outcome.verdict = checks::Verdict::error;
+    outcome.interrupted = engine::interrupted();  // e.g. its server's start cut short
+    outcome.verdict = outcome.interrupted ? checks::Verdict::interrupted : checks::Verdict::error;
     outcome.detail = error.what();
     return outcome;
   }
   for (const report::Report& report : outcome.reports) {
-    outcome.interrupted = outcome.interrupted || report.interrupted;
-    if (report.verdict == checks::Verdict::error ||
-        (report.verdict == checks::Verdict::fail && outcome.verdict == checks::Verdict::pass)) {
+    if (report.interrupted) {
+      outcome.interrupted = true;
+      outcome.verdict = checks::Verdict::interrupted;
+      outcome.detail = report::verdict_line(report);
+    } else if (!outcome.interrupted && (report.verdict == checks::Verdict::error ||
+                                        (report.verdict == checks::Verdict::fail &&
+                                         outcome.verdict == checks::Verdict::pass))) {
       outcome.verdict = report.verdict;
       outcome.detail = report::verdict_line(report);
     }
@@ -78,11 +85,21 @@ ScenarioOutcome run_scenario(const Scenario& scenario, config::Config config) {
   return outcome;
 }
 
+// What an interrupted suite did not get to: the files of the scenarios after the last that ran.
+std::vector<std::string> files_not_run(
+    const std::vector<std::pair<Scenario, config::Config>>& scenarios, size_t ran) {
+  std::vector<std::string> files;
+  for (size_t i = ran; i < scenarios.size(); ++i)
+    files.push_back(scenarios[i].first.file);
+  return files;
+}
+
 const char* verdict_word(checks::Verdict verdict) {
   return checks::verdict_name(verdict);
 }
 
-nlohmann::json suite_json(const std::vector<ScenarioOutcome>& outcomes, int exit_code) {
+nlohmann::json suite_json(const std::vector<ScenarioOutcome>& outcomes,
+                          const std::vector<std::string>& not_run, int exit_code) {
   nlohmann::json scenarios = nlohmann::json::array();
   size_t as_expected = 0;
   for (const ScenarioOutcome& outcome : outcomes) {
@@ -100,31 +117,53 @@ nlohmann::json suite_json(const std::vector<ScenarioOutcome>& outcomes, int exit
                          {"command", reproduce_command(command)},
                          {"reports", reports}});
   }
-  return {{"schema", "rlcheck.suite/v1"},
-          {"tool", {{"name", "rlcheck"}, {"version", version()}}},
-          {"scenarios", scenarios},
-          {"summary", {{"scenarios", outcomes.size()}, {"as_expected", as_expected}}},
-          {"exit_code", exit_code}};
+  nlohmann::json suite = {{"schema", "rlcheck.suite/v1"},
+                          {"tool", {{"name", "rlcheck"}, {"version", version()}}},
+                          {"scenarios", scenarios},
+                          {"summary",
+                           {{"scenarios", outcomes.size() + not_run.size()},
+                            {"ran", outcomes.size()},
+                            {"as_expected", as_expected}}},
+                          {"exit_code", exit_code}};
+  if (exit_code == static_cast<int>(ExitCode::interrupted)) {
+    suite["interrupted"] = true;
+    suite["not_run"] = not_run;
+  }
+  return suite;
 }
 
-std::string suite_table(const std::vector<ScenarioOutcome>& outcomes) {
-  std::string out = fmt::format("rlcheck run  {} scenarios\n", outcomes.size());
-  out += fmt::format(" {:<2} {:<6} {:<6} {}\n", "ok", "expect", "got", "scenario");
+std::string suite_table(const std::vector<ScenarioOutcome>& outcomes,
+                        const std::vector<std::string>& not_run, bool interrupted) {
+  const size_t total = outcomes.size() + not_run.size();
+  std::string out = interrupted ? fmt::format("rlcheck run  {} of {} scenarios ran, interrupted\n",
+                                              outcomes.size(), total)
+                                : fmt::format("rlcheck run  {} scenarios\n", total);
+  out += fmt::format(" {:<2} {:<6} {:<11} {}\n", "ok", "expect", "got", "scenario");
   size_t as_expected = 0;
   for (const ScenarioOutcome& outcome : outcomes) {
     as_expected += outcome.ok();
-    out += fmt::format(" {:<2} {:<6} {:<6} {}\n", outcome.ok() ? "✓" : "✗",
+    // An interrupted scenario is neither right nor wrong: it did not finish.
+    const char* mark = outcome.interrupted ? "-" : outcome.ok() ? "✓" : "✗";
+    out += fmt::format(" {:<2} {:<6} {:<11} {}\n", mark,
                        outcome.scenario.expect_pass ? "pass" : "fail",
                        verdict_word(outcome.verdict), outcome.scenario.name);
     if (!outcome.ok() && !outcome.detail.empty()) {
-      out += fmt::format("             {}\n", outcome.detail);
+      out += fmt::format("                  {}\n", outcome.detail);
     }
   }
-  out += fmt::format("{} of {} scenarios behaved as expected\n", as_expected, outcomes.size());
+  for (const std::string& file : not_run)
+    out += fmt::format(" {:<2} {:<6} {:<11} {}\n", "-", "", "not run", file);
+  if (interrupted) {
+    out += fmt::format("{} of {} scenarios that ran behaved as expected; {} not run\n", as_expected,
+                       outcomes.size(), not_run.size());
+  } else {
+    out += fmt::format("{} of {} scenarios behaved as expected\n", as_expected, outcomes.size());
+  }
   return out;
 }
 
-std::vector<report::JunitSuite> suite_junit(const std::vector<ScenarioOutcome>& outcomes) {
+std::vector<report::JunitSuite> suite_junit(const std::vector<ScenarioOutcome>& outcomes,
+                                            const std::vector<std::string>& not_run) {
   std::vector<report::JunitSuite> suites;
   for (const ScenarioOutcome& outcome : outcomes) {
     report::JunitSuite suite;
@@ -158,6 +197,14 @@ std::vector<report::JunitSuite> suite_junit(const std::vector<ScenarioOutcome>& 
     suite.cases.push_back(std::move(expectation));
     suites.push_back(std::move(suite));
   }
+  for (const std::string& file : not_run) {
+    report::JunitCase expectation;
+    expectation.name = "expectation";
+    expectation.classname = "rlcheck.run";
+    expectation.status = report::JunitCase::Status::skip;
+    expectation.message = "not run: interrupted before it started";
+    suites.push_back({file, 0, {expectation}});
+  }
   return suites;
 }
 
@@ -189,12 +236,16 @@ int run_suite(const config::Config& config) {
 
   std::vector<ScenarioOutcome> outcomes;
   for (const auto& [scenario, scenario_config] : scenarios) {
+    if (engine::interrupted())
+      break;  // Ctrl-C between two scenarios: the next one is not started
     outcomes.push_back(run_scenario(scenario, scenario_config));
     if (outcomes.back().interrupted)
       break;
   }
+  const bool interrupted = engine::interrupted();
+  const std::vector<std::string> not_run = files_not_run(scenarios, outcomes.size());
 
-  ExitCode code = ExitCode::ok;
+  ExitCode code = interrupted ? ExitCode::interrupted : ExitCode::ok;
   for (const ScenarioOutcome& outcome : outcomes) {
     if (outcome.interrupted)
       code = ExitCode::interrupted;
@@ -208,12 +259,13 @@ int run_suite(const config::Config& config) {
   if (config.output.hook && code != ExitCode::ok && code != ExitCode::interrupted) {
     code = ExitCode::hook_blocked;
   }
-  const nlohmann::json json = suite_json(outcomes, static_cast<int>(code));
+  const nlohmann::json json = suite_json(outcomes, not_run, static_cast<int>(code));
   if (!config.output.report_path.empty()) {
     write_file("--report", config.output.report_path, json.dump(2) + "\n");
   }
   if (!config.output.junit_path.empty()) {
-    write_file("--junit", config.output.junit_path, report::render_junit(suite_junit(outcomes)));
+    write_file("--junit", config.output.junit_path,
+               report::render_junit(suite_junit(outcomes, not_run)));
   }
   if (!config.output.html_path.empty()) {
     std::vector<report::Report> reports;
@@ -236,7 +288,7 @@ int run_suite(const config::Config& config) {
   } else if (config.output.json) {
     std::cout << json.dump(2) << "\n";
   } else {
-    std::cout << suite_table(outcomes);
+    std::cout << suite_table(outcomes, not_run, code == ExitCode::interrupted);
   }
   return static_cast<int>(code);
 }

@@ -199,6 +199,23 @@ const char* status_name(Status status) {
   return "skip";
 }
 
+Verdict worst_verdict(Verdict a, Verdict b) {
+  const auto rank = [](Verdict verdict) {
+    switch (verdict) {
+      case Verdict::pass:
+        return 0;
+      case Verdict::fail:
+        return 1;
+      case Verdict::error:
+        return 2;
+      case Verdict::interrupted:
+        return 3;
+    }
+    return 3;
+  };
+  return rank(a) >= rank(b) ? a : b;
+}
+
 const char* verdict_name(Verdict verdict) {
   switch (verdict) {
     case Verdict::pass:
@@ -207,6 +224,8 @@ const char* verdict_name(Verdict verdict) {
       return "fail";
     case Verdict::error:
       return "error";
+    case Verdict::interrupted:
+      return "interrupted";
   }
   return "error";
 }

@@ -10,7 +10,8 @@
 namespace rlcheck::checks {
 
 enum class Status { pass, fail, skip };
-enum class Verdict { pass, fail, error };
+// interrupted: Ctrl-C ended the test early; the checks judged only what was measured.
+enum class Verdict { pass, fail, error, interrupted };
 
 struct CheckResult {
   std::string id;  // "limit", "exact", "retry-after-present", ...
@@ -28,6 +29,8 @@ struct RetryVerification {
   int64_t waited_ms = 0;  // from that denial's reply to the retry's send
   bool allowed = false;   // the retry's outcome
   std::string outcome;    // "allowed", "denied (told 1000ms again)", "error: ..."
+  // Ctrl-C came during the wait or the retry: the test as a whole is interrupted.
+  bool interrupted = false;
 };
 
 struct CheckParams {
@@ -55,5 +58,7 @@ Verdict verdict_of(const std::vector<CheckResult>& checks);
 
 const char* status_name(Status status);
 const char* verdict_name(Verdict verdict);
+// The verdict that speaks for several: interrupted, then error, then fail, then pass.
+Verdict worst_verdict(Verdict a, Verdict b);
 
 }  // namespace rlcheck::checks

@@ -97,7 +97,8 @@ RunStats summarize_run(int run, engine::RunResult& result, const AuditParams& au
   }
   const auto& latency = result.latency_ns;
   stats.latency = {to_ms(latency.percentile(50)), to_ms(latency.percentile(90)),
-                   to_ms(latency.percentile(99)), to_ms(latency.max())};
+                   to_ms(latency.percentile(99)), to_ms(latency.max()),
+                   to_ms(latency.percentile(99.9))};
   if (audit.rule.kind == AdmissionRule::Kind::fixed)
     assign_wall_windows(result.records, result.start_wall_ns, audit.rule);
   const IdentityRecords identities = split_by_identity(result.records, audit.identities);

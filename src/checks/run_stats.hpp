@@ -38,6 +38,7 @@ struct AdvertisedStats {
 
 struct LatencyMs {
   double p50 = 0, p90 = 0, p99 = 0, max = 0;
+  double p999 = 0;  // the 99.9th percentile
 };
 
 struct RunStats {

@@ -13,16 +13,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr auto k_interrupt_poll = std::chrono::milliseconds(20);
-
-// Sleeps until `deadline` on its clock; Ctrl-C ends the wait.
-template <typename TimePoint>
-void wait_until(TimePoint deadline) {
-  using WaitClock = typename TimePoint::clock;
-  while (WaitClock::now() < deadline && !interrupted())
-    std::this_thread::sleep_until(std::min(deadline, WaitClock::now() + k_interrupt_poll));
-}
-
 // Sleeps until `before` ahead of the next multiple of `window` on the wall clock (the next but
 // one when that is too close), so a run starts just before a fixed window turns. Ctrl-C ends
 // the wait.

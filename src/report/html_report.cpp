@@ -43,11 +43,13 @@ h3{font-size:15px;margin:18px 0 6px;font-weight:600}
 .badge{display:inline-block;text-transform:uppercase;font-size:12px;font-weight:700;padding:1px 9px;border-radius:10px;
  color:#fff;vertical-align:2px;margin-right:8px}
 .badge.pass{background:#1b5e20}.badge.fail{background:#b71c1c}.badge.error{background:#5d4037}
+.badge.interrupted{background:#e65100}
 dl.params{display:grid;grid-template-columns:max-content 1fr;gap:1px 16px;margin:0 0 10px}
 dl.params dt{color:#757575}dl.params dd{margin:0;overflow-wrap:anywhere}
 p.verdict{margin:8px 0;padding:7px 10px;border-radius:4px;font-weight:600}
 p.verdict.pass{background:#e8f5e9;color:#1b5e20}p.verdict.fail{background:#ffebee;color:#b71c1c}
 p.verdict.error{background:#efebe9;color:#4e342e}
+p.verdict.interrupted{background:#fff3e0;color:#e65100}
 table{border-collapse:collapse;width:100%;margin:4px 0 6px;font-size:13px}
 th{text-align:left;color:#616161;font-weight:600;border-bottom:1px solid #bdbdbd;padding:3px 8px}
 td{padding:3px 8px;border-bottom:1px solid #eeeeee;vertical-align:top;overflow-wrap:anywhere}

@@ -14,9 +14,11 @@ struct TextStyle {
 };
 
 std::string render_human(const Report& report, const TextStyle& style);
-// Several targets under the same load, one row each.
+// Several targets under the same load, one row each with the checks that failed; with quiet,
+// one verdict line each, prefixed with the strategy or endpoint ("naive: FAIL: limit: ...").
 std::string render_compare(const std::vector<Report>& reports, const TextStyle& style);
-// "PASS", "FAIL: limit: 4 of 4 runs over the limit; ..." — the first failing check decides.
+// "PASS", "FAIL: limit: 4 of 4 runs over the limit; ..." — the first failing check decides;
+// "INTERRUPTED: partial results" (with what failed so far) after Ctrl-C.
 std::string verdict_line(const Report& report);
 
 }  // namespace rlcheck::report

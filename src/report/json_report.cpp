@@ -74,6 +74,7 @@ json run_to_json(const checks::RunStats& run) {
                {{"p50", rounded(run.latency.p50)},
                 {"p90", rounded(run.latency.p90)},
                 {"p99", rounded(run.latency.p99)},
+                {"p999", rounded(run.latency.p999)},
                 {"max", rounded(run.latency.max)}}},
               {"error_kinds", run.error_kinds},
               {"peak",
@@ -177,11 +178,15 @@ json to_json(const Report& report) {
 
 json compare_to_json(const std::vector<Report>& reports, int exit_code) {
   json list = json::array();
-  for (const auto& report : reports)
+  checks::Verdict verdict = checks::Verdict::pass;
+  for (const auto& report : reports) {
     list.push_back(to_json(report));
+    verdict = checks::worst_verdict(verdict, report.verdict);
+  }
   return {{"schema", "rlcheck.compare/v1"},
           {"tool", {{"name", "rlcheck"}, {"version", app::version()}}},
           {"reports", list},
+          {"verdict", checks::verdict_name(verdict)},
           {"exit_code", exit_code}};
 }
 

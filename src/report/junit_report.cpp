@@ -60,6 +60,16 @@ JunitSuite junit_suite_of(const Report& report, const std::string& name) {
     }
     suite.cases.push_back(std::move(testcase));
   }
+  if (report.interrupted) {
+    // Not a pass: the checks above judged only what ran before Ctrl-C.
+    JunitCase testcase;
+    testcase.name = "interrupted";
+    testcase.classname = fmt::format("rlcheck.{}.{}", report.mode, subject);
+    testcase.status = JunitCase::Status::fail;
+    testcase.message = fmt::format("interrupted after {} of {} runs; partial results",
+                                   report.runs.size(), report.params.runs);
+    suite.cases.push_back(std::move(testcase));
+  }
   return suite;
 }
 

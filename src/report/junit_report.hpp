@@ -25,7 +25,8 @@ struct JunitSuite {
   std::vector<JunitCase> cases;
 };
 
-// The checks of `report` as a suite named `name`.
+// The checks of `report` as a suite named `name`; an interrupted report adds a failing
+// testcase "interrupted".
 JunitSuite junit_suite_of(const Report& report, const std::string& name);
 std::string render_junit(const std::vector<JunitSuite>& suites);
 

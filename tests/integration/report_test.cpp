@@ -67,11 +67,31 @@ TEST_CASE("compare puts naive and lua side by side under the same load") {
   CHECK(text.exit_code == 1);  // naive broke the limit
   CHECK(text.out.find("naive") != std::string::npos);
   CHECK(text.out.find("sliding-window") != std::string::npos);
+  // Each row names the checks that failed: naive's over-admission fails `limit`.
+  bool naive_row = false;
+  for (const std::string& line : lines_of(text.out)) {
+    if (!line.starts_with("naive "))
+      continue;
+    naive_row = true;
+    const std::string failed = line.substr(line.rfind(' ') + 1);
+    CHECK(failed.find("limit") != std::string::npos);
+  }
+  CHECK(naive_row);
+
+  const ProcessOutcome quiet =
+      run_rlcheck({"compare", "--redis", TestRedis::shared().tcp_url(), "-q", "--color", "never"});
+  CHECK(quiet.exit_code == 1);
+  const auto verdicts = lines_of(quiet.out);
+  REQUIRE(verdicts.size() == 2);
+  CHECK(verdicts[0].starts_with("naive: FAIL: "));
+  CHECK(verdicts[1] == "sliding-window: PASS");
 
   const ProcessOutcome js = run_rlcheck({"compare", "--redis", TestRedis::shared().tcp_url(),
                                          "--strategies", "naive,gcra,lua", "--json"});
   const json report = json::parse(js.out);
   CHECK(report["schema"] == "rlcheck.compare/v1");
+  CHECK(report["verdict"] == "fail");  // the worst of the three
+  CHECK(report["exit_code"] == 1);
   REQUIRE(report["reports"].size() == 3);
   CHECK(report["reports"][0]["verdict"] == "fail");
   CHECK(report["reports"][1]["verdict"] == "pass");

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support/fake_http_server.hpp"
 #include "support/json_outcome.hpp"
 #include "support/run_binary.hpp"
 #include "support/serve_process.hpp"
@@ -97,4 +98,39 @@ TEST_CASE("--verify-retry-after skips when no identity ended its run denied") {
   CHECK(outcome.exit_code == 0);
   const json report = json::parse(outcome.out);
   CHECK(check_status(report, "retry-after-honest") == "skip");
+}
+
+TEST_CASE("--verify-retry-after does not wait for a hint beyond --max-retry-after") {
+  // Every answer is 429 with Retry-After: 1973998 (milliseconds sent as seconds: 23 days).
+  FakeHttpServer server(FakeHttpServer::Mode::reply,
+                        {429, {{"Retry-After", "1973998"}}, "slow down"});
+  RunOptions options;
+  options.limit = std::chrono::seconds(20);  // waiting would be a hang, killed here
+  const ProcessOutcome outcome =
+      run_rlcheck({"http", server.url(), "--limit", "5", "--window", "60s", "-n", "3", "-p", "1",
+                   "--verify-retry-after", "--json"},
+                  options);
+  INFO("stderr: " << outcome.err);
+  REQUIRE_FALSE(outcome.timed_out);
+  CHECK(outcome.exit_code == 1);
+  CHECK(outcome.err.find("retrying in") == std::string::npos);
+  const json report = json::parse(outcome.out);
+  CHECK(check_status(report, "retry-after-bound") == "fail");
+  CHECK(check_status(report, "retry-after-honest") == "skip");
+  std::string detail;
+  for (const auto& check : report.at("checks")) {
+    if (check.at("id") == "retry-after-honest")
+      detail = check.at("detail").get<std::string>();
+  }
+  CHECK(detail == "told 1973998000ms, more than --max-retry-after 1m; not waited");
+  CHECK(server.requests().size() == 3);  // the run's requests, and no retry
+}
+
+TEST_CASE("--verify-retry-after: an explicit --max-retry-after bounds the wait too") {
+  ServeProcess server(serve_args({"--script", fixture("short_retry_hint.lua"), "--window", "30s"}));
+  // short_retry_hint tells 1 s; a bound of 500ms puts even that beyond what is waited for.
+  const json report = run_verified(server, fresh_identity("bounded"),
+                                   {"--window", "30s", "--max-retry-after", "500ms"}, 1);
+  CHECK(check_status(report, "retry-after-honest") == "skip");
+  CHECK_FALSE(report.contains("retry_verification"));
 }

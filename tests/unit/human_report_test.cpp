@@ -8,6 +8,7 @@
 
 using rlcheck::checks::Status;
 using rlcheck::checks::Verdict;
+using rlcheck::report::render_compare;
 using rlcheck::report::render_human;
 using rlcheck::report::Report;
 using rlcheck::report::TextStyle;
@@ -72,4 +73,84 @@ TEST_CASE("render_human lists every check and ends with the verdict") {
   CHECK(text.find("max allowed 9 <= limit 10") != std::string::npos);
   CHECK(text.find("exact") != std::string::npos);
   CHECK(text.ends_with("PASS\n"));
+}
+
+namespace {
+
+Report report_with_run() {
+  Report r = report_with({{"limit", Status::pass, "max allowed 10 <= limit 10"}}, Verdict::pass);
+  rlcheck::checks::RunStats run;
+  run.run = 1;
+  run.requests = 200;
+  run.allowed = 10;
+  run.denied = 190;
+  run.duration_ms = 20;
+  run.latency.p50 = 0.125;
+  run.latency.p90 = 0.75;
+  run.latency.p99 = 1.5;
+  run.latency.p999 = 2.875;
+  r.runs.push_back(run);
+  r.summary.requests_per_second = 10'000;
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("render_human shows p50, p90, p99 and p999 per run, and the request rate") {
+  const std::string text = render_human(report_with_run(), TextStyle{false, false});
+  for (const char* column : {"p50 ms", "p90 ms", "p99 ms", "p999 ms"})
+    CHECK(text.find(column) != std::string::npos);
+  CHECK(text.find("0.750") != std::string::npos);
+  CHECK(text.find("2.875") != std::string::npos);
+  CHECK(text.find("10000 req/s") != std::string::npos);
+  // Every line but the header (the target's own length) fits a 100-column terminal.
+  size_t start = text.find('\n') + 1;
+  while (start < text.size()) {
+    const size_t end = text.find('\n', start);
+    CHECK(end - start <= 100);
+    start = end + 1;
+  }
+}
+
+TEST_CASE("verdict_line of an interrupted report says what failed so far") {
+  Report r = report_with({{"limit", Status::fail, "1 of 1 runs over"}}, Verdict::interrupted);
+  r.interrupted = true;
+  CHECK(verdict_line(r) == "INTERRUPTED: partial results; so far limit: 1 of 1 runs over");
+  r.checks = {{"limit", Status::pass, "fine"}};
+  CHECK(verdict_line(r) == "INTERRUPTED: partial results");
+}
+
+TEST_CASE("render_compare names the failing checks of each target") {
+  Report naive = report_with({{"limit", Status::fail, "4 of 4 runs over"},
+                              {"exact", Status::skip, ""},
+                              {"contract", Status::fail, "worst span 17 > 10"}},
+                             Verdict::fail);
+  Report lua = report_with({{"limit", Status::pass, "fine"}}, Verdict::pass);
+  lua.target.strategy = "sliding-window";
+  const std::string text = render_compare({naive, lua}, TextStyle{false, false});
+  CHECK(text.find("failed checks") != std::string::npos);
+  bool naive_row = false, lua_row = false;
+  for (size_t start = 0; start < text.size();) {
+    const size_t end = text.find('\n', start);
+    const std::string line = text.substr(start, end - start);
+    if (line.starts_with("naive ")) {
+      naive_row = true;
+      CHECK(line.ends_with("fail        limit,contract"));
+    }
+    if (line.starts_with("sliding-window ")) {
+      lua_row = true;
+      CHECK(line.ends_with("pass        -"));
+    }
+    start = end + 1;
+  }
+  CHECK(naive_row);
+  CHECK(lua_row);
+}
+
+TEST_CASE("render_compare --quiet prints one named verdict line per target") {
+  Report naive = report_with({{"limit", Status::fail, "4 of 4 runs over"}}, Verdict::fail);
+  Report lua = report_with({{"limit", Status::pass, "fine"}}, Verdict::pass);
+  lua.target.strategy = "sliding-window";
+  CHECK(render_compare({naive, lua}, TextStyle{false, true}) ==
+        "naive: FAIL: limit: 4 of 4 runs over\nsliding-window: PASS\n");
 }

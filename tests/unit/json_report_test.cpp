@@ -183,3 +183,26 @@ TEST_CASE("compare_to_json wraps one report per target") {
   CHECK(j.at("reports")[0].at("schema") == "rlcheck.report/v1");
   CHECK(j.at("reports")[1].at("target").at("strategy") == "sliding-window");
 }
+
+TEST_CASE("compare_to_json carries the worst verdict and the exit code at the top") {
+  Report passing = sample_report();
+  passing.verdict = Verdict::pass;
+  CHECK(compare_to_json({passing, passing}, 0).at("verdict") == "pass");
+  CHECK(compare_to_json({passing, sample_report()}, 1).at("verdict") == "fail");
+  Report errored = sample_report();
+  errored.verdict = Verdict::error;
+  CHECK(compare_to_json({errored, sample_report()}, 3).at("verdict") == "error");
+  Report interrupted = sample_report();
+  interrupted.verdict = Verdict::interrupted;
+  interrupted.interrupted = true;
+  const json j = compare_to_json({errored, interrupted}, 130);
+  CHECK(j.at("verdict") == "interrupted");
+  CHECK(j.at("exit_code") == 130);
+  CHECK(j.at("reports")[1].at("verdict") == "interrupted");
+}
+
+TEST_CASE("to_json reports p999 latency") {
+  Report report = sample_report();
+  report.runs[0].latency.p999 = 3.9;
+  CHECK(to_json(report).at("runs")[0].at("latency_ms").at("p999") == 3.9);
+}

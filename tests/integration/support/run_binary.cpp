@@ -100,6 +100,10 @@ ProcessOutcome run_process(const std::vector<std::string>& argv, const RunOption
         continue;
       }
       (i == 0 ? outcome.out : outcome.err).append(buffer, static_cast<size_t>(got));
+      if (i == 1 && !outcome.interrupted && !options.interrupt_on_stderr.empty() &&
+          outcome.err.find(options.interrupt_on_stderr) != std::string::npos) {
+        outcome.interrupted = kill(pid, SIGINT) == 0;
+      }
     }
   }
   for (auto& fd : fds) {

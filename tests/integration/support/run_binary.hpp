@@ -17,6 +17,7 @@ struct ProcessOutcome {
   std::string out;
   std::string err;
   bool timed_out = false;
+  bool interrupted = false;  // RunOptions::interrupt_on_stderr was seen and SIGINT sent
 };
 
 enum class StdinMode { closed, empty, text };
@@ -29,6 +30,9 @@ struct RunOptions {
   std::chrono::seconds limit{60};  // killed after this: a hang is a failure
   // Called with the child's pid once it runs, before its output is read (to signal it).
   std::function<void(pid_t)> on_started;
+  // When non-empty: SIGINT is sent once, as soon as stderr holds this text (an event the
+  // child announces, so the test needs no guessed delay).
+  std::string interrupt_on_stderr;
 };
 
 // Runs `argv` (argv[0] is a path). Never hangs: the child is killed after options.limit.
