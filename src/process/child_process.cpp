@@ -116,17 +116,6 @@ std::optional<int> ChildProcess::wait_for(std::chrono::milliseconds limit) {
   return std::nullopt;
 }
 
-std::expected<int, std::string> run_shell(const std::string& command,
-                                          std::chrono::milliseconds limit) {
-  auto child = ChildProcess::spawn({"/bin/sh", "-c", command}, ChildProcess::Stderr::inherit);
-  if (!child)
-    return std::unexpected(child.error());
-  if (auto status = child->wait_for(limit))
-    return *status;
-  child->stop();
-  return std::unexpected(fmt::format("still running after {}s; stopped", limit.count() / 1000));
-}
-
 bool ChildProcess::running() {
   if (pid_ <= 0)
     return false;

@@ -14,11 +14,6 @@ namespace rlcheck::process {
 // The full path of `name` on $PATH, if it is there and executable.
 std::optional<std::string> find_on_path(const std::string& name);
 
-// Runs `command` with /bin/sh -c, its stdout discarded and its stderr shared with rlcheck, and
-// waits at most `limit`. Returns the exit status, or why it could not run or finish.
-std::expected<int, std::string> run_shell(const std::string& command,
-                                          std::chrono::milliseconds limit);
-
 class ChildProcess {
  public:
   enum class Stderr {
