@@ -74,7 +74,7 @@ std::string unknown_flag(CLI::App& root, CLI::App& app, const std::string& word)
       owners.push_back(sub->get_name());
   }
   if (!owners.empty() && flag.starts_with("--")) {
-    return fmt::format("{}: not an option of {} (it is one of rlcheck {})", flag, command,
+    return fmt::format("{}: not an option of {} (it is an option of rlcheck {})", flag, command,
                        owners.front());
   }
   // A single letter has no neighbours worth guessing; "-concurrency" does.
