@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "config/count_text.hpp"
 #include "config/duration.hpp"
 
 namespace rlcheck::app {
@@ -76,12 +77,13 @@ std::string hook_reason(const std::vector<report::Report>& reports,
         report.target.script.empty() ? report.target.strategy : report.target.script;
     reason += fmt::format(
         "rlcheck: the rate limiter {} on {} {} (limit {} per "
-        "{}, {} requests x {} runs, concurrency {}):\n",
+        "{}, {} x {}, concurrency {}):\n",
         limiter, report.target.url,
         report.interrupted ? "was not fully tested: interrupted" : "broke its contract",
         report.params.limit,
         config::format_duration(std::chrono::milliseconds(report.params.window_ms)),
-        report.params.requests, report.params.runs, report.params.concurrency);
+        config::counted(report.params.requests, "request"),
+        config::counted(report.params.runs, "run"), report.params.concurrency);
     for (const auto& check : report.checks) {
       if (check.status == checks::Status::fail) {
         reason += fmt::format("  {}: {}\n", check.id, check.detail);

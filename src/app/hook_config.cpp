@@ -3,34 +3,76 @@
 #include <algorithm>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include <fmt/format.h>
 
 #include "app/exit_code.hpp"
 #include "app/hook.hpp"
+#include "app/suite_command.hpp"
+#include "cli/command_line.hpp"
 
 namespace rlcheck::app {
+namespace {
 
-nlohmann::json hook_settings(const std::vector<std::string>& rlcheck_args,
-                             const std::optional<nlohmann::json>& existing) {
+// The hook runs `rlcheck ARGS --hook` at every stop: a command line that cannot parse there
+// would block every stop with exit 64, so it is refused here with the message it would give.
+void check_wrapped_command(const std::vector<std::string>& rlcheck_args) {
+  std::vector<std::string> args{"rlcheck"};
+  args.insert(args.end(), rlcheck_args.begin(), rlcheck_args.end());
+  if (std::find(args.begin(), args.end(), "--hook") == args.end())
+    args.push_back("--hook");
+  std::vector<const char*> argv;
+  for (const std::string& arg : args)
+    argv.push_back(arg.c_str());
+  const cli::ParsedCommandLine parsed =
+      cli::parse_command_line(static_cast<int>(argv.size()), argv.data());
+  if (parsed.immediate_output) {
+    throw usage_error("hook-config: the command after -- prints help or a version, not a check");
+  }
+  if (parsed.config.command == config::Command::run)
+    check_suite(parsed.config);  // the scenario files, as `rlcheck run` reads them first
+}
+
+}  // namespace
+
+nlohmann::ordered_json hook_settings(const std::vector<std::string>& rlcheck_args,
+                                     const std::optional<nlohmann::ordered_json>& existing) {
   std::vector<std::string> command_line{"rlcheck"};
   command_line.insert(command_line.end(), rlcheck_args.begin(), rlcheck_args.end());
   std::string command = reproduce_command(command_line);  // quoted, without --hook
   command += " --hook";
-  const nlohmann::json hook = {{"type", "command"}, {"command", command}};
+  const nlohmann::ordered_json hook = {{"type", "command"}, {"command", command}};
 
-  nlohmann::json settings = existing.value_or(nlohmann::json::object());
-  nlohmann::json& stop = settings["hooks"]["Stop"];
+  nlohmann::ordered_json settings = existing.value_or(nlohmann::ordered_json::object());
+  nlohmann::ordered_json& stop = settings["hooks"]["Stop"];
   if (!stop.is_array())
-    stop = nlohmann::json::array();
+    stop = nlohmann::ordered_json::array();
   for (const auto& group : stop) {
     if (group.contains("hooks") && group["hooks"].is_array() &&
         std::find(group["hooks"].begin(), group["hooks"].end(), hook) != group["hooks"].end()) {
       return settings;  // already there
     }
   }
-  stop.push_back({{"hooks", nlohmann::json::array({hook})}});
+  stop.push_back({{"hooks", nlohmann::ordered_json::array({hook})}});
   return settings;
+}
+
+JsonIndent indent_of(const std::string& text) {
+  // The first line that starts with white space after a line break tells the unit.
+  for (size_t at = text.find('\n'); at != std::string::npos; at = text.find('\n', at + 1)) {
+    const size_t start = at + 1;
+    const size_t end = text.find_first_not_of(" \t", start);
+    if (end == std::string::npos || end == start || text[end] == '\n' || text[end] == '\r')
+      continue;
+    const char character = text[start];
+    const size_t width = text.find_first_not_of(character, start) - start;
+    return {static_cast<int>(std::min<size_t>(width, 8)), character};
+  }
+  // No indented line: a document on one line stays on one line.
+  const size_t last = text.find_last_not_of(" \t\r\n");
+  const bool one_line = last == std::string::npos || text.find('\n') > last;
+  return {one_line ? -1 : 2, ' '};
 }
 
 int run_hook_config(const std::vector<std::string>& rlcheck_args,
@@ -41,17 +83,22 @@ int run_hook_config(const std::vector<std::string>& rlcheck_args,
     throw usage_error(
         "hook-config: give the check after --, e.g. rlcheck hook-config -- redis --strategy lua");
   }
-  std::optional<nlohmann::json> existing;
+  check_wrapped_command(rlcheck_args);
+  std::optional<nlohmann::ordered_json> existing;
+  JsonIndent indent;
   if (merge_path) {
     std::ifstream in(*merge_path);
     if (!in)
       throw usage_error(fmt::format("--merge: cannot read {}", *merge_path));
-    existing = nlohmann::json::parse(in, nullptr, false);
+    std::stringstream text;
+    text << in.rdbuf();
+    existing = nlohmann::ordered_json::parse(text.str(), nullptr, false);
     if (existing->is_discarded() || !existing->is_object()) {
       throw usage_error(fmt::format("--merge: {} is not a JSON object", *merge_path));
     }
+    indent = indent_of(text.str());
   }
-  std::cout << hook_settings(rlcheck_args, existing).dump(2) << "\n";
+  std::cout << hook_settings(rlcheck_args, existing).dump(indent.width, indent.character) << "\n";
   return static_cast<int>(ExitCode::ok);
 }
 

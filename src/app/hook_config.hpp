@@ -12,11 +12,23 @@ namespace rlcheck::app {
 
 // {"hooks":{"Stop":[{"hooks":[{"type":"command","command":"rlcheck ... --hook"}]}]}}; --hook is
 // added when the arguments lack it. With `existing` (a settings.json document), the hook is
-// added to its Stop hooks, leaving every other setting and hook as it was (and not added twice).
-nlohmann::json hook_settings(const std::vector<std::string>& rlcheck_args,
-                             const std::optional<nlohmann::json>& existing = std::nullopt);
+// added to its Stop hooks, leaving every other setting and hook as it was, in the user's key
+// order (and not added twice).
+nlohmann::ordered_json hook_settings(
+    const std::vector<std::string>& rlcheck_args,
+    const std::optional<nlohmann::ordered_json>& existing = std::nullopt);
 
-// The command: prints the block (merged with --merge FILE, which is read, never written).
+// How a settings.json is indented, to print it back the same way: the argument for dump()
+// (-1: on one line, as the file was), and the character (' ' or '\t').
+struct JsonIndent {
+  int width = 2;
+  char character = ' ';
+};
+JsonIndent indent_of(const std::string& text);
+
+// The command: checks the wrapped command line as the hook would parse it (a usage error with
+// the same message, nothing printed), then prints the block (merged with --merge FILE, which is
+// read, never written).
 int run_hook_config(const std::vector<std::string>& rlcheck_args,
                     const std::optional<std::string>& merge_path);
 

@@ -131,7 +131,11 @@ int run_main(int argc, const char* const* argv) {
                                error.what(), reproduce_command(command_line));
       return static_cast<int>(ExitCode::hook_blocked);
     }
-    std::cerr << "rlcheck: " << error.what() << "\n";
+    // One line per problem (a suite lists every bad key of every file), each marked.
+    std::string message = error.what();
+    for (size_t at = message.find('\n'); at != std::string::npos; at = message.find('\n', at + 1))
+      message.insert(at + 1, "rlcheck: ");
+    std::cerr << "rlcheck: " << message << "\n";
     return static_cast<int>(error.code());
   }
 }

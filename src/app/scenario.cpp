@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command_line.hpp"
+#include "cli/suggestion.hpp"
 
 namespace rlcheck::app {
 namespace {
@@ -41,15 +42,54 @@ std::expected<std::vector<std::string>, std::string> values_of(const std::string
   return std::unexpected(fmt::format("key '{}' needs a string, a number or a list", key));
 }
 
+// Paths in a scenario are relative to the scenario file's folder, not to where rlcheck runs, so
+// a scenario and the script beside it move together.
+std::string relative_to(const std::filesystem::path& folder, const std::string& path) {
+  if (path.empty() || folder.empty() || std::filesystem::path(path).is_absolute())
+    return path;
+  return (folder / path).string();
+}
+
+std::string resolved_value(const std::filesystem::path& folder, const std::string& key,
+                           const std::string& value) {
+  if (cli::names_a_file(key))
+    return relative_to(folder, value);
+  if (key == "data" && value.starts_with('@'))
+    return "@" + relative_to(folder, value.substr(1));
+  return value;
+}
+
+// "unknown key 'reqests'; did you mean 'requests'?": the CLI's own option names (and the
+// scenario's keys) are the candidates; output options belong to rlcheck run and are not offered.
+std::string unknown_key(const std::string& subcommand, const std::string& shown,
+                        const std::string& key) {
+  std::vector<std::string> candidates;
+  for (std::string& name : cli::option_names(subcommand)) {
+    if (!is_output_key(name) && name != "help" && name != "listen")
+      candidates.push_back(std::move(name));
+  }
+  if (subcommand != "serve") {
+    candidates.insert(candidates.end(), {"name", "mode", "expect", "description"});
+    if (subcommand == "http")
+      candidates.insert(candidates.end(), {"url", "serve"});
+  }
+  const auto match = cli::closest_name(key, candidates);
+  const std::string prefix = shown.substr(0, shown.size() - key.size());  // "serve." or ""
+  return match ? fmt::format("unknown key '{}'; did you mean '{}{}'?", shown, prefix, *match)
+               : fmt::format("unknown key '{}'", shown);
+}
+
 // Appends --key [value...] for one JSON key of `subcommand`'s options; `shown` names it in
-// errors ("serve.strategy").
+// errors ("serve.strategy"). Relative paths are resolved against `folder`.
 std::expected<void, std::string> append_option(const std::string& subcommand,
                                                const std::string& shown, std::string key,
-                                               const json& value, std::vector<std::string>& argv) {
+                                               const json& value,
+                                               const std::filesystem::path& folder,
+                                               std::vector<std::string>& argv) {
   std::replace(key.begin(), key.end(), '_', '-');
   const cli::OptionKind kind = cli::option_kind(subcommand, key);
   if (kind == cli::OptionKind::none)
-    return std::unexpected(fmt::format("unknown key '{}'", shown));
+    return std::unexpected(unknown_key(subcommand, shown, key));
   if (kind == cli::OptionKind::flag) {
     if (!value.is_boolean())
       return std::unexpected(fmt::format("key '{}' is true or false", shown));
@@ -62,61 +102,73 @@ std::expected<void, std::string> append_option(const std::string& subcommand,
     return std::unexpected(values.error());
   for (const std::string& one : *values) {
     argv.push_back("--" + key);
-    argv.push_back(one);
+    argv.push_back(resolved_value(folder, key, one));
   }
   return {};
 }
 
-std::expected<Scenario, std::string> scenario_from(const std::string& path, const json& doc) {
+// Every problem of the file, one per line, so that one `rlcheck run` lists them all.
+std::expected<Scenario, std::vector<std::string>> scenario_from(const std::string& path,
+                                                                const json& doc) {
   Scenario scenario;
   scenario.file = path;
   if (!doc.is_object())
-    return std::unexpected("not a JSON object");
+    return std::unexpected(std::vector<std::string>{"not a JSON object"});
   const std::string mode = doc.value("mode", "redis");
   if (mode != "redis" && mode != "http" && mode != "compare") {
-    return std::unexpected(fmt::format("mode '{}': expected redis, http or compare", mode));
+    return std::unexpected(
+        std::vector<std::string>{fmt::format("mode '{}': expected redis, http or compare", mode)});
   }
+  const std::filesystem::path folder = std::filesystem::path(path).parent_path();
+  std::vector<std::string> problems;
   scenario.name = doc.value("name", std::filesystem::path(path).stem().string());
   const std::string expect = doc.value("expect", "pass");
-  if (expect != "pass" && expect != "fail") {
-    return std::unexpected(fmt::format("expect '{}': expected pass or fail", expect));
-  }
+  if (expect != "pass" && expect != "fail")
+    problems.push_back(fmt::format("expect '{}': expected pass or fail", expect));
   scenario.expect_pass = expect == "pass";
   scenario.argv = {"rlcheck", mode};
   if (mode == "http") {
-    if (!doc.contains("url") || !doc["url"].is_string()) {
-      return std::unexpected("an http scenario needs \"url\"");
+    if (doc.contains("url") && doc["url"].is_string()) {
+      scenario.argv.push_back(doc["url"].get<std::string>());
+    } else {
+      problems.push_back("an http scenario needs \"url\"");
     }
-    scenario.argv.push_back(doc["url"].get<std::string>());
   }
+  auto note = [&problems](const std::expected<void, std::string>& added) {
+    if (!added)
+      problems.push_back(added.error());
+  };
   for (const auto& [raw_key, value] : doc.items()) {
     if (raw_key == "name" || raw_key == "mode" || raw_key == "expect" || raw_key == "description" ||
         (raw_key == "url" && mode == "http")) {
       continue;
     }
     if (raw_key == "serve" && mode == "http") {
-      if (!value.is_object())
-        return std::unexpected("key 'serve' needs an object of serve options");
+      if (!value.is_object()) {
+        problems.push_back("key 'serve' needs an object of serve options");
+        continue;
+      }
       std::vector<std::string> serve_args;
       for (const auto& [serve_key, serve_value] : value.items()) {
-        if (serve_key == "listen")
-          return std::unexpected("key 'serve.listen': the port is chosen free");
-        auto added =
-            append_option("serve", "serve." + serve_key, serve_key, serve_value, serve_args);
-        if (!added)
-          return std::unexpected(added.error());
+        if (serve_key == "listen") {
+          problems.push_back("key 'serve.listen': the port is chosen free");
+          continue;
+        }
+        note(append_option("serve", "serve." + serve_key, serve_key, serve_value, folder,
+                           serve_args));
       }
       scenario.serve_args = std::move(serve_args);
       continue;
     }
     if (is_output_key(raw_key)) {
-      return std::unexpected(
+      problems.push_back(
           fmt::format("key '{}' is an output option of rlcheck run, not of a scenario", raw_key));
+      continue;
     }
-    auto added = append_option(mode, raw_key, raw_key, value, scenario.argv);
-    if (!added)
-      return std::unexpected(added.error());
+    note(append_option(mode, raw_key, raw_key, value, folder, scenario.argv));
   }
+  if (!problems.empty())
+    return std::unexpected(std::move(problems));
   return scenario;
 }
 
@@ -130,9 +182,13 @@ std::expected<Scenario, std::string> load_scenario(const std::string& path) {
   if (doc.is_discarded())
     return std::unexpected(fmt::format("{}: not valid JSON", path));
   auto scenario = scenario_from(path, doc);
-  if (!scenario)
-    return std::unexpected(fmt::format("{}: {}", path, scenario.error()));
-  return scenario;
+  if (!scenario) {
+    std::string lines;
+    for (const std::string& problem : scenario.error())
+      lines += fmt::format("{}{}: {}", lines.empty() ? "" : "\n", path, problem);
+    return std::unexpected(lines);
+  }
+  return std::move(*scenario);
 }
 
 std::expected<std::vector<std::string>, std::string> scenario_files(

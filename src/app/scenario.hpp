@@ -21,7 +21,9 @@ struct Scenario {
   std::optional<std::vector<std::string>> serve_args;
 };
 
-// Reads one file. Errors name the file and the key: "scenarios/x.json: unknown key 'reqests'".
+// Reads one file. Errors name the file and the key, one line per problem, every problem of the
+// file: "scenarios/x.json: unknown key 'reqests'; did you mean 'requests'?". Paths in it
+// (script, data @file, report files...) are resolved against the file's folder.
 std::expected<Scenario, std::string> load_scenario(const std::string& path);
 
 // The files to run: each file as given, each folder's *.json in name order.

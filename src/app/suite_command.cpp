@@ -12,6 +12,7 @@
 #include "app/scenario.hpp"
 #include "app/scenario_server.hpp"
 #include "cli/command_line.hpp"
+#include "config/count_text.hpp"
 #include "engine/interrupt.hpp"
 #include "report/html_report.hpp"
 #include "report/human_report.hpp"
@@ -134,10 +135,10 @@ nlohmann::json suite_json(const std::vector<ScenarioOutcome>& outcomes,
 
 std::string suite_table(const std::vector<ScenarioOutcome>& outcomes,
                         const std::vector<std::string>& not_run, bool interrupted) {
-  const size_t total = outcomes.size() + not_run.size();
-  std::string out = interrupted ? fmt::format("rlcheck run  {} of {} scenarios ran, interrupted\n",
-                                              outcomes.size(), total)
-                                : fmt::format("rlcheck run  {} scenarios\n", total);
+  const auto total = static_cast<int64_t>(outcomes.size() + not_run.size());
+  std::string out = interrupted ? fmt::format("rlcheck run  {} of {} ran, interrupted\n",
+                                              outcomes.size(), config::counted(total, "scenario"))
+                                : fmt::format("rlcheck run  {}\n", config::counted(total, "scenario"));
   out += fmt::format(" {:<2} {:<6} {:<11} {}\n", "ok", "expect", "got", "scenario");
   size_t as_expected = 0;
   for (const ScenarioOutcome& outcome : outcomes) {
@@ -159,6 +160,21 @@ std::string suite_table(const std::vector<ScenarioOutcome>& outcomes,
   } else {
     out += fmt::format("{} of {} scenarios behaved as expected\n", as_expected, outcomes.size());
   }
+  return out;
+}
+
+// -q: one line per scenario, as the verdict line is for one check.
+std::string suite_lines(const std::vector<ScenarioOutcome>& outcomes,
+                        const std::vector<std::string>& not_run) {
+  std::string out;
+  for (const ScenarioOutcome& outcome : outcomes) {
+    out += fmt::format("{} {}: expected {}, got {}{}\n", outcome.ok() ? "✓" : "✗",
+                       outcome.scenario.name, outcome.scenario.expect_pass ? "pass" : "fail",
+                       verdict_word(outcome.verdict),
+                       outcome.ok() || outcome.detail.empty() ? "" : ": " + outcome.detail);
+  }
+  for (const std::string& path : not_run)
+    out += fmt::format("- {}: not run (interrupted)\n", path);
   return out;
 }
 
@@ -215,24 +231,42 @@ void write_file(const std::string& flag, const std::string& path, const std::str
     throw cannot_test(fmt::format("{}: cannot write {}", flag, path));
 }
 
-}  // namespace
-
-int run_suite(const config::Config& config) {
+std::vector<std::pair<Scenario, config::Config>> load_suite(const config::Config& config) {
   auto files = scenario_files(config.scenario_paths);
   if (!files)
     throw usage_error(files.error());
   std::vector<std::pair<Scenario, config::Config>> scenarios;
+  // Every file is checked before anything runs, and every problem of every file is reported
+  // together, one line each, so that one edit fixes them all.
+  std::string problems;
   for (const std::string& file : *files) {
     auto scenario = load_scenario(file);
-    if (!scenario)
-      throw usage_error(scenario.error());
-    // Checked now, before anything runs; {serve} gets its real port when the scenario runs.
-    config::Config scenario_config = config_of(*scenario, "http://127.0.0.1:1");
-    scenario_config.output.hook = config.output.hook;  // no notices on stderr in hook mode
-    scenario_config.output.quiet = true;
-    scenario_config.output.html_path = config.output.html_path;  // records the timelines
-    scenarios.emplace_back(std::move(*scenario), std::move(scenario_config));
+    try {
+      if (!scenario)
+        throw usage_error(scenario.error());
+      // {serve} gets its real port when the scenario runs.
+      config::Config scenario_config = config_of(*scenario, "http://127.0.0.1:1");
+      scenario_config.output.hook = config.output.hook;  // no notices on stderr in hook mode
+      scenario_config.output.quiet = true;
+      scenario_config.output.html_path = config.output.html_path;  // records the timelines
+      scenarios.emplace_back(std::move(*scenario), std::move(scenario_config));
+    } catch (const FatalError& error) {
+      problems += fmt::format("{}{}", problems.empty() ? "" : "\n", error.what());
+    }
   }
+  if (!problems.empty())
+    throw usage_error(problems);
+  return scenarios;
+}
+
+}  // namespace
+
+void check_suite(const config::Config& config) {
+  load_suite(config);
+}
+
+int run_suite(const config::Config& config) {
+  const auto scenarios = load_suite(config);
 
   std::vector<ScenarioOutcome> outcomes;
   for (const auto& [scenario, scenario_config] : scenarios) {
@@ -288,7 +322,9 @@ int run_suite(const config::Config& config) {
   } else if (config.output.json) {
     std::cout << json.dump(2) << "\n";
   } else {
-    std::cout << suite_table(outcomes, not_run, code == ExitCode::interrupted);
+    std::cout << (config.output.quiet
+                      ? suite_lines(outcomes, not_run)
+                      : suite_table(outcomes, not_run, code == ExitCode::interrupted));
   }
   return static_cast<int>(code);
 }

@@ -9,4 +9,8 @@ namespace rlcheck::app {
 // Bad files are usage errors (64) before anything runs.
 int run_suite(const config::Config& config);
 
+// What run_suite does before running anything: reads every scenario file and checks its keys
+// and values; throws the usage error listing every problem of every file.
+void check_suite(const config::Config& config);
+
 }  // namespace rlcheck::app

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "checks/time_checks.hpp"
+#include "config/count_text.hpp"
 
 namespace rlcheck::checks {
 namespace {
@@ -39,9 +40,9 @@ CheckResult check_limit(const std::vector<RunStats>& runs, const CheckParams& pa
   const RunStats& first_over =
       *std::find_if(runs.begin(), runs.end(), [](const RunStats& r) { return r.peak.exceeded(); });
   return {"limit", Status::fail,
-          fmt::format("{} of {} runs over the limit; run {} allowed {}{} > {:.4g}{}; max {}", over,
-                      runs.size(), first_over.run, first_over.peak.count,
-                      span_text(first_over.peak), first_over.peak.allowance,
+          fmt::format("{} of {} over the limit; run {} allowed {}{} > {:.4g}{}; max {}", over,
+                      config::counted(static_cast<int64_t>(runs.size()), "run"), first_over.run,
+                      first_over.peak.count, span_text(first_over.peak), first_over.peak.allowance,
                       bucket ? " (burst + refill over that span)" : "", worst->peak.count)};
 }
 
@@ -145,16 +146,18 @@ CheckResult check_errors(const std::vector<RunStats>& runs, const CheckParams& p
         const auto& [kind, message] = *run.error_samples.begin();
         sample = fmt::format(": {} ({})", message, kind);
       }
-      return {"errors", Status::fail,
-              fmt::format("run {} had {} errored requests > --max-errors {}{}", run.run, run.errors,
-                          params.max_errors, sample)};
+      return {
+          "errors", Status::fail,
+          fmt::format("run {} had {} > --max-errors {}{}", run.run,
+                      config::counted(run.errors, "errored request"), params.max_errors, sample)};
     }
   }
   int64_t total = 0;
   for (const RunStats& run : runs)
     total += run.errors;
   return {"errors", Status::pass,
-          fmt::format("{} errored requests, at most {} per run", total, params.max_errors)};
+          fmt::format("{}, at most {} per run", config::counted(total, "errored request"),
+                      params.max_errors)};
 }
 
 }  // namespace

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "config/count_text.hpp"
+
 namespace rlcheck::checks {
 namespace {
 
@@ -100,9 +102,9 @@ CheckResult check_retry_accuracy(const std::vector<RunStats>& runs, const CheckP
   const std::string unjudged =
       unexplained == 0 ? ""
                        : fmt::format(
-                             "; {} denials not judged: the admissions seen left room (state from "
+                             "; {} not judged: the admissions seen left room (state from "
                              "before the run, or other clients)",
-                             unexplained);
+                             config::counted(unexplained, "denial"));
   if (errors.empty()) {
     return {"retry-after-accuracy", Status::skip,
             unexplained == 0 ? "no retry hints on denials" : unjudged.substr(2)};
@@ -111,18 +113,19 @@ CheckResult check_retry_accuracy(const std::vector<RunStats>& runs, const CheckP
   const int64_t median = errors[errors.size() / 2];
   std::string detail =
       fmt::format(
-          "{} hints against the {} contract: error median {}ms, from {}ms to {}ms (early tolerance "
+          "{} against the {} contract: error median {}ms, from {}ms to {}ms (early tolerance "
           "{}, late {})",
-          errors.size(), params.contract, median, errors.front(), errors.back(),
-          seconds_text(params.early_tolerance_ms), seconds_text(params.late_tolerance_ms)) +
+          config::counted(static_cast<int64_t>(errors.size()), "hint"), params.contract, median,
+          errors.front(), errors.back(), seconds_text(params.early_tolerance_ms),
+          seconds_text(params.late_tolerance_ms)) +
       unjudged;
   if (early == 0 && late == 0)
     return {"retry-after-accuracy", Status::pass, std::move(detail)};
   detail = fmt::format(
-               "{} hints early by > {}, {} late by > {}; worst: run {} identity {} request {} told "
+               "{} early by > {}, {} late by > {}; worst: run {} identity {} request {} told "
                "{}ms, "
                "off by {}ms; ",
-               early, seconds_text(params.early_tolerance_ms), late,
+               config::counted(early, "hint"), seconds_text(params.early_tolerance_ms), late,
                seconds_text(params.late_tolerance_ms), worst_run, worst->identity, worst->seq,
                worst->hint_ms, worst->error_ms) +
            detail;

@@ -90,6 +90,14 @@ void fill_redis(const RawOptions& raw, config::Config& config) {
     throw usage_error("--reset: only applies to an explicit --key (fresh keys start empty)");
   }
   redis.reset = raw.reset;
+  // As http's --runs rule: each run must start from a fresh limiter state.
+  if (raw.key && !raw.reset && config.load.runs > 1) {
+    throw usage_error(fmt::format(
+        "{}: {} runs{} on the explicit --key {} need --reset (DEL before each run); else later "
+        "runs start from the first run's state. Add --reset, or give -r 1",
+        raw.runs ? "--runs" : "--key", config.load.runs, raw.runs ? "" : " (the default)",
+        *raw.key));
+  }
 }
 
 void fill_compare(const RawOptions& raw, config::Config& config) {

@@ -5,6 +5,7 @@
 
 #include "app/build_info.hpp"
 #include "app/exit_code.hpp"
+#include "cli/argument_checks.hpp"
 #include "cli/raw_options.hpp"
 
 namespace rlcheck::cli {
@@ -190,16 +191,38 @@ Apps build_apps(RawOptions& raw) {
   return apps;
 }
 
+CLI::App* subcommand_of(Apps& apps, std::string_view subcommand) {
+  for (CLI::App* candidate : apps.app->get_subcommands({})) {
+    if (candidate->get_name() == subcommand)
+      return candidate;
+  }
+  return nullptr;
+}
+
 }  // namespace
+
+std::vector<std::string> option_names(std::string_view subcommand) {
+  RawOptions raw;
+  Apps apps = build_apps(raw);
+  std::vector<std::string> names;
+  if (CLI::App* sub = subcommand_of(apps, subcommand)) {
+    for (const CLI::Option* option : sub->get_options()) {
+      for (const std::string& name : option->get_lnames())
+        names.push_back(name);
+    }
+  }
+  return names;
+}
+
+bool names_a_file(std::string_view long_name) {
+  return long_name == "script" || long_name == "report" || long_name == "junit" ||
+         long_name == "html" || long_name == "records" || long_name == "merge";
+}
 
 OptionKind option_kind(std::string_view subcommand, std::string_view long_name) {
   RawOptions raw;
   Apps apps = build_apps(raw);
-  CLI::App* sub = nullptr;
-  for (CLI::App* candidate : apps.app->get_subcommands({})) {
-    if (candidate->get_name() == subcommand)
-      sub = candidate;
-  }
+  CLI::App* sub = subcommand_of(apps, subcommand);
   if (sub == nullptr)
     return OptionKind::none;
   const CLI::Option* option = sub->get_option_no_throw("--" + std::string(long_name));
@@ -213,6 +236,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
   RawOptions raw;
   Apps apps = build_apps(raw);
   ParsedCommandLine parsed;
+  refuse_flags_as_values(*apps.app, argc, argv);
   try {
     apps.app->parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
@@ -226,7 +250,8 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
     parsed.immediate_output = apps.app->help("", CLI::AppFormatMode::All);
     return parsed;
   } catch (const CLI::ParseError& error) {
-    throw app::usage_error(one_line(error.what()));
+    // An unknown flag or command left over is the likelier cause than what CLI11 noticed.
+    throw app::usage_error(explain_leftover(*apps.app).value_or(one_line(error.what())));
   }
   if (raw.show_version) {
     parsed.immediate_output = app::version_text();

@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "config/config.hpp"
 
@@ -22,5 +23,12 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv);
 // files use the long option names as keys.
 enum class OptionKind { none, flag, value };
 OptionKind option_kind(std::string_view subcommand, std::string_view long_name);
+
+// The long option names of `subcommand` ("requests", "concurrency", ...), for suggestions.
+std::vector<std::string> option_names(std::string_view subcommand);
+
+// Whether the value of --long_name is a file path (--script, --report, --html...): scenario
+// files resolve these against their own folder, and usage errors say "expected a file name".
+bool names_a_file(std::string_view long_name);
 
 }  // namespace rlcheck::cli

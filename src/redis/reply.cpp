@@ -7,10 +7,12 @@
 namespace rlcheck::redis {
 namespace {
 
-std::string quoted(const redisReply* reply) {
+// Strings are data and may be huge, so they are cut; errors and statuses are Redis's own
+// words (a Lua compile error names the line and the token only at its end), so they are whole.
+std::string quoted(const redisReply* reply, bool cut) {
   constexpr size_t k_max = 80;
   std::string_view text(reply->str, reply->len);
-  if (text.size() > k_max)
+  if (cut && text.size() > k_max)
     return fmt::format("\"{}...\"", text.substr(0, k_max));
   return fmt::format("\"{}\"", text);
 }
@@ -24,11 +26,11 @@ std::string describe_reply(const redisReply* reply) {
     case REDIS_REPLY_INTEGER:
       return fmt::format("integer {}", reply->integer);
     case REDIS_REPLY_STRING:
-      return fmt::format("string {}", quoted(reply));
+      return fmt::format("string {}", quoted(reply, true));
     case REDIS_REPLY_STATUS:
-      return fmt::format("status {}", quoted(reply));
+      return fmt::format("status {}", quoted(reply, false));
     case REDIS_REPLY_ERROR:
-      return fmt::format("error {}", quoted(reply));
+      return fmt::format("error {}", quoted(reply, false));
     case REDIS_REPLY_NIL:
       return "nil";
     case REDIS_REPLY_ARRAY:

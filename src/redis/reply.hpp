@@ -15,7 +15,7 @@ struct ReplyFree {
 using ReplyPtr = std::unique_ptr<redisReply, ReplyFree>;
 
 // A short description for messages: integer 5, string "abc", error "ERR ...", array of 2, nil.
-// Long strings are cut at 80 characters.
+// String replies longer than 80 characters are cut ("..."); errors and statuses are whole.
 std::string describe_reply(const redisReply* reply);
 
 bool is_error(const redisReply* reply);

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "config/count_text.hpp"
 #include "config/duration.hpp"
 #include "report/human_report.hpp"
 #include "report/junit_report.hpp"
@@ -160,8 +161,8 @@ std::string header_html(const Report& report) {
     load = fmt::format("{} for {} &times; {} (open model)", esc(p.rate),
                        time_label(p.duration_ms, p.duration_ms >= 1000), runs);
   } else {
-    load =
-        fmt::format("{} requests &times; {}, concurrency P = {}", p.requests, runs, p.concurrency);
+    load = fmt::format("{} &times; {}, concurrency P = {}", config::counted(p.requests, "request"),
+                       runs, p.concurrency);
     if (p.interval_ms > 0)
       load += fmt::format(", one every {}", ms_text(p.interval_ms));
   }

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "config/count_text.hpp"
 #include "config/duration.hpp"
 
 namespace rlcheck::report {
@@ -44,12 +45,14 @@ std::string header(const Report& report) {
                             ? report.target.strategy
                             : fmt::format("script {}", report.target.script);
   const Params& params = report.params;
-  std::string load = params.rate.empty()
-                         ? fmt::format("{} requests x {} runs, concurrency {}", params.requests,
-                                       params.runs, params.concurrency)
-                         : fmt::format("{} for {} ({} requests) x {} runs, {} connections",
-                                       params.rate, duration_text(params.duration_ms),
-                                       params.requests, params.runs, params.concurrency);
+  std::string load =
+      params.rate.empty()
+          ? fmt::format("{} x {}, concurrency {}", config::counted(params.requests, "request"),
+                        config::counted(params.runs, "run"), params.concurrency)
+          : fmt::format("{} for {} ({}) x {}, {}", params.rate, duration_text(params.duration_ms),
+                        config::counted(params.requests, "request"),
+                        config::counted(params.runs, "run"),
+                        config::counted(params.concurrency, "connection"));
   if (params.interval_ms > 0)
     load += fmt::format(", one every {}ms", params.interval_ms);
   if (params.identities > 1)
@@ -187,14 +190,15 @@ std::string render_human(const Report& report, const TextStyle& style) {
                                      worst->peak.count, worst->peak.allowance)
                        : fmt::format("most in one window {} against limit {}", worst->peak.count,
                                      report.params.limit);
-  out +=
-      fmt::format("allowed min {} / median {} / max {}; {}; {} of {} runs over\n", s.allowed_min,
-                  s.allowed_median, s.allowed_max, against, s.runs_over_limit, report.runs.size());
+  out += fmt::format("allowed min {} / median {} / max {}; {}; {} of {} over\n", s.allowed_min,
+                     s.allowed_median, s.allowed_max, against, s.runs_over_limit,
+                     config::counted(static_cast<int64_t>(report.runs.size()), "run"));
   int64_t requests = 0;
   for (const auto& run : report.runs)
     requests += run.requests;
-  out += fmt::format("throughput {:.0f} req/s ({} requests over {} runs)\n", s.requests_per_second,
-                     requests, report.runs.size());
+  out += fmt::format("throughput {:.0f} req/s ({} over {})\n", s.requests_per_second,
+                     config::counted(requests, "request"),
+                     config::counted(static_cast<int64_t>(report.runs.size()), "run"));
   if (report.mode == "http")
     out += http_lines(report);
   for (const auto& check : report.checks) {
@@ -231,11 +235,12 @@ std::string render_compare(const std::vector<Report>& reports, const TextStyle& 
   const Report& first = reports.front();
   const bool http = first.mode == "http";
   out +=
-      paint(fmt::format("rlcheck compare  {}limit {} per {}  {} requests x {} runs, "
+      paint(fmt::format("rlcheck compare  {}limit {} per {}  {} x {}, "
                         "concurrency {}",
                         http ? "" : first.target.url + "  ", first.params.limit,
                         config::format_duration(std::chrono::milliseconds(first.params.window_ms)),
-                        first.params.requests, first.params.runs, first.params.concurrency),
+                        config::counted(first.params.requests, "request"),
+                        config::counted(first.params.runs, "run"), first.params.concurrency),
             k_bold) +
       "\n";
   size_t width = 16;

@@ -277,3 +277,66 @@ TEST_CASE("contract parameters, --verify-retry-after and --html reach the config
   CHECK(c.checks.verify_retry_after);
   CHECK(c.output.html_path == "t.html");
 }
+
+TEST_CASE("an unknown flag names itself and the closest option of the command") {
+  const std::string typo = usage_error({"redis", "--concurency", "10"});
+  CHECK(mentions(typo, "--concurency"));
+  CHECK(mentions(typo, "did you mean --concurrency?"));
+  CHECK_FALSE(mentions(typo, "not expected"));
+  // The typo is named even where CLI11 would first complain of something else (the URL).
+  CHECK(mentions(usage_error({"http", "--concurency", "10"}), "did you mean --concurrency?"));
+  CHECK(mentions(usage_error({"http", "http://h/", "--reqests=5"}), "did you mean --requests?"));
+  CHECK(mentions(usage_error({"serve", "--strategi", "lua"}), "did you mean --strategy?"));
+  const std::string far = usage_error({"redis", "--bogus-flag"});
+  CHECK(mentions(far, "--bogus-flag"));
+  CHECK_FALSE(mentions(far, "did you mean"));
+}
+
+TEST_CASE("an option of another command says where it belongs") {
+  const std::string message = usage_error({"serve", "--requests", "5"});
+  CHECK(mentions(message, "--requests: not an option of rlcheck serve"));
+}
+
+TEST_CASE("an unknown command names the closest command") {
+  CHECK(usage_error({"reds"}) == "reds: unknown command; did you mean redis?");
+  CHECK(mentions(usage_error({"comprae"}), "did you mean compare?"));
+  const std::string far = usage_error({"nonsense"});
+  CHECK(mentions(far, "nonsense: unknown command"));
+  CHECK(mentions(far, "redis"));
+}
+
+TEST_CASE("a value that is exactly a flag of the command is refused, naming both") {
+  CHECK(usage_error({"redis", "--html", "-q"}) == "--html: expected a file name, got the flag -q");
+  CHECK(usage_error({"redis", "--report", "--json"}) ==
+        "--report: expected a file name, got the flag --json");
+  CHECK(usage_error({"redis", "-k", "-r", "1"}) == "--key: expected a value, got the flag -r");
+  CHECK(mentions(usage_error({"http", "http://h/", "-H", "--insecure"}), "--header"));
+  CHECK(mentions(usage_error({"run", "x.json", "--junit", "-q"}), "--junit"));
+}
+
+TEST_CASE("values that only start with '-' are values: negative numbers, script arguments") {
+  TempScript script;
+  const std::string path = script.path.string();
+  const auto c = parse({"redis", "--script", path.c_str(), "--arg", "-1", "--arg", "-x", "--arg",
+                        "--not-an-option"})
+                     .config;
+  CHECK(c.redis.script_args == std::vector<std::string>{"-1", "-x", "--not-an-option"});
+  // A negative number still reaches the range check that names the flag.
+  CHECK(mentions(usage_error({"redis", "-p", "-1"}), "--concurrency"));
+  // --opt=VALUE is not looked at, and neither is what follows -- in hook-config.
+  CHECK(parse({"redis", "--html=-q"}).config.output.html_path == "-q");
+  CHECK(parse({"hook-config", "--", "redis", "--html", "-q"}).config.hook_args ==
+        std::vector<std::string>{"redis", "--html", "-q"});
+}
+
+TEST_CASE("an explicit --key over several runs needs --reset, as http's --runs needs {run}") {
+  const std::string runs = usage_error({"redis", "-k", "team:limiter", "-r", "2"});
+  CHECK(mentions(runs, "--runs"));
+  CHECK(mentions(runs, "--reset"));
+  CHECK(mentions(runs, "first run's state"));
+  // The default of 4 runs counts too; then the flag to change is --key's company.
+  CHECK(mentions(usage_error({"redis", "-k", "team:limiter"}), "--key"));
+  CHECK(mentions(usage_error({"compare", "-k", "team:limiter", "-r", "3"}), "--reset"));
+  CHECK(parse({"redis", "-k", "team:limiter", "-r", "1"}).config.redis.key == "team:limiter");
+  CHECK(parse({"redis", "-k", "team:limiter", "--reset", "-r", "2"}).config.redis.reset);
+}

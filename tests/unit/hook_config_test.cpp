@@ -1,0 +1,44 @@
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "app/hook_config.hpp"
+
+using nlohmann::ordered_json;
+using rlcheck::app::hook_settings;
+using rlcheck::app::indent_of;
+
+TEST_CASE("hook_settings keeps the user's keys in their order and adds the Stop hook last") {
+  const ordered_json existing = ordered_json::parse(
+      R"({"theme": "dark", "model": "opus", "hooks": {"PreToolUse": [], "Notification": []},
+          "apiKeyHelper": "x"})");
+  const ordered_json merged = hook_settings({"redis", "--strategy", "lua"}, existing);
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : merged.items())
+    keys.push_back(key);
+  CHECK(keys == std::vector<std::string>{"theme", "model", "hooks", "apiKeyHelper"});
+  std::vector<std::string> hook_keys;
+  for (const auto& [key, value] : merged["hooks"].items())
+    hook_keys.push_back(key);
+  CHECK(hook_keys == std::vector<std::string>{"PreToolUse", "Notification", "Stop"});
+  CHECK(merged["hooks"]["Stop"][0]["hooks"][0]["command"] == "rlcheck redis --strategy lua --hook");
+  // Not added twice.
+  CHECK(hook_settings({"redis", "--strategy", "lua"}, merged) == merged);
+}
+
+TEST_CASE("the new block reads type first, as the README shows it") {
+  CHECK(hook_settings({"redis"}).dump() ==
+        R"({"hooks":{"Stop":[{"hooks":[{"type":"command","command":"rlcheck redis --hook"}]}]}})");
+}
+
+TEST_CASE("indent_of reads the indentation of a settings file") {
+  CHECK(indent_of("{\n  \"a\": 1\n}\n").width == 2);
+  CHECK(indent_of("{\n    \"a\": {\n        \"b\": 1\n    }\n}").width == 4);
+  const auto tabs = indent_of("{\n\t\"a\": 1\n}\n");
+  CHECK(tabs.width == 1);
+  CHECK(tabs.character == '\t');
+  CHECK(indent_of("{\"a\": 1}\n").width == -1);  // one line stays one line
+  CHECK(indent_of("{\"a\": 1}").width == -1);
+  CHECK(indent_of("{\n\"a\": 1\n}").width == 2);  // broken over lines, not indented
+}

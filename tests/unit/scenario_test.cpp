@@ -1,0 +1,94 @@
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <unistd.h>
+
+#include "app/scenario.hpp"
+
+using rlcheck::app::load_scenario;
+
+namespace {
+
+// A folder of scenario files, removed when the test ends.
+struct TempFolder {
+  std::filesystem::path path;
+  TempFolder() {
+    std::string pattern =
+        (std::filesystem::temp_directory_path() / "rlcheck-scenario-XXXXXX").string();
+    path = mkdtemp(pattern.data());
+  }
+  ~TempFolder() { std::filesystem::remove_all(path); }
+  std::string write(const std::string& name, const std::string& text) const {
+    std::ofstream(path / name) << text;
+    return (path / name).string();
+  }
+};
+
+bool has(const std::vector<std::string>& argv, const std::string& word) {
+  return std::find(argv.begin(), argv.end(), word) != argv.end();
+}
+
+}  // namespace
+
+TEST_CASE("every bad key of a file is named, one line each, with the closest key") {
+  TempFolder folder;
+  const std::string file = folder.write(
+      "typos.json",
+      R"({"name": "typos", "reqests": 200, "concurency": 5, "stratgey": "lua", "zzz": 1})");
+  const auto scenario = load_scenario(file);
+  REQUIRE_FALSE(scenario.has_value());
+  const std::string& error = scenario.error();
+  CHECK(std::count(error.begin(), error.end(), '\n') == 3);
+  CHECK(error.find(file + ": unknown key 'reqests'; did you mean 'requests'?") !=
+        std::string::npos);
+  CHECK(error.find(file + ": unknown key 'concurency'; did you mean 'concurrency'?") !=
+        std::string::npos);
+  CHECK(error.find(file + ": unknown key 'stratgey'; did you mean 'strategy'?") !=
+        std::string::npos);
+  const bool far_named = error.find(file + ": unknown key 'zzz'\n") != std::string::npos ||
+                         error.ends_with(file + ": unknown key 'zzz'");
+  CHECK(far_named);
+}
+
+TEST_CASE("serve keys and scenario keys are suggested too") {
+  TempFolder folder;
+  const std::string file = folder.write(
+      "serve.json",
+      R"({"mode": "http", "url": "{serve}/", "descripton": "x", "serve": {"strategi": "lua"}})");
+  const auto scenario = load_scenario(file);
+  REQUIRE_FALSE(scenario.has_value());
+  CHECK(scenario.error().find("'descripton'; did you mean 'description'?") != std::string::npos);
+  CHECK(scenario.error().find("'serve.strategi'; did you mean 'serve.strategy'?") !=
+        std::string::npos);
+}
+
+TEST_CASE("paths in a scenario are relative to the scenario's folder") {
+  TempFolder folder;
+  // Loading only builds the command line; the files need not exist for that.
+  const std::string good =
+      folder.write("good.json", R"({"mode": "redis", "script": "lib/limiter.lua", "runs": 1})");
+  const auto scenario = load_scenario(good);
+  REQUIRE(scenario.has_value());
+  CHECK(has(scenario->argv, (folder.path / "lib/limiter.lua").string()));
+
+  const std::string absolute =
+      folder.write("absolute.json", R"({"mode": "redis", "script": "/opt/limiter.lua"})");
+  CHECK(has(load_scenario(absolute)->argv, "/opt/limiter.lua"));
+
+  const std::string http = folder.write(
+      "http.json",
+      R"({"mode": "http", "url": "http://h/", "data": "@body.json", "serve": {"script": "s.lua"}})");
+  const auto web = load_scenario(http);
+  REQUIRE(web.has_value());
+  CHECK(has(web->argv, "@" + (folder.path / "body.json").string()));
+  REQUIRE(web->serve_args.has_value());
+  CHECK(has(*web->serve_args, (folder.path / "s.lua").string()));
+
+  const std::string inline_body =
+      folder.write("inline.json", R"({"mode": "http", "url": "http://h/", "data": "a=b"})");
+  CHECK(has(load_scenario(inline_body)->argv, "a=b"));
+}
