@@ -113,6 +113,10 @@ std::expected<Scenario, std::string> scenario_from(const std::string& path, cons
       return std::unexpected(
           fmt::format("key '{}' is an output option of rlcheck run, not of a scenario", raw_key));
     }
+    if (raw_key == "records") {
+      return std::unexpected(
+          "key 'records' is not for scenarios: run the command itself with --records");
+    }
     auto added = append_option(mode, raw_key, raw_key, value, scenario.argv);
     if (!added)
       return std::unexpected(added.error());
