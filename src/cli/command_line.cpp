@@ -36,14 +36,15 @@ void add_common_options(CLI::App* app, RawOptions& raw) {
                   "requests in flight at once, one connection each (default 50)");
   optional_option(app, "-r,--runs", raw.runs,
                   "repeated runs, each from a fresh limiter state (default 4)");
-  optional_option(app, "-l,--limit", raw.limit, "the limit being verified (default 10)");
+  optional_option(app, "-l,--limit", raw.limit,
+                  "the limit being verified (default 10; http: the advertised one)");
   app->add_option_function<std::string>(
       "-w,--window",
       [&raw](const std::string& value) {
         raw.window = value;
         raw.window_given = true;
       },
-      "window length: 60s, 500ms, 1m, 1h (default: http the advertised window, else 60s)");
+      "window length: 60s, 500ms, 1m, 1h (default 60s; http: the advertised one)");
   app->add_flag("--exact", raw.exact,
                 "also fail when a run allows fewer than min(limit, requests)");
   app->add_option("--timeout", raw.timeout, "per-request timeout (default 5s)");

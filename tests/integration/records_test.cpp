@@ -148,3 +148,14 @@ TEST_CASE("--records to a path that cannot be written: exit 3 naming the flag, n
         std::string::npos);
   CHECK(outcome.out.empty());
 }
+
+TEST_CASE("--records is refused in a scenario file, naming the key, before anything runs") {
+  const std::string path = temp_file("scenario.json");
+  std::ofstream(path) << R"({"name": "with records", "mode": "redis", "records": "out.csv",
+                             "expect": "pass"})";
+  const ProcessOutcome outcome = run_rlcheck({"run", path});
+  std::filesystem::remove(path);
+  CHECK(outcome.exit_code == 64);
+  CHECK(outcome.err.find("'records'") != std::string::npos);
+  CHECK(lines_of(outcome.err).size() == 1);
+}
