@@ -5,11 +5,12 @@
 
 namespace rlcheck::app {
 
-std::vector<report::Report> run_checks(const config::Config& config) {
+std::vector<report::Report> run_checks(const config::Config& config,
+                                       report::RecordsWriter* records) {
   std::vector<report::Report> reports;
   if (config.command == config::Command::http || config.compare_urls) {
     for (const std::string& url : config.http.urls) {
-      reports.push_back(check_http_endpoint(config, url));
+      reports.push_back(check_http_endpoint(config, url, nullptr, records));
       if (reports.back().interrupted)
         break;
     }
@@ -18,12 +19,13 @@ std::vector<report::Report> run_checks(const config::Config& config) {
   RedisSession session = open_redis_session(config);
   if (config.command == config::Command::compare) {
     for (config::Strategy strategy : config.compare_strategies) {
-      reports.push_back(check_redis_limiter(session, config, strategy));
+      reports.push_back(check_redis_limiter(session, config, strategy, nullptr, records));
       if (reports.back().interrupted)
         break;
     }
   } else {
-    reports.push_back(check_redis_limiter(session, config, config.redis.strategy));
+    reports.push_back(
+        check_redis_limiter(session, config, config.redis.strategy, nullptr, records));
   }
   return reports;
 }

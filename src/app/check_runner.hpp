@@ -6,12 +6,15 @@
 
 #include "app/exit_code.hpp"
 #include "config/config.hpp"
+#include "report/records_writer.hpp"
 #include "report/report.hpp"
 
 namespace rlcheck::app {
 
 // One report per target: the Redis strategy, each compared strategy, or each HTTP endpoint.
-std::vector<report::Report> run_checks(const config::Config& config);
+// With `records`, every request of every run is written to it as the run ends.
+std::vector<report::Report> run_checks(const config::Config& config,
+                                       report::RecordsWriter* records = nullptr);
 
 // A report's exit code: interrupted 130, could not test 3, failed 1, passed 0; with --hook
 // 1 and 3 become 2.

@@ -1,11 +1,13 @@
 #include "app/http_check.hpp"
 
 #include <algorithm>
+#include <iostream>
 #include <map>
 #include <random>
 
 #include <fmt/format.h>
 
+#include "app/advertised_params.hpp"
 #include "app/contract_choice.hpp"
 #include "app/exit_code.hpp"
 #include "app/judgement.hpp"
@@ -80,26 +82,128 @@ bool prepare_run(const config::HttpConfig& options, int run) {
   return options.reset_cmd.empty() || run_reset_cmd(options.reset_cmd);
 }
 
-// The limit most responses advertised, if any did.
-std::optional<int64_t> advertised_limit(const std::vector<engine::RunResult>& results) {
-  std::map<int64_t, int64_t> votes;
+// Reason phrases of the statuses an endpoint that cannot be tested tends to answer.
+constexpr std::pair<int, std::string_view> k_reason_phrases[] = {
+    {200, "OK"},
+    {204, "No Content"},
+    {400, "Bad Request"},
+    {401, "Unauthorized"},
+    {403, "Forbidden"},
+    {404, "Not Found"},
+    {405, "Method Not Allowed"},
+    {408, "Request Timeout"},
+    {410, "Gone"},
+    {429, "Too Many Requests"},
+    {500, "Internal Server Error"},
+    {501, "Not Implemented"},
+    {502, "Bad Gateway"},
+    {503, "Service Unavailable"},
+    {504, "Gateway Timeout"},
+};
+
+std::string status_text(int status) {
+  for (const auto& [code, reason] : k_reason_phrases) {
+    if (code == status)
+      return fmt::format("{} {}", status, reason);
+  }
+  return std::to_string(status);
+}
+
+// Which statuses came back: "404 Not Found" when one did, "404 Not Found x60, 503 Service
+// Unavailable x40" when several; empty when no response came at all.
+std::string statuses_seen(const std::vector<engine::RunResult>& results) {
+  std::map<int, int64_t> counts;
   for (const auto& result : results) {
     for (const auto& record : result.records) {
-      if (record.advertised_limit)
-        ++votes[*record.advertised_limit];
+      if (record.status != 0)
+        ++counts[record.status];
     }
   }
-  if (votes.empty())
-    return std::nullopt;
-  return std::max_element(votes.begin(), votes.end(),
-                          [](const auto& a, const auto& b) { return a.second < b.second; })
-      ->first;
+  if (counts.size() == 1)
+    return status_text(counts.begin()->first);
+  std::string text;
+  for (const auto& [status, count] : counts)
+    text += fmt::format("{}{} x{}", text.empty() ? "" : ", ", status_text(status), count);
+  return text;
+}
+
+bool any_decided(const std::vector<engine::RunResult>& results) {
+  return std::any_of(results.begin(), results.end(), [](const engine::RunResult& result) {
+    return std::any_of(
+        result.records.begin(), result.records.end(),
+        [](const engine::RequestRecord& r) { return r.outcome != engine::Outcome::error; });
+  });
+}
+
+// The configuration the runs are judged against, and where its limit and window came from.
+struct Judged {
+  config::Config config;
+  std::string limit_source = "flag";
+  std::string window_source = "flag";
+  bool window_from_reset = false;
+};
+
+// --limit and --window as given, else as the responses advertised them, else the defaults
+// (said so in the report and, for the window, on stderr). Throws when the limit cannot be
+// known: usage when the endpoint decided requests without advertising one, cannot_test when
+// it only answered errors (no --limit would make that testable).
+Judged judged_config(const config::Config& config, const std::string& url,
+                     const std::vector<engine::RunResult>& results, bool interrupted) {
+  Judged judged{config};
+  const AdvertisedParams advertised = read_advertised_params(results);
+  const std::string statuses = statuses_seen(results);
+  if (!config.checks.limit_given) {
+    // Without any response the errors check tells the story (exit 3), not the missing limit.
+    if (!advertised.limit && !statuses.empty() && !interrupted) {
+      if (!any_decided(results)) {
+        throw cannot_test(
+            fmt::format("{} answered {} to every request and advertised no limit: nothing to test",
+                        url, statuses));
+      }
+      throw usage_error(fmt::format(
+          "--limit: required: {} advertised no limit (RateLimit or X-RateLimit headers); it "
+          "answered {}",
+          url, statuses));
+    }
+    judged.config.checks.limit = advertised.limit.value_or(config.checks.limit);
+    judged.limit_source = advertised.limit ? "advertised" : "default";
+  }
+  if (!config.checks.window_given) {
+    if (advertised.window_s) {
+      judged.config.checks.window = std::chrono::seconds(*advertised.window_s);
+      judged.window_source = "advertised";
+      judged.window_from_reset = advertised.window_basis == AdvertisedParams::WindowBasis::reset;
+    } else {
+      judged.window_source = "default";
+    }
+    // The verdict rests on a window nobody named: said once, whatever the output mode. Not
+    // when nothing was decided: then there is no verdict on the limiter to qualify.
+    if (!advertised.window_s && any_decided(results) && !interrupted) {
+      std::cerr << fmt::format(
+          "rlcheck: warning: --window: not given and {} advertised none (RateLimit-Policy w=, "
+          "or a reset); judged against the default {}\n",
+          url, config::format_duration(config.checks.window));
+    }
+  }
+  return judged;
+}
+
+// The configuration with the window the responses advertised when --window was not given: what
+// bounds the --verify-retry-after wait before the report is judged.
+config::Config window_judged(const config::Config& config,
+                             const std::vector<engine::RunResult>& results) {
+  config::Config judged = config;
+  if (!config.checks.window_given) {
+    if (const auto window_s = read_advertised_params(results).window_s)
+      judged.checks.window = std::chrono::seconds(*window_s);
+  }
+  return judged;
 }
 
 }  // namespace
 
 report::Report check_http_endpoint(const config::Config& config, const std::string& url,
-                                   engine::RunObserver* observer) {
+                                   engine::RunObserver* observer, report::RecordsWriter* records) {
   const uint64_t seed = config.seed ? *config.seed : std::random_device{}();
   http::HttpTarget target = make_target(config, url, seed);
 
@@ -118,14 +222,18 @@ report::Report check_http_endpoint(const config::Config& config, const std::stri
     results.push_back(
         engine::execute_run(factory, config.load, observer,
                             progress.for_run(fmt::format("run {}/{}", run, config.load.runs))));
+    if (records != nullptr)
+      records->write_run(url, run, results.back().records);
     if (results.back().interrupted) {
       interrupted = true;
       break;
     }
     if (config.checks.verify_retry_after && run == config.load.runs) {
       std::vector<engine::RequestRecord> retried;
-      verification = verify_retry_after(factory, results.back(), config.load, run,
-                                        longest_retry_wait(config), announce_wait(config), retried);
+      verification =
+          verify_retry_after(factory, results.back(), config.load, run,
+                             longest_retry_wait(window_judged(config, results)),
+                             announce_wait(config), retried);
       interrupted = verification->interrupted;
     }
   }
@@ -135,34 +243,20 @@ report::Report check_http_endpoint(const config::Config& config, const std::stri
   report.retry_verification = verification;
   report.target.url = url;
   report.target.method = config.http.method;
-  int64_t limit = config.checks.limit;
-  std::string limit_source = "flag";
-  if (!config.checks.limit_given) {
-    const auto advertised = advertised_limit(results);
-    // Without any response the errors check tells the story (exit 3), not the missing limit.
-    const bool any_response =
-        std::any_of(results.begin(), results.end(), [](const engine::RunResult& result) {
-          return std::any_of(result.records.begin(), result.records.end(),
-                             [](const engine::RequestRecord& r) { return r.status != 0; });
-        });
-    if (!advertised && any_response && !interrupted) {
-      throw usage_error(fmt::format(
-          "--limit: required: {} advertised no limit (RateLimit or X-RateLimit headers)", url));
-    }
-    limit = advertised.value_or(config.checks.limit);
-    limit_source = advertised ? "advertised" : "default";
-  }
-  const ContractChoice contract = choose_contract(config, std::nullopt, limit);
-  report.params = configured_params(config, contract);
-  report.params.limit = limit;
-  report.params.limit_source = limit_source;
+  const Judged judged = judged_config(config, url, results, interrupted);
+  const ContractChoice contract =
+      choose_contract(judged.config, std::nullopt, judged.config.checks.limit);
+  report.params = configured_params(judged.config, contract);
+  report.params.limit_source = judged.limit_source;
+  report.params.window_source = judged.window_source;
+  report.params.window_from_reset = judged.window_from_reset;
   for (size_t i = 0; i < results.size(); ++i) {
     report.runs.push_back(
         checks::summarize_run(static_cast<int>(i + 1), results[i], contract.audit));
   }
   report.interrupted = interrupted;
 
-  checks::CheckParams params = check_params(config, report.params.limit, contract);
+  checks::CheckParams params = check_params(judged.config, report.params.limit, contract);
   params.key_ttl_applies = false;
   params.retry_hint_optional = !config.http.require_retry_after;
   judge(report, params);

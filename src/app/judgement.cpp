@@ -14,6 +14,8 @@ report::Params configured_params(const config::Config& config, const ContractCho
   params.threads = config.load.threads;
   params.limit = config.checks.limit;
   params.window_ms = config::to_milliseconds(config.checks.window);
+  params.limit_source = config.checks.limit_given ? "flag" : "default";
+  params.window_source = config.checks.window_given ? "flag" : "default";
   params.interval_ms = static_cast<double>(config.load.interval.count()) / 1e6;
   if (config.load.rate) {
     params.rate = config::format_rate(*config.load.rate);
@@ -28,6 +30,8 @@ report::Params configured_params(const config::Config& config, const ContractCho
   if (contract.audit.rule.kind == checks::AdmissionRule::Kind::bucket) {
     params.burst = contract.burst;
     params.refill = config::format_rate(contract.refill);
+    params.burst_source = config.checks.burst ? "flag" : "default";
+    params.refill_source = config.checks.refill ? "flag" : "default";
   }
   return params;
 }

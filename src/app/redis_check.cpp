@@ -108,7 +108,8 @@ RedisSession open_redis_session(const config::Config& config) {
 }
 
 report::Report check_redis_limiter(RedisSession& session, const config::Config& config,
-                                   Strategy strategy, engine::RunObserver* observer) {
+                                   Strategy strategy, engine::RunObserver* observer,
+                                   report::RecordsWriter* records) {
   redis::SyncClient& control = *session.target.control;
   const auto script = load_limiter_script(control, config, strategy);
   const ContractChoice contract = choose_contract(config, strategy, config.checks.limit);
@@ -158,6 +159,10 @@ report::Report check_redis_limiter(RedisSession& session, const config::Config& 
                                     session.target.endpoint.display(), result.connect_error));
     }
 
+    if (records != nullptr) {
+      records->write_run(strategy == Strategy::script ? config.redis.script_path : name, run,
+                         result.records);
+    }
     checks::RunStats stats = checks::summarize_run(run, result, contract.audit);
     std::vector<std::string> keys = limiter->keys_touched(result.records);
     stats.keys_without_ttl = keys_without_ttl(control, keys);

@@ -8,6 +8,7 @@
 #include "engine/run.hpp"
 #include "redis/connect_target.hpp"
 #include "redis/strategy.hpp"
+#include "report/records_writer.hpp"
 #include "report/report.hpp"
 
 namespace rlcheck::app {
@@ -32,9 +33,11 @@ std::optional<redis::LoadedScript> load_limiter_script(redis::SyncClient& contro
 // Runs `strategy` (config.redis.script_path for Strategy::script) config.load.runs times,
 // each from a fresh limiter state, and evaluates the checks. Throws FatalError(cannot_test)
 // when no connection can be made or a script does not load. Exit code left 0: the caller
-// decides it.
+// decides it. With `records`, every run's requests are written to it, under the strategy's
+// name (the script's path for --script).
 report::Report check_redis_limiter(RedisSession& session, const config::Config& config,
                                    config::Strategy strategy,
-                                   engine::RunObserver* observer = nullptr);
+                                   engine::RunObserver* observer = nullptr,
+                                   report::RecordsWriter* records = nullptr);
 
 }  // namespace rlcheck::app

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <memory>
 
 #include <unistd.h>
 
@@ -21,6 +22,7 @@
 #include "report/human_report.hpp"
 #include "report/json_report.hpp"
 #include "report/junit_report.hpp"
+#include "report/records_writer.hpp"
 
 namespace rlcheck::app {
 namespace {
@@ -123,7 +125,21 @@ int run_main(int argc, const char* const* argv) {
       return run_suite(config);
     if (config.command == config::Command::hook_config)
       return run_hook_config(config.hook_args, config.merge_settings);
-    std::vector<report::Report> reports = run_checks(config);
+    // Opened before the first request: a path that cannot be written is known before the run.
+    std::unique_ptr<report::RecordsWriter> records;
+    if (!config.output.records_path.empty()) {
+      auto opened = report::RecordsWriter::open_file(config.output.records_path,
+                                                     config.command == config::Command::compare);
+      if (!opened) {
+        throw cannot_test(fmt::format("--records: cannot write {}: {}", config.output.records_path,
+                                      opened.error()));
+      }
+      records = std::move(*opened);
+    }
+    std::vector<report::Report> reports = run_checks(config, records.get());
+    if (records && !records->finish()) {
+      throw cannot_test(fmt::format("--records: cannot write {}", config.output.records_path));
+    }
     return deliver(config, reports);
   } catch (const FatalError& error) {
     if (hook && error.code() != ExitCode::usage) {

@@ -165,6 +165,10 @@ std::expected<Scenario, std::vector<std::string>> scenario_from(const std::strin
           fmt::format("key '{}' is an output option of rlcheck run, not of a scenario", raw_key));
       continue;
     }
+    if (raw_key == "records") {
+      problems.push_back("key 'records' is not for scenarios: run the command itself with --records");
+      continue;
+    }
     note(append_option(mode, raw_key, raw_key, value, folder, scenario.argv));
   }
   if (!problems.empty())

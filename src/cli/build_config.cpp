@@ -178,7 +178,8 @@ config::Config build_config(const RawOptions& raw) {
 
   config::CheckConfig& checks = config.checks;
   checks.limit = in_range("--limit", raw.limit.value_or(10), 1, k_max_requests);
-  checks.limit_given = raw.limit.has_value() || !http;
+  checks.limit_given = raw.limit.has_value();
+  checks.window_given = raw.window_given;
   checks.window = positive_duration("--window", raw.window);
   if (checks.window < std::chrono::milliseconds(1)) {
     throw usage_error(fmt::format("--window: must be at least 1ms, got {}", raw.window));
@@ -194,6 +195,9 @@ config::Config build_config(const RawOptions& raw) {
     if (load.start_before_boundary >= checks.window) {
       throw usage_error("--start-before-boundary: must be shorter than --window");
     }
+    // The boundary is placed before the first response could advertise a window.
+    if (http && !checks.window_given)
+      throw usage_error("--start-before-boundary: needs --window for an HTTP endpoint");
     load.boundary_window = checks.window;
   }
   if (raw.contract) {
@@ -219,6 +223,7 @@ config::Config build_config(const RawOptions& raw) {
   output.report_path = raw.report_path;
   output.junit_path = raw.junit_path;
   output.html_path = raw.html_path;
+  output.records_path = raw.records_path;
   output.hook = raw.hook;
   output.quiet = raw.quiet;
   output.color = color_named(raw.color);

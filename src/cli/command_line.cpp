@@ -37,8 +37,15 @@ void add_common_options(CLI::App* app, RawOptions& raw) {
                   "requests in flight at once, one connection each (default 50)");
   optional_option(app, "-r,--runs", raw.runs,
                   "repeated runs, each from a fresh limiter state (default 4)");
-  optional_option(app, "-l,--limit", raw.limit, "the limit being verified (default 10)");
-  app->add_option("-w,--window", raw.window, "window length: 60s, 500ms, 1m, 1h (default 60s)");
+  optional_option(app, "-l,--limit", raw.limit,
+                  "the limit being verified (default 10; http: the advertised one)");
+  app->add_option_function<std::string>(
+      "-w,--window",
+      [&raw](const std::string& value) {
+        raw.window = value;
+        raw.window_given = true;
+      },
+      "window length: 60s, 500ms, 1m, 1h (default 60s; http: the advertised one)");
   app->add_flag("--exact", raw.exact,
                 "also fail when a run allows fewer than min(limit, requests)");
   app->add_option("--timeout", raw.timeout, "per-request timeout (default 5s)");
@@ -47,6 +54,9 @@ void add_common_options(CLI::App* app, RawOptions& raw) {
   optional_option(app, "--max-retry-after", raw.max_retry_after,
                   "largest acceptable retry hint (default: the window)");
   add_output_options(app, raw);
+  app->add_option("--records", raw.records_path,
+                  "also write one line per request to FILE: JSON lines, or CSV when FILE ends in "
+                  ".csv");
   optional_option(app, "--seed", raw.seed, "seed for generated ids, so runs can be reproduced");
   app->add_option("--threads", raw.threads, "worker threads, one event loop each (default 1)");
   optional_option(app, "--interval", raw.interval,

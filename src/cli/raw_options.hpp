@@ -18,6 +18,7 @@ struct RawOptions {
   std::optional<int64_t> runs;
   std::optional<int64_t> limit;
   std::string window = "60s";
+  bool window_given = false;  // -w/--window was typed (serve ignores it)
   bool exact = false;
   std::string timeout = "5s";
   int64_t max_errors = 0;
@@ -37,6 +38,7 @@ struct RawOptions {
   int64_t identities = 1;
   bool verify_retry_after = false;
   std::string html_path;
+  std::string records_path;
 
   std::optional<std::string> redis_url;
   std::string strategy = "lua";

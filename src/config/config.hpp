@@ -54,10 +54,11 @@ struct CheckConfig {
   bool limit_given = true;  // false: http infers it from the responses' headers
   // The promise `limit` audits over time; unset: the strategy's own (fixed-window: aligned
   // windows; token-bucket, gcra: burst + refill; others and http: sliding window).
-  std::optional<std::string> contract;   // "sliding", "fixed", "token-bucket", "gcra"
-  Nanos window = 60s;                    // the limiter's window
-  bool exact = false;                    // also fail on under-admission
-  int64_t max_errors = 0;                // errored requests tolerated per run
+  std::optional<std::string> contract;  // "sliding", "fixed", "token-bucket", "gcra"
+  Nanos window = 60s;                   // the limiter's window
+  bool window_given = true;  // false: http infers it from the responses' headers (else 60s)
+  bool exact = false;        // also fail on under-admission
+  int64_t max_errors = 0;    // errored requests tolerated per run
   std::optional<Nanos> max_retry_after;  // largest acceptable retry hint; unset: the window
   // token-bucket / gcra: the contract's capacity and refill, and the built-in strategy's.
   std::optional<int64_t> burst;     // unset: the limit
@@ -66,12 +67,13 @@ struct CheckConfig {
 };
 
 struct OutputConfig {
-  bool json = false;        // JSON report on stdout instead of the human one
-  std::string report_path;  // also write the JSON report here (empty: no)
-  std::string junit_path;   // also write a JUnit XML report here (empty: no)
-  std::string html_path;    // also write the HTML timeline here (empty: no)
-  bool hook = false;        // Claude Code Stop-hook mode
-  bool quiet = false;       // verdict line only
+  bool json = false;         // JSON report on stdout instead of the human one
+  std::string report_path;   // also write the JSON report here (empty: no)
+  std::string junit_path;    // also write a JUnit XML report here (empty: no)
+  std::string html_path;     // also write the HTML timeline here (empty: no)
+  std::string records_path;  // also write one line per request here (.csv, else JSON lines)
+  bool hook = false;         // Claude Code Stop-hook mode
+  bool quiet = false;        // verdict line only
   ColorMode color = ColorMode::auto_detect;
 };
 

@@ -31,18 +31,19 @@ const char* error_kind_name(ErrorKind kind);
 struct Decision {
   Outcome outcome = Outcome::error;
   ErrorKind error = ErrorKind::none;
-  std::string error_message;                  // first words of the reply, for the report
-  std::optional<int64_t> retry_ms;            // the retry hint, when the reply carried one
-  std::optional<int64_t> remaining;           // the remaining count, when the reply carried one
-  bool hint_expected = false;                 // the reply shape has a place for a retry hint
-  int64_t bucket = 0;                         // fixed windows: the window index; else 0
-  uint16_t status = 0;                        // http: the response status
-  bool hint_invalid = false;                  // a hint was given but is malformed ("1.5")
-  std::string hint_note;                      // what was malformed in the hint, for the report
-  std::optional<int64_t> advertised_limit;    // http: the limit the response advertised
-  std::optional<int64_t> advertised_reset_s;  // http: its reset / t, in seconds
-  bool header_problem = false;                // http: a rate-limit header was malformed
-  std::string header_note;                    // what was malformed in it
+  std::string error_message;                   // first words of the reply, for the report
+  std::optional<int64_t> retry_ms;             // the retry hint, when the reply carried one
+  std::optional<int64_t> remaining;            // the remaining count, when the reply carried one
+  bool hint_expected = false;                  // the reply shape has a place for a retry hint
+  int64_t bucket = 0;                          // fixed windows: the window index; else 0
+  uint16_t status = 0;                         // http: the response status
+  bool hint_invalid = false;                   // a hint was given but is malformed ("1.5")
+  std::string hint_note;                       // what was malformed in the hint, for the report
+  std::optional<int64_t> advertised_limit;     // http: the limit the response advertised
+  std::optional<int64_t> advertised_reset_s;   // http: its reset / t, in seconds
+  std::optional<int64_t> advertised_window_s;  // http: its policy's window (w=), in seconds
+  bool header_problem = false;                 // http: a rate-limit header was malformed
+  std::string header_note;                     // what was malformed in it
 };
 
 struct RequestRecord {
@@ -61,6 +62,7 @@ struct RequestRecord {
   bool header_problem = false;
   std::optional<int64_t> advertised_limit;
   std::optional<int64_t> advertised_reset_s;
+  std::optional<int64_t> advertised_window_s;
 };
 
 }  // namespace rlcheck::engine

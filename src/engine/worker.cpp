@@ -226,6 +226,7 @@ void Worker::on_decision(int slot_index, Decision decision) {
   record.header_problem = decision.header_problem;
   record.advertised_limit = decision.advertised_limit;
   record.advertised_reset_s = decision.advertised_reset_s;
+  record.advertised_window_s = decision.advertised_window_s;
   if (!decision.hint_note.empty() && hint_sample.empty())
     hint_sample = decision.hint_note;
   if (!decision.header_note.empty() && header_sample.empty()) {

@@ -60,6 +60,7 @@ engine::Decision decide_response(int status, const HeaderList& headers, const Re
   decision.advertised_limit = advertised.limit;
   decision.remaining = advertised.remaining;
   decision.advertised_reset_s = advertised.reset_s;
+  decision.advertised_window_s = advertised.window_s;
   if (!advertised.problems.empty()) {
     decision.header_problem = true;
     decision.header_note = advertised.problems.front();

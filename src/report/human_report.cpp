@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <map>
+#include <string_view>
+#include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "config/count_text.hpp"
 #include "config/duration.hpp"
@@ -39,6 +42,32 @@ bool params_bucket(const Params& params) {
   return params.contract == "token-bucket" || params.contract == "gcra";
 }
 
+// "(advertised)", "(default)", or "" for a flag; a window read off a reset says so.
+std::string source_note(const std::string& source, bool from_reset = false) {
+  if (source == "flag" || source.empty())
+    return "";
+  return fmt::format(" ({}{})", source, from_reset ? " reset" : "");
+}
+
+// "limit 5 per 10s", with where each came from when a flag did not give it (http: the server
+// may have advertised them, or nothing did and the defaults stand): "limit 5 per 10s
+// (advertised by the server)", "limit 5 (advertised) per 1m (default)". Redis limiters are
+// driven with the values shown, default or not, so those are never annotated.
+std::string limit_text(const Report& report) {
+  const Params& params = report.params;
+  const std::string window = config::format_duration(std::chrono::milliseconds(params.window_ms));
+  if (report.mode != "http")
+    return fmt::format("limit {} per {}", params.limit, window);
+  const std::string limit_note = source_note(params.limit_source);
+  const std::string window_note = source_note(params.window_source, params.window_from_reset);
+  if (limit_note == window_note) {
+    const std::string both =
+        params.limit_source == "advertised" ? " (advertised by the server)" : limit_note;
+    return fmt::format("limit {} per {}{}", params.limit, window, both);
+  }
+  return fmt::format("limit {}{} per {}{}", params.limit, limit_note, window, window_note);
+}
+
 std::string header(const Report& report) {
   std::string limiter = report.mode == "http" ? report.target.method
                         : report.target.script.empty()
@@ -59,12 +88,8 @@ std::string header(const Report& report) {
     load += fmt::format(", {} identities", params.identities);
   if (!params.contract.empty())
     load += fmt::format(", contract {}", params.contract);
-  const std::string source =
-      report.params.limit_source == "advertised" ? " (advertised by the server)" : "";
-  return fmt::format("rlcheck {}  {}{}  {}  limit {} per {}{}  {}", report.mode, report.target.url,
-                     report.target.embedded ? " (private)" : "", limiter, report.params.limit,
-                     config::format_duration(std::chrono::milliseconds(report.params.window_ms)),
-                     source, load);
+  return fmt::format("rlcheck {}  {}{}  {}  {}  {}", report.mode, report.target.url,
+                     report.target.embedded ? " (private)" : "", limiter, limit_text(report), load);
 }
 
 // http: what came back and what the rate-limit headers said, over all runs.
@@ -94,21 +119,27 @@ std::string http_lines(const Report& report) {
     out += fmt::format(" {} x{}", status, count);
   if (statuses.empty())
     out += " none";
-  out += "\nadvertised:";
-  auto range = [](const std::optional<int64_t>& low, const std::optional<int64_t>& high) {
+  out += "\n";
+  // Only what some response advertised; no line when none did.
+  std::vector<std::string> parts;
+  auto add = [&parts](std::string_view name, const std::optional<int64_t>& low,
+                      const std::optional<int64_t>& high, std::string_view unit) {
     if (!low)
-      return std::string("-");
-    return *low == *high ? std::to_string(*low) : fmt::format("{}-{}", *low, *high);
+      return;
+    parts.push_back(*low == *high ? fmt::format("{} {}{}", name, *low, unit)
+                                  : fmt::format("{} {}-{}{}", name, *low, *high, unit));
   };
-  out += fmt::format(" limit {}, remaining {}, reset {}s",
-                     range(advertised.limit_min, advertised.limit_max),
-                     range(advertised.remaining_min, advertised.remaining_max),
-                     range(advertised.reset_min_s, advertised.reset_max_s));
+  add("limit", advertised.limit_min, advertised.limit_max, "");
+  add("remaining", advertised.remaining_min, advertised.remaining_max, "");
+  add("reset", advertised.reset_min_s, advertised.reset_max_s, "s");
+  std::string line = fmt::format("{}", fmt::join(parts, ", "));
   if (advertised.malformed > 0) {
-    out +=
-        fmt::format("; {} malformed, e.g. {}", advertised.malformed, advertised.malformed_sample);
+    line += fmt::format("{}{} malformed, e.g. {}", line.empty() ? "" : "; ", advertised.malformed,
+                        advertised.malformed_sample);
   }
-  return out + "\n";
+  if (!line.empty())
+    out += "advertised: " + line + "\n";
+  return out;
 }
 
 const char* mark(checks::Status status) {

@@ -126,6 +126,14 @@ json to_json(const Report& report) {
                  {"runs", report.params.runs},           {"limit", report.params.limit},
                  {"window_ms", report.params.window_ms}, {"threads", report.params.threads}};
   params["limit_source"] = report.params.limit_source;
+  params["sources"] = {{"limit", report.params.limit_source},
+                       {"window_ms", report.params.window_source}};
+  if (report.params.window_source == "advertised")
+    params["window_basis"] = report.params.window_from_reset ? "reset" : "policy";
+  if (report.params.burst) {
+    params["sources"]["burst"] = report.params.burst_source;
+    params["sources"]["refill"] = report.params.refill_source;
+  }
   if (report.params.interval_ms > 0)
     params["interval_ms"] = report.params.interval_ms;
   if (report.params.burst)

@@ -37,6 +37,11 @@ struct Params {
   std::optional<int64_t> burst;       // token-bucket / gcra
   std::string refill;                 // token-bucket / gcra, "10/1m"
   std::string limit_source = "flag";  // "flag", "default", or "advertised" (http: from headers)
+  // Where the other judged parameters came from, as limit_source (params.sources in JSON).
+  std::string window_source = "flag";  // "flag", "default", or "advertised"
+  bool window_from_reset = false;      // advertised only as the largest reset, not as a w=
+  std::string burst_source;            // with `burst`: "flag" or "default"
+  std::string refill_source;           // with `refill`: "flag" or "default"
 };
 
 struct Summary {

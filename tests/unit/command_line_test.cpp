@@ -339,4 +339,27 @@ TEST_CASE("an explicit --key over several runs needs --reset, as http's --runs n
   CHECK(mentions(usage_error({"compare", "-k", "team:limiter", "-r", "3"}), "--reset"));
   CHECK(parse({"redis", "-k", "team:limiter", "-r", "1"}).config.redis.key == "team:limiter");
   CHECK(parse({"redis", "-k", "team:limiter", "--reset", "-r", "2"}).config.redis.reset);
+
+TEST_CASE("whether --limit and --window were given is recorded, and --records reaches the config") {
+  const auto defaults = parse({"http", "http://127.0.0.1:1/"}).config;
+  CHECK_FALSE(defaults.checks.limit_given);
+  CHECK_FALSE(defaults.checks.window_given);
+  CHECK(defaults.checks.window == 60s);
+  CHECK(defaults.output.records_path.empty());
+  const auto redis = parse({"redis"}).config;
+  CHECK_FALSE(redis.checks.limit_given);
+  CHECK_FALSE(redis.checks.window_given);
+  const auto given =
+      parse({"http", "http://127.0.0.1:1/", "-l", "5", "-w", "60s", "--records", "out.csv"}).config;
+  CHECK(given.checks.limit_given);
+  CHECK(given.checks.window_given);  // even when it equals the default
+  CHECK(given.output.records_path == "out.csv");
+  CHECK(parse({"compare", "--window", "2s"}).config.checks.window_given);
+}
+
+TEST_CASE("http --start-before-boundary needs --window: the boundary precedes any response") {
+  CHECK(mentions(usage_error({"http", "http://127.0.0.1:1/", "--start-before-boundary", "1s"}),
+                 "--window"));
+  CHECK(parse({"http", "http://127.0.0.1:1/", "--window", "2s", "--start-before-boundary", "1s"})
+            .config.load.start_before_boundary == 1s);
 }

@@ -153,4 +153,69 @@ TEST_CASE("render_compare --quiet prints one named verdict line per target") {
   lua.target.strategy = "sliding-window";
   CHECK(render_compare({naive, lua}, TextStyle{false, true}) ==
         "naive: FAIL: limit: 4 of 4 runs over\nsliding-window: PASS\n");
+
+Report http_report(const std::string& limit_source, const std::string& window_source) {
+  Report r = report_with({{"limit", Status::pass, "fine"}}, Verdict::pass);
+  r.mode = "http";
+  r.target.url = "http://127.0.0.1:8080/";
+  r.target.method = "GET";
+  r.params.limit = 5;
+  r.params.window_ms = 10'000;
+  r.params.limit_source = limit_source;
+  r.params.window_source = window_source;
+  return r;
+}
+
+std::string first_line(const std::string& text) {
+  return text.substr(0, text.find('\n'));
+}
+
+}  // namespace
+
+TEST_CASE("render_human header: where the limit and the window came from, compactly") {
+  const TextStyle plain{false, false};
+  CHECK(first_line(render_human(http_report("flag", "flag"), plain)).find("  limit 5 per 10s  ") !=
+        std::string::npos);
+  CHECK(first_line(render_human(http_report("advertised", "advertised"), plain))
+            .find("limit 5 per 10s (advertised by the server)") != std::string::npos);
+  CHECK(first_line(render_human(http_report("advertised", "default"), plain))
+            .find("limit 5 (advertised) per 10s (default)") != std::string::npos);
+  CHECK(first_line(render_human(http_report("flag", "advertised"), plain))
+            .find("limit 5 per 10s (advertised)") != std::string::npos);
+  Report from_reset = http_report("advertised", "advertised");
+  from_reset.params.window_from_reset = true;
+  CHECK(first_line(render_human(from_reset, plain))
+            .find("limit 5 (advertised) per 10s (advertised reset)") != std::string::npos);
+  // Redis limiters run with the values shown: nothing to qualify.
+  Report redis = report_with({}, Verdict::pass);
+  redis.params.limit_source = "default";
+  redis.params.window_source = "default";
+  const std::string header = first_line(render_human(redis, plain));
+  CHECK(header.find("limit 10 per 1m  ") != std::string::npos);
+  CHECK(header.find("default") == std::string::npos);
+}
+
+TEST_CASE("render_human advertised line: only what was advertised, none when nothing was") {
+  const TextStyle plain{false, false};
+  Report r = http_report("flag", "flag");
+  rlcheck::checks::RunStats run;
+  run.run = 1;
+  run.status_counts["200"] = 3;
+  r.runs.push_back(run);
+  CHECK(render_human(r, plain).find("advertised:") == std::string::npos);
+
+  r.runs[0].advertised.limit_min = 5;
+  r.runs[0].advertised.limit_max = 5;
+  std::string text = render_human(r, plain);
+  CHECK(text.find("advertised: limit 5\n") != std::string::npos);
+  CHECK(text.find("remaining") == std::string::npos);
+
+  r.runs[0].advertised.reset_min_s = 1;
+  r.runs[0].advertised.reset_max_s = 10;
+  r.runs[0].advertised.malformed = 2;
+  r.runs[0].advertised.malformed_sample = "X-RateLimit-Remaining: not a number 'ten'";
+  text = render_human(r, plain);
+  CHECK(text.find("advertised: limit 5, reset 1-10s; 2 malformed, e.g. X-RateLimit-Remaining") !=
+        std::string::npos);
+  CHECK(text.find(" -s") == std::string::npos);
 }

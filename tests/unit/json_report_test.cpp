@@ -107,6 +107,30 @@ TEST_CASE("to_json target and params, with optional fields only when set") {
   CHECK(j.at("interrupted") == true);
 }
 
+TEST_CASE("to_json params.sources: limit and window always, burst and refill with a bucket") {
+  Report report = sample_report();
+  json j = to_json(report);
+  CHECK(j.at("params").at("sources") == json{{"limit", "flag"}, {"window_ms", "flag"}});
+  CHECK(j.at("params").at("limit_source") == "flag");
+  CHECK_FALSE(j.at("params").contains("window_basis"));
+
+  report.mode = "http";
+  report.params.limit_source = "advertised";
+  report.params.window_source = "advertised";
+  report.params.window_from_reset = true;
+  report.params.burst = 5;
+  report.params.refill = "5/10s";
+  report.params.burst_source = "flag";
+  report.params.refill_source = "default";
+  j = to_json(report);
+  CHECK(j.at("params").at("sources") == json{{"limit", "advertised"},
+                                             {"window_ms", "advertised"},
+                                             {"burst", "flag"},
+                                             {"refill", "default"}});
+  CHECK(j.at("params").at("limit_source") == "advertised");
+  CHECK(j.at("params").at("window_basis") == "reset");
+}
+
 TEST_CASE("to_json runs: counts, milliseconds to the microsecond, hints in seconds") {
   const json run = to_json(sample_report()).at("runs").at(0);
   CHECK(run.at("run") == 1);

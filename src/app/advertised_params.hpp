@@ -1,0 +1,37 @@
+#pragma once
+// The limiter's parameters as an HTTP endpoint's rate-limit headers gave them over a check's
+// runs: what `rlcheck http` judges against when --limit or --window is not given. Pure.
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "engine/run.hpp"
+
+namespace rlcheck::app {
+
+struct AdvertisedParams {
+  enum class WindowBasis { none, policy, reset };
+
+  std::optional<int64_t> limit;     // the limit most responses advertised
+  std::optional<int64_t> window_s;  // whole seconds, as the headers give them
+  WindowBasis window_basis = WindowBasis::none;
+};
+
+// limit: the value most responses advertised (the smaller on a tie), as the parser found it
+// (RateLimit-Policy q, RateLimit limit, RateLimit-Limit, X-RateLimit-Limit).
+//
+// window, first rule that yields one:
+//  1. policy: the w= most responses advertised (RateLimit-Policy, or a draft-6/7 quota policy
+//     "10;w=60"), the smaller on a tie. Exact.
+//  2. reset: the largest reset (RateLimit t / reset, RateLimit-Reset, X-RateLimit-Reset) on an
+//     allowed response, when above 0. A run whose first request opens a fresh window (a fresh
+//     identity, a sliding log, a bucket drained from full) sees it equal the window, to the
+//     second the header rounds to; a run that starts inside a window already running (a fixed
+//     window aligned to the clock) sees what that window had left, so the estimate is never
+//     above the window and judges the window the run actually met. Denials are not read: their
+//     reset is the wait until the next admission, not the window.
+//  Neither: unset. No supported header advertises a burst or a refill rate.
+AdvertisedParams read_advertised_params(const std::vector<engine::RunResult>& results);
+
+}  // namespace rlcheck::app

@@ -1,0 +1,175 @@
+#include "report/records_writer.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <iterator>
+#include <optional>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace rlcheck::report {
+namespace {
+
+// Lines are built with fmt into one buffer per batch: a nlohmann object per request would
+// cost allocations by the million. Numbers need no escaping, and the two text fields that
+// could hold anything (target, error_kind) are escaped below: JSON by nlohmann, CSV by quoting.
+constexpr size_t k_flush_bytes = 1 << 16;
+
+std::string json_text(std::string_view text) {
+  return nlohmann::json(std::string(text)).dump();
+}
+
+// RFC 4180: a cell holding a comma, a quote or a line break is quoted, quotes doubled.
+std::string csv_text(std::string_view text) {
+  if (text.find_first_of(",\"\r\n") == std::string_view::npos)
+    return std::string(text);
+  std::string quoted = "\"";
+  for (char c : text) {
+    if (c == '"')
+      quoted += '"';
+    quoted += c;
+  }
+  return quoted + "\"";
+}
+
+const char* outcome_name(engine::Outcome outcome) {
+  switch (outcome) {
+    case engine::Outcome::allowed:
+      return "allowed";
+    case engine::Outcome::denied:
+      return "denied";
+    case engine::Outcome::error:
+      return "error";
+  }
+  return "error";
+}
+
+// As the reports' error_kinds: a status neither allowed nor denied is status-NNN.
+std::string error_kind_of(const engine::RequestRecord& record) {
+  if (record.error == engine::ErrorKind::status)
+    return fmt::format("status-{}", record.status);
+  return engine::error_kind_name(record.error);
+}
+
+struct Fields {
+  bool sent;  // false: no connection took it, it never left
+  std::optional<uint16_t> status;
+  std::optional<std::string> error_kind;
+};
+
+Fields fields_of(const engine::RequestRecord& record) {
+  Fields fields;
+  fields.sent = record.error != engine::ErrorKind::not_sent;
+  if (record.status != 0)
+    fields.status = record.status;
+  if (record.outcome == engine::Outcome::error)
+    fields.error_kind = error_kind_of(record);
+  return fields;
+}
+
+void append_json(fmt::memory_buffer& out, const std::string& target_json, int run,
+                 const engine::RequestRecord& record) {
+  const Fields fields = fields_of(record);
+  auto it = std::back_inserter(out);
+  fmt::format_to(it, "{{");
+  if (!target_json.empty())
+    fmt::format_to(it, "\"target\":{},", target_json);
+  fmt::format_to(it, "\"run\":{},\"seq\":{},\"identity\":{}", run, record.seq, record.identity);
+  if (fields.sent) {
+    fmt::format_to(it, ",\"send_us\":{},\"reply_us\":{}", record.sent_ns / 1000,
+                   record.replied_ns / 1000);
+  }
+  fmt::format_to(it, ",\"outcome\":\"{}\"", outcome_name(record.outcome));
+  if (fields.status)
+    fmt::format_to(it, ",\"status\":{}", *fields.status);
+  if (fields.error_kind)
+    fmt::format_to(it, ",\"error_kind\":{}", json_text(*fields.error_kind));
+  if (record.retry_ms)
+    fmt::format_to(it, ",\"retry_ms\":{}", *record.retry_ms);
+  fmt::format_to(it, "}}\n");
+}
+
+void append_csv(fmt::memory_buffer& out, const std::string& target_csv, bool with_target, int run,
+                const engine::RequestRecord& record) {
+  const Fields fields = fields_of(record);
+  auto it = std::back_inserter(out);
+  if (with_target)
+    fmt::format_to(it, "{},", target_csv);
+  fmt::format_to(it, "{},{},{},", run, record.seq, record.identity);
+  if (fields.sent)
+    fmt::format_to(it, "{},{},", record.sent_ns / 1000, record.replied_ns / 1000);
+  else
+    fmt::format_to(it, ",,");
+  fmt::format_to(it, "{},", outcome_name(record.outcome));
+  if (fields.status)
+    fmt::format_to(it, "{}", *fields.status);
+  fmt::format_to(it, ",");
+  if (fields.error_kind)
+    fmt::format_to(it, "{}", csv_text(*fields.error_kind));
+  fmt::format_to(it, ",");
+  if (record.retry_ms)
+    fmt::format_to(it, "{}", *record.retry_ms);
+  fmt::format_to(it, "\n");
+}
+
+}  // namespace
+
+RecordsWriter::Format RecordsWriter::format_for(std::string_view path) {
+  constexpr std::string_view k_csv = ".csv";
+  if (path.size() < k_csv.size())
+    return Format::jsonl;
+  const std::string_view tail = path.substr(path.size() - k_csv.size());
+  const bool csv = std::equal(tail.begin(), tail.end(), k_csv.begin(), [](char a, char b) {
+    return std::tolower(static_cast<unsigned char>(a)) == b;
+  });
+  return csv ? Format::csv : Format::jsonl;
+}
+
+RecordsWriter::RecordsWriter(std::ostream& out, Format format, bool with_target)
+    : out_(&out), format_(format), with_target_(with_target) {
+  if (format_ == Format::csv) {
+    *out_ << (with_target_ ? "target," : "")
+          << "run,seq,identity,send_us,reply_us,outcome,status,error_kind,retry_ms\n";
+  }
+}
+
+std::expected<std::unique_ptr<RecordsWriter>, std::string> RecordsWriter::open_file(
+    const std::string& path, bool with_target) {
+  auto file = std::make_unique<std::ofstream>(path, std::ios::out | std::ios::trunc);
+  if (!*file)
+    return std::unexpected(std::string(std::strerror(errno)));
+  auto writer = std::make_unique<RecordsWriter>(*file, format_for(path), with_target);
+  writer->file_ = std::move(file);
+  return writer;
+}
+
+void RecordsWriter::write_run(std::string_view target, int run,
+                              const std::vector<engine::RequestRecord>& records) {
+  const std::string target_text = !with_target_            ? std::string()
+                                  : format_ == Format::csv ? csv_text(target)
+                                                           : json_text(target);
+  fmt::memory_buffer buffer;
+  for (const engine::RequestRecord& record : records) {
+    if (format_ == Format::csv)
+      append_csv(buffer, target_text, with_target_, run, record);
+    else
+      append_json(buffer, target_text, run, record);
+    if (buffer.size() >= k_flush_bytes) {
+      out_->write(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+      buffer.clear();
+    }
+  }
+  out_->write(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+}
+
+bool RecordsWriter::finish() {
+  out_->flush();
+  if (file_ && file_->is_open())
+    file_->close();
+  return !out_->fail();
+}
+
+}  // namespace rlcheck::report

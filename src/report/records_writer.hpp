@@ -1,0 +1,58 @@
+#pragma once
+// --records FILE: every request of every run, one line each, as load tools export them
+// (vegeta's encode, k6's JSON output): JSON lines, or CSV when the file name ends in ".csv".
+// Written a run at a time, straight from the run's records, so a run of millions of requests
+// never becomes one string.
+//
+// Fields, in this order: [target,] run, seq, identity, send_us, reply_us, outcome, status,
+// error_kind, retry_ms.
+//  - target: only in `compare` (the strategy or the URL each line belongs to);
+//  - run: 1-based; seq: the request's 0-based number within the run; identity: seq mod K;
+//  - send_us, reply_us: microseconds from the run's start line; absent (CSV: empty) for a
+//    request no connection took (error_kind not-sent), which was never sent;
+//  - outcome: allowed, denied, error; status: the HTTP status (absent for Redis and when no
+//    response came); error_kind: as the reports' error_kinds (timeout, refused, status-503...),
+//    absent unless the outcome is error; retry_ms: the retry hint, when the reply gave one.
+// CSV has a header line; absent fields are empty cells; text cells are quoted when needed.
+
+#include <expected>
+#include <fstream>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/request_record.hpp"
+
+namespace rlcheck::report {
+
+class RecordsWriter {
+ public:
+  enum class Format { jsonl, csv };
+
+  // csv when `path` ends in ".csv" (any case), else jsonl.
+  static Format format_for(std::string_view path);
+
+  // Writes to `out`, which must outlive the writer; the CSV header goes out now.
+  RecordsWriter(std::ostream& out, Format format, bool with_target);
+
+  // Creates (or truncates) `path`; the error is why it cannot be written (strerror).
+  static std::expected<std::unique_ptr<RecordsWriter>, std::string> open_file(
+      const std::string& path, bool with_target);
+
+  // Appends every record of one run.
+  void write_run(std::string_view target, int run,
+                 const std::vector<engine::RequestRecord>& records);
+
+  // Flushes; false when some write failed (a full disk), now or before.
+  bool finish();
+
+ private:
+  std::unique_ptr<std::ofstream> file_;  // set by open_file: the stream the writer owns
+  std::ostream* out_;
+  Format format_;
+  bool with_target_;
+};
+
+}  // namespace rlcheck::report
