@@ -47,6 +47,9 @@ ContractChoice choose_contract(const config::Config& config,
   choice.audit.tolerance.early_ms = 1000;
   choice.audit.tolerance.late_ms = std::max<int64_t>(1000, window_ms * k_late_share_percent / 100);
   choice.audit.timeline = !config.output.html_path.empty();
+  // A fresh key per run (or --reset) starts empty; --exact says the user vouches for it.
+  choice.audit.fresh_state =
+      config.checks.exact || (strategy.has_value() && (!config.redis.key || config.redis.reset));
   return choice;
 }
 

@@ -1,5 +1,6 @@
 #include "app/judgement.hpp"
 
+#include <cmath>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -36,6 +37,22 @@ report::Params configured_params(const config::Config& config, const ContractCho
   return params;
 }
 
+namespace {
+
+// What a limiter key must remember: one window, or for a bucket the time it takes to refill
+// from empty to full (after that its state is the same as no key at all).
+int64_t longest_key_life_ms(const ContractChoice& contract) {
+  const checks::AdmissionRule& rule = contract.audit.rule;
+  if (rule.kind != checks::AdmissionRule::Kind::bucket)
+    return rule.window_ns / 1'000'000;
+  if (rule.tokens_per_ns <= 0)
+    return 0;
+  return static_cast<int64_t>(
+      std::ceil(static_cast<double>(rule.burst) / rule.tokens_per_ns / 1e6));
+}
+
+}  // namespace
+
 checks::CheckParams check_params(const config::Config& config, int64_t limit,
                                  const ContractChoice& contract) {
   checks::CheckParams params;
@@ -50,6 +67,7 @@ checks::CheckParams check_params(const config::Config& config, int64_t limit,
   params.max_errors = config.checks.max_errors;
   params.exact = config.checks.exact;
   params.verify_retry_after = config.checks.verify_retry_after;
+  params.key_ttl_needed_ms = longest_key_life_ms(contract);
   return params;
 }
 

@@ -58,16 +58,25 @@ std::optional<redis::LoadedScript> load_limiter_script(redis::SyncClient& contro
 
 namespace {
 
-// PTTL of each key: the ones that exist without a TTL.
-std::vector<std::string> keys_without_ttl(redis::SyncClient& control,
-                                          const std::vector<std::string>& keys) {
-  std::vector<std::string> missing;
+// PTTL of each key right after its run (-1: no TTL, -2: gone).
+std::vector<checks::KeyTtl> key_ttls(redis::SyncClient& control,
+                                     const std::vector<std::string>& keys) {
+  std::vector<checks::KeyTtl> ttls;
   for (const std::string& key : keys) {
     auto reply = control.call({"PTTL", key});
     if (!reply)
       throw cannot_test(reply.error());
-    if ((*reply)->type == REDIS_REPLY_INTEGER && (*reply)->integer == -1)
-      missing.push_back(key);
+    if ((*reply)->type == REDIS_REPLY_INTEGER)
+      ttls.push_back({key, (*reply)->integer});
+  }
+  return ttls;
+}
+
+std::vector<std::string> keys_without_ttl(const std::vector<checks::KeyTtl>& ttls) {
+  std::vector<std::string> missing;
+  for (const checks::KeyTtl& key : ttls) {
+    if (key.ttl_ms == -1)
+      missing.push_back(key.key);
   }
   return missing;
 }
@@ -165,7 +174,8 @@ report::Report check_redis_limiter(RedisSession& session, const config::Config& 
     }
     checks::RunStats stats = checks::summarize_run(run, result, contract.audit);
     std::vector<std::string> keys = limiter->keys_touched(result.records);
-    stats.keys_without_ttl = keys_without_ttl(control, keys);
+    stats.key_ttls = key_ttls(control, keys);
+    stats.keys_without_ttl = keys_without_ttl(stats.key_ttls);
     if (config.checks.verify_retry_after && run == config.load.runs && !result.interrupted) {
       std::vector<engine::RequestRecord> retried;
       report.retry_verification =

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "checks/key_ttl.hpp"
 #include "checks/time_checks.hpp"
 #include "config/count_text.hpp"
 
@@ -16,17 +17,27 @@ std::string span_text(const AdmissionPeak& peak) {
   return fmt::format(" within {:.3g}ms", static_cast<double>(peak.length_ns) / 1e6);
 }
 
+bool decided_any(const RunStats& run) {
+  return run.allowed + run.denied > 0;
+}
+
+// Admission checks say nothing when the limiter decided nothing (every request errored or was
+// refused): a pass would be a pass on no evidence.
+constexpr const char* k_nothing_decided = "no request was decided (every one errored)";
+
 CheckResult check_limit(const std::vector<RunStats>& runs, const CheckParams& params) {
   const RunStats* worst = nullptr;
   int over = 0;
   for (const RunStats& run : runs) {
+    if (!decided_any(run))
+      continue;
     if (run.peak.exceeded())
       ++over;
     if (worst == nullptr || run.peak.count > worst->peak.count)
       worst = &run;
   }
   if (worst == nullptr)
-    return {"limit", Status::skip, "no runs"};
+    return {"limit", Status::skip, runs.empty() ? "no runs" : k_nothing_decided};
   const bool bucket = params.contract == "token-bucket" || params.contract == "gcra";
   if (over == 0) {
     if (bucket) {
@@ -50,8 +61,10 @@ CheckResult check_exact(const std::vector<RunStats>& runs, const CheckParams& pa
   if (!params.exact)
     return {"exact", Status::skip, "without --exact"};
   const int64_t floor = std::min(params.limit, params.requests);
+  if (std::none_of(runs.begin(), runs.end(), decided_any))
+    return {"exact", Status::skip, k_nothing_decided};
   for (const RunStats& run : runs) {
-    if (run.allowed < floor) {
+    if (decided_any(run) && run.allowed < floor) {
       return {"exact", Status::fail,
               fmt::format("run {} allowed {} < {} (under-admission)", run.run, run.allowed, floor)};
     }
@@ -123,19 +136,6 @@ CheckResult check_retry_bound(const std::vector<RunStats>& runs, const CheckPara
   }
   return {"retry-after-bound", Status::pass,
           fmt::format("largest retry hint {}ms <= {}ms", largest, params.max_retry_after_ms)};
-}
-
-CheckResult check_key_ttl(const std::vector<RunStats>& runs, const CheckParams& params) {
-  if (!params.key_ttl_applies)
-    return {"key-ttl", Status::skip, "no limiter keys to inspect"};
-  for (const RunStats& run : runs) {
-    if (!run.keys_without_ttl.empty()) {
-      return {"key-ttl", Status::fail,
-              fmt::format("after run {} key {} has no TTL (it will never expire)", run.run,
-                          run.keys_without_ttl.front())};
-    }
-  }
-  return {"key-ttl", Status::pass, "every limiter key had a TTL after its run"};
 }
 
 CheckResult check_errors(const std::vector<RunStats>& runs, const CheckParams& params) {

@@ -46,6 +46,9 @@ struct CheckParams {
   int64_t early_tolerance_ms = 1000;
   int64_t late_tolerance_ms = 1000;
   bool verify_retry_after = false;
+  // The longest TTL a limiter key can need: the window, or a bucket's refill from empty to
+  // full (burst / refill rate); 0: not judged. key-ttl allows max(1 s, 10 %) more.
+  int64_t key_ttl_needed_ms = 0;
 };
 
 std::vector<CheckResult> evaluate_checks(const std::vector<RunStats>& runs,

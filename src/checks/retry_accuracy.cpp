@@ -127,12 +127,9 @@ class IdentityPredictor {
       case AdmissionRule::Kind::fixed:
         range = fixed(denial);
         break;
-      case AdmissionRule::Kind::bucket: {
-        const double by_sent = sent_replay_->wait_ns(possible, denial.sent_ns, rule_);
-        const double by_reply = reply_replay_->wait_ns(sure, denial.replied_ns, rule_);
-        range = {std::min(by_sent, by_reply), std::max(by_sent, by_reply), by_sent > 0};
+      case AdmissionRule::Kind::bucket:
+        range = bucket(denial, possible);
         break;
-      }
     }
     range.low_ns = std::max(0.0, range.low_ns - clock);
     range.high_ns = std::max(range.low_ns, range.high_ns + clock);
@@ -157,6 +154,30 @@ class IdentityPredictor {
     range.high_ns = std::max(range.high_ns, 0.0);
     range.low_ns = std::min(std::max(range.low_ns, 0.0), range.high_ns);
     return range;
+  }
+
+  // The wait for one token. The shortest: the fewest admissions (a prefix by send whose every
+  // member replied before the denial was sent), each as early as it can have been (its send),
+  // the denial as late (its reply). The longest: the most admissions (a prefix by reply holding
+  // every one sent before the denial's reply), each as late as it can have been (its reply),
+  // the denial as early (its send). Pairing early with early and late with late instead
+  // cancels the latencies out and narrows the range to nothing: a hint right for a denial that
+  // queued long was judged early, the same hint for one answered at once exact.
+  Range bucket(const RequestRecord& denial, size_t possible) const {
+    const size_t surely_by_send = static_cast<size_t>(
+        std::upper_bound(latest_reply_.begin(), latest_reply_.end(), denial.sent_ns) -
+        latest_reply_.begin());
+    size_t covering_by_reply = 0;
+    if (possible > 0) {
+      const int64_t last_reply = latest_reply_[possible - 1];
+      covering_by_reply = static_cast<size_t>(
+          std::upper_bound(by_reply_.begin(), by_reply_.end(), last_reply,
+                           [](int64_t t, const Instants& a) { return t < a.replied_ns; }) -
+          by_reply_.begin());
+    }
+    const double shortest = sent_replay_->wait_ns(surely_by_send, denial.replied_ns, rule_);
+    const double longest = reply_replay_->wait_ns(covering_by_reply, denial.sent_ns, rule_);
+    return {std::min(shortest, longest), longest, longest > 0};
   }
 
   // The slot frees when the window the denial fell in ends.

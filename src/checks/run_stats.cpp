@@ -49,6 +49,17 @@ void count_hint(RetryHintStats& stats, const engine::RequestRecord& record,
   stats.max_ms = std::max(stats.max_ms.value_or(hint), hint);
 }
 
+int64_t send_span(const std::vector<engine::RequestRecord>& records) {
+  int64_t first = INT64_MAX, last = INT64_MIN;
+  for (const auto& record : records) {
+    if (record.outcome == engine::Outcome::error)
+      continue;
+    first = std::min(first, record.sent_ns);
+    last = std::max(last, record.sent_ns);
+  }
+  return first <= last ? last - first : 0;
+}
+
 }  // namespace
 
 RunStats summarize_run(int run, engine::RunResult& result, const AuditParams& audit) {
@@ -105,6 +116,10 @@ RunStats summarize_run(int run, engine::RunResult& result, const AuditParams& au
   stats.contract = audit_contract(identities, audit.rule);
   stats.peak = stats.contract.worst;
   stats.utilisation = measure_utilisation(identities, audit.rule, result.start_wall_ns);
+  stats.memory_ns = contract_memory_ns(audit.rule);
+  stats.send_span_ns = send_span(result.records);
+  stats.lockouts = find_lockouts(identities, audit.rule, result.start_wall_ns,
+                                 audit.fresh_state ? 0 : stats.memory_ns);
   stats.retry_accuracy =
       measure_retry_accuracy(identities, audit.rule, result.start_wall_ns, audit.tolerance);
   if (audit.timeline) {

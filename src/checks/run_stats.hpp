@@ -9,6 +9,7 @@
 
 #include "checks/admission_peak.hpp"
 #include "checks/contract_audit.hpp"
+#include "checks/lockout.hpp"
 #include "checks/retry_accuracy.hpp"
 #include "checks/timeline.hpp"
 #include "engine/run.hpp"
@@ -36,6 +37,12 @@ struct AdvertisedStats {
   bool any() const { return limit_min || remaining_min || reset_min_s || malformed > 0; }
 };
 
+// A limiter key's PTTL right after its run: -1 no TTL, -2 gone (expired or never written).
+struct KeyTtl {
+  std::string key;
+  int64_t ttl_ms = -2;
+};
+
 struct LatencyMs {
   double p50 = 0, p90 = 0, p99 = 0, max = 0;
   double p999 = 0;  // the 99.9th percentile
@@ -61,6 +68,14 @@ struct RunStats {
   std::optional<Timeline> timeline;                  // --html only
   std::vector<std::string> keys_without_ttl;         // redis: limiter keys left with no TTL
   bool interrupted = false;
+  // Denials made while the contract surely had room (utilisation).
+  LockOuts lockouts;
+  // First send to last send of the decided requests, and how long state from before the run
+  // can count against it (contract_memory_ns): utilisation judges runs longer than that.
+  int64_t send_span_ns = 0;
+  int64_t memory_ns = 0;
+  // redis: the PTTL of every key the run touched, read right after it.
+  std::vector<KeyTtl> key_ttls;
 };
 
 // How a run is audited: the contract, the identities it is audited per, the retry bounds.
@@ -70,6 +85,9 @@ struct AuditParams {
   int64_t max_retry_after_ms = 60'000;
   AccuracyTolerance tolerance;
   bool timeline = false;  // also bin the run for the HTML report
+  // The limiter surely started the run empty (a fresh key, --reset, --exact): lock-outs are
+  // judged from the first request, not only once state from before the run is forgotten.
+  bool fresh_state = false;
 };
 
 // Also prepares `result` for the audits: its records end up ordered by identity (by seq within

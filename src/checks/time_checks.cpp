@@ -62,24 +62,62 @@ CheckResult check_contract(const std::vector<RunStats>& runs, const CheckParams&
 }
 
 CheckResult check_utilisation(const std::vector<RunStats>& runs, const CheckParams& params) {
-  if (!params.exact)
-    return {"utilisation", Status::skip, "without --exact"};
-  const RunStats* lowest = nullptr;
+  const bool bucket = params.contract == "token-bucket" || params.contract == "gcra";
+  const char* room = bucket ? "bucket" : "window";
+  // One window (or a bucket's refill) proves nothing: state from before the run may explain a
+  // denial there, and under-admission within one burst is what --exact judges.
+  std::vector<const RunStats*> judged;
+  const RunStats* widest = nullptr;
   for (const RunStats& run : runs) {
-    if (lowest == nullptr || run.utilisation.ratio() < lowest->utilisation.ratio())
-      lowest = &run;
+    if (run.allowed + run.denied == 0)
+      continue;
+    if (widest == nullptr || run.send_span_ns > widest->send_span_ns)
+      widest = &run;
+    if (params.exact || run.send_span_ns > run.memory_ns)
+      judged.push_back(&run);
   }
-  if (lowest == nullptr || lowest->utilisation.allowed == 0)
-    return {"utilisation", Status::skip, "no decided requests"};
+  if (widest == nullptr)
+    return {"utilisation", Status::skip, "no request was decided"};
+  if (judged.empty()) {
+    return {"utilisation", Status::skip,
+            fmt::format("every run sent its requests within one {} ({:.1f}ms <= {:.1f}ms): a "
+                        "single burst shows no lock-out (--exact judges it)",
+                        bucket ? "bucket refill" : "window", ms_of(widest->send_span_ns),
+                        ms_of(widest->memory_ns))};
+  }
+  int64_t lockouts = 0, denials = 0;
+  const RunStats* worst_run = nullptr;
+  const RunStats* lowest = nullptr;
+  for (const RunStats* run : judged) {
+    lockouts += run->lockouts.count;
+    denials += run->lockouts.judged;
+    const auto& worst = run->lockouts.worst;
+    if (worst && (worst_run == nullptr || worst->used < worst_run->lockouts.worst->used))
+      worst_run = run;
+    if (lowest == nullptr || run->utilisation.ratio() < lowest->utilisation.ratio())
+      lowest = run;
+  }
   const Utilisation& share = lowest->utilisation;
-  const std::string detail = fmt::format(
+  const std::string ratio = fmt::format(
       "run {} identity {} admitted {} of the {} the {} contract allows for its requests ({:.0f}%)",
       lowest->run, share.identity, share.admitted, share.allowed, params.contract,
       share.ratio() * 100.0);
-  if (share.ratio() < k_min_utilisation)
+  if (worst_run != nullptr) {
+    const LockOut& worst = *worst_run->lockouts.worst;
+    return {
+        "utilisation", Status::fail,
+        fmt::format("run {} identity {}: request {} sent {:.1f}ms into the run was denied while "
+                    "the {} had room ({:.3g} of {:.3g} used); {} of {} denials judged came "
+                    "with room; {}",
+                    worst_run->run, worst.identity, worst.seq, ms_of(worst.sent_ns), room,
+                    worst.used, worst.capacity, lockouts, denials, ratio)};
+  }
+  if (params.exact && share.ratio() < k_min_utilisation) {
     return {"utilisation", Status::fail,
-            detail + fmt::format(" < {:.0f}%", k_min_utilisation * 100)};
-  return {"utilisation", Status::pass, detail};
+            ratio + fmt::format(" < {:.0f}%", k_min_utilisation * 100)};
+  }
+  return {"utilisation", Status::pass,
+          fmt::format("{} denials judged, none while the {} had room; {}", denials, room, ratio)};
 }
 
 CheckResult check_retry_accuracy(const std::vector<RunStats>& runs, const CheckParams& params) {

@@ -81,8 +81,14 @@ std::string number_text(double value) {
   return fmt::format("{:.1f}", value);
 }
 
+// Three significant figures, in microseconds below a millisecond: a bin of a sub-millisecond
+// run is "2.25 µs", not "0.0 ms".
 std::string ms_text(double ms) {
-  return ms >= 10 ? fmt::format("{:.0f} ms", ms) : fmt::format("{:.1f} ms", ms);
+  if (ms >= 10)
+    return fmt::format("{:.0f} ms", ms);
+  if (ms >= 1 || ms <= 0)
+    return fmt::format("{:.3g} ms", ms);
+  return fmt::format("{:.3g} µs", ms * 1000);
 }
 
 std::string window_text(int64_t window_ms) {

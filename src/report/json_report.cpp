@@ -37,6 +37,15 @@ json audit_to_json(const checks::RunStats& run) {
                       {"contract_allows", run.utilisation.allowed},
                       {"identity", run.utilisation.identity},
                       {"ratio", rounded(run.utilisation.ratio())}};
+  utilisation["denials_judged"] = run.lockouts.judged;
+  utilisation["denied_with_room"] = run.lockouts.count;
+  if (const auto& worst = run.lockouts.worst) {
+    utilisation["worst_lockout"] = {{"identity", worst->identity},
+                                    {"seq", worst->seq},
+                                    {"sent_ms", ms_of(worst->sent_ns)},
+                                    {"used", rounded(worst->used)},
+                                    {"capacity", rounded(worst->capacity)}};
+  }
   const checks::RetryAccuracy& accuracy = run.retry_accuracy;
   json errors = {{"judged", accuracy.errors.size()},
                  {"early", accuracy.early},
@@ -103,6 +112,12 @@ json run_to_json(const checks::RunStats& run) {
     out["error_samples"] = run.error_samples;
   if (!run.keys_without_ttl.empty())
     out["keys_without_ttl"] = run.keys_without_ttl;
+  if (const auto longest = std::max_element(
+          run.key_ttls.begin(), run.key_ttls.end(),
+          [](const checks::KeyTtl& a, const checks::KeyTtl& b) { return a.ttl_ms < b.ttl_ms; });
+      longest != run.key_ttls.end() && longest->ttl_ms >= 0) {
+    out["longest_key_ttl"] = {{"key", longest->key}, {"ttl_ms", longest->ttl_ms}};
+  }
   if (run.interrupted)
     out["interrupted"] = true;
   return out;

@@ -169,6 +169,49 @@ TEST_CASE("contract audit: a log that records denials locks a persistent client 
   CHECK(correct["runs"][0]["utilisation"]["ratio"].get<double>() >= 0.9);
 }
 
+namespace {
+
+std::string check_detail(const json& report, const std::string& id) {
+  for (const auto& check : report["checks"]) {
+    if (check["id"] == id)
+      return check["detail"].get<std::string>();
+  }
+  return "";
+}
+
+}  // namespace
+
+// Without --exact: at 40/s for 3 s against 10 per second, the log that records denials admits
+// its first 10 (in the first 250 ms) and then never again, though from ~1.25 s on its window
+// holds no admission at all. Every denial after that came while the window had room, whatever
+// the timing (the run spans three windows); the correct log admits 10 per second and none of
+// its denials had room.
+TEST_CASE("contract audit: utilisation catches a lock-out by default once a run spans windows") {
+  const std::string load = "--limit 10 --window 1s --rate 40/s --duration 3s -r 1";
+  const json broken = audit_run({"--script", fixture("counts_denied.lua")}, load, 1);
+  CHECK(check_status(broken, "utilisation") == "fail");
+  const std::string detail = check_detail(broken, "utilisation");
+  MESSAGE("counts_denied.lua: " << detail);
+  CHECK(detail.find("denied while the window had room (0 of 10 used)") != std::string::npos);
+  CHECK(detail.find("run 1 identity 0: request ") != std::string::npos);
+  const json& share = broken["runs"][0]["utilisation"];
+  CHECK(share["denied_with_room"].get<int>() > 0);
+  CHECK(share["worst_lockout"]["used"] == 0);
+  CHECK(share["worst_lockout"]["sent_ms"].get<double>() > 1000.0);
+
+  const json correct = audit_run({"--strategy", "lua"}, load, 0);
+  CHECK(check_status(correct, "utilisation") == "pass");
+  MESSAGE("sliding_window.lua: " << check_detail(correct, "utilisation"));
+  CHECK(correct["runs"][0]["utilisation"]["denied_with_room"] == 0);
+  CHECK(correct["runs"][0]["utilisation"]["denials_judged"].get<int>() > 0);
+
+  // A single burst within one window proves nothing about lock-outs: skipped, with the reason.
+  const json burst =
+      audit_run({"--script", fixture("counts_denied.lua")}, "-n 200 -p 50 --limit 10 -r 1", 0);
+  CHECK(check_status(burst, "utilisation") == "skip");
+  CHECK(check_detail(burst, "utilisation").find("within one window") != std::string::npos);
+}
+
 // Limit 5 per 10 s at 10/s: the 5 admissions come in the first ~0.5 s, and a denial sent at t
 // should be told ~10 s - t (when the first admission leaves the window). The broken script says
 // 10 s, late by ~t; the late tolerance is max(1 s, 10 % of 10 s) = 1 s, so every denial after

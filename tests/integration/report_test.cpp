@@ -4,6 +4,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -23,6 +25,54 @@ TEST_CASE("a script that forgets EXPIRE fails key-ttl") {
   CHECK(check_status(report, "key-ttl") == "fail");
   CHECK(check_status(report, "limit") == "pass");
   CHECK(report["runs"][0]["keys_without_ttl"].size() == 1);
+}
+
+namespace {
+
+std::string check_detail(const json& report, const std::string& id) {
+  for (const auto& check : report["checks"]) {
+    if (check["id"] == id)
+      return check["detail"].get<std::string>();
+  }
+  return "";
+}
+
+}  // namespace
+
+// EXPIRE given the window in milliseconds: a 1 s window's key lives 1000 s. Its decisions are
+// right, so the burst test and the contract pass; only the TTL, read right after each run,
+// shows it. The shipped strategies keep their keys no longer than the window (or the bucket's
+// refill) under the same flags.
+TEST_CASE("a script that sets its TTL in the wrong unit fails key-ttl") {
+  const std::vector<std::string> base{"redis",   "--redis", TestRedis::shared().tcp_url(),
+                                      "--limit", "10",      "--window",
+                                      "1s",      "--json"};
+  std::vector<std::string> args = base;
+  args.insert(args.end(), {"--script", fixture("expire_in_seconds.lua")});
+  const ProcessOutcome outcome = run_rlcheck(args);
+  INFO("stderr: " << outcome.err);
+  CHECK(outcome.exit_code == 1);
+  const json report = json::parse(outcome.out);
+  CHECK(check_status(report, "key-ttl") == "fail");
+  CHECK(check_status(report, "limit") == "pass");
+  const std::string detail = check_detail(report, "key-ttl");
+  INFO("key-ttl: " << detail);
+  CHECK(detail.find("has a TTL of 16m 40s; the 1s window needs at most 2s") != std::string::npos);
+  CHECK(detail.find("rlcheck:") != std::string::npos);
+  CHECK(report["runs"][0]["longest_key_ttl"]["ttl_ms"].get<int64_t>() > 999'000);
+  CHECK(TestRedis::shared().keys("rlcheck:*").empty());  // its own keys are still deleted
+
+  for (const char* strategy :
+       {"naive", "incr-expire", "fixed-window", "sliding-window", "token-bucket", "gcra"}) {
+    CAPTURE(std::string(strategy));
+    std::vector<std::string> shipped = base;
+    shipped.insert(shipped.end(), {"--strategy", strategy});
+    const ProcessOutcome ran = run_rlcheck(shipped);
+    const json shipped_report = json::parse(ran.out);
+    INFO("key-ttl: " << check_detail(shipped_report, "key-ttl"));
+    CHECK(check_status(shipped_report, "key-ttl") == "pass");
+    CHECK(shipped_report["runs"][0]["longest_key_ttl"]["ttl_ms"].get<int64_t>() <= 1000);
+  }
 }
 
 TEST_CASE("--report writes the same JSON document that --json prints") {

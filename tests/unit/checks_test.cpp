@@ -151,6 +151,7 @@ TEST_CASE("retry-after-bound fails on hints above the bound, naming the largest"
 
 TEST_CASE("key-ttl fails naming the key left without a TTL") {
   RunStats clean = run(1, 10);
+  clean.key_ttls = {{"rl:app:user41", 900}};
   RunStats leaky = run(2, 10);
   leaky.keys_without_ttl = {"rl:app:user42"};
   CHECK(check({clean}, "key-ttl").status == Status::pass);
@@ -197,4 +198,25 @@ TEST_CASE("status and verdict names") {
   CHECK(std::string(verdict_name(Verdict::pass)) == "pass");
   CHECK(std::string(verdict_name(Verdict::fail)) == "fail");
   CHECK(std::string(verdict_name(Verdict::error)) == "error");
+}
+
+TEST_CASE("admission checks skip, not pass, when no request was decided") {
+  // Every connection refused: nothing was allowed or denied, so "max allowed 0 <= limit 10"
+  // would be a pass on no evidence.
+  RunStats refused = run(1, 0);
+  refused.denied = 0;
+  refused.errors = 200;
+  CheckParams exact;
+  exact.exact = true;
+  for (const std::string id : {"limit", "exact", "contract", "utilisation", "retry-after-present",
+                               "retry-after-valid", "retry-after-bound", "retry-after-accuracy"}) {
+    CAPTURE(id);
+    const CheckResult r = check({refused}, id, exact);
+    CHECK(r.status == Status::skip);
+  }
+  CHECK(mentions(check({refused}, "limit").detail, "no request was decided"));
+  CHECK(mentions(check({refused}, "exact", exact).detail, "no request was decided"));
+  // One run decided, one did not: the decided one is judged.
+  CHECK(check({refused, run(2, 10)}, "limit").status == Status::pass);
+  CHECK(check({refused, run(2, 11)}, "limit").status == Status::fail);
 }

@@ -268,3 +268,22 @@ TEST_CASE("compare: each report has its own section and ids that do not collide"
   CHECK(count_of(html, "id=\"report-2-run-1-identity-0\"") == 1);
   CHECK(html.find("class=\"badge pass\"") != std::string::npos);
 }
+
+TEST_CASE("a sub-millisecond run labels its bins in microseconds, not as 0.0 ms") {
+  Report report = report_of(1);
+  RunStats& run = report.runs.front();
+  // A burst over in 0.9 ms: 400 bins of 2.25 us each.
+  std::vector<RequestRecord> records;
+  for (uint64_t seq = 0; seq < 20; ++seq) {
+    RequestRecord r = record(seq, 0, 0, seq < 10 ? Outcome::allowed : Outcome::denied);
+    r.sent_ns = static_cast<int64_t>(seq) * 40'000;
+    r.replied_ns = r.sent_ns + 100'000;
+    records.push_back(r);
+  }
+  const auto identities = rlcheck::checks::split_by_identity(records, 1);
+  run.timeline = rlcheck::checks::build_timeline(identities, sliding(10), 900'000, 0);
+  REQUIRE(run.timeline->bin_ns == 2250);
+  const std::string html = render_html({report});
+  CHECK(html.find("per 0.0 ms bin") == std::string::npos);
+  CHECK(html.find("per 2.25 µs bin") != std::string::npos);
+}

@@ -132,3 +132,42 @@ TEST_CASE("the hint is retry_ms, else the advertised reset; malformed hints are 
   record.hint_invalid = true;
   CHECK_FALSE(usable_hint_ms(record).has_value());
 }
+
+// Token bucket of 10 refilled 10 per 600 ms (one token every 60 ms). Redis runs the 10
+// admissions at 0.1 ... 1.0 ms (all sent at 0), but the client reads their replies 20 ms late.
+// Three denials are all decided at 50 ms, when 0.015 + 49/60 tokens are back, so the limiter
+// tells each of them ceil(60 x (1 - 0.8317)) = 11 ms: one sent at 49 ms and answered at once,
+// one queued from 30 ms, one sent at 49.5 ms and read 20 ms late. The same truth, the same hint:
+// each must have no error. (Replaying the admissions at their sends against the denial's send,
+// and at their replies against its reply, pairs early with early and late with late and judged
+// the queued one 17 ms early.)
+TEST_CASE("identical token-bucket hints get the same judgement, however the requests queued") {
+  AdmissionRule bucket;
+  bucket.kind = AdmissionRule::Kind::bucket;
+  bucket.burst = 10;
+  bucket.tokens_per_ns = 10.0 / (600.0 * k_ms);
+  bucket.window_ns = 600 * k_ms;
+  bucket.clock_ns = k_ms;
+  std::vector<RequestRecord> records;
+  for (uint64_t k = 0; k < 10; ++k) {
+    RequestRecord admission = request(k, 0, Outcome::allowed);
+    admission.replied_ns = static_cast<int64_t>(k + 1) * k_ms / 10 + 20 * k_ms;
+    records.push_back(admission);
+  }
+  const auto denial = [](uint64_t seq, double sent_ms, double replied_ms) {
+    RequestRecord r = request(seq, 0, Outcome::denied, 11);
+    r.sent_ns = static_cast<int64_t>(sent_ms * k_ms);
+    r.replied_ns = static_cast<int64_t>(replied_ms * k_ms);
+    return r;
+  };
+  records.push_back(denial(10, 49, 50.5));
+  records.push_back(denial(11, 30, 50.5));
+  records.push_back(denial(12, 49.5, 70));
+  const auto accuracy = measure_retry_accuracy(IdentityRecords{records}, bucket, 0, {});
+  REQUIRE(accuracy.errors.size() == 3);
+  for (const auto& error : accuracy.errors) {
+    CAPTURE(error.seq);
+    CHECK(error.error_ms == 0);
+  }
+  CHECK(accuracy.unexplained == 0);
+}

@@ -54,19 +54,64 @@ TEST_CASE("a fixed contract reports the boundary burst as information") {
   CHECK(mentions(result.detail, "boundary burst (worst sliding span) 19 within 650.0ms"));
 }
 
-TEST_CASE("utilisation needs --exact and fails under 90 percent") {
+// A run of `span_ms` of sends against a 1 s window, 10 admitted and 40 denied.
+RunStats decided_run(int64_t span_ms) {
   RunStats run;
   run.run = 1;
+  run.allowed = 10;
+  run.denied = 40;
+  run.send_span_ns = span_ms * 1'000'000;
+  run.memory_ns = 1'000'000'000;
+  return run;
+}
+
+TEST_CASE("utilisation with --exact fails under 90 percent, even within one window") {
+  RunStats run = decided_run(300);
   run.utilisation.admitted = 10;
   run.utilisation.allowed = 50;
   CheckParams params;
-  CHECK(check_utilisation({run}, params).status == Status::skip);
   params.exact = true;
   const auto result = check_utilisation({run}, params);
   CHECK(result.status == Status::fail);
   CHECK(mentions(result.detail, "admitted 10 of the 50"));
   run.utilisation.admitted = 45;
   CHECK(check_utilisation({run}, params).status == Status::pass);
+}
+
+TEST_CASE("utilisation skips single-window runs unless --exact, and judges longer ones") {
+  RunStats burst = decided_run(300);
+  CheckParams params;
+  const auto skipped = check_utilisation({burst}, params);
+  CHECK(skipped.status == Status::skip);
+  CHECK(mentions(skipped.detail, "within one window (300.0ms <= 1000.0ms)"));
+
+  RunStats open_model = decided_run(2975);
+  open_model.lockouts.judged = 80;
+  const auto passed = check_utilisation({burst, open_model}, params);
+  CHECK(passed.status == Status::pass);
+  CHECK(mentions(passed.detail, "80 denials judged, none while the window had room"));
+
+  // Without --exact a low ratio alone is no failure: only a denial the window had room for is.
+  open_model.utilisation.admitted = 10;
+  open_model.utilisation.allowed = 30;
+  CHECK(check_utilisation({open_model}, params).status == Status::pass);
+  open_model.lockouts.count = 3;
+  open_model.lockouts.worst = rlcheck::checks::LockOut{2, 57, 1'250'000'000, 0, 10};
+  const auto failed = check_utilisation({open_model}, params);
+  CHECK(failed.status == Status::fail);
+  CHECK(mentions(failed.detail,
+                 "run 1 identity 2: request 57 sent 1250.0ms into the run was "
+                 "denied while the window had room (0 of 10 used)"));
+  CHECK(mentions(failed.detail, "3 of 80 denials judged came with room"));
+}
+
+TEST_CASE("utilisation says so when no request was decided") {
+  RunStats refused = decided_run(2000);
+  refused.allowed = 0;
+  refused.denied = 0;
+  const auto result = check_utilisation({refused}, {});
+  CHECK(result.status == Status::skip);
+  CHECK(mentions(result.detail, "no request was decided"));
 }
 
 TEST_CASE("retry-after-accuracy fails on early or late hints and names the worst") {

@@ -1,0 +1,97 @@
+#include "checks/key_ttl.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace rlcheck::checks {
+namespace {
+
+constexpr int64_t k_ms_per_s = 1000;
+constexpr int64_t k_ms_per_m = 60 * k_ms_per_s;
+constexpr int64_t k_ms_per_h = 60 * k_ms_per_m;
+
+struct LongestTtl {
+  const KeyTtl* key = nullptr;
+  int run = 0;
+};
+
+LongestTtl longest_ttl(const std::vector<RunStats>& runs) {
+  LongestTtl longest;
+  for (const RunStats& run : runs) {
+    for (const KeyTtl& key : run.key_ttls) {
+      if (key.ttl_ms >= 0 && (longest.key == nullptr || key.ttl_ms > longest.key->ttl_ms))
+        longest = {&key, run.run};
+    }
+  }
+  return longest;
+}
+
+// What the contract needs a key for: "the 1s window", "refilling the token-bucket from empty
+// (1.5s)".
+std::string need_text(const CheckParams& params) {
+  if (params.contract == "token-bucket" || params.contract == "gcra") {
+    return fmt::format("refilling the {} from empty takes {}, so a key", params.contract,
+                       ttl_text(params.key_ttl_needed_ms));
+  }
+  return fmt::format("the {} window", ttl_text(params.key_ttl_needed_ms));
+}
+
+}  // namespace
+
+int64_t key_ttl_tolerance_ms(int64_t needed_ms) {
+  return std::max<int64_t>(1000, needed_ms / 10);
+}
+
+std::string ttl_text(int64_t ms) {
+  // To the nearest minute (second) above an hour (a minute): a TTL read just after it was set
+  // is a few milliseconds short of it.
+  if (ms >= k_ms_per_h - k_ms_per_m / 2) {
+    const int64_t minutes = (ms + k_ms_per_m / 2) / k_ms_per_m;
+    return minutes % 60 == 0 ? fmt::format("{}h", minutes / 60)
+                             : fmt::format("{}h {}m", minutes / 60, minutes % 60);
+  }
+  if (ms >= k_ms_per_m - k_ms_per_s / 2) {
+    const int64_t seconds = (ms + k_ms_per_s / 2) / k_ms_per_s;
+    return seconds % 60 == 0 ? fmt::format("{}m", seconds / 60)
+                             : fmt::format("{}m {}s", seconds / 60, seconds % 60);
+  }
+  if (ms >= k_ms_per_s)
+    return fmt::format("{:.3g}s", static_cast<double>(ms) / k_ms_per_s);
+  return fmt::format("{}ms", ms);
+}
+
+CheckResult check_key_ttl(const std::vector<RunStats>& runs, const CheckParams& params) {
+  if (!params.key_ttl_applies)
+    return {"key-ttl", Status::skip, "no limiter keys to inspect"};
+  for (const RunStats& run : runs) {
+    if (!run.keys_without_ttl.empty()) {
+      return {"key-ttl", Status::fail,
+              fmt::format("after run {} key {} has no TTL (it will never expire)", run.run,
+                          run.keys_without_ttl.front())};
+    }
+  }
+  const LongestTtl longest = longest_ttl(runs);
+  if (longest.key == nullptr) {
+    return {"key-ttl", Status::skip,
+            "no limiter key existed after its run (none written, or all expired already)"};
+  }
+  const std::string figure = fmt::format("run {} key {} has a TTL of {}", longest.run,
+                                         longest.key->key, ttl_text(longest.key->ttl_ms));
+  if (params.key_ttl_needed_ms <= 0) {
+    return {"key-ttl", Status::pass,
+            fmt::format("every limiter key had a TTL after its run; the longest: {}", figure)};
+  }
+  const int64_t most_ms = params.key_ttl_needed_ms + key_ttl_tolerance_ms(params.key_ttl_needed_ms);
+  const std::string need = fmt::format("{} needs at most {}", need_text(params), ttl_text(most_ms));
+  if (longest.key->ttl_ms > most_ms) {
+    return {
+        "key-ttl", Status::fail,
+        fmt::format("{}; {} (a client over the limit stays locked out that long)", figure, need)};
+  }
+  return {
+      "key-ttl", Status::pass,
+      fmt::format("every limiter key had a TTL after its run; the longest: {}; {}", figure, need)};
+}
+
+}  // namespace rlcheck::checks

@@ -1,0 +1,220 @@
+#include "checks/lockout.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <vector>
+
+namespace rlcheck::checks {
+namespace {
+
+using engine::Outcome;
+using engine::RequestRecord;
+
+// The admissions of one identity, sorted two ways for counting by binary search.
+struct Admissions {
+  std::vector<int64_t> sent;     // sorted
+  std::vector<int64_t> replied;  // sorted
+
+  explicit Admissions(RecordSpan records) {
+    for (const RequestRecord& record : records) {
+      if (record.outcome == Outcome::allowed) {
+        sent.push_back(record.sent_ns);
+        replied.push_back(record.replied_ns);
+      }
+    }
+    std::sort(sent.begin(), sent.end());
+    std::sort(replied.begin(), replied.end());
+  }
+
+  // Admissions that may have come before a denial replied at `replied_ns`.
+  size_t possibly_before(int64_t replied_ns, int64_t clock_ns) const {
+    return static_cast<size_t>(std::lower_bound(sent.begin(), sent.end(), replied_ns + clock_ns) -
+                               sent.begin());
+  }
+
+  size_t replied_by(int64_t at_ns) const {
+    return static_cast<size_t>(std::upper_bound(replied.begin(), replied.end(), at_ns) -
+                               replied.begin());
+  }
+};
+
+// Sliding: the admissions possibly before the denial, less those surely out of the window when
+// it was decided (even read at their reply, plus the clock, before the denial's send).
+class SlidingRoom {
+ public:
+  SlidingRoom(RecordSpan records, const AdmissionRule& rule) : admissions_(records), rule_(rule) {}
+
+  double used(const RequestRecord& denial) const {
+    const size_t before = admissions_.possibly_before(denial.replied_ns, rule_.clock_ns);
+    const size_t gone = admissions_.replied_by(denial.sent_ns - rule_.window_ns - rule_.clock_ns);
+    return static_cast<double>(before - std::min(before, gone));
+  }
+
+ private:
+  Admissions admissions_;
+  const AdmissionRule& rule_;
+};
+
+// Fixed: the admissions possibly before the denial in the window it surely fell in. An
+// admission that may sit on either side of a boundary counts in both.
+class FixedRoom {
+ public:
+  FixedRoom(RecordSpan records, const AdmissionRule& rule, int64_t start_wall_ns)
+      : rule_(rule), start_wall_ns_(start_wall_ns) {
+    for (const RequestRecord& record : records) {
+      if (record.outcome != Outcome::allowed)
+        continue;
+      const auto [first, last] = windows_of(record);
+      for (int64_t window = first; window <= last; ++window)
+        sent_by_window_[window].push_back(record.sent_ns);
+    }
+    for (auto& [window, sent] : sent_by_window_)
+      std::sort(sent.begin(), sent.end());
+  }
+
+  // nullopt: the denial may sit on either side of a boundary.
+  std::optional<double> used(const RequestRecord& denial) const {
+    const auto [first, last] = windows_of(denial);
+    if (first != last)
+      return std::nullopt;
+    const auto it = sent_by_window_.find(first);
+    if (it == sent_by_window_.end())
+      return 0.0;
+    const auto& sent = it->second;
+    return static_cast<double>(
+        std::lower_bound(sent.begin(), sent.end(), denial.replied_ns + rule_.clock_ns) -
+        sent.begin());
+  }
+
+ private:
+  // The limiter's own window index when it named one, else the wall windows its send and
+  // reply (widened by the clock) fall in. Lone windows (negative) are recomputed.
+  std::pair<int64_t, int64_t> windows_of(const RequestRecord& record) const {
+    if (record.bucket > 0)
+      return {record.bucket, record.bucket};
+    return {wall_window(start_wall_ns_, record.sent_ns - rule_.clock_ns, rule_.window_ns),
+            wall_window(start_wall_ns_, record.replied_ns + rule_.clock_ns, rule_.window_ns)};
+  }
+
+  const AdmissionRule& rule_;
+  int64_t start_wall_ns_;
+  std::map<int64_t, std::vector<int64_t>> sent_by_window_;
+};
+
+// Bucket: starting full, the level at t is min(B, min over admissions k of
+// B - (admissions in [a_k, t]) + rate x (t - a_k)). Favouring the limiter, a_k is k's reply
+// plus the clock, t the denial's send less the clock, and every admission possibly before the
+// denial that may come after k's send counts: P - (admissions replied before k's send, less
+// twice the clock), P the admissions possibly before. Each k's term is then
+// B - P + rate x t + g_k, with g_k independent of the denial, so a prefix minimum over k in
+// send order answers each denial by binary search.
+class BucketRoom {
+ public:
+  BucketRoom(RecordSpan records, const AdmissionRule& rule) : admissions_(records), rule_(rule) {
+    std::vector<std::pair<int64_t, int64_t>> by_send;  // sent, replied
+    for (const RequestRecord& record : records) {
+      if (record.outcome == Outcome::allowed)
+        by_send.emplace_back(record.sent_ns, record.replied_ns);
+    }
+    std::sort(by_send.begin(), by_send.end());
+    double lowest = 1e300;
+    for (const auto& [sent, replied] : by_send) {
+      const auto replied_before =
+          static_cast<double>(admissions_.replied_by(sent - 2 * rule.clock_ns - 1));
+      lowest = std::min(lowest, replied_before - rule.tokens_per_ns *
+                                                     static_cast<double>(replied + rule.clock_ns));
+      prefix_min_.push_back(lowest);
+    }
+  }
+
+  double used(const RequestRecord& denial) const {
+    const auto burst = static_cast<double>(rule_.burst);
+    const size_t before = admissions_.possibly_before(denial.replied_ns, rule_.clock_ns);
+    if (before == 0)
+      return 0;
+    const double level =
+        burst - static_cast<double>(before) +
+        rule_.tokens_per_ns * static_cast<double>(denial.sent_ns - rule_.clock_ns) +
+        prefix_min_[before - 1];
+    return burst - std::min(burst, level);
+  }
+
+ private:
+  Admissions admissions_;
+  const AdmissionRule& rule_;
+  std::vector<double> prefix_min_;  // min of g_k over the first k + 1 admissions by send
+};
+
+// Room for one more: below the limit, or a whole token left (with a hair for rounding).
+bool had_room(double used, double capacity) {
+  return used + 1.0 <= capacity + 1e-9;
+}
+
+void judge(LockOuts& found, const RequestRecord& denial, uint32_t identity, double used,
+           double capacity) {
+  ++found.judged;
+  if (!had_room(used, capacity))
+    return;
+  ++found.count;
+  if (!found.worst || used < found.worst->used ||
+      (used == found.worst->used && denial.sent_ns < found.worst->sent_ns)) {
+    found.worst = LockOut{identity, denial.seq, denial.sent_ns, used, capacity};
+  }
+}
+
+}  // namespace
+
+int64_t contract_memory_ns(const AdmissionRule& rule) {
+  if (rule.kind != AdmissionRule::Kind::bucket)
+    return rule.window_ns;
+  if (rule.tokens_per_ns <= 0)
+    return INT64_MAX;
+  return static_cast<int64_t>(std::ceil(static_cast<double>(rule.burst) / rule.tokens_per_ns));
+}
+
+LockOuts find_lockouts(const IdentityRecords& identities, const AdmissionRule& rule,
+                       int64_t start_wall_ns, int64_t judge_from_ns) {
+  LockOuts found;
+  for (size_t id = 0; id < identities.size(); ++id) {
+    const RecordSpan records = identities[id];
+    const auto identity = static_cast<uint32_t>(id);
+    const auto judged = [&](const RequestRecord& record) {
+      return record.outcome == Outcome::denied && record.sent_ns >= judge_from_ns;
+    };
+    if (std::none_of(records.begin(), records.end(), judged))
+      continue;
+    switch (rule.kind) {
+      case AdmissionRule::Kind::sliding: {
+        const SlidingRoom room(records, rule);
+        for (const RequestRecord& record : records) {
+          if (judged(record))
+            judge(found, record, identity, room.used(record), static_cast<double>(rule.limit));
+        }
+        break;
+      }
+      case AdmissionRule::Kind::fixed: {
+        const FixedRoom room(records, rule, start_wall_ns);
+        for (const RequestRecord& record : records) {
+          if (!judged(record))
+            continue;
+          if (const auto used = room.used(record))
+            judge(found, record, identity, *used, static_cast<double>(rule.limit));
+        }
+        break;
+      }
+      case AdmissionRule::Kind::bucket: {
+        const BucketRoom room(records, rule);
+        for (const RequestRecord& record : records) {
+          if (judged(record))
+            judge(found, record, identity, room.used(record), static_cast<double>(rule.burst));
+        }
+        break;
+      }
+    }
+  }
+  return found;
+}
+
+}  // namespace rlcheck::checks

@@ -1,0 +1,166 @@
+#include <doctest/doctest.h>
+
+#include <vector>
+
+#include "checks/lockout.hpp"
+
+using rlcheck::checks::AdmissionRule;
+using rlcheck::checks::contract_memory_ns;
+using rlcheck::checks::find_lockouts;
+using rlcheck::checks::IdentityRecords;
+using rlcheck::checks::LockOuts;
+using rlcheck::engine::Outcome;
+using rlcheck::engine::RequestRecord;
+
+namespace {
+
+constexpr int64_t k_ms = 1'000'000;
+
+RequestRecord request(uint64_t seq, int64_t sent_ms, Outcome outcome, int64_t latency_ms = 1) {
+  RequestRecord r;
+  r.seq = seq;
+  r.sent_ns = sent_ms * k_ms;
+  r.replied_ns = r.sent_ns + latency_ms * k_ms;
+  r.outcome = outcome;
+  return r;
+}
+
+AdmissionRule sliding(int64_t limit, int64_t window_ms) {
+  AdmissionRule rule;
+  rule.limit = limit;
+  rule.window_ns = window_ms * k_ms;
+  rule.clock_ns = k_ms;
+  return rule;
+}
+
+// One request every `every_ms` from 0 to `until_ms`; the first `admitted` allowed, the rest
+// denied: a client locked out after its first window when admitted == limit.
+std::vector<RequestRecord> steady(int64_t every_ms, int64_t until_ms, int64_t admitted) {
+  std::vector<RequestRecord> records;
+  for (int64_t t = 0, seq = 0; t < until_ms; t += every_ms, ++seq) {
+    records.push_back(request(static_cast<uint64_t>(seq), t,
+                              seq < admitted ? Outcome::allowed : Outcome::denied));
+  }
+  return records;
+}
+
+LockOuts lockouts(const std::vector<RequestRecord>& records, const AdmissionRule& rule,
+                  int64_t judge_from_ns = 0) {
+  return find_lockouts(IdentityRecords{records}, rule, 0, judge_from_ns);
+}
+
+}  // namespace
+
+TEST_CASE("a client denied long after its admissions left the window was locked out") {
+  // Limit 10 per 1 s at 40/s for 3 s: 10 admitted in the first 250 ms, then never again.
+  const auto found = lockouts(steady(25, 3000, 10), sliding(10, 1000));
+  CHECK(found.judged == 110);
+  // From 1025 ms on (once the first admission, replied at 1 ms, has surely left the window
+  // even on a millisecond clock) every denial had room: 79 of them.
+  CHECK(found.count == 79);
+  REQUIRE(found.worst);
+  CHECK(found.worst->used == 0);
+  CHECK(found.worst->capacity == 10);
+  CHECK(found.worst->sent_ns == 1250 * k_ms);  // the first denial with the window empty
+}
+
+TEST_CASE("a correct sliding window's denials all had a full window") {
+  // 10 admitted each second (the first 10 requests of each second), the rest denied.
+  std::vector<RequestRecord> records;
+  for (int64_t t = 0, seq = 0; t < 3000; t += 25, ++seq)
+    records.push_back(request(static_cast<uint64_t>(seq), t,
+                              (t % 1000) < 250 ? Outcome::allowed : Outcome::denied));
+  const auto found = lockouts(records, sliding(10, 1000));
+  CHECK(found.judged == 90);
+  CHECK(found.count == 0);
+  CHECK_FALSE(found.worst);
+}
+
+TEST_CASE("a request sent while the window had room but decided after it filled is no lock-out") {
+  // Limit 2. Admissions sent at 0 and 5 ms; the second replies at 40 ms (slow). A request sent
+  // at 10 ms, replied at 12 ms, was denied: the slow admission may have been decided first.
+  std::vector<RequestRecord> records = {request(0, 0, Outcome::allowed),
+                                        request(1, 5, Outcome::allowed, 35),
+                                        request(2, 10, Outcome::denied, 2)};
+  CHECK(lockouts(records, sliding(2, 1000)).count == 0);
+  // Had the second request been denied, one admission was all the window held: both denials
+  // had room.
+  records[1].replied_ns = 6 * k_ms;
+  records[2].sent_ns = 8 * k_ms;
+  records[2].replied_ns = 9 * k_ms;
+  records[1].outcome = Outcome::denied;
+  const auto found = lockouts(records, sliding(2, 1000));
+  CHECK(found.count == 2);
+  REQUIRE(found.worst);
+  CHECK(found.worst->used == 1);
+}
+
+TEST_CASE("the window's end is read as late as the limiter's clock allows") {
+  // Limit 1 per 100 ms: admitted at 0 (replied at 1 ms), denied when sent at 101.5 ms: the
+  // admission may have been decided at 1 ms and a millisecond clock keeps it till 102 ms.
+  std::vector<RequestRecord> records = {request(0, 0, Outcome::allowed)};
+  RequestRecord denial = request(1, 0, Outcome::denied);
+  denial.sent_ns = 101'500'000;
+  denial.replied_ns = denial.sent_ns + k_ms;
+  records.push_back(denial);
+  CHECK(lockouts(records, sliding(1, 100)).count == 0);
+  records[1].sent_ns = 102 * k_ms;
+  records[1].replied_ns = 103 * k_ms;
+  CHECK(lockouts(records, sliding(1, 100)).count == 1);
+}
+
+TEST_CASE("denials before judge_from are not judged: state from before the run may explain them") {
+  const auto records = steady(25, 3000, 0);  // denied throughout, as if the key was full
+  CHECK(lockouts(records, sliding(10, 1000), 1000 * k_ms).judged == 80);
+  CHECK(lockouts(records, sliding(10, 1000), 1000 * k_ms).count == 80);
+  CHECK(lockouts(records, sliding(10, 1000), 3000 * k_ms).judged == 0);
+}
+
+TEST_CASE("a fixed window had room when fewer than the limit were admitted in it") {
+  AdmissionRule fixed = sliding(2, 1000);
+  fixed.kind = AdmissionRule::Kind::fixed;
+  std::vector<RequestRecord> records = {
+      request(0, 100, Outcome::allowed), request(1, 200, Outcome::allowed),
+      request(2, 300, Outcome::denied), request(3, 1100, Outcome::allowed),
+      request(4, 1200, Outcome::denied)};
+  for (auto& r : records)
+    r.bucket = r.sent_ns < 1000 * k_ms ? 7 : 8;  // the limiter's own window index
+  const auto found = lockouts(records, fixed);
+  CHECK(found.judged == 2);
+  CHECK(found.count == 1);
+  REQUIRE(found.worst);
+  CHECK(found.worst->seq == 4);
+  CHECK(found.worst->used == 1);
+}
+
+TEST_CASE("a bucket had room when a whole token had refilled, however the requests are placed") {
+  AdmissionRule bucket;
+  bucket.kind = AdmissionRule::Kind::bucket;
+  bucket.burst = 2;
+  bucket.tokens_per_ns = 10.0 / 1e9;  // one token every 100 ms
+  bucket.clock_ns = k_ms;
+  // Two admitted at 0 ms (empty), denied at 50 ms (half a token): justified.
+  std::vector<RequestRecord> records = {request(0, 0, Outcome::allowed),
+                                        request(1, 0, Outcome::allowed),
+                                        request(2, 50, Outcome::denied)};
+  CHECK(lockouts(records, bucket).count == 0);
+  // Denied at 150 ms: at least 1.4 tokens back whatever the placement: a lock-out.
+  records[2] = request(2, 150, Outcome::denied);
+  const auto found = lockouts(records, bucket);
+  CHECK(found.count == 1);
+  REQUIRE(found.worst);
+  CHECK(found.worst->used == doctest::Approx(0.53).epsilon(0.05));
+  CHECK(found.worst->capacity == 2);
+  // Denied at 102 ms: a token is only back if the placement favours the client: justified.
+  records[2] = request(2, 102, Outcome::denied);
+  CHECK(lockouts(records, bucket).count == 0);
+}
+
+TEST_CASE("state from before a run is forgotten after one window, or a bucket's full refill") {
+  CHECK(contract_memory_ns(sliding(10, 1000)) == 1000 * k_ms);
+  AdmissionRule bucket;
+  bucket.kind = AdmissionRule::Kind::bucket;
+  bucket.burst = 5;
+  bucket.tokens_per_ns = 5.0 / 1e9;
+  CHECK(contract_memory_ns(bucket) == 1000 * k_ms);
+}
