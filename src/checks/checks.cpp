@@ -153,8 +153,19 @@ CheckResult check_errors(const std::vector<RunStats>& runs, const CheckParams& p
     }
   }
   int64_t total = 0;
-  for (const RunStats& run : runs)
+  int64_t decided = 0;
+  for (const RunStats& run : runs) {
     total += run.errors;
+    decided += run.allowed + run.denied;
+  }
+  // Errors within --max-errors are tolerated noise around a test; errors alone are no test at
+  // all, and a pass on them would be a verdict without evidence.
+  if (decided == 0 && total > 0) {
+    return {"errors", Status::fail,
+            fmt::format("no request was decided: all {} errored, so nothing was tested "
+                        "(--max-errors {} tolerates errors around a test, not instead of one)",
+                        config::counted(total, "request"), params.max_errors)};
+  }
   return {"errors", Status::pass,
           fmt::format("{}, at most {} per run", config::counted(total, "errored request"),
                       params.max_errors)};

@@ -105,6 +105,16 @@ TEST_CASE("http errors: a refused connection is error kind refused, exit 3") {
   CHECK(check_status(run.report, "errors") == "fail");
 }
 
+TEST_CASE("http errors: errors alone are no test, even within --max-errors: exit 3") {
+  const HttpRun run = run_http("http://127.0.0.1:" + std::to_string(closed_port()) + "/",
+                               with(k_small, {"--max-errors", "100"}));
+  require_report(run);
+  CHECK(run.outcome.exit_code == 3);
+  CHECK(run.report["verdict"] == "error");
+  CHECK(check_status(run.report, "errors") == "fail");
+  CHECK(check_status(run.report, "limit") == "skip");
+}
+
 TEST_CASE("http errors: an unresolvable host is error kind resolve, exit 3") {
   const HttpRun run = run_http("http://rlcheck-no-such-host.invalid/", k_small);
   require_report(run);
@@ -145,14 +155,16 @@ TEST_CASE("http errors: status 500 is error kind status-500; --max-errors can to
     CHECK(error_kinds(run)["status-500"] == 4);
     CHECK(run.report["runs"][0]["status_counts"]["500"] == 4);
   }
-  SUBCASE("--max-errors equal to the request count: a verdict, not exit 3") {
+  SUBCASE("--max-errors equal to the request count: still no test, since nothing was decided") {
+    // Tolerated errors beside decided requests pass (unit test of the errors check); errors
+    // alone are not a limiter that passed.
     const HttpRun run = run_http(server.url(), with(k_small, {"--max-errors", "4"}));
     require_report(run);
     INFO("stderr: " << run.outcome.err);
-    CHECK((run.outcome.exit_code == 0 || run.outcome.exit_code == 1));
+    CHECK(run.outcome.exit_code == 3);
     CHECK(error_kinds(run)["status-500"] == 4);
-    CHECK(run.report["verdict"] != "error");
-    CHECK(check_status(run.report, "errors") == "pass");
+    CHECK(run.report["verdict"] == "error");
+    CHECK(run.outcome.err.find("no request was decided") != std::string::npos);
   }
 }
 

@@ -220,3 +220,19 @@ TEST_CASE("admission checks skip, not pass, when no request was decided") {
   CHECK(check({refused, run(2, 10)}, "limit").status == Status::pass);
   CHECK(check({refused, run(2, 11)}, "limit").status == Status::fail);
 }
+
+TEST_CASE("errors alone are no test: tolerated by --max-errors, they still make the verdict error") {
+  RunStats refused = run(1, 0);
+  refused.denied = 0;
+  refused.errors = 200;
+  CheckParams tolerant;
+  tolerant.max_errors = 1000;
+  const CheckResult r = check({refused}, "errors", tolerant);
+  CHECK(r.status == Status::fail);
+  CHECK(mentions(r.detail, "no request was decided"));
+  CHECK(verdict_of(evaluate_checks({refused}, tolerant)) == Verdict::error);
+  // One decided request is a test: the tolerated errors around it pass.
+  RunStats some = refused;
+  some.allowed = 1;
+  CHECK(check({some}, "errors", tolerant).status == Status::pass);
+}
