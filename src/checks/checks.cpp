@@ -14,7 +14,10 @@ namespace {
 std::string span_text(const AdmissionPeak& peak) {
   if (peak.length_ns <= 0)
     return "";
-  return fmt::format(" within {:.3g}ms", static_cast<double>(peak.length_ns) / 1e6);
+  const double ms = static_cast<double>(peak.length_ns) / 1e6;
+  // Milliseconds to a tenth below a second, seconds to a hundredth above: never 4.66e+03ms.
+  return ms < 1000 ? fmt::format(" within {:.1f}ms", ms)
+                   : fmt::format(" within {:.2f}s", ms / 1000);
 }
 
 bool decided_any(const RunStats& run) {

@@ -1,5 +1,6 @@
 #include "config/rate.hpp"
 
+#include <cctype>
 #include <charconv>
 
 #include <fmt/format.h>
@@ -35,7 +36,12 @@ std::expected<Rate, std::string> parse_rate(std::string_view text) {
 }
 
 std::string format_rate(const Rate& rate) {
-  return fmt::format("{}/{}", rate.tokens, format_duration(rate.period));
+  // One whole unit is spelled as users type it: 5/s, 10/m (parse_rate reads both forms).
+  const std::string period = format_duration(rate.period);
+  if (period.size() >= 2 && period.front() == '1' &&
+      std::isalpha(static_cast<unsigned char>(period[1])))
+    return fmt::format("{}/{}", rate.tokens, period.substr(1));
+  return fmt::format("{}/{}", rate.tokens, period);
 }
 
 }  // namespace rlcheck::config

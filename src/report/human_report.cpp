@@ -68,6 +68,17 @@ std::string limit_text(const Report& report) {
   return fmt::format("limit {}{} per {}{}", params.limit, limit_note, window, window_note);
 }
 
+// A compare row's limit: "5/10s", marked "adv" when the server advertised part of it and "def"
+// when a default stands in for part of it.
+std::string compact_limit(const Params& params) {
+  const std::string window = config::format_duration(std::chrono::milliseconds(params.window_ms));
+  const bool advertised =
+      params.limit_source == "advertised" || params.window_source == "advertised";
+  const bool defaulted = params.limit_source == "default" || params.window_source == "default";
+  return fmt::format("{}/{}{}{}", params.limit, window, advertised ? " adv" : "",
+                     defaulted ? " def" : "");
+}
+
 std::string header(const Report& report) {
   std::string limiter = report.mode == "http" ? report.target.method
                         : report.target.script.empty()
@@ -265,21 +276,22 @@ std::string render_compare(const std::vector<Report>& reports, const TextStyle& 
     return out;
   const Report& first = reports.front();
   const bool http = first.mode == "http";
-  out +=
-      paint(fmt::format("rlcheck compare  {}limit {} per {}  {} x {}, "
-                        "concurrency {}",
-                        http ? "" : first.target.url + "  ", first.params.limit,
-                        config::format_duration(std::chrono::milliseconds(first.params.window_ms)),
-                        config::counted(first.params.requests, "request"),
-                        config::counted(first.params.runs, "run"), first.params.concurrency),
-            k_bold) +
-      "\n";
+  // Strategies share the limit they are driven with; endpoints may each advertise their own,
+  // so theirs goes in a column of its own.
+  const std::string limit = http ? "" : fmt::format("{}  ", limit_text(first));
+  out += paint(fmt::format("rlcheck compare  {}{}{} x {}, concurrency {}",
+                           http ? "" : first.target.url + "  ", limit,
+                           config::counted(first.params.requests, "request"),
+                           config::counted(first.params.runs, "run"), first.params.concurrency),
+               k_bold) +
+         "\n";
   size_t width = 16;
   for (const Report& report : reports)
     width = std::max(width, compare_name(report).size());
-  out += fmt::format("{:<{}} {:>19} {:>6} {:>15} {:>9} {:>9} {:>10}  {:<11} {}\n",
-                     http ? "endpoint" : "strategy", width, "allowed min/med/max", "over",
-                     "retry hint s", "p50 ms", "p99 ms", "req/s", "verdict", "failed checks");
+  out += fmt::format("{:<{}} {}{:>19} {:>6} {:>15} {:>9} {:>9} {:>10}  {:<11} {}\n",
+                     http ? "endpoint" : "strategy", width, http ? "limit          " : "",
+                     "allowed min/med/max", "over", "retry hint s", "p50 ms", "p99 ms", "req/s",
+                     "verdict", "failed checks");
   for (const Report& report : reports) {
     double p50 = 0, p99 = 0;
     checks::RetryHintStats retry;
@@ -294,8 +306,9 @@ std::string render_compare(const std::vector<Report>& reports, const TextStyle& 
     const Summary& s = report.summary;
     const std::string verdict = fmt::format("{:<11}", checks::verdict_name(report.verdict));
     out += fmt::format(
-        "{:<{}} {:>19} {:>6} {:>15} {:>9.3f} {:>9.3f} {:>10.0f}  {} {}\n", compare_name(report),
-        width, fmt::format("{}/{}/{}", s.allowed_min, s.allowed_median, s.allowed_max),
+        "{:<{}} {}{:>19} {:>6} {:>15} {:>9.3f} {:>9.3f} {:>10.0f}  {} {}\n", compare_name(report),
+        width, http ? fmt::format("{:<15}", compact_limit(report.params)) : "",
+        fmt::format("{}/{}/{}", s.allowed_min, s.allowed_median, s.allowed_max),
         fmt::format("{}/{}", s.runs_over_limit, report.runs.size()), seconds_range(retry), p50, p99,
         s.requests_per_second, paint(verdict, verdict_color_of(report)), failed_checks(report));
   }

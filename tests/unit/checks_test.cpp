@@ -72,6 +72,17 @@ TEST_CASE("limit fails naming how many runs were over, the first one and the max
   CHECK(verdict_of(evaluate_checks({run(1, 10), run(2, 14)}, {})) == Verdict::fail);
 }
 
+TEST_CASE("limit says how long its worst span lasted in plain milliseconds or seconds") {
+  RunStats short_span = run(1, 14);
+  short_span.peak.length_ns = 21'340'000;
+  CHECK(mentions(check({short_span}, "limit").detail, "within 21.3ms"));
+  RunStats long_span = run(1, 14);
+  long_span.peak.length_ns = 4'656'000'000;
+  const std::string detail = check({long_span}, "limit").detail;
+  CHECK(mentions(detail, "within 4.66s"));
+  CHECK_FALSE(mentions(detail, "e+"));
+}
+
 TEST_CASE("limit is skipped without runs") {
   CHECK(check({}, "limit").status == Status::skip);
 }

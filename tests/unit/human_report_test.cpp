@@ -222,3 +222,24 @@ TEST_CASE("render_human advertised line: only what was advertised, none when not
         std::string::npos);
   CHECK(text.find(" -s") == std::string::npos);
 }
+
+TEST_CASE("render_compare of endpoints gives each its own limit and where it came from") {
+  Report a = report_with({{"limit", Status::pass, "fine"}}, Verdict::pass);
+  a.mode = "http";
+  a.target.url = "http://127.0.0.1:8080/";
+  a.params.limit = 5;
+  a.params.window_ms = 10'000;
+  a.params.limit_source = "advertised";
+  a.params.window_source = "advertised";
+  Report b = a;
+  b.target.url = "http://127.0.0.1:8081/";
+  b.params.limit = 20;
+  b.params.window_ms = 60'000;
+  b.params.limit_source = "flag";
+  b.params.window_source = "default";
+  const std::string text = render_compare({a, b}, TextStyle{false, false});
+  CHECK(text.find("5/10s adv") != std::string::npos);
+  CHECK(text.find("20/1m def") != std::string::npos);
+  // The header names no single limit: the endpoints' differ.
+  CHECK(text.substr(0, text.find('\n')).find("limit 5") == std::string::npos);
+}

@@ -100,6 +100,10 @@ TEST_CASE("format_rate spells a rate back so parse_rate reads the same rate") {
     CHECK(again->tokens == rate->tokens);
     CHECK(again->period == rate->period);
   }
-  CHECK(format_rate(Rate{5, 1s}) == "5/1s");
-  CHECK(format_rate(Rate{10, 1min}) == "10/1m");
+  CHECK(format_rate(Rate{5, 1s}) == "5/s");
+  CHECK(format_rate(Rate{10, 1min}) == "10/m");
+  CHECK(format_rate(Rate{10, 60s}) == "10/m");
+  CHECK(format_rate(Rate{1, 500ms}) == "1/500ms");
+  CHECK(format_rate(Rate{7, 2h}) == "7/2h");
+  CHECK(format_rate(Rate{3, 10s}) == "3/10s");
 }
