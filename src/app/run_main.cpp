@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "app/check_runner.hpp"
 #include "app/exit_code.hpp"
@@ -17,6 +18,7 @@
 #include "app/serve_command.hpp"
 #include "app/suite_command.hpp"
 #include "cli/command_line.hpp"
+#include "config/strategy_name.hpp"
 #include "engine/interrupt.hpp"
 #include "report/html_report.hpp"
 #include "report/human_report.hpp"
@@ -38,14 +40,31 @@ bool use_color(config::ColorMode mode) {
          (term == nullptr || std::string_view(term) != "dumb");
 }
 
+// compare cut short by Ctrl-C: the strategies or endpoints it did not get to.
+std::vector<std::string> compare_not_run(const config::Config& config, size_t ran) {
+  std::vector<std::string> names;
+  if (config.compare_urls) {
+    for (size_t i = ran; i < config.http.urls.size(); ++i)
+      names.push_back(config.http.urls[i]);
+  } else {
+    for (size_t i = ran; i < config.compare_strategies.size(); ++i)
+      names.emplace_back(config::strategy_name(config.compare_strategies[i]));
+  }
+  return names;
+}
+
 int deliver(const config::Config& config, std::vector<report::Report>& reports) {
   const bool hook = config.output.hook;
   for (report::Report& report : reports)
     report.exit_code = static_cast<int>(exit_code_of(report, hook));
   const ExitCode overall = overall_exit_code(reports);
   const bool compare = config.command == config::Command::compare;
-  const nlohmann::json json = compare ? report::compare_to_json(reports, static_cast<int>(overall))
-                                      : report::to_json(reports.front());
+  const std::vector<std::string> not_run =
+      compare ? compare_not_run(config, reports.size()) : std::vector<std::string>{};
+  nlohmann::json json = compare ? report::compare_to_json(reports, static_cast<int>(overall))
+                                : report::to_json(reports.front());
+  if (!not_run.empty())
+    json["not_run"] = not_run;
 
   if (!config.output.report_path.empty()) {
     std::ofstream out(config.output.report_path);
@@ -94,6 +113,8 @@ int deliver(const config::Config& config, std::vector<report::Report>& reports) 
     const report::TextStyle style{use_color(config.output.color), config.output.quiet};
     if (compare) {
       std::cout << report::render_compare(reports, style);
+      if (!not_run.empty())
+        std::cout << fmt::format("not run (interrupted): {}\n", fmt::join(not_run, ", "));
     } else {
       for (const report::Report& report : reports)
         std::cout << report::render_human(report, style);

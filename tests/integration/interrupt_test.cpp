@@ -196,3 +196,24 @@ TEST_CASE("SIGINT during rlcheck run: the table counts what ran and shows interr
   CHECK(slow_row_interrupted);
   CHECK(never_named);
 }
+
+TEST_CASE("SIGINT during compare: exit 130, the strategies not run are named") {
+  auto monitor = TestRedis::shared().connect();
+  REQUIRE(monitor.call({"MONITOR"}));
+  bool signalled = false;
+  RunOptions options;
+  options.on_started = [&](pid_t pid) {
+    signalled = wait_for_command(monitor, "EVALSHA") && kill(pid, SIGINT) == 0;
+  };
+  // The paced first strategy would last 100 s: only the interrupt ends it within the limit.
+  const ProcessOutcome outcome = run_rlcheck(
+      {"compare", "--redis", TestRedis::shared().tcp_url(), "--strategies", "lua,naive,gcra",
+       "--interval", "500ms", "-n", "200", "-p", "1", "-r", "1", "--json"},
+      options);
+  REQUIRE(signalled);
+  CHECK(outcome.exit_code == 130);
+  const auto json = nlohmann::json::parse(outcome.out);
+  CHECK(json["verdict"] == "interrupted");
+  CHECK(json["reports"].size() == 1);
+  CHECK(json["not_run"] == nlohmann::json::array({"naive", "gcra"}));
+}
