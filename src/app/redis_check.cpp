@@ -150,8 +150,12 @@ report::Report check_redis_limiter(RedisSession& session, const config::Config& 
     params.instance_id = session.instance_id;
     params.script = script ? &*script : nullptr;
     params.arg_templates = config.redis.script_args;
-    if (config.redis.key && config.redis.reset)
-      delete_keys(control, redis::IdentityKeys(params.key, params.identities).all());
+    params.reply = config.redis.reply;
+    params.script_keys = config.redis.script_keys;
+    if (config.redis.key && config.redis.reset) {
+      for (const std::string& key : redis::IdentityKeys(params.key, params.identities).all())
+        delete_keys(control, redis::script_keys(key, params.script_keys));
+    }
 
     const auto limiter = redis::make_strategy(params);
     redis::RunTarget target;

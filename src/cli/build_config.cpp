@@ -6,6 +6,7 @@
 
 #include "app/exit_code.hpp"
 #include "cli/raw_options.hpp"
+#include "config/reply_format.hpp"
 #include "config/strategy_name.hpp"
 #include "engine/placeholder_template.hpp"
 #include "redis/endpoint.hpp"
@@ -56,6 +57,27 @@ config::ColorMode color_named(const std::string& name) {
   throw usage_error(fmt::format("--color: expected auto, always or never, got '{}'", name));
 }
 
+constexpr int64_t k_max_script_keys = 1'000;
+
+// --reply and --script-keys say how a --script is called and read; nothing else has a reply.
+void fill_script_reply(const RawOptions& raw, config::RedisConfig& redis) {
+  if (raw.reply) {
+    if (!raw.script)
+      throw usage_error("--reply: only applies to --script");
+    auto format = config::parse_reply_format(*raw.reply);
+    if (!format) {
+      throw usage_error(fmt::format("--reply: unknown format '{}'; expected one of {}", *raw.reply,
+                                    config::reply_format_names_list()));
+    }
+    redis.reply = *format;
+  }
+  if (raw.script_keys) {
+    if (!raw.script)
+      throw usage_error("--script-keys: only applies to --script");
+    redis.script_keys = in_range("--script-keys", *raw.script_keys, 1, k_max_script_keys);
+  }
+}
+
 void fill_redis(const RawOptions& raw, config::Config& config) {
   config::RedisConfig& redis = config.redis;
   if (raw.redis_url) {
@@ -81,6 +103,7 @@ void fill_redis(const RawOptions& raw, config::Config& config) {
       throw usage_error(fmt::format("--arg: {}", parsed.error()));
   }
   redis.script_args = raw.args;
+  fill_script_reply(raw, redis);
   if (raw.key) {
     if (raw.key->empty())
       throw usage_error("--key: must not be empty");

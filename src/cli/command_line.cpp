@@ -96,6 +96,13 @@ void add_redis_options(CLI::App* app, RawOptions& raw) {
   app->add_option("--arg", raw.args,
                   "ARGV entry for --script, repeatable; placeholders {limit} {window_ms} {uuid} "
                   "{seq} {run} {now_ms}");
+  optional_option(app, "--reply", raw.reply,
+                  "the reply shape of --script: contract ({allowed, remaining, retry_ms}), counter "
+                  "({hits, ttl_ms}), cell (CL.THROTTLE's) or rate (redis_rate's) (default "
+                  "contract)");
+  optional_option(app, "--script-keys", raw.script_keys,
+                  "KEYS passed to --script: <key>:0 ... <key>:K-1, one hash tag (default 1: the "
+                  "key)");
   optional_option(app, "-k,--key", raw.key,
                   "limiter key (default: a fresh key per run under rlcheck:<id>:, deleted after)");
   app->add_flag("--reset", raw.reset, "DEL the explicit --key before each run");

@@ -44,6 +44,8 @@ struct RawOptions {
   std::string strategy = "lua";
   std::optional<std::string> script;
   std::vector<std::string> args;
+  std::optional<std::string> reply;    // --reply FORMAT
+  std::optional<int64_t> script_keys;  // --script-keys K
   std::optional<std::string> key;
   bool reset = false;
   std::optional<int64_t> burst;

@@ -29,6 +29,14 @@ enum class Strategy {
 
 enum class ColorMode { auto_detect, always, never };
 
+// The reply shape of a --script (--reply): rlcheck's own contract, or what a library ships.
+enum class ReplyFormat {
+  contract,  // 1, 0 or {allowed, remaining, retry_ms}
+  counter,   // {hits, ttl_ms}: INCR + PEXPIRE stores (express-rate-limit, rate-limiter-flexible)
+  cell,      // {limited, limit, remaining, retry_after_s, reset_after_s}: CL.THROTTLE
+  rate,      // {allowed, remaining, retry_after, reset_after}: go-redis redis_rate, seconds
+};
+
 struct LoadConfig {
   int64_t requests = 200;  // decisions asked per run
   int concurrency = 50;    // connections, each with at most one request in flight
@@ -84,6 +92,10 @@ struct RedisConfig {
   std::vector<std::string> script_args;  // --arg templates; empty: {limit} {window_ms} {uuid}
   std::optional<std::string> key;        // explicit key; unset: a fresh key per run
   bool reset = false;                    // DEL the explicit key before each run
+  // --reply: how the --script's reply reads.
+  ReplyFormat reply = ReplyFormat::contract;
+  // --script-keys: the KEYS a --script gets per request (<key>:0 ... when more than 1).
+  int64_t script_keys = 1;
 };
 
 struct HttpConfig {

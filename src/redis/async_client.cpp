@@ -97,24 +97,28 @@ void AsyncClient::send(const std::vector<std::string_view>& argv) {
   send_formatted(generation_);
 }
 
+std::vector<std::string>& AsyncClient::eval_keys() {
+  return pending_eval_.keys;
+}
+
 std::vector<std::string>& AsyncClient::eval_args() {
   return pending_eval_.args;
 }
 
-void AsyncClient::eval(const LoadedScript& script, std::string_view key) {
+void AsyncClient::eval(const LoadedScript& script) {
   pending_eval_.script = &script;
-  pending_eval_.key.assign(key);
   pending_eval_.reloaded = false;
   send_eval(false);
 }
 
 void AsyncClient::send_eval(bool with_source) {
   const LoadedScript& script = *pending_eval_.script;
-  command_.begin(4 + pending_eval_.args.size());
+  command_.begin(3 + pending_eval_.keys.size() + pending_eval_.args.size());
   command_.add(with_source ? "EVAL" : "EVALSHA");
   command_.add(with_source ? script.source : script.sha);
-  command_.add("1");
-  command_.add(pending_eval_.key);
+  command_.add(std::to_string(pending_eval_.keys.size()));
+  for (const std::string& key : pending_eval_.keys)
+    command_.add(key);
   for (const std::string& arg : pending_eval_.args)
     command_.add(arg);
   send_formatted(generation_);

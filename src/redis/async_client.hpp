@@ -46,14 +46,15 @@ class AsyncClient final : public engine::Client, private DecisionIo {
   // strings keep their capacity from request to request.
   struct PendingEval {
     const LoadedScript* script = nullptr;
-    std::string key;
+    std::vector<std::string> keys;
     std::vector<std::string> args;
     bool reloaded = false;
   };
 
   void send(const std::vector<std::string_view>& argv) override;
+  std::vector<std::string>& eval_keys() override;
   std::vector<std::string>& eval_args() override;
-  void eval(const LoadedScript& script, std::string_view key) override;
+  void eval(const LoadedScript& script) override;
   void send_eval(bool with_source);
   // Sends the command in command_ with its replies tagged `generation`.
   void send_formatted(uintptr_t generation);

@@ -1,5 +1,7 @@
 #include "redis/strategy.hpp"
 
+#include <algorithm>
+
 #include "redis/strategies/counter_strategies.hpp"
 #include "redis/strategies/script_strategy.hpp"
 
@@ -20,6 +22,42 @@ std::vector<std::string> IdentityKeys::all() const {
   std::vector<std::string> keys;
   for (int64_t id = 0; id < identities_; ++id)
     keys.push_back(of_identity(static_cast<uint64_t>(id)));
+  return keys;
+}
+
+namespace {
+
+// Redis Cluster hashes only the part between the first '{' and the next '}', when not empty.
+bool has_hash_tag(std::string_view key) {
+  const size_t open = key.find('{');
+  if (open == std::string_view::npos)
+    return false;
+  const size_t close = key.find('}', open + 1);
+  return close != std::string_view::npos && close > open + 1;
+}
+
+}  // namespace
+
+void script_key_into(std::string& out, std::string_view key, int64_t count, int64_t index) {
+  out.clear();
+  if (count <= 1) {
+    out.append(key);
+    return;
+  }
+  const bool tagged = has_hash_tag(key);
+  if (!tagged)
+    out.push_back('{');
+  out.append(key);
+  if (!tagged)
+    out.push_back('}');
+  out.push_back(':');
+  out.append(std::to_string(index));
+}
+
+std::vector<std::string> script_keys(std::string_view key, int64_t count) {
+  std::vector<std::string> keys(static_cast<size_t>(std::max<int64_t>(1, count)));
+  for (size_t i = 0; i < keys.size(); ++i)
+    script_key_into(keys[i], key, count, static_cast<int64_t>(i));
   return keys;
 }
 

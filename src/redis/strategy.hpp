@@ -31,12 +31,13 @@ class DecisionIo {
  public:
   virtual ~DecisionIo() = default;
   virtual void send(const std::vector<std::string_view>& argv) = 0;
-  // The ARGV of the next eval(): cleared by the connection, filled by the strategy, and reused
-  // from request to request so the steady state allocates nothing.
+  // The KEYS and the ARGV of the next eval(): filled by the strategy, and reused from request
+  // to request so the steady state allocates nothing.
+  virtual std::vector<std::string>& eval_keys() = 0;
   virtual std::vector<std::string>& eval_args() = 0;
-  // EVALSHA script 1 key eval_args()...; on NOSCRIPT the connection sends EVAL with the source
-  // and the strategy only sees the final reply.
-  virtual void eval(const LoadedScript& script, std::string_view key) = 0;
+  // EVALSHA script <number of keys> eval_keys()... eval_args()...; on NOSCRIPT the connection
+  // sends EVAL with the source and the strategy only sees the final reply.
+  virtual void eval(const LoadedScript& script) = 0;
 };
 
 struct RequestState {
@@ -66,6 +67,13 @@ class IdentityKeys {
   int64_t identities_;
 };
 
+// The KEYS a script is given for the limiter key `key` (--script-keys): the key itself when
+// `count` is 1, else <key>:0 ... <key>:<count-1>, which share one Redis Cluster hash tag so a
+// cluster can run the script: the key's own {tag} when it has one, else the whole key in braces
+// ({rlcheck:ab12:script:1}:0).
+void script_key_into(std::string& out, std::string_view key, int64_t count, int64_t index);
+std::vector<std::string> script_keys(std::string_view key, int64_t count);
+
 class Strategy {
  public:
   virtual ~Strategy() = default;
@@ -94,6 +102,8 @@ struct StrategyParams {
   std::string instance_id;                 // hex id of this invocation (no braces)
   const LoadedScript* script = nullptr;    // Lua strategies and --script
   std::vector<std::string> arg_templates;  // --script arguments with placeholders
+  config::ReplyFormat reply = config::ReplyFormat::contract;  // --script's reply shape
+  int64_t script_keys = 1;  // --script's KEYS per request (script_keys())
 };
 
 std::unique_ptr<Strategy> make_strategy(const StrategyParams& params);

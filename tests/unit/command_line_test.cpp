@@ -364,3 +364,32 @@ TEST_CASE("http --start-before-boundary needs --window: the boundary precedes an
   CHECK(parse({"http", "http://127.0.0.1:1/", "--window", "2s", "--start-before-boundary", "1s"})
             .config.load.start_before_boundary == 1s);
 }
+
+TEST_CASE("--reply and --script-keys reach the config, with --script only") {
+  TempScript script;
+  const std::string path = script.path.string();
+  const auto defaults = parse({"redis", "--script", path.c_str()}).config;
+  CHECK(defaults.redis.reply == rlcheck::config::ReplyFormat::contract);
+  CHECK(defaults.redis.script_keys == 1);
+
+  const auto c =
+      parse({"redis", "--script", path.c_str(), "--reply", "cell", "--script-keys", "2"}).config;
+  CHECK(c.redis.reply == rlcheck::config::ReplyFormat::cell);
+  CHECK(c.redis.script_keys == 2);
+  CHECK(parse({"redis", "--script", path.c_str(), "--reply", "counter"}).config.redis.reply ==
+        rlcheck::config::ReplyFormat::counter);
+  CHECK(parse({"redis", "--script", path.c_str(), "--reply", "rate"}).config.redis.reply ==
+        rlcheck::config::ReplyFormat::rate);
+
+  const std::string unknown = usage_error({"redis", "--script", path.c_str(), "--reply", "json"});
+  CHECK(mentions(unknown, "--reply"));
+  CHECK(mentions(unknown, "'json'"));
+  CHECK(mentions(unknown, "counter"));
+  CHECK(mentions(usage_error({"redis", "--script", path.c_str(), "--script-keys", "0"}),
+                 "--script-keys"));
+  CHECK(
+      mentions(usage_error({"redis", "--reply", "counter"}), "--reply: only applies to --script"));
+  CHECK(mentions(usage_error({"redis", "-s", "gcra", "--script-keys", "2"}),
+                 "--script-keys: only applies to --script"));
+  CHECK(mentions(usage_error({"serve", "--reply", "counter"}), "--reply"));
+}

@@ -11,7 +11,8 @@ namespace rlcheck::test {
 
 struct EvalCall {
   const redis::LoadedScript* script;
-  std::string key;
+  std::string key;                // the first of keys
+  std::vector<std::string> keys;  // every KEYS entry
   std::vector<std::string> args;
 };
 
@@ -20,13 +21,15 @@ class RecordingIo : public redis::DecisionIo {
   void send(const std::vector<std::string_view>& argv) override {
     sent.emplace_back(argv.begin(), argv.end());
   }
+  std::vector<std::string>& eval_keys() override { return keys; }
   std::vector<std::string>& eval_args() override { return args; }
-  void eval(const redis::LoadedScript& script, std::string_view key) override {
-    evals.push_back({&script, std::string(key), args});
+  void eval(const redis::LoadedScript& script) override {
+    evals.push_back({&script, keys.empty() ? std::string() : keys[0], keys, args});
   }
 
   std::vector<std::vector<std::string>> sent;
   std::vector<EvalCall> evals;
+  std::vector<std::string> keys;
   std::vector<std::string> args;
 };
 

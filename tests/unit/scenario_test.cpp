@@ -92,3 +92,19 @@ TEST_CASE("paths in a scenario are relative to the scenario's folder") {
       folder.write("inline.json", R"({"mode": "http", "url": "http://h/", "data": "a=b"})");
   CHECK(has(load_scenario(inline_body)->argv, "a=b"));
 }
+
+TEST_CASE("reply and script-keys are scenario keys, as their flags") {
+  TempFolder folder;
+  const std::string file = folder.write(
+      "library.json",
+      R"({"mode": "redis", "script": "cell.lua", "reply": "cell", "script-keys": 2, "runs": 1})");
+  const auto scenario = load_scenario(file);
+  REQUIRE(scenario.has_value());
+  const auto& argv = scenario->argv;
+  const auto reply = std::find(argv.begin(), argv.end(), "--reply");
+  REQUIRE(reply != argv.end());
+  CHECK(*(reply + 1) == "cell");
+  const auto keys = std::find(argv.begin(), argv.end(), "--script-keys");
+  REQUIRE(keys != argv.end());
+  CHECK(*(keys + 1) == "2");
+}

@@ -158,3 +158,78 @@ TEST_CASE("script strategies touch only their key") {
   records[0].bucket = 4;
   CHECK(strategy->keys_touched(records) == std::vector<std::string>{"rl:slide"});
 }
+
+TEST_CASE("--script-keys 1 passes the key itself, as before") {
+  StrategyParams params = params_for(Kind::script);
+  params.script_keys = 1;
+  auto strategy = make_strategy(params);
+  RecordingIo io;
+  std::mt19937_64 rng(1);
+  RequestState state;
+  state.rng = &rng;
+  strategy->begin(state, io);
+  REQUIRE(io.evals.size() == 1);
+  CHECK(io.evals[0].keys == std::vector<std::string>{"rl:slide"});
+  CHECK(strategy->keys_touched({}) == std::vector<std::string>{"rl:slide"});
+}
+
+TEST_CASE("--script-keys K passes <key>:0 ... <key>:K-1 under one hash tag") {
+  StrategyParams params = params_for(Kind::script);
+  params.script_keys = 3;
+  params.identities = 2;
+  auto strategy = make_strategy(params);
+  RecordingIo io;
+  std::mt19937_64 rng(1);
+  for (uint64_t seq = 0; seq < 2; ++seq) {
+    RequestState state;
+    state.seq = seq;
+    state.rng = &rng;
+    strategy->begin(state, io);
+  }
+  REQUIRE(io.evals.size() == 2);
+  CHECK(io.evals[0].keys ==
+        std::vector<std::string>{"{rl:slide:0}:0", "{rl:slide:0}:1", "{rl:slide:0}:2"});
+  CHECK(io.evals[1].keys ==
+        std::vector<std::string>{"{rl:slide:1}:0", "{rl:slide:1}:1", "{rl:slide:1}:2"});
+  CHECK(io.evals[1].args.size() == 3);  // ARGV unchanged
+  // Every key of every identity is TTL-audited and cleaned up.
+  CHECK(strategy->keys_touched({}) == std::vector<std::string>{"{rl:slide:0}:0", "{rl:slide:0}:1",
+                                                               "{rl:slide:0}:2", "{rl:slide:1}:0",
+                                                               "{rl:slide:1}:1", "{rl:slide:1}:2"});
+}
+
+TEST_CASE("script keys keep a hash tag the key already has") {
+  using rlcheck::redis::script_keys;
+  CHECK(script_keys("{user:7}:rl", 2) ==
+        std::vector<std::string>{"{user:7}:rl:0", "{user:7}:rl:1"});
+  CHECK(script_keys("rl:{x}", 2) == std::vector<std::string>{"rl:{x}:0", "rl:{x}:1"});
+  // "{}" is no tag in Redis Cluster: the whole key is hashed, so it is wrapped.
+  CHECK(script_keys("rl:{}", 2) == std::vector<std::string>{"{rl:{}}:0", "{rl:{}}:1"});
+  CHECK(script_keys("rl", 1) == std::vector<std::string>{"rl"});
+}
+
+TEST_CASE("--reply reads the script's reply in the library's shape") {
+  StrategyParams params = params_for(Kind::script);
+  params.reply = rlcheck::config::ReplyFormat::counter;
+  params.limit = 5;
+  auto strategy = make_strategy(params);
+  RecordingIo io;
+  ReplyBuilder b;
+  RequestState state;
+  auto allowed = strategy->on_reply(state, b.integers({5, 1000}), io);
+  REQUIRE(allowed.has_value());
+  CHECK(allowed->outcome == Outcome::allowed);
+  auto denied = strategy->on_reply(state, b.integers({6, 1000}), io);
+  REQUIRE(denied.has_value());
+  CHECK(denied->outcome == Outcome::denied);
+  CHECK(denied->retry_ms == 1000);
+
+  // The contract's shape is a wrong shape here: the error names the script and the format.
+  auto wrong = strategy->on_reply(state, b.integers({1, 4, 0}), io);
+  REQUIRE(wrong.has_value());
+  CHECK(wrong->error == ErrorKind::bad_reply);
+  CHECK(wrong->error_message.find("sliding_window.lua") != std::string::npos);
+  CHECK(wrong->error_message.find("array of 3") != std::string::npos);
+  CHECK(wrong->error_message.find("{hits, ttl_ms}") != std::string::npos);
+  CHECK(wrong->error_message.find("--reply counter") != std::string::npos);
+}

@@ -1,5 +1,7 @@
 #include "redis/strategies/script_strategy.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "engine/placeholder_template.hpp"
@@ -35,6 +37,9 @@ class ScriptStrategy final : public redis::Strategy {
       : keys_(params.key, params.identities),
         script_(*params.script),
         templates_(std::move(templates)),
+        reply_(params.reply),
+        limit_(params.limit),
+        key_count_(std::max<int64_t>(1, params.script_keys)),
         context_{params.limit, params.window_ms, params.run, 0, params.identities, nullptr} {}
 
   void begin(RequestState& state, DecisionIo& io) const override {
@@ -45,22 +50,33 @@ class ScriptStrategy final : public redis::Strategy {
     args.resize(templates_.size());
     for (size_t i = 0; i < templates_.size(); ++i)
       templates_[i].expand_into(context, args[i]);
-    io.eval(script_, keys_.of(state));
+    const std::string& key = keys_.of(state);
+    std::vector<std::string>& keys = io.eval_keys();
+    keys.resize(static_cast<size_t>(key_count_));
+    for (int64_t i = 0; i < key_count_; ++i)
+      script_key_into(keys[static_cast<size_t>(i)], key, key_count_, i);
+    io.eval(script_);
   }
 
   std::optional<engine::Decision> on_reply(RequestState&, const redisReply& reply,
                                            DecisionIo&) const override {
-    auto decision = decision_from_script_reply(reply);
+    auto decision = decision_from_reply(reply_, limit_, reply);
     if (!decision) {
-      return bad_reply_decision(
-          fmt::format("script {} {}; expected 1, 0 or {{allowed, remaining, retry_ms}}",
-                      script_.name, decision.error()));
+      return bad_reply_decision(fmt::format("script {} {}; expected {}", script_.name,
+                                            decision.error(), expected_reply_shape(reply_)));
     }
+    // The hint's resolution is hint_resolution_ms(reply_) (1000 for cell's whole seconds): the
+    // value for a Decision that records how finely its hint is given.
     return *decision;
   }
 
   std::vector<std::string> keys_touched(const std::vector<engine::RequestRecord>&) const override {
-    return keys_.all();
+    std::vector<std::string> keys;
+    for (const std::string& key : keys_.all()) {
+      for (std::string& script_key : script_keys(key, key_count_))
+        keys.push_back(std::move(script_key));
+    }
+    return keys;
   }
 
   const LoadedScript* script() const override { return &script_; }
@@ -69,6 +85,9 @@ class ScriptStrategy final : public redis::Strategy {
   IdentityKeys keys_;
   const LoadedScript& script_;
   std::vector<PlaceholderTemplate> templates_;
+  config::ReplyFormat reply_;
+  int64_t limit_;      // counter replies are allowed up to it
+  int64_t key_count_;  // KEYS per request
   PlaceholderContext context_;
 };
 
