@@ -21,7 +21,7 @@ constexpr double k_step_ratio = 0.04;         // a readmission is found within 4
 constexpr int64_t k_min_step_ns = 1'000'000;  // probes never closer than 1 ms
 constexpr int64_t k_first_chunk = 8;          // the burst doubles from here...
 constexpr int64_t k_max_burst = 1016;         // ...up to 8 + 16 + ... + 512 requests
-constexpr int k_refill_readmissions = 4;      // tokens timed to measure the refill
+constexpr int k_refill_readmissions = 5;      // tokens timed to measure the refill
 constexpr int64_t k_probes_per_token = 10;    // probes per refill interval while timing them
 constexpr double k_agreement = 0.10;          // cross-checks agree within 10 %
 

@@ -23,6 +23,8 @@ std::vector<checks::ProbeRequest> ProbeTarget::send(int identity, int64_t count,
   load.threads = 1;
   load.runs = 1;
   load.not_before = not_before;
+  // Request numbers run on across sends: a sliding log's members ({seq}) never collide.
+  load.first_seq = static_cast<uint64_t>(requests_sent_);
   engine::RunResult result = run(identity, load);
   if (result.clients_ready == 0 && !result.interrupted)
     throw cannot_test(fmt::format("no connection to {}: {}", describe(), result.connect_error));
