@@ -28,7 +28,10 @@ engine::PlaceholderTemplate text_template(const std::string& text) {
   return *engine::PlaceholderTemplate::parse(text, engine::PlaceholderTemplate::Unknown::keep);
 }
 
-http::HttpTarget make_target(const config::Config& config, const std::string& url, uint64_t seed) {
+}  // namespace
+
+http::HttpTarget make_http_target(const config::Config& config, const std::string& url,
+                                  uint64_t seed) {
   const config::HttpConfig& options = config.http;
   http::HttpTarget target;
   target.method = options.method;
@@ -49,6 +52,8 @@ http::HttpTarget make_target(const config::Config& config, const std::string& ur
   target.seed = seed;
   return target;
 }
+
+namespace {
 
 // --reset-cmd, stopped (and its process group with it) when Ctrl-C comes first. False when
 // interrupted.
@@ -205,7 +210,7 @@ config::Config window_judged(const config::Config& config,
 report::Report check_http_endpoint(const config::Config& config, const std::string& url,
                                    engine::RunObserver* observer, report::RecordsWriter* records) {
   const uint64_t seed = config.seed ? *config.seed : std::random_device{}();
-  http::HttpTarget target = make_target(config, url, seed);
+  http::HttpTarget target = make_http_target(config, url, seed);
 
   std::vector<engine::RunResult> results;
   std::optional<checks::RetryVerification> verification;
@@ -230,10 +235,9 @@ report::Report check_http_endpoint(const config::Config& config, const std::stri
     }
     if (config.checks.verify_retry_after && run == config.load.runs) {
       std::vector<engine::RequestRecord> retried;
-      verification =
-          verify_retry_after(factory, results.back(), config.load, run,
-                             longest_retry_wait(window_judged(config, results)),
-                             announce_wait(config), retried);
+      verification = verify_retry_after(factory, results.back(), config.load, run,
+                                        longest_retry_wait(window_judged(config, results)),
+                                        announce_wait(config), retried);
       interrupted = verification->interrupted;
     }
   }

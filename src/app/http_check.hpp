@@ -5,10 +5,16 @@
 
 #include "config/config.hpp"
 #include "engine/run.hpp"
+#include "http/http_client.hpp"
 #include "report/records_writer.hpp"
 #include "report/report.hpp"
 
 namespace rlcheck::app {
+
+// The requests of `url` as the configuration describes them (method, headers, body, status
+// rules, placeholders); `seed` seeds {uuid}. Shared with `rlcheck probe`.
+http::HttpTarget make_http_target(const config::Config& config, const std::string& url,
+                                  uint64_t seed);
 
 // Runs config.load.runs runs against `url` (before each: --between-runs, --reset-cmd) and
 // evaluates the checks. Without --limit (--window) the limit (window) is the one the responses

@@ -15,6 +15,7 @@
 #include "app/exit_code.hpp"
 #include "app/hook.hpp"
 #include "app/hook_config.hpp"
+#include "app/probe_command.hpp"
 #include "app/serve_command.hpp"
 #include "app/suite_command.hpp"
 #include "cli/command_line.hpp"
@@ -146,6 +147,8 @@ int run_main(int argc, const char* const* argv) {
       return run_suite(config);
     if (config.command == config::Command::hook_config)
       return run_hook_config(config.hook_args, config.merge_settings);
+    if (config.command == config::Command::probe)
+      return run_probe(config);
     // Opened before the first request: a path that cannot be written is known before the run.
     std::unique_ptr<report::RecordsWriter> records;
     if (!config.output.records_path.empty()) {

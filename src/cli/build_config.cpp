@@ -183,9 +183,12 @@ config::Config build_config(const RawOptions& raw) {
   load.requests = in_range("--requests", raw.requests.value_or(200), 1, k_max_requests);
   load.concurrency =
       static_cast<int>(in_range("--concurrency", raw.concurrency, 1, k_max_concurrency));
+  const bool probe = raw.command == config::Command::probe;
   const bool http = raw.command == config::Command::http ||
-                    (raw.command == config::Command::compare && !raw.compare_urls.empty());
-  load.runs = static_cast<int>(in_range("--runs", raw.runs.value_or(http ? 1 : 4), 1, k_max_runs));
+                    (raw.command == config::Command::compare && !raw.compare_urls.empty()) ||
+                    (probe && !raw.url.empty());
+  load.runs =
+      static_cast<int>(in_range("--runs", raw.runs.value_or(http || probe ? 1 : 4), 1, k_max_runs));
   load.threads = static_cast<int>(in_range("--threads", raw.threads, 1, k_max_threads));
   if (load.threads > load.concurrency) {
     throw usage_error(
@@ -275,9 +278,13 @@ config::Config build_config(const RawOptions& raw) {
   config.compare_urls = raw.command == config::Command::compare && !raw.compare_urls.empty();
   if (http) {
     fill_http(raw, config);
+    if (probe)
+      fill_probe(raw, config);
     return config;
   }
   fill_redis(raw, config);
+  if (probe)
+    fill_probe(raw, config);
   if (config.command == config::Command::compare)
     fill_compare(raw, config);
   if (config.command == config::Command::serve)

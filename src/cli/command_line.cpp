@@ -143,6 +143,7 @@ struct Apps {
   CLI::App* serve = nullptr;
   CLI::App* run = nullptr;
   CLI::App* hook_config = nullptr;
+  CLI::App* probe = nullptr;
 };
 
 void add_serve_options(CLI::App* serve, RawOptions& raw) {
@@ -162,6 +163,30 @@ void add_serve_options(CLI::App* serve, RawOptions& raw) {
   serve->add_flag("--fail-closed", raw.fail_closed, "answer 503 while Redis is down (default)");
   serve->add_flag("--fail-open", raw.fail_open, "let requests through while Redis is down");
   serve->add_option("--timeout", raw.timeout, "Redis decision timeout (default 5s)");
+}
+
+// The http and redis option sets, less what only repeated runs need, and the limiter's
+// parameters (for --strategy), the budget and the JSON output.
+void add_probe_options(CLI::App* probe, RawOptions& raw) {
+  probe->add_option("URL", raw.url,
+                    "an HTTP endpoint, with {run} where the limiter reads the identity (default: "
+                    "the Redis limiter of --strategy or --script)");
+  add_http_options(probe, raw);
+  add_redis_options(probe, raw);
+  for (const char* name :
+       {"--between-runs", "--reset-cmd", "--no-require-retry-after", "--key", "--reset"}) {
+    probe->remove_option(probe->get_option(name));
+  }
+  optional_option(probe, "-l,--limit", raw.limit, "--strategy: its limit (default 10)");
+  probe->add_option("-w,--window", raw.window, "--strategy: its window (default 60s)");
+  optional_option(probe, "--burst", raw.burst, "--strategy: token-bucket / gcra capacity");
+  optional_option(probe, "--refill", raw.refill, "--strategy: token-bucket / gcra refill rate");
+  probe->add_option("--max-time", raw.max_time,
+                    "give up (exit 3) when it cannot tell within DUR (default 60s)");
+  probe->add_option("--timeout", raw.timeout, "per-request timeout (default 5s)");
+  optional_option(probe, "--seed", raw.seed, "seed for generated ids");
+  probe->add_flag("--json", raw.json, "print rlcheck.probe/v1 JSON instead of the human report");
+  probe->add_flag("-q,--quiet", raw.quiet, "the result line only");
 }
 
 Apps build_apps(RawOptions& raw) {
@@ -205,6 +230,10 @@ Apps build_apps(RawOptions& raw) {
       ->required();
   optional_option(apps.hook_config, "--merge", raw.merge_settings,
                   "an existing settings.json to merge the hook into (printed, not written)");
+
+  apps.probe = app.add_subcommand(
+      "probe", "infer a limiter's contract (algorithm, limit and window, or burst and refill)");
+  add_probe_options(apps.probe, raw);
   return apps;
 }
 
@@ -278,6 +307,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
       {apps.redis, config::Command::redis}, {apps.compare, config::Command::compare},
       {apps.http, config::Command::http},   {apps.serve, config::Command::serve},
       {apps.run, config::Command::run},     {apps.hook_config, config::Command::hook_config},
+      {apps.probe, config::Command::probe},
   };
   bool chosen = false;
   for (const auto& [sub, command] : commands) {
@@ -288,7 +318,8 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
   }
   if (!chosen) {
     throw app::usage_error(
-        "a command is required: redis, http, compare, serve, run or hook-config (see rlcheck "
+        "a command is required: redis, http, compare, serve, run, probe or hook-config (see "
+        "rlcheck "
         "--help)");
   }
   parsed.config = build_config(raw);

@@ -74,6 +74,8 @@ struct RawOptions {
   std::string identity_header;
   bool fail_open = false;
   bool fail_closed = false;
+
+  std::string max_time = "60s";  // probe
 };
 
 // Checks every value and cross-flag rule; throws FatalError(usage) with one line that names
@@ -83,5 +85,7 @@ config::Config build_config(const RawOptions& raw);
 // Parts of build_config (http_options.cpp): the HTTP request and run rules, and serve.
 void fill_http(const RawOptions& raw, config::Config& config);
 void fill_serve(const RawOptions& raw, config::Config& config);
+// rlcheck probe (probe_options.cpp): --max-time and what an HTTP probe needs.
+void fill_probe(const RawOptions& raw, config::Config& config);
 
 }  // namespace rlcheck::cli

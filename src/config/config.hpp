@@ -15,7 +15,7 @@ namespace rlcheck::config {
 
 using namespace std::chrono_literals;
 
-enum class Command { redis, http, compare, serve, run, hook_config };
+enum class Command { redis, http, compare, serve, run, hook_config, probe };
 
 enum class Strategy {
   naive,
@@ -117,6 +117,11 @@ struct ServeConfig {
   bool fail_open = false;                 // Redis down: let requests through (else 503)
 };
 
+// rlcheck probe: the target is config.http.urls (one), else the Redis limiter of config.redis.
+struct ProbeConfig {
+  Nanos max_time = 60s;  // the whole probe's budget; past it, it could not tell (exit 3)
+};
+
 struct Config {
   Command command = Command::redis;
   bool compare_urls = false;  // compare: HTTP endpoints rather than strategies
@@ -126,6 +131,7 @@ struct Config {
   RedisConfig redis;
   HttpConfig http;
   ServeConfig serve;
+  ProbeConfig probe;
   std::vector<std::string> scenario_paths;    // run: files and folders
   std::vector<std::string> hook_args;         // hook-config: the rlcheck command line
   std::optional<std::string> merge_settings;  // hook-config: settings.json to merge into

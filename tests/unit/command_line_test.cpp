@@ -393,3 +393,18 @@ TEST_CASE("--reply and --script-keys reach the config, with --script only") {
                  "--script-keys: only applies to --script"));
   CHECK(mentions(usage_error({"serve", "--reply", "counter"}), "--reply"));
 }
+
+TEST_CASE("probe: a URL with {run} is an HTTP probe, none a Redis one; --max-time is its budget") {
+  const auto http = parse({"probe", "http://127.0.0.1:1/?k={run}", "--max-time", "30s"}).config;
+  CHECK(http.command == rlcheck::config::Command::probe);
+  CHECK(http.http.urls == std::vector<std::string>{"http://127.0.0.1:1/?k={run}"});
+  CHECK(http.probe.max_time == std::chrono::seconds(30));
+  const auto redis = parse({"probe", "--strategy", "gcra", "-l", "4", "-w", "2s"}).config;
+  CHECK(redis.http.urls.empty());
+  CHECK(redis.redis.strategy == rlcheck::config::Strategy::gcra);
+  CHECK(redis.checks.window == std::chrono::seconds(2));
+  CHECK(redis.probe.max_time == std::chrono::seconds(60));
+  CHECK(mentions(usage_error({"probe", "http://127.0.0.1:1/"}), "{run}"));
+  CHECK(mentions(usage_error({"probe", "--max-time", "0s"}), "--max-time"));
+  CHECK(mentions(usage_error({"probe", "--reset", "x"}), "--reset"));
+}

@@ -1,0 +1,22 @@
+#pragma once
+// `rlcheck probe`: infers a limiter's contract from outside (the sequence of requests is
+// described in README.md, "rlcheck probe") and compares it with what the headers advertise.
+
+#include "app/probe_target.hpp"
+#include "config/config.hpp"
+#include "report/probe_report.hpp"
+
+namespace rlcheck::app {
+
+// Runs the probe sequence against `target` until it can tell or the deadline passes. Never
+// throws for what the limiter does; a request error, the deadline or Ctrl-C end it with the
+// algorithm "unknown" and the reason.
+checks::InferredContract infer_contract(ProbeTarget& target,
+                                        ProbeTarget::Clock::time_point deadline);
+
+// The whole command: probes, prints the human report or rlcheck.probe/v1, and returns the exit
+// code: 0 it could tell, 1 what it saw contradicts the headers, 3 it could not tell, 130
+// interrupted.
+int run_probe(const config::Config& config);
+
+}  // namespace rlcheck::app

@@ -1,0 +1,57 @@
+#pragma once
+// What `rlcheck probe` sends its requests through: an HTTP endpoint or a Redis limiter, one
+// identity (a fresh limiter state) per phase of the probe, on one timeline.
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "checks/contract_inference.hpp"
+#include "config/config.hpp"
+#include "engine/run.hpp"
+
+namespace rlcheck::app {
+
+class ProbeTarget {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  virtual ~ProbeTarget() = default;
+
+  // Sends `count` requests one after another on one connection, speaking for `identity` (a
+  // limiter state no other identity shares), the first not before `not_before`. Returns each
+  // request's decision on the probe's timeline (ns since the target was made). Throws
+  // FatalError(cannot_test) when no connection could be made.
+  std::vector<checks::ProbeRequest> send(int identity, int64_t count, Clock::time_point not_before);
+
+  int64_t now_ns() const;
+  Clock::time_point at(int64_t ns) const { return origin_ + std::chrono::nanoseconds(ns); }
+  int64_t requests_sent() const { return requests_sent_; }
+  // Every run so far: the responses' headers say what the endpoint advertises.
+  const std::vector<engine::RunResult>& results() const { return results_; }
+  // The first error of the last send, "" when none: the probe stops on errors.
+  const std::string& last_error() const { return last_error_; }
+  bool interrupted() const { return interrupted_; }
+
+  virtual std::string describe() const = 0;  // the URL, or the Redis and the limiter
+
+ protected:
+  virtual engine::RunResult run(int identity, const config::LoadConfig& load) = 0;
+  config::LoadConfig load_;  // one connection, one request at a time
+
+ private:
+  Clock::time_point origin_ = Clock::now();
+  int64_t requests_sent_ = 0;
+  std::vector<engine::RunResult> results_;
+  std::string last_error_;
+  bool interrupted_ = false;
+};
+
+// `rlcheck probe URL`: identity i is the {run} placeholder, a number drawn per probe plus i.
+std::unique_ptr<ProbeTarget> make_http_probe_target(const config::Config& config);
+// `rlcheck probe --redis`: identity i is a fresh key under rlcheck:<id>:probe:, deleted at the
+// end. Throws FatalError(cannot_test) when Redis cannot be reached or the script not loaded.
+std::unique_ptr<ProbeTarget> make_redis_probe_target(const config::Config& config);
+
+}  // namespace rlcheck::app

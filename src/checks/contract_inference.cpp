@@ -1,0 +1,147 @@
+#include "checks/contract_inference.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace rlcheck::checks {
+namespace {
+
+using engine::Outcome;
+
+constexpr double k_slack = 0.10;  // measurement slack on durations and rates
+
+bool within(double measured, double low, double high) {
+  return measured >= low * (1 - k_slack) && measured <= high * (1 + k_slack);
+}
+
+}  // namespace
+
+BurstCount count_burst(std::span<const ProbeRequest> requests) {
+  BurstCount count;
+  for (const ProbeRequest& request : requests) {
+    if (request.outcome == Outcome::allowed) {
+      ++count.admitted_total;
+      if (!count.first_admitted_ns)
+        count.first_admitted_ns = request.at_ns;
+      if (!count.first_denied_ns)
+        ++count.admitted;
+    } else if (request.outcome == Outcome::denied) {
+      if (!count.first_denied_ns) {
+        count.first_denied_ns = request.at_ns;
+        count.first_hint_ms = request.retry_ms;
+      }
+      count.last_denied_ns = request.at_ns;
+    }
+  }
+  return count;
+}
+
+int64_t next_probe_ns(int64_t origin_ns, int64_t last_ns, double step_ratio, int64_t min_step_ns) {
+  const auto elapsed = static_cast<double>(std::max<int64_t>(0, last_ns - origin_ns));
+  const auto step = static_cast<int64_t>(elapsed * step_ratio);
+  return last_ns + std::max(min_step_ns, step);
+}
+
+Family family_after_readmission(int64_t limit, int64_t follow_up_admitted) {
+  if (limit < 2)
+    return Family::unknown;
+  // A window gives back limit - 1 (the readmitted probe took one slot); a bucket about 0.
+  return follow_up_admitted >= 1 && 2 * follow_up_admitted >= limit - 1 ? Family::window
+                                                                        : Family::bucket;
+}
+
+WindowKind window_kind(int64_t limit, int64_t second_batch_admitted,
+                       std::optional<int64_t> after_readmission_admitted) {
+  // The single admission still counts in a sliding window: the batch gets limit - 1 at most.
+  if (second_batch_admitted >= limit)
+    return WindowKind::fixed;
+  if (!after_readmission_admitted)
+    return WindowKind::sliding;
+  return family_after_readmission(limit, *after_readmission_admitted) == Family::window
+             ? WindowKind::fixed
+             : WindowKind::sliding;
+}
+
+int64_t window_between(WindowKind kind, const Readmission& first, const Readmission& second) {
+  if (kind == WindowKind::sliding)
+    return second.estimate_ns() - first.admitted_ns;
+  return second.estimate_ns() - first.estimate_ns();
+}
+
+std::optional<double> refill_from(std::span<const int64_t> readmissions_ns) {
+  if (readmissions_ns.size() < 2)
+    return std::nullopt;
+  const int64_t span = readmissions_ns.back() - readmissions_ns.front();
+  if (span <= 0)
+    return std::nullopt;
+  return static_cast<double>(readmissions_ns.size() - 1) * 1e9 / static_cast<double>(span);
+}
+
+AdvertisedJudgement judge_advertised(const InferredContract& inferred,
+                                     const AdvertisedContract& advertised) {
+  AdvertisedJudgement judgement;
+  if (!advertised.any() || inferred.algorithm == "unknown")
+    return judgement;
+  auto& reasons = judgement.reasons;
+  // A whole-second window w stands for a true window within (w - 1 s, w].
+  const auto window_low_ms = [&] { return std::max<int64_t>(0, *advertised.window_s - 1) * 1000; };
+  const auto window_high_ms = [&] { return *advertised.window_s * 1000; };
+  if (inferred.algorithm == "none") {
+    if (advertised.limit) {
+      reasons.push_back(fmt::format("the headers advertise a limit of {} but no request was denied",
+                                    *advertised.limit));
+    }
+  } else if (inferred.algorithm == "fixed" || inferred.algorithm == "sliding") {
+    if (advertised.limit && inferred.limit && *advertised.limit != *inferred.limit) {
+      reasons.push_back(fmt::format("the headers advertise a limit of {}; {} were admitted",
+                                    *advertised.limit, *inferred.limit));
+    }
+    if (advertised.window_s && inferred.window_ms &&
+        !within(static_cast<double>(*inferred.window_ms), static_cast<double>(window_low_ms()),
+                static_cast<double>(window_high_ms()))) {
+      reasons.push_back(fmt::format("the headers advertise a window of {}s; it measured {}ms",
+                                    *advertised.window_s, *inferred.window_ms));
+    }
+  } else {
+    // q per w: the burst is q, the refill q per w.
+    if (advertised.limit && inferred.burst && *advertised.limit != *inferred.burst) {
+      reasons.push_back(fmt::format("the headers advertise a limit of {}; the burst is {}",
+                                    *advertised.limit, *inferred.burst));
+    }
+    if (advertised.limit && advertised.window_s && inferred.refill_per_s) {
+      const double q = static_cast<double>(*advertised.limit);
+      const double high =
+          window_low_ms() > 0 ? q * 1000 / static_cast<double>(window_low_ms()) : q * 1000;
+      const double low = q * 1000 / static_cast<double>(window_high_ms());
+      if (!within(*inferred.refill_per_s, low, high)) {
+        reasons.push_back(fmt::format("the headers advertise {} per {}s; it refills {:.2f}/s",
+                                      *advertised.limit, *advertised.window_s,
+                                      *inferred.refill_per_s));
+      }
+    }
+  }
+  judgement.matches = reasons.empty();
+  return judgement;
+}
+
+std::string contract_flags(const InferredContract& inferred) {
+  if ((inferred.algorithm == "fixed" || inferred.algorithm == "sliding") && inferred.limit &&
+      inferred.window_ms) {
+    return fmt::format("--contract {} --limit {} --window {}ms", inferred.algorithm,
+                       *inferred.limit, *inferred.window_ms);
+  }
+  if ((inferred.algorithm == "token-bucket" || inferred.algorithm == "gcra") && inferred.burst &&
+      inferred.refill_per_s && *inferred.refill_per_s > 0) {
+    const double rate = *inferred.refill_per_s;
+    const std::string refill =
+        rate >= 10 ? fmt::format("{}/s", std::llround(rate))
+                   : fmt::format("1/{}ms", std::max<long long>(1, std::llround(1000 / rate)));
+    return fmt::format("--contract {} --burst {} --refill {}", inferred.algorithm, *inferred.burst,
+                       refill);
+  }
+  return "";
+}
+
+}  // namespace rlcheck::checks

@@ -1,0 +1,107 @@
+#pragma once
+// A limiter's contract inferred from outside: the pure half of `rlcheck probe`. The probe
+// sequence (app/probe_command) sends the requests; these functions say what their decisions
+// mean, how sure that is, and whether the headers told the truth.
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "engine/request_record.hpp"
+
+namespace rlcheck::checks {
+
+// One request as the probe saw it: when the limiter decided it (the midpoint of send and
+// reply, ns on the probe's own timeline) and what it decided.
+struct ProbeRequest {
+  int64_t at_ns = 0;
+  engine::Outcome outcome = engine::Outcome::error;
+  std::optional<int64_t> retry_ms;  // the hint the request carried, when it carried one
+};
+
+// What a burst sent as fast as possible did: admissions before the first denial.
+struct BurstCount {
+  int64_t admitted = 0;                      // before the first denial
+  std::optional<int64_t> first_admitted_ns;  // when the first admission was decided
+  std::optional<int64_t> first_denied_ns;    // unset: nothing was denied
+  std::optional<int64_t> last_denied_ns;     // the burst's last denial
+  std::optional<int64_t> first_hint_ms;      // the first denial's retry hint
+  int64_t admitted_total = 0;                // every admission, before and after denials
+};
+BurstCount count_burst(std::span<const ProbeRequest> requests);
+
+// Where capacity came back: between the last probe denied and the first one admitted.
+struct Readmission {
+  int64_t last_denied_ns = 0;
+  int64_t admitted_ns = 0;
+  // The midpoint: within half the bracket of the true instant.
+  int64_t estimate_ns() const { return last_denied_ns + (admitted_ns - last_denied_ns) / 2; }
+  int64_t uncertainty_ns() const { return (admitted_ns - last_denied_ns) / 2; }
+};
+
+// When the next probe of a readmission search leaves: `step_ratio` of the time elapsed since
+// `origin_ns` after the last one, and never closer than `min_step_ns`. Geometric steps keep
+// the relative error of the instant found at step_ratio / 2 with a few tens of probes for
+// any window from milliseconds to minutes.
+int64_t next_probe_ns(int64_t origin_ns, int64_t last_ns, double step_ratio, int64_t min_step_ns);
+
+// After a readmission, a burst of `limit` requests: a window frees every slot of a compact
+// burst at once (it admits limit - 1 more), a bucket or GCRA frees one token at a time (it
+// admits about none). Unknown with a limit of 1, where the two behave alike.
+enum class Family { window, bucket, unknown };
+Family family_after_readmission(int64_t limit, int64_t follow_up_admitted);
+
+// The spread test on a fresh identity: one admission at s0, a burst of `limit` at s0 + W/2,
+// then, at the next readmission, another burst. A fixed window starts over at a boundary
+// (the second batch gets the whole limit, or the readmission frees every slot); a sliding
+// window only frees the slot of the single admission first.
+enum class WindowKind { fixed, sliding };
+WindowKind window_kind(int64_t limit, int64_t second_batch_admitted,
+                       std::optional<int64_t> after_readmission_admitted);
+
+// The window from two readmissions of the same identity (the second one W after the first).
+// Sliding: the slot the first readmission's probe took frees exactly W after it was decided.
+// Fixed: both readmissions are boundaries, each seen within its bracket.
+int64_t window_between(WindowKind kind, const Readmission& first, const Readmission& second);
+
+// Tokens per second from the instants of successive single readmissions of a drained bucket
+// (each an admitted probe). Unset with fewer than two.
+std::optional<double> refill_from(std::span<const int64_t> readmissions_ns);
+
+struct InferredContract {
+  std::string algorithm = "unknown";  // fixed, sliding, token-bucket, gcra, none, unknown
+  std::optional<int64_t> limit;       // fixed, sliding
+  std::optional<int64_t> window_ms;   // fixed, sliding
+  std::optional<int64_t> burst;       // token-bucket, gcra
+  std::optional<double> refill_per_s;
+  std::string confidence = "low";     // high: every cross-check agreed; low: see notes
+  std::vector<std::string> evidence;  // what was observed, one sentence each
+  std::vector<std::string> notes;     // caveats
+  std::string reason;                 // unknown: why it could not tell
+};
+
+// What the responses' headers advertised (http; nothing for a Redis limiter).
+struct AdvertisedContract {
+  std::optional<int64_t> limit;
+  std::optional<int64_t> window_s;
+  bool any() const { return limit.has_value() || window_s.has_value(); }
+};
+
+// Whether what was observed agrees with what was advertised. Unset when nothing was
+// advertised or nothing could be inferred. A window advertised in whole seconds is taken as
+// rounded up (the true window is within (w - 1 s, w]), and 10 % of measurement slack is
+// allowed on every duration and rate. A bucket's advertised q per w is its burst and refill.
+struct AdvertisedJudgement {
+  std::optional<bool> matches;
+  std::vector<std::string> reasons;  // why it does not match
+};
+AdvertisedJudgement judge_advertised(const InferredContract& inferred,
+                                     const AdvertisedContract& advertised);
+
+// The flags that make `rlcheck redis` / `http` judge this contract ("--contract sliding
+// --limit 5 --window 1000ms"); empty when nothing was inferred.
+std::string contract_flags(const InferredContract& inferred);
+
+}  // namespace rlcheck::checks

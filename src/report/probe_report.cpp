@@ -1,0 +1,102 @@
+#include "report/probe_report.hpp"
+
+#include <fmt/format.h>
+
+namespace rlcheck::report {
+namespace {
+
+using nlohmann::json;
+
+template <typename T>
+json or_null(const std::optional<T>& value) {
+  return value ? json(*value) : json(nullptr);
+}
+
+std::string contract_text(const checks::InferredContract& inferred) {
+  const std::string& algorithm = inferred.algorithm;
+  if (algorithm == "none")
+    return "none: nothing limits";
+  if (algorithm == "unknown")
+    return fmt::format("could not tell: {}", inferred.reason);
+  if (algorithm == "fixed" || algorithm == "sliding") {
+    return fmt::format("{} window, limit {} per {} ms", algorithm, inferred.limit.value_or(0),
+                       inferred.window_ms.value_or(0));
+  }
+  return fmt::format("{}, burst {}, refill {:.2f}/s", algorithm, inferred.burst.value_or(0),
+                     inferred.refill_per_s.value_or(0));
+}
+
+std::string advertised_text(const ProbeReport& report) {
+  if (!report.advertised.any())
+    return "nothing";
+  std::string text =
+      report.advertised.limit ? fmt::format("limit {}", *report.advertised.limit) : "no limit";
+  if (report.advertised.window_s)
+    text += fmt::format(" per {}s", *report.advertised.window_s);
+  if (report.judgement.matches == true)
+    text += ": matches";
+  if (report.judgement.matches == false) {
+    for (const std::string& reason : report.judgement.reasons)
+      text += fmt::format("\n              CONTRADICTED: {}", reason);
+  }
+  return text;
+}
+
+}  // namespace
+
+json probe_to_json(const ProbeReport& report) {
+  const checks::InferredContract& inferred = report.inferred;
+  json advertised = json::object();
+  if (report.advertised.limit)
+    advertised["limit"] = *report.advertised.limit;
+  if (report.advertised.window_s)
+    advertised["window_ms"] = *report.advertised.window_s * 1000;
+  return {{"schema", "rlcheck.probe/v1"},
+          {"mode", report.mode},
+          {"target", report.target},
+          {"algorithm", inferred.algorithm},
+          {"limit", or_null(inferred.limit)},
+          {"window_ms", or_null(inferred.window_ms)},
+          {"burst", or_null(inferred.burst)},
+          {"refill_per_s", or_null(inferred.refill_per_s)},
+          {"confidence", inferred.confidence},
+          {"reason", inferred.reason.empty() ? json(nullptr) : json(inferred.reason)},
+          {"advertised", advertised},
+          {"advertised_matches", or_null(report.judgement.matches)},
+          {"contradictions", report.judgement.reasons},
+          {"evidence", inferred.evidence},
+          {"notes", inferred.notes},
+          {"flags", report.flags},
+          {"requests", report.requests},
+          {"elapsed_ms", report.elapsed_ms},
+          {"verdict", report.interrupted                  ? "interrupted"
+                      : inferred.algorithm == "unknown"   ? "unknown"
+                      : report.judgement.matches == false ? "contradicted"
+                                                          : "inferred"},
+          {"exit_code", report.exit_code}};
+}
+
+std::string render_probe(const ProbeReport& report, bool quiet) {
+  const std::string first = fmt::format(
+      "rlcheck probe  {}  {} requests in {:.1f} s: {}\n", report.target, report.requests,
+      static_cast<double>(report.elapsed_ms) / 1000, contract_text(report.inferred));
+  if (quiet)
+    return first;
+  std::string text = first;
+  const checks::InferredContract& inferred = report.inferred;
+  if (inferred.algorithm != "unknown")
+    text += fmt::format("  confidence  {}\n", inferred.confidence);
+  text += fmt::format("  advertised  {}\n", advertised_text(report));
+  if (!report.flags.empty())
+    text += fmt::format("  flags       {}\n", report.flags);
+  text += "  evidence\n";
+  for (const std::string& line : inferred.evidence)
+    text += fmt::format("    - {}\n", line);
+  for (const std::string& line : inferred.notes)
+    text += fmt::format("  note: {}\n", line);
+  if (report.interrupted)
+    text += "  INTERRUPTED\n";
+  return text;
+}
+
+}  // namespace rlcheck::report

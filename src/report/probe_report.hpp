@@ -1,0 +1,34 @@
+#pragma once
+// What `rlcheck probe` found, as the human report and as rlcheck.probe/v1 JSON.
+
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "checks/contract_inference.hpp"
+
+namespace rlcheck::report {
+
+struct ProbeReport {
+  std::string mode;    // http, redis
+  std::string target;  // the URL, or the limiter and its Redis
+  checks::InferredContract inferred;
+  checks::AdvertisedContract advertised;
+  checks::AdvertisedJudgement judgement;
+  std::string flags;  // --contract ... for rlcheck redis / http; "" when nothing inferred
+  int64_t requests = 0;
+  int64_t elapsed_ms = 0;
+  bool interrupted = false;
+  int exit_code = 0;
+};
+
+// {"schema": "rlcheck.probe/v1", "algorithm", "limit", "window_ms", "burst", "refill_per_s",
+// "confidence", "advertised": {"limit", "window_ms"}, "advertised_matches" (null when nothing
+// was advertised), "evidence", "notes", "flags", ...}; parameters that do not apply are null.
+nlohmann::json probe_to_json(const ProbeReport& report);
+
+// A few aligned lines; with `quiet` only the first.
+std::string render_probe(const ProbeReport& report, bool quiet);
+
+}  // namespace rlcheck::report

@@ -1,0 +1,149 @@
+#include <doctest/doctest.h>
+
+#include <vector>
+
+#include "checks/contract_inference.hpp"
+
+using namespace rlcheck::checks;
+using rlcheck::engine::Outcome;
+
+namespace {
+
+constexpr int64_t k_ms = 1'000'000;
+
+ProbeRequest allowed(int64_t at_ms) {
+  return {at_ms * k_ms, Outcome::allowed, std::nullopt};
+}
+ProbeRequest denied(int64_t at_ms, std::optional<int64_t> hint = std::nullopt) {
+  return {at_ms * k_ms, Outcome::denied, hint};
+}
+
+InferredContract window(const char* algorithm, int64_t limit, int64_t window_ms) {
+  InferredContract inferred;
+  inferred.algorithm = algorithm;
+  inferred.limit = limit;
+  inferred.window_ms = window_ms;
+  return inferred;
+}
+
+InferredContract bucket(int64_t burst, double refill) {
+  InferredContract inferred;
+  inferred.algorithm = "token-bucket";
+  inferred.burst = burst;
+  inferred.refill_per_s = refill;
+  return inferred;
+}
+
+}  // namespace
+
+TEST_CASE("count_burst: admissions before the first denial, and that denial's hint") {
+  const std::vector<ProbeRequest> burst{allowed(0),     allowed(1), allowed(2),
+                                        denied(3, 997), allowed(4), denied(5)};
+  const BurstCount count = count_burst(burst);
+  CHECK(count.admitted == 3);
+  CHECK(count.admitted_total == 4);
+  CHECK(*count.first_admitted_ns == 0);
+  CHECK(*count.first_denied_ns == 3 * k_ms);
+  CHECK(*count.last_denied_ns == 5 * k_ms);
+  CHECK(*count.first_hint_ms == 997);
+}
+
+TEST_CASE("count_burst: nothing denied leaves the denial unset") {
+  const std::vector<ProbeRequest> burst{allowed(0), allowed(1)};
+  const BurstCount count = count_burst(burst);
+  CHECK(count.admitted == 2);
+  CHECK_FALSE(count.first_denied_ns.has_value());
+}
+
+TEST_CASE("readmission: the midpoint of its bracket, within half the bracket") {
+  const Readmission readmission{990 * k_ms, 1010 * k_ms};
+  CHECK(readmission.estimate_ns() == 1000 * k_ms);
+  CHECK(readmission.uncertainty_ns() == 10 * k_ms);
+}
+
+TEST_CASE("next_probe_ns: geometric steps from the origin, never closer than the minimum") {
+  CHECK(next_probe_ns(0, 1000 * k_ms, 0.04, k_ms) == 1040 * k_ms);
+  CHECK(next_probe_ns(0, 5 * k_ms, 0.04, k_ms) == 6 * k_ms);
+  CHECK(next_probe_ns(500 * k_ms, 1500 * k_ms, 0.04, k_ms) == 1540 * k_ms);
+  // About 60 probes from 1 ms to 1 s: a few tens per search, not thousands.
+  int probes = 0;
+  for (int64_t t = k_ms; t < 1000 * k_ms; t = next_probe_ns(0, t, 0.04, k_ms))
+    ++probes;
+  CHECK(probes < 150);
+}
+
+TEST_CASE("family_after_readmission: a window gives back all its slots, a bucket one token") {
+  CHECK(family_after_readmission(5, 4) == Family::window);
+  CHECK(family_after_readmission(5, 2) == Family::window);
+  CHECK(family_after_readmission(5, 0) == Family::bucket);
+  CHECK(family_after_readmission(5, 1) == Family::bucket);
+  CHECK(family_after_readmission(2, 1) == Family::window);
+  CHECK(family_after_readmission(2, 0) == Family::bucket);
+  CHECK(family_after_readmission(1, 0) == Family::unknown);
+}
+
+TEST_CASE("window_kind: the spread test tells a fixed window from a sliding one") {
+  // A boundary between the single admission and the batch: the batch got the whole limit.
+  CHECK(window_kind(5, 5, std::nullopt) == WindowKind::fixed);
+  // At the next readmission every slot came back: a boundary.
+  CHECK(window_kind(5, 4, 4) == WindowKind::fixed);
+  // Only the single admission's slot came back: it slid out of the window.
+  CHECK(window_kind(5, 4, 0) == WindowKind::sliding);
+}
+
+TEST_CASE("window_between: sliding counts from the readmitted probe, fixed between boundaries") {
+  const Readmission first{980 * k_ms, 1000 * k_ms};
+  const Readmission second{1990 * k_ms, 2010 * k_ms};
+  CHECK(window_between(WindowKind::sliding, first, second) == 1000 * k_ms);
+  CHECK(window_between(WindowKind::fixed, first, second) == 1010 * k_ms);
+}
+
+TEST_CASE("refill_from: tokens per second from successive single readmissions") {
+  const std::vector<int64_t> readmissions{1000 * k_ms, 1200 * k_ms, 1400 * k_ms, 1600 * k_ms};
+  CHECK(refill_from(readmissions).value() == doctest::Approx(5.0));
+  CHECK_FALSE(refill_from(std::vector<int64_t>{k_ms}).has_value());
+}
+
+TEST_CASE("judge_advertised: nothing advertised is neither a match nor a contradiction") {
+  const AdvertisedJudgement judgement = judge_advertised(window("sliding", 5, 1000), {});
+  CHECK_FALSE(judgement.matches.has_value());
+}
+
+TEST_CASE("judge_advertised: a window within the header's rounding and 10 % matches") {
+  CHECK(judge_advertised(window("sliding", 5, 1040), {5, 1}).matches == true);
+  CHECK(judge_advertised(window("fixed", 5, 2500), {5, 3}).matches == true);
+  CHECK(judge_advertised(window("fixed", 5, 1500), {5, 3}).matches == false);
+  CHECK(judge_advertised(window("sliding", 5, 1000), {5, std::nullopt}).matches == true);
+}
+
+TEST_CASE("judge_advertised: another limit than the one advertised is a contradiction") {
+  const AdvertisedJudgement judgement = judge_advertised(window("sliding", 3, 1000), {5, 1});
+  CHECK(judgement.matches == false);
+  REQUIRE(judgement.reasons.size() == 1);
+  CHECK(judgement.reasons.front() == "the headers advertise a limit of 5; 3 were admitted");
+}
+
+TEST_CASE("judge_advertised: a limit advertised where nothing limits is a contradiction") {
+  InferredContract none;
+  none.algorithm = "none";
+  CHECK(judge_advertised(none, {5, 1}).matches == false);
+  CHECK_FALSE(judge_advertised(none, {}).matches.has_value());
+}
+
+TEST_CASE("judge_advertised: a bucket's q per w is its burst and its refill") {
+  CHECK(judge_advertised(bucket(5, 4.9), {5, 1}).matches == true);
+  CHECK(judge_advertised(bucket(3, 5.0), {5, 1}).matches == false);
+  CHECK(judge_advertised(bucket(5, 1.0), {5, 1}).matches == false);
+}
+
+TEST_CASE("judge_advertised: an unknown contract is not judged") {
+  CHECK_FALSE(judge_advertised(InferredContract{}, {5, 1}).matches.has_value());
+}
+
+TEST_CASE("contract_flags: the options that make rlcheck judge this contract") {
+  CHECK(contract_flags(window("sliding", 5, 1003)) ==
+        "--contract sliding --limit 5 --window 1003ms");
+  CHECK(contract_flags(bucket(5, 4.96)) == "--contract token-bucket --burst 5 --refill 1/202ms");
+  CHECK(contract_flags(bucket(20, 49.6)) == "--contract token-bucket --burst 20 --refill 50/s");
+  CHECK(contract_flags(InferredContract{}).empty());
+}
