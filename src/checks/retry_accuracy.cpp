@@ -36,17 +36,22 @@ struct BucketReplay {
     }
   }
 
-  // The wait for one token at `now_ns`, with the first `count` admissions spent.
+  // The wait for one token from `now_ns`, with the first `count` admissions spent. The last of
+  // them may be replayed after `now_ns` (at its reply, when the denial is taken at its send):
+  // it still counts, and the level at `now_ns` is the level after it less the refill between
+  // the two. (Reading the level after it as the level at `now_ns` credited that refill early,
+  // and a queued denial's true hint looked late by it.)
   double wait_ns(size_t count, int64_t now_ns, const AdmissionRule& rule) const {
+    if (rule.tokens_per_ns <= 0)
+      return 0;
     double level = static_cast<double>(rule.burst);
     if (count > 0) {
-      const int64_t since = std::max<int64_t>(0, now_ns - at_ns[count - 1]);
-      level = std::min(static_cast<double>(rule.burst),
-                       tokens[count - 1] + rule.tokens_per_ns * static_cast<double>(since));
+      const auto since = static_cast<double>(now_ns - at_ns[count - 1]);
+      level = tokens[count - 1] + rule.tokens_per_ns * since;
+      if (since > 0)
+        level = std::min(static_cast<double>(rule.burst), level);
     }
-    if (level >= 1.0 || rule.tokens_per_ns <= 0)
-      return 0;
-    return (1.0 - level) / rule.tokens_per_ns;
+    return std::max(0.0, (1.0 - level) / rule.tokens_per_ns);
   }
 
   static int64_t instant(const Instants& admission, bool use_reply) {

@@ -171,3 +171,33 @@ TEST_CASE("identical token-bucket hints get the same judgement, however the requ
   }
   CHECK(accuracy.unexplained == 0);
 }
+
+// A bucket of 2 refilled every 20 ms. Redis runs the two admissions at ~0.2 and ~0.5 ms (the
+// second one's reply is read at 6 ms), then at ~20.2 ms a third one that a token just came
+// back for, then a denial sent earlier (19.4 ms) but queued behind it: it waits for the next
+// token, ~19.9 ms, and is told 20 ms. The longest prediction replays the admissions at their
+// replies, so the third lands at 25.5 ms, after the denial's send: the wait from the send must
+// include the refill between the two, else the true hint is judged ~4 ms late.
+TEST_CASE("a token-bucket denial queued behind an admission replayed after its send is not late") {
+  AdmissionRule bucket;
+  bucket.kind = AdmissionRule::Kind::bucket;
+  bucket.burst = 2;
+  bucket.tokens_per_ns = 1.0 / (20.0 * k_ms);
+  bucket.window_ns = 40 * k_ms;
+  bucket.clock_ns = k_ms;
+  const auto at = [](uint64_t seq, double sent_ms, double replied_ms, Outcome outcome) {
+    RequestRecord r = request(seq, 0, outcome);
+    r.sent_ns = static_cast<int64_t>(sent_ms * k_ms);
+    r.replied_ns = static_cast<int64_t>(replied_ms * k_ms);
+    return r;
+  };
+  std::vector<RequestRecord> records{
+      at(0, 0, 0.4, Outcome::allowed), at(1, 0.4, 6, Outcome::allowed),
+      at(3, 19.9, 25.5, Outcome::allowed), at(2, 19.4, 25.4, Outcome::denied)};
+  records.back().retry_ms = 20;
+  const auto accuracy =
+      measure_retry_accuracy(IdentityRecords{records}, bucket, 0, AccuracyTolerance{1000});
+  REQUIRE(accuracy.errors.size() == 1);
+  CHECK(accuracy.errors.front().error_ms == 0);
+  CHECK(accuracy.late == 0);
+}
