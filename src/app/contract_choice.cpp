@@ -1,7 +1,5 @@
 #include "app/contract_choice.hpp"
 
-#include <algorithm>
-
 namespace rlcheck::app {
 namespace {
 
@@ -9,8 +7,6 @@ using namespace std::chrono_literals;
 
 // Limiters commonly read their clock in milliseconds (Redis TIME in a script, Date.now()).
 constexpr auto k_clock_resolution = 1ms;
-// A hint late by more than this share of the window (or 1 s) keeps clients waiting for nothing.
-constexpr int64_t k_late_share_percent = 10;
 
 std::string own_contract(std::optional<config::Strategy> strategy) {
   if (strategy == config::Strategy::fixed_window)
@@ -44,8 +40,8 @@ ContractChoice choose_contract(const config::Config& config,
   choice.audit.identities = config.load.identities;
   choice.audit.max_retry_after_ms =
       config::to_milliseconds(config.checks.max_retry_after.value_or(config.checks.window));
-  choice.audit.tolerance.early_ms = 1000;
-  choice.audit.tolerance.late_ms = std::max<int64_t>(1000, window_ms * k_late_share_percent / 100);
+  // Each hint's tolerance follows from its resolution (checks::hint_tolerance) and the window.
+  choice.audit.tolerance.window_ms = window_ms;
   choice.audit.timeline = !config.output.html_path.empty();
   // A fresh key per run (or --reset) starts empty; --exact says the user vouches for it.
   choice.audit.fresh_state =

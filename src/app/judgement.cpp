@@ -26,8 +26,11 @@ report::Params configured_params(const config::Config& config, const ContractCho
   }
   params.identities = config.load.identities;
   params.contract = contract.name;
-  params.early_tolerance_ms = contract.audit.tolerance.early_ms;
-  params.late_tolerance_ms = contract.audit.tolerance.late_ms;
+  // Until hints are judged (judge), the tolerances of whole-second hints; both resolutions'.
+  const checks::HintTolerance whole_seconds = contract.audit.tolerance.at(1000);
+  params.early_tolerance_ms = whole_seconds.early_ms;
+  params.late_tolerance_ms = whole_seconds.late_ms;
+  params.retry_tolerances = {contract.audit.tolerance.at(1), whole_seconds};
   if (contract.audit.rule.kind == checks::AdmissionRule::Kind::bucket) {
     params.burst = contract.burst;
     params.refill = config::format_rate(contract.refill);
@@ -58,8 +61,7 @@ checks::CheckParams check_params(const config::Config& config, int64_t limit,
   checks::CheckParams params;
   const int64_t max_retry_after_ms = contract.audit.max_retry_after_ms;
   params.contract = contract.name;
-  params.early_tolerance_ms = contract.audit.tolerance.early_ms;
-  params.late_tolerance_ms = contract.audit.tolerance.late_ms;
+  params.retry_tolerance = contract.audit.tolerance;
   params.limit = limit;
   params.requests = config.load.requests;
   params.window_ms = config::to_milliseconds(config.checks.window);
@@ -86,6 +88,20 @@ std::function<void(int64_t wait_ms)> announce_wait(const config::Config& config)
 }
 
 void judge(report::Report& report, const checks::CheckParams& params) {
+  // The report shows the tolerance that judged the hints: the finest resolution's when runs
+  // somehow mixed them (its tolerance is the one that can fail a hint).
+  for (const checks::RunStats& run : report.runs) {
+    for (int32_t resolution : run.retry_accuracy.resolutions) {
+      if (report.params.hint_resolution_ms == 0 || resolution < report.params.hint_resolution_ms)
+        report.params.hint_resolution_ms = resolution;
+    }
+  }
+  if (report.params.hint_resolution_ms != 0) {
+    const checks::HintTolerance judged =
+        params.retry_tolerance.at(report.params.hint_resolution_ms);
+    report.params.early_tolerance_ms = judged.early_ms;
+    report.params.late_tolerance_ms = judged.late_ms;
+  }
   report.checks = checks::evaluate_checks(report.runs, params, report.retry_verification);
   report.verdict = checks::verdict_of(report.checks);
   if (report.interrupted)

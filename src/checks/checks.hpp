@@ -43,8 +43,8 @@ struct CheckParams {
   bool key_ttl_applies = true;       // redis targets have keys to inspect
   bool retry_hint_optional = false;  // http --no-require-retry-after
   std::string contract = "sliding";  // the promise audited over time
-  int64_t early_tolerance_ms = 1000;
-  int64_t late_tolerance_ms = 1000;
+  // retry-after-accuracy: each hint's tolerance, from its resolution (hint_tolerance).
+  AccuracyTolerance retry_tolerance;
   bool verify_retry_after = false;
   // The longest TTL a limiter key can need: the window, or a bucket's refill from empty to
   // full (burst / refill rate); 0: not judged. key-ttl allows max(1 s, 10 %) more.

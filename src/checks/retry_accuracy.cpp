@@ -10,6 +10,15 @@ using engine::Outcome;
 using engine::RequestRecord;
 
 constexpr int64_t k_ns_per_ms = 1'000'000;
+// Hints this coarse are judged as whole seconds are (HTTP's Retry-After and RateLimit reset).
+constexpr int32_t k_whole_second_ms = 1000;
+// Whole-second hints late by more than this share of the window keep clients waiting.
+constexpr int64_t k_late_share_percent = 10;
+// The limiter's second clock read: it stamps the admission and reads "now" for the denial,
+// each floored to its millisecond, and the predicted range is widened by one of the two.
+constexpr int64_t k_second_clock_read_ms = 1;
+// Clock rates, 100 ppm: 1 ms per 10 s of window (see hint_tolerance).
+constexpr int64_t k_window_ms_per_drift_ms = 10'000;
 
 struct Instants {
   int64_t sent_ns;
@@ -36,17 +45,22 @@ struct BucketReplay {
     }
   }
 
-  // The wait for one token at `now_ns`, with the first `count` admissions spent.
+  // The wait for one token from `now_ns`, with the first `count` admissions spent. The last of
+  // them may be replayed after `now_ns` (at its reply, when the denial is taken at its send):
+  // it still counts, and the level at `now_ns` is the level after it less the refill between
+  // the two. (Reading the level after it as the level at `now_ns` credited that refill early,
+  // and a queued denial's true hint looked late by it.)
   double wait_ns(size_t count, int64_t now_ns, const AdmissionRule& rule) const {
+    if (rule.tokens_per_ns <= 0)
+      return 0;
     double level = static_cast<double>(rule.burst);
     if (count > 0) {
-      const int64_t since = std::max<int64_t>(0, now_ns - at_ns[count - 1]);
-      level = std::min(static_cast<double>(rule.burst),
-                       tokens[count - 1] + rule.tokens_per_ns * static_cast<double>(since));
+      const auto since = static_cast<double>(now_ns - at_ns[count - 1]);
+      level = tokens[count - 1] + rule.tokens_per_ns * since;
+      if (since > 0)
+        level = std::min(static_cast<double>(rule.burst), level);
     }
-    if (level >= 1.0 || rule.tokens_per_ns <= 0)
-      return 0;
-    return (1.0 - level) / rule.tokens_per_ns;
+    return std::max(0.0, (1.0 - level) / rule.tokens_per_ns);
   }
 
   static int64_t instant(const Instants& admission, bool use_reply) {
@@ -211,6 +225,15 @@ class IdentityPredictor {
 
 }  // namespace
 
+HintTolerance hint_tolerance(int32_t resolution_ms, int64_t window_ms) {
+  const int32_t step = std::max<int32_t>(1, resolution_ms);
+  if (step >= k_whole_second_ms)
+    return {step, step, std::max<int64_t>(step, window_ms * k_late_share_percent / 100)};
+  const int64_t uncertainty =
+      step + k_second_clock_read_ms + std::max<int64_t>(0, window_ms) / k_window_ms_per_drift_ms;
+  return {step, uncertainty, uncertainty};
+}
+
 std::optional<int64_t> usable_hint_ms(const RequestRecord& record) {
   if (record.hint_invalid)
     return std::nullopt;
@@ -250,14 +273,19 @@ RetryAccuracy measure_retry_accuracy(const IdentityRecords& identities, const Ad
       else if (hint_ns > range.high_ns)
         error_ns = hint_ns - range.high_ns;
       const auto error_ms = static_cast<int64_t>(error_ns / k_ns_per_ms);
-      accuracy.errors.push_back(
-          {static_cast<uint32_t>(id), denial->seq, denial->replied_ns, hint_ms, error_ms});
-      if (error_ms < -tolerance.early_ms)
+      const HintTolerance allowed = tolerance.at(denial->hint_resolution_ms);
+      accuracy.errors.push_back({static_cast<uint32_t>(id), denial->seq, denial->replied_ns,
+                                 hint_ms, error_ms, allowed.resolution_ms});
+      if (error_ms < -allowed.early_ms)
         ++accuracy.early;
-      if (error_ms > tolerance.late_ms)
+      if (error_ms > allowed.late_ms)
         ++accuracy.late;
+      if (std::find(accuracy.resolutions.begin(), accuracy.resolutions.end(),
+                    allowed.resolution_ms) == accuracy.resolutions.end())
+        accuracy.resolutions.push_back(allowed.resolution_ms);
     }
   }
+  std::sort(accuracy.resolutions.begin(), accuracy.resolutions.end());
   return accuracy;
 }
 

@@ -6,7 +6,9 @@
 // and its reply, and so did the denial. The admissions surely before the denial (replied before
 // it was sent) give the shortest wait, the ones possibly before it (sent before its reply) the
 // longest; a hint inside the range has no error, one outside it is early or late by its
-// distance to the range.
+// distance to the range. The range already absorbs however long requests queued, so the
+// tolerance beyond it is only what the range cannot know: the hint's own resolution (whole
+// seconds over HTTP, milliseconds from a script) and the clocks' (hint_tolerance).
 
 #include <cstdint>
 #include <vector>
@@ -19,25 +21,44 @@ namespace rlcheck::checks {
 struct HintError {
   uint32_t identity = 0;
   uint64_t seq = 0;
-  int64_t denied_at_ns = 0;  // the denial's reply, from the run start
-  int64_t hint_ms = 0;       // what the limiter said
-  int64_t error_ms = 0;      // hint minus the nearest predicted wait: < 0 early, > 0 late
+  int64_t denied_at_ns = 0;   // the denial's reply, from the run start
+  int64_t hint_ms = 0;        // what the limiter said
+  int64_t error_ms = 0;       // hint minus the nearest predicted wait: < 0 early, > 0 late
+  int32_t resolution_ms = 1;  // the hint's unit (RequestRecord::hint_resolution_ms)
 };
 
 struct RetryAccuracy {
   std::vector<HintError> errors;  // one per denial with a usable hint, by identity then seq
-  int64_t early = 0;              // hints early by more than the early tolerance
-  int64_t late = 0;               // hints late by more than the late tolerance
+  int64_t early = 0;              // hints early by more than their resolution's early tolerance
+  int64_t late = 0;               // hints late by more than their resolution's late tolerance
   // Denials the admissions seen cannot explain (the window held fewer than the limit, the
   // bucket had a token): the limiter counted something else (state from before the run,
   // other clients), so no wait can be predicted and the hint is not judged.
   int64_t unexplained = 0;
+  std::vector<int32_t> resolutions;  // of the hints judged, finest first, each once
   bool any() const { return !errors.empty(); }
 };
 
+// How far outside the predicted range a hint may be before it is early or late.
+struct HintTolerance {
+  int32_t resolution_ms = 1000;  // the hints it judges: 1 (milliseconds), 1000 (whole seconds)
+  int64_t early_ms = 1000;       // earlier by more: a client that obeys it is denied again
+  int64_t late_ms = 1000;        // later by more: clients wait for nothing
+};
+
+// The tolerance for hints counted in `resolution_ms` when the window is `window_ms`.
+// Whole seconds (1000 and coarser): early by one step, late by max(one step, 10 % of the
+// window); a second of rounding outweighs anything rlcheck can measure, and servers commonly
+// round up to the window's end. Finer: one step (the limiter floors or ceils its hint to it)
+// plus 1 ms (the limiter reads its millisecond clock twice, for the admission and for the
+// denial; the range allows for one of the two) plus 1 ms per 10 s of window (Redis TIME and
+// rlcheck's steady clock tick at the same rate on one host, two NTP-disciplined hosts within
+// 100 ppm). Millisecond hints with windows under 10 s: 2 ms either way.
+HintTolerance hint_tolerance(int32_t resolution_ms, int64_t window_ms);
+
 struct AccuracyTolerance {
-  int64_t early_ms = 1000;  // a client that obeys it is denied again
-  int64_t late_ms = 1000;   // max(1 s, 10 % of the window): clients wait for nothing
+  int64_t window_ms = 60'000;  // the contract's window: the late share and the clock drift
+  HintTolerance at(int32_t resolution_ms) const { return hint_tolerance(resolution_ms, window_ms); }
 };
 
 // The hint of a denial in milliseconds: the limiter's retry_ms (Retry-After), else an

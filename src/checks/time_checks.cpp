@@ -20,6 +20,43 @@ std::string seconds_text(int64_t ms) {
   return fmt::format("{:.3g}s", static_cast<double>(ms) / 1000.0);
 }
 
+// A tolerance in the unit it was chosen in: "2ms", "1s", "6s".
+std::string tolerance_text(int64_t ms) {
+  return ms < 1000 ? fmt::format("{}ms", ms) : seconds_text(ms);
+}
+
+std::string resolution_name(int32_t resolution_ms) {
+  if (resolution_ms == 1)
+    return "millisecond hints";
+  if (resolution_ms == 1000)
+    return "whole-second hints";
+  return fmt::format("hints in steps of {}", tolerance_text(resolution_ms));
+}
+
+// The resolutions of the hints judged in any run, finest first.
+std::vector<int32_t> judged_resolutions(const std::vector<RunStats>& runs) {
+  std::vector<int32_t> all;
+  for (const RunStats& run : runs)
+    all.insert(all.end(), run.retry_accuracy.resolutions.begin(),
+               run.retry_accuracy.resolutions.end());
+  std::sort(all.begin(), all.end());
+  all.erase(std::unique(all.begin(), all.end()), all.end());
+  return all;
+}
+
+// "millisecond hints: early tolerance 2ms, late 2ms", for each resolution judged.
+std::string tolerances_text(const std::vector<int32_t>& resolutions,
+                            const AccuracyTolerance& tolerance) {
+  std::string text;
+  for (int32_t resolution : resolutions) {
+    const HintTolerance allowed = tolerance.at(resolution);
+    text += fmt::format("{}{}: early tolerance {}, late {}", text.empty() ? "" : "; ",
+                        resolution_name(resolution), tolerance_text(allowed.early_ms),
+                        tolerance_text(allowed.late_ms));
+  }
+  return text;
+}
+
 std::string span_detail(const RunStats& run) {
   const AdmissionPeak& worst = run.contract.worst;
   return fmt::format(
@@ -149,23 +186,27 @@ CheckResult check_retry_accuracy(const std::vector<RunStats>& runs, const CheckP
   }
   std::sort(errors.begin(), errors.end());
   const int64_t median = errors[errors.size() / 2];
+  const std::vector<int32_t> resolutions = judged_resolutions(runs);
+  const std::string tolerances = tolerances_text(resolutions, params.retry_tolerance);
   std::string detail =
-      fmt::format(
-          "{} against the {} contract: error median {}ms, from {}ms to {}ms (early tolerance "
-          "{}, late {})",
-          config::counted(static_cast<int64_t>(errors.size()), "hint"), params.contract, median,
-          errors.front(), errors.back(), seconds_text(params.early_tolerance_ms),
-          seconds_text(params.late_tolerance_ms)) +
+      fmt::format("{} against the {} contract: error median {}ms, from {}ms to {}ms{}",
+                  config::counted(static_cast<int64_t>(errors.size()), "hint"), params.contract,
+                  median, errors.front(), errors.back(),
+                  tolerances.empty() ? "" : " (" + tolerances + ")") +
       unjudged;
   if (early == 0 && late == 0)
     return {"retry-after-accuracy", Status::pass, std::move(detail)};
-  detail = fmt::format(
-               "{} early by > {}, {} late by > {}; worst: run {} identity {} request {} told "
-               "{}ms, "
-               "off by {}ms; ",
-               config::counted(early, "hint"), seconds_text(params.early_tolerance_ms), late,
-               seconds_text(params.late_tolerance_ms), worst_run, worst->identity, worst->seq,
-               worst->hint_ms, worst->error_ms) +
+  std::string beyond;
+  if (resolutions.size() == 1) {
+    const HintTolerance allowed = params.retry_tolerance.at(resolutions.front());
+    beyond = fmt::format("{} early by > {}, {} late by > {}", config::counted(early, "hint"),
+                         tolerance_text(allowed.early_ms), late, tolerance_text(allowed.late_ms));
+  } else {
+    beyond = fmt::format("{} early, {} late beyond their tolerance", config::counted(early, "hint"),
+                         late);
+  }
+  detail = fmt::format("{}; worst: run {} identity {} request {} told {}ms, off by {}ms; ", beyond,
+                       worst_run, worst->identity, worst->seq, worst->hint_ms, worst->error_ms) +
            detail;
   return {"retry-after-accuracy", Status::fail, std::move(detail)};
 }

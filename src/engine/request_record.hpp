@@ -44,6 +44,9 @@ struct Decision {
   std::optional<int64_t> advertised_window_s;  // http: its policy's window (w=), in seconds
   bool header_problem = false;                 // http: a rate-limit header was malformed
   std::string header_note;                     // what was malformed in it
+  // The unit the retry hint counts in, which bounds how exactly it can be judged: 1 (a
+  // script's retry_ms), 1000 (whole seconds: HTTP Retry-After, RateLimit reset / t).
+  int32_t hint_resolution_ms = 1;
 };
 
 struct RequestRecord {
@@ -60,6 +63,7 @@ struct RequestRecord {
   uint16_t status = 0;
   bool hint_invalid = false;
   bool header_problem = false;
+  int32_t hint_resolution_ms = 1;  // Decision::hint_resolution_ms (in the padding: no growth)
   std::optional<int64_t> advertised_limit;
   std::optional<int64_t> advertised_reset_s;
   std::optional<int64_t> advertised_window_s;

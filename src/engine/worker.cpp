@@ -224,6 +224,7 @@ void Worker::on_decision(int slot_index, Decision decision) {
   record.status = decision.status;
   record.hint_invalid = decision.hint_invalid;
   record.header_problem = decision.header_problem;
+  record.hint_resolution_ms = decision.hint_resolution_ms;
   record.advertised_limit = decision.advertised_limit;
   record.advertised_reset_s = decision.advertised_reset_s;
   record.advertised_window_s = decision.advertised_window_s;

@@ -51,6 +51,9 @@ engine::Decision decide_response(int status, const HeaderList& headers, const Re
                                  int64_t local_unix_s) {
   engine::Decision decision;
   decision.status = static_cast<uint16_t>(std::clamp(status, 0, 999));
+  // Both hints a response can carry, Retry-After (delay-seconds or an HTTP-date) and the
+  // RateLimit reset / t, count whole seconds.
+  decision.hint_resolution_ms = 1000;
   int64_t reference = local_unix_s;
   if (const std::string* date = find_header(headers, "Date")) {
     reference = parse_http_date(*date).value_or(local_unix_s);

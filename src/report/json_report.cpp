@@ -161,6 +161,17 @@ json to_json(const Report& report) {
   }
   params["identities"] = report.params.identities;
   params["contract"] = report.params.contract;
+  params["early_tolerance_ms"] = report.params.early_tolerance_ms;
+  params["late_tolerance_ms"] = report.params.late_tolerance_ms;
+  params["hint_resolution_ms"] = nullptr;
+  if (report.params.hint_resolution_ms != 0)
+    params["hint_resolution_ms"] = report.params.hint_resolution_ms;
+  params["retry_tolerances"] = json::array();
+  for (const checks::HintTolerance& tolerance : report.params.retry_tolerances) {
+    params["retry_tolerances"].push_back({{"resolution_ms", tolerance.resolution_ms},
+                                          {"early_ms", tolerance.early_ms},
+                                          {"late_ms", tolerance.late_ms}});
+  }
 
   json runs = json::array();
   for (const auto& run : report.runs)

@@ -34,6 +34,10 @@ struct Params {
   std::string contract;               // sliding, fixed, token-bucket, gcra
   int64_t early_tolerance_ms = 1000;  // retry-after-accuracy: hints early by more fail
   int64_t late_tolerance_ms = 1000;   // retry-after-accuracy: hints late by more fail
+  // The resolution of the hints judged (1: milliseconds, 1000: whole seconds; 0: none judged),
+  // whose tolerances the two above are; `retry_tolerances` holds every resolution's.
+  int32_t hint_resolution_ms = 0;
+  std::vector<checks::HintTolerance> retry_tolerances;
   std::optional<int64_t> burst;       // token-bucket / gcra
   std::string refill;                 // token-bucket / gcra, "10/1m"
   std::string limit_source = "flag";  // "flag", "default", or "advertised" (http: from headers)

@@ -107,6 +107,26 @@ TEST_CASE("to_json target and params, with optional fields only when set") {
   CHECK(j.at("interrupted") == true);
 }
 
+TEST_CASE("to_json params: the retry tolerance that judged the hints, and every resolution's") {
+  Report report = sample_report();
+  json j = to_json(report);
+  CHECK(j.at("params").at("hint_resolution_ms").is_null());
+  CHECK(j.at("params").at("early_tolerance_ms") == 1000);
+  CHECK(j.at("params").at("retry_tolerances") == json::array());
+
+  report.params.hint_resolution_ms = 1;
+  report.params.early_tolerance_ms = 2;
+  report.params.late_tolerance_ms = 2;
+  report.params.retry_tolerances = {{1, 2, 2}, {1000, 1000, 6000}};
+  j = to_json(report);
+  CHECK(j.at("params").at("hint_resolution_ms") == 1);
+  CHECK(j.at("params").at("early_tolerance_ms") == 2);
+  CHECK(j.at("params").at("late_tolerance_ms") == 2);
+  CHECK(j.at("params").at("retry_tolerances") ==
+        json::parse(R"([{"resolution_ms": 1, "early_ms": 2, "late_ms": 2},
+                        {"resolution_ms": 1000, "early_ms": 1000, "late_ms": 6000}])"));
+}
+
 TEST_CASE("to_json params.sources: limit and window always, burst and refill with a bucket") {
   Report report = sample_report();
   json j = to_json(report);

@@ -97,6 +97,19 @@ TEST_CASE("decide_response: a valid delay-seconds Retry-After becomes retry_ms")
   }
 }
 
+TEST_CASE("decide_response: every hint a response carries counts whole seconds") {
+  const Decision delay = decide_response(429, {{"Retry-After", "3"}}, default_rules(), k_local);
+  CHECK(delay.hint_resolution_ms == 1000);
+  const HeaderList date{{"Date", k_rfc_date}, {"Retry-After", "Sun, 06 Nov 1994 08:50:37 GMT"}};
+  CHECK(decide_response(429, date, default_rules(), k_local).hint_resolution_ms == 1000);
+  const HeaderList reset{{"RateLimit", "limit=10, remaining=0, reset=5"}};
+  const Decision advertised = decide_response(429, reset, default_rules(), k_local);
+  CHECK(advertised.advertised_reset_s == 5);
+  CHECK(advertised.hint_resolution_ms == 1000);
+  // A Redis limiter's decision keeps the default: a script's retry_ms counts milliseconds.
+  CHECK(Decision{}.hint_resolution_ms == 1);
+}
+
 TEST_CASE("decide_response finds Retry-After whatever the case of its name") {
   for (const char* name : {"retry-after", "RETRY-AFTER", "Retry-after"}) {
     CAPTURE(name);

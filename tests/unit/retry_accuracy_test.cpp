@@ -1,11 +1,13 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "checks/retry_accuracy.hpp"
 
 using rlcheck::checks::AccuracyTolerance;
 using rlcheck::checks::AdmissionRule;
+using rlcheck::checks::hint_tolerance;
 using rlcheck::checks::IdentityRecords;
 using rlcheck::checks::measure_retry_accuracy;
 using rlcheck::checks::usable_hint_ms;
@@ -65,7 +67,7 @@ TEST_CASE("a hint of the full window is late by the time already waited") {
   CHECK(error >= 2990);
   CHECK(error <= 3000);
   const auto accuracy = measure_retry_accuracy(IdentityRecords{records}, sliding(5, 10'000), 0,
-                                               AccuracyTolerance{1000, 1000});
+                                               AccuracyTolerance{10'000});
   CHECK(accuracy.late == 1);
   CHECK(accuracy.early == 0);
 }
@@ -170,4 +172,110 @@ TEST_CASE("identical token-bucket hints get the same judgement, however the requ
     CHECK(error.error_ms == 0);
   }
   CHECK(accuracy.unexplained == 0);
+}
+
+TEST_CASE("whole-second hints keep their tolerance: 1 s early, max(1 s, 10 % of W) late") {
+  for (const int64_t window_ms : {1000, 2000, 10'000, 60'000, 3'600'000}) {
+    CAPTURE(window_ms);
+    const auto seconds = hint_tolerance(1000, window_ms);
+    CHECK(seconds.resolution_ms == 1000);
+    CHECK(seconds.early_ms == 1000);
+    CHECK(seconds.late_ms == std::max<int64_t>(1000, window_ms / 10));
+  }
+}
+
+TEST_CASE("millisecond hints are judged within milliseconds, widened only for clock drift") {
+  // One step of rounding plus the limiter's second clock read: 2 ms under a 10 s window.
+  for (const int64_t window_ms : {100, 1000, 2000, 9999}) {
+    CAPTURE(window_ms);
+    const auto ms = hint_tolerance(1, window_ms);
+    CHECK(ms.resolution_ms == 1);
+    CHECK(ms.early_ms == 2);
+    CHECK(ms.late_ms == 2);
+  }
+  // 1 ms per 10 s of window for clock rates (100 ppm): 8 ms at 60 s, still far below a second.
+  CHECK(hint_tolerance(1, 60'000).early_ms == 8);
+  CHECK(hint_tolerance(1, 60'000).late_ms == 8);
+  // Other steps: one step plus the same uncertainty; a zero or negative resolution is 1 ms.
+  CHECK(hint_tolerance(10, 1000).early_ms == 11);
+  CHECK(hint_tolerance(0, 1000).early_ms == 2);
+  CHECK(AccuracyTolerance{2000}.at(1000).late_ms == 1000);
+  CHECK(AccuracyTolerance{2000}.at(1).late_ms == 2);
+}
+
+// Limit 5 per second: admissions sent at 0-4 ms (each answered in 0.1 ms), one denial sent at
+// 100 ms. The slot frees when the first admission leaves: the predicted wait is 899.9 ms to
+// 900.1 ms, widened by the limiter's 1 ms clock to 898.9 ... 901.1 ms.
+TEST_CASE("a millisecond hint is early or late by more than 2 ms, no longer by a second") {
+  const AccuracyTolerance tolerance{1000};
+  const auto judge = [&](int64_t hint_ms, int32_t resolution_ms) {
+    auto records = full_window_then_denial(5, 100, hint_ms);
+    records.back().hint_resolution_ms = resolution_ms;
+    return measure_retry_accuracy(IdentityRecords{records}, sliding(5, 1000), 0, tolerance);
+  };
+  // Half the wait: 450 ms early. Whole seconds forgive it (rounding); milliseconds do not.
+  const auto halved = judge(450, 1);
+  REQUIRE(halved.errors.size() == 1);
+  CHECK(halved.errors.front().error_ms <= -448);
+  CHECK(halved.errors.front().resolution_ms == 1);
+  CHECK(halved.early == 1);
+  CHECK(halved.resolutions == std::vector<int32_t>{1});
+  const auto rounded = judge(450, 1000);
+  CHECK(rounded.early == 0);
+  CHECK(rounded.errors.front().resolution_ms == 1000);
+  CHECK(rounded.resolutions == std::vector<int32_t>{1000});
+  // At the edges of the 2 ms tolerance: 1.9 ms early passes, 3.9 ms early fails; the same late.
+  CHECK(judge(897, 1).early == 0);
+  CHECK(judge(895, 1).early == 1);
+  CHECK(judge(903, 1).late == 0);
+  CHECK(judge(905, 1).late == 1);
+  CHECK(judge(900, 1).errors.front().error_ms == 0);
+}
+
+// Replies that queue make the range longer, never the tolerance: a denial sent at 100 ms but
+// read at 400 ms may have been decided anywhere in between, so any hint from 600 to 900 ms is
+// right; half of it is still hundreds of milliseconds early.
+TEST_CASE("a denial that queued long is judged by its wider range, and a halved hint still fails") {
+  auto records = full_window_then_denial(5, 100, 650);
+  records.back().replied_ns = 400 * k_ms;
+  const auto right = measure_retry_accuracy(IdentityRecords{records}, sliding(5, 1000), 0,
+                                            AccuracyTolerance{1000});
+  REQUIRE(right.errors.size() == 1);
+  CHECK(right.errors.front().error_ms == 0);
+  CHECK(right.early == 0);
+  records.back().retry_ms = 325;
+  const auto halved = measure_retry_accuracy(IdentityRecords{records}, sliding(5, 1000), 0,
+                                             AccuracyTolerance{1000});
+  CHECK(halved.errors.front().error_ms <= -270);
+  CHECK(halved.early == 1);
+}
+
+// A bucket of 2 refilled every 20 ms. Redis runs the two admissions at ~0.2 and ~0.5 ms (the
+// second one's reply is read at 6 ms), then at ~20.2 ms a third one that a token just came
+// back for, then a denial sent earlier (19.4 ms) but queued behind it: it waits for the next
+// token, ~19.9 ms, and is told 20 ms. The longest prediction replays the admissions at their
+// replies, so the third lands at 25.5 ms, after the denial's send: the wait from the send must
+// include the refill between the two, else the true hint is judged ~4 ms late.
+TEST_CASE("a token-bucket denial queued behind an admission replayed after its send is not late") {
+  AdmissionRule bucket;
+  bucket.kind = AdmissionRule::Kind::bucket;
+  bucket.burst = 2;
+  bucket.tokens_per_ns = 1.0 / (20.0 * k_ms);
+  bucket.window_ns = 40 * k_ms;
+  bucket.clock_ns = k_ms;
+  const auto at = [](uint64_t seq, double sent_ms, double replied_ms, Outcome outcome) {
+    RequestRecord r = request(seq, 0, outcome);
+    r.sent_ns = static_cast<int64_t>(sent_ms * k_ms);
+    r.replied_ns = static_cast<int64_t>(replied_ms * k_ms);
+    return r;
+  };
+  std::vector<RequestRecord> records{
+      at(0, 0, 0.4, Outcome::allowed), at(1, 0.4, 6, Outcome::allowed),
+      at(3, 19.9, 25.5, Outcome::allowed), at(2, 19.4, 25.4, Outcome::denied)};
+  records.back().retry_ms = 20;
+  const auto accuracy =
+      measure_retry_accuracy(IdentityRecords{records}, bucket, 0, AccuracyTolerance{1000});
+  REQUIRE(accuracy.errors.size() == 1);
+  CHECK(accuracy.errors.front().error_ms == 0);
+  CHECK(accuracy.late == 0);
 }

@@ -127,6 +127,37 @@ TEST_CASE("retry-after-accuracy fails on early or late hints and names the worst
   CHECK(check_retry_accuracy({RunStats{}}, params).status == Status::skip);
 }
 
+TEST_CASE("retry-after-accuracy prints the tolerance each hint resolution was judged with") {
+  RunStats run;
+  run.run = 1;
+  run.retry_accuracy.errors = {HintError{0, 7, 0, 450, -450, 1}};
+  run.retry_accuracy.resolutions = {1};
+  run.retry_accuracy.early = 1;
+  CheckParams params;
+  params.retry_tolerance.window_ms = 1000;
+  const auto halved = check_retry_accuracy({run}, params);
+  CHECK(halved.status == Status::fail);
+  CHECK(mentions(halved.detail, "1 hint early by > 2ms, 0 late by > 2ms; worst: run 1"));
+  CHECK(mentions(halved.detail, "(millisecond hints: early tolerance 2ms, late 2ms)"));
+
+  // Whole seconds keep a second early and max(1 s, 10 % of W) late.
+  RunStats seconds;
+  seconds.retry_accuracy.errors = {HintError{0, 7, 0, 1000, -400, 1000}};
+  seconds.retry_accuracy.resolutions = {1000};
+  params.retry_tolerance.window_ms = 60'000;
+  const auto rounded = check_retry_accuracy({seconds}, params);
+  CHECK(rounded.status == Status::pass);
+  CHECK(mentions(rounded.detail, "(whole-second hints: early tolerance 1s, late 6s)"));
+
+  // Both in one report: each resolution's tolerance, finest first.
+  const auto both = check_retry_accuracy({run, seconds}, params);
+  CHECK(both.status == Status::fail);
+  CHECK(mentions(both.detail, "1 hint early, 0 late beyond their tolerance"));
+  CHECK(mentions(both.detail,
+                 "(millisecond hints: early tolerance 8ms, late 8ms; whole-second "
+                 "hints: early tolerance 1s, late 6s)"));
+}
+
 TEST_CASE("retry-after-honest passes when the retry was allowed, fails when denied") {
   CheckParams params;
   CHECK(check_retry_honest(params, std::nullopt).status == Status::skip);
