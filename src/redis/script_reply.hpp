@@ -39,7 +39,7 @@ std::string_view expected_reply_shape(config::ReplyFormat format);
 // The resolution of the retry hint each format carries, in milliseconds: 1 where the hint is
 // in milliseconds (contract, counter) or fractions of a second (rate, kept to the millisecond),
 // 1000 where it is whole seconds (cell). The one place that says so, for the retry-accuracy
-// tolerance of a hint (Decision::hint_resolution_ms where the engine records it).
+// tolerance of a hint (ScriptStrategy sets Decision::hint_resolution_ms from it).
 int64_t hint_resolution_ms(config::ReplyFormat format);
 
 }  // namespace rlcheck::redis

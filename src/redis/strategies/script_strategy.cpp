@@ -65,8 +65,8 @@ class ScriptStrategy final : public redis::Strategy {
       return bad_reply_decision(fmt::format("script {} {}; expected {}", script_.name,
                                             decision.error(), expected_reply_shape(reply_)));
     }
-    // The hint's resolution is hint_resolution_ms(reply_) (1000 for cell's whole seconds): the
-    // value for a Decision that records how finely its hint is given.
+    // cell's hints count whole seconds: retry-after-accuracy judges them as such.
+    decision->hint_resolution_ms = static_cast<int32_t>(hint_resolution_ms(reply_));
     return *decision;
   }
 
