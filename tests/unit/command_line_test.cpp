@@ -339,6 +339,7 @@ TEST_CASE("an explicit --key over several runs needs --reset, as http's --runs n
   CHECK(mentions(usage_error({"compare", "-k", "team:limiter", "-r", "3"}), "--reset"));
   CHECK(parse({"redis", "-k", "team:limiter", "-r", "1"}).config.redis.key == "team:limiter");
   CHECK(parse({"redis", "-k", "team:limiter", "--reset", "-r", "2"}).config.redis.reset);
+}
 
 TEST_CASE("whether --limit and --window were given is recorded, and --records reaches the config") {
   const auto defaults = parse({"http", "http://127.0.0.1:1/"}).config;
