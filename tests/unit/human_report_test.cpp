@@ -153,6 +153,9 @@ TEST_CASE("render_compare --quiet prints one named verdict line per target") {
   lua.target.strategy = "sliding-window";
   CHECK(render_compare({naive, lua}, TextStyle{false, true}) ==
         "naive: FAIL: limit: 4 of 4 runs over\nsliding-window: PASS\n");
+}
+
+namespace {
 
 Report http_report(const std::string& limit_source, const std::string& window_source) {
   Report r = report_with({{"limit", Status::pass, "fine"}}, Verdict::pass);
