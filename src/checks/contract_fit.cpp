@@ -231,6 +231,14 @@ bool explains(const std::vector<CheckResult>& audited, const std::vector<CheckRe
   });
 }
 
+// utilisation skips runs within one window (or refill), where under-admission is --exact's to
+// judge; a fit must explain every denial there too, or a burst larger than the limiter's (a
+// race's overshoot in one run) would fit runs that were denied with tokens left.
+bool any_denied_with_room(const std::vector<RunStats>& runs) {
+  return std::any_of(runs.begin(), runs.end(),
+                     [](const RunStats& run) { return run.lockouts.count > 0; });
+}
+
 int64_t key_life_ms(const AdmissionRule& rule) {
   const int64_t memory_ns = contract_memory_ns(rule);
   return memory_ns == INT64_MAX ? 0 : (memory_ns + k_ns_per_ms - 1) / k_ns_per_ms;
@@ -252,9 +260,13 @@ std::string refill_text(double tokens_per_s) {
 std::vector<ContractFit> fit_candidates(const std::vector<RecordedRun>& runs,
                                         const AdmissionRule& chosen) {
   const Evidence evidence = gather(runs);
+  // What a limiter does once it refuses is what tells promises apart: a burst followed by
+  // nothing but denials fits any contract generous enough (a race's overshoot included).
+  if (evidence.most_after_burst == 0)
+    return {};
+  // Windows keep the limit named: a larger one would "explain" any over-admission.
   std::vector<int64_t> limits;
   add_distinct(limits, chosen.limit);
-  add_distinct(limits, evidence.first_burst);
 
   std::vector<ContractFit> candidates;
   std::set<std::string> seen;
@@ -318,7 +330,7 @@ std::optional<ContractFit> fit_contract(std::vector<RecordedRun>& runs,
     if (judged.key_ttl_needed_ms > 0)
       judged.key_ttl_needed_ms = key_life_ms(candidate.rule);
     const std::vector<CheckResult> replayed_checks = evaluate_checks(replayed, judged);
-    if (!explains(checks, replayed_checks))
+    if (!explains(checks, replayed_checks) || any_denied_with_room(replayed))
       continue;
     for (const std::string& id : failed) {
       if (status_of(replayed_checks, id) == Status::pass)

@@ -1,11 +1,12 @@
 #pragma once
 // When a test fails under a contract the user did not name, the promise the limiter does seem
 // to keep. A few candidates are inferred from the records (limit and window from the admission
-// spacing and the hints, burst from the first run of admissions, refill from the admission rate
-// after it and from the hints), each rounded to what a command line spells, and each is audited
-// by the same code the checks use. A candidate fits when under it the admission checks, the
-// utilisation (no denial with room) and the retry hints would all have passed: it explains
-// every admission and hint. The verdict does not change: the promise judged was not kept.
+// spacing and the hints, with the limit named; burst from the first run of admissions, refill
+// from the admission rate after it and from the hints), each rounded to what a command line
+// spells, and each is audited by the same code the checks use. A candidate fits when under it
+// the admission checks, the utilisation and the retry hints would all have passed and no
+// denial came with room, even in a run utilisation skips: it explains every admission, denial
+// and hint. The verdict does not change: the promise judged was not kept.
 
 #include <cstdint>
 #include <optional>
@@ -37,8 +38,8 @@ struct ContractFit {
 };
 
 // The candidates worth auditing, simplest first, none equal to `chosen` (the contract that was
-// audited). Fixed windows are not refitted when `chosen` is fixed: its windows are already
-// placed on the records.
+// audited); none when no identity was admitted again after its first denial. Fixed windows are not
+// refitted when `chosen` is fixed: its windows are already placed on the records.
 std::vector<ContractFit> fit_candidates(const std::vector<RecordedRun>& runs,
                                         const AdmissionRule& chosen);
 

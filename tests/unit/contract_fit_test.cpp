@@ -5,6 +5,7 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,7 +37,7 @@ constexpr int64_t k_ms = 1'000'000;
 // A limiter simulated at each decision instant: admitted or not, and the hint when denied.
 struct Decided {
   bool allowed = false;
-  int64_t retry_ms = 0;
+  std::optional<int64_t> retry_ms;  // denied: the hint, when the limiter gives one
 };
 using Limiter = std::function<Decided(int64_t now_ns)>;
 
@@ -51,7 +52,7 @@ Limiter token_bucket(double capacity, double per_s) {
     *last = now_ns;
     if (*tokens >= 1) {
       *tokens -= 1;
-      return Decided{true, 0};
+      return Decided{true, std::nullopt};
     }
     return Decided{false, static_cast<int64_t>(std::ceil((1 - *tokens) / rate / 1e6))};
   };
@@ -66,7 +67,7 @@ Limiter sliding_log(int64_t limit, int64_t window_ms) {
       log->pop_front();
     if (static_cast<int64_t>(log->size()) < limit) {
       log->push_back(now_ns);
-      return Decided{true, 0};
+      return Decided{true, std::nullopt};
     }
     const int64_t wait_ns = log->front() + window_ns - now_ns;
     return Decided{false, (wait_ns + k_ms - 1) / k_ms};
@@ -84,9 +85,10 @@ RunResult paced_run(Limiter limiter, int64_t every_ms, int64_t duration_ms) {
     record.replied_ns = record.sent_ns + k_ms;
     const Decided decided = limiter(record.sent_ns + k_ms / 2);
     record.outcome = decided.allowed ? Outcome::allowed : Outcome::denied;
-    record.hint_expected = true;
-    if (!decided.allowed)
+    if (!decided.allowed) {
       record.retry_ms = decided.retry_ms;
+      record.hint_expected = decided.retry_ms.has_value();
+    }
     result.records.push_back(record);
   }
   result.duration_ns = duration_ms * k_ms;
@@ -218,6 +220,41 @@ TEST_CASE("a limiter that keeps the contract judged gets no fit") {
   REQUIRE(rlcheck::checks::verdict_of(judged.checks) == rlcheck::checks::Verdict::pass);
   CHECK_FALSE(fit_contract(judged.recorded, judged.stats, judged.checks,
                            sliding_params(5, 5000, 120), sliding_audit(5, 5000)));
+}
+
+TEST_CASE("a racy limiter's overshoot fits no larger burst") {
+  // A bucket refilling one token per 10 requests whose check-then-act race lets a different
+  // first burst through each run: 7, then 9. A burst of 9 would explain the second run, but
+  // the first was denied with tokens left; utilisation skips runs this short, the fit does not.
+  int run = 0;
+  const auto racy = [&run] {
+    const int64_t admits = ++run == 1 ? 7 : 9;
+    auto seen = std::make_shared<int64_t>(0);
+    return Limiter([=](int64_t) {
+      const int64_t index = (*seen)++;
+      return Decided{index < admits || (index - admits) % 10 == 9, std::nullopt};
+    });
+  };
+  const AuditParams audit = sliding_audit(5, 60'000);
+  const CheckParams params = sliding_params(5, 60'000, 40);
+  Judged judged = judge(racy, 2, 1, 40, audit, params);
+  REQUIRE(status_of(judged.checks, "limit") == Status::fail);
+  CHECK_FALSE(fit_contract(judged.recorded, judged.stats, judged.checks, params, audit));
+}
+
+TEST_CASE("a burst and then only denials fits nothing: the refill never showed") {
+  // The naive counter under concurrency: the first wave all admitted, then every request
+  // denied. Any bucket as large as the wave and slow enough fits that; it says nothing.
+  const auto burst_then_nothing = [] {
+    auto seen = std::make_shared<int64_t>(0);
+    return Limiter([=](int64_t) { return Decided{(*seen)++ < 50, std::nullopt}; });
+  };
+  const AuditParams audit = sliding_audit(10, 60'000);
+  const CheckParams params = sliding_params(10, 60'000, 200);
+  Judged judged = judge(burst_then_nothing, 4, 1, 200, audit, params);
+  REQUIRE(status_of(judged.checks, "limit") == Status::fail);
+  CHECK(fit_candidates(judged.recorded, audit.rule).empty());
+  CHECK_FALSE(fit_contract(judged.recorded, judged.stats, judged.checks, params, audit));
 }
 
 TEST_CASE("a failure no contract decides gets no fit") {
