@@ -89,6 +89,11 @@ std::string hook_reason(const std::vector<report::Report>& reports,
         reason += fmt::format("  {}: {}\n", check.id, check.detail);
       }
     }
+    if (report.contract_fit) {
+      reason +=
+          fmt::format("  what it did fits {} (judge it by that promise if it is the one meant)\n",
+                      report.contract_fit->flags);
+    }
     if (report.interrupted)
       reason += "  interrupted before the runs ended\n";
   }

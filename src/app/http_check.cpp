@@ -9,6 +9,7 @@
 
 #include "app/advertised_params.hpp"
 #include "app/contract_choice.hpp"
+#include "app/contract_fit_note.hpp"
 #include "app/exit_code.hpp"
 #include "app/judgement.hpp"
 #include "app/progress.hpp"
@@ -254,9 +255,11 @@ report::Report check_http_endpoint(const config::Config& config, const std::stri
   report.params.limit_source = judged.limit_source;
   report.params.window_source = judged.window_source;
   report.params.window_from_reset = judged.window_from_reset;
+  FitRecords fit(config);
   for (size_t i = 0; i < results.size(); ++i) {
     report.runs.push_back(
         checks::summarize_run(static_cast<int>(i + 1), results[i], contract.audit));
+    fit.keep(results[i]);
   }
   report.interrupted = interrupted;
 
@@ -264,6 +267,7 @@ report::Report check_http_endpoint(const config::Config& config, const std::stri
   params.key_ttl_applies = false;
   params.retry_hint_optional = !config.http.require_retry_after;
   judge(report, params);
+  fit.explain(report, params, contract);
   return report;
 }
 

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "app/contract_choice.hpp"
+#include "app/contract_fit_note.hpp"
 #include "app/exit_code.hpp"
 #include "app/judgement.hpp"
 #include "app/progress.hpp"
@@ -136,6 +137,7 @@ report::Report check_redis_limiter(RedisSession& session, const config::Config& 
   report.params = configured_params(config, contract);
 
   ProgressLine progress(config);
+  FitRecords fit(config);
   for (int run = 1; run <= config.load.runs; ++run) {
     redis::StrategyParams params;
     params.kind = strategy;
@@ -190,6 +192,7 @@ report::Report check_redis_limiter(RedisSession& session, const config::Config& 
     }
     if (!config.redis.key)
       delete_keys(control, keys);  // only keys this run created
+    fit.keep(result);
     report.script_reloads += target.script_reloads.load();
     report.runs.push_back(std::move(stats));
     if (result.interrupted ||
@@ -199,7 +202,9 @@ report::Report check_redis_limiter(RedisSession& session, const config::Config& 
     }
   }
 
-  judge(report, check_params(config, config.checks.limit, contract));
+  const checks::CheckParams judged = check_params(config, config.checks.limit, contract);
+  judge(report, judged);
+  fit.explain(report, judged, contract);
   return report;
 }
 

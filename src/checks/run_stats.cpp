@@ -62,6 +62,23 @@ int64_t send_span(const std::vector<engine::RequestRecord>& records) {
 
 }  // namespace
 
+IdentityRecords audit_run(RunStats& stats, std::vector<engine::RequestRecord>& records,
+                          int64_t start_wall_ns, const AuditParams& audit) {
+  if (audit.rule.kind == AdmissionRule::Kind::fixed)
+    assign_wall_windows(records, start_wall_ns, audit.rule);
+  IdentityRecords identities = split_by_identity(records, audit.identities);
+  stats.contract = audit_contract(identities, audit.rule);
+  stats.peak = stats.contract.worst;
+  stats.utilisation = measure_utilisation(identities, audit.rule, start_wall_ns);
+  stats.memory_ns = contract_memory_ns(audit.rule);
+  stats.send_span_ns = send_span(records);
+  stats.lockouts =
+      find_lockouts(identities, audit.rule, start_wall_ns, audit.fresh_state ? 0 : stats.memory_ns);
+  stats.retry_accuracy =
+      measure_retry_accuracy(identities, audit.rule, start_wall_ns, audit.tolerance);
+  return identities;
+}
+
 RunStats summarize_run(int run, engine::RunResult& result, const AuditParams& audit) {
   const int64_t max_retry_after_ms = audit.max_retry_after_ms;
   RunStats stats;
@@ -110,18 +127,7 @@ RunStats summarize_run(int run, engine::RunResult& result, const AuditParams& au
   stats.latency = {to_ms(latency.percentile(50)), to_ms(latency.percentile(90)),
                    to_ms(latency.percentile(99)), to_ms(latency.max()),
                    to_ms(latency.percentile(99.9))};
-  if (audit.rule.kind == AdmissionRule::Kind::fixed)
-    assign_wall_windows(result.records, result.start_wall_ns, audit.rule);
-  const IdentityRecords identities = split_by_identity(result.records, audit.identities);
-  stats.contract = audit_contract(identities, audit.rule);
-  stats.peak = stats.contract.worst;
-  stats.utilisation = measure_utilisation(identities, audit.rule, result.start_wall_ns);
-  stats.memory_ns = contract_memory_ns(audit.rule);
-  stats.send_span_ns = send_span(result.records);
-  stats.lockouts = find_lockouts(identities, audit.rule, result.start_wall_ns,
-                                 audit.fresh_state ? 0 : stats.memory_ns);
-  stats.retry_accuracy =
-      measure_retry_accuracy(identities, audit.rule, result.start_wall_ns, audit.tolerance);
+  const IdentityRecords identities = audit_run(stats, result.records, result.start_wall_ns, audit);
   if (audit.timeline) {
     stats.timeline =
         build_timeline(identities, audit.rule, result.duration_ns, stats.contract.worst_identity);

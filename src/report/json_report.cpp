@@ -205,6 +205,18 @@ json to_json(const Report& report) {
                                  {"told_ms", v.told_ms}, {"waited_ms", v.waited_ms},
                                  {"allowed", v.allowed}, {"outcome", v.outcome}};
   }
+  if (report.contract_fit) {
+    const checks::ContractFit& fit = *report.contract_fit;
+    json fitted = {{"contract", fit.contract}, {"flags", fit.flags}, {"clears", fit.clears}};
+    if (fit.contract == "token-bucket") {
+      fitted["burst"] = fit.burst;
+      fitted["refill"] = fit.refill;
+    } else {
+      fitted["limit"] = fit.limit;
+      fitted["window_ms"] = fit.window_ms;
+    }
+    out["contract_fit"] = fitted;
+  }
   if (report.interrupted)
     out["interrupted"] = true;
   return out;

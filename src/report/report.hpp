@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "checks/checks.hpp"
+#include "checks/contract_fit.hpp"
 #include "checks/run_stats.hpp"
 
 namespace rlcheck::report {
@@ -68,6 +69,8 @@ struct Report {
   std::optional<checks::RetryVerification> retry_verification;  // --verify-retry-after
   uint64_t script_reloads = 0;  // NOSCRIPT replies answered by loading the script again
   bool interrupted = false;
+  // A failed test judged by a contract the user did not name: the one that fits what it saw.
+  std::optional<checks::ContractFit> contract_fit;
 };
 
 Summary summarize(const std::vector<checks::RunStats>& runs);

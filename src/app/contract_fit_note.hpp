@@ -1,0 +1,36 @@
+#pragma once
+// The contract fit of a failed test: each run's records are kept while the test runs (only when
+// --contract was not given, and only up to a bound on memory), and once the verdict is a
+// failure the other contracts are fitted to them (checks::fit_contract). The verdict stands.
+
+#include <cstdint>
+#include <vector>
+
+#include "app/contract_choice.hpp"
+#include "checks/checks.hpp"
+#include "checks/contract_fit.hpp"
+#include "config/config.hpp"
+#include "engine/run.hpp"
+#include "report/report.hpp"
+
+namespace rlcheck::app {
+
+class FitRecords {
+ public:
+  explicit FitRecords(const config::Config& config);
+
+  // Takes the records of a summarized run (its result keeps none), when a fit may be wanted.
+  void keep(engine::RunResult& result);
+
+  // For a failed report: the fit, in the details of the checks it clears and in
+  // report.contract_fit. Does nothing for a passing, erroneous or interrupted one.
+  void explain(report::Report& report, const checks::CheckParams& params,
+               const ContractChoice& contract);
+
+ private:
+  bool wanted_;  // --contract not given
+  int64_t kept_ = 0;
+  std::vector<checks::RecordedRun> runs_;
+};
+
+}  // namespace rlcheck::app

@@ -1,0 +1,352 @@
+#include "checks/contract_fit.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <map>
+#include <set>
+#include <string_view>
+
+#include <fmt/format.h>
+
+#include "checks/retry_accuracy.hpp"
+#include "config/duration.hpp"
+#include "config/rate.hpp"
+
+namespace rlcheck::checks {
+namespace {
+
+using engine::Outcome;
+using engine::RequestRecord;
+
+constexpr int64_t k_ns_per_ms = 1'000'000;
+constexpr double k_ns_per_s = 1e9;
+
+// The checks whose verdict a fitting contract must not fail: together they say every admission
+// was allowed, no denial came with room and every hint was right.
+constexpr std::array<std::string_view, 4> k_explaining{"limit", "contract", "utilisation",
+                                                       "retry-after-accuracy"};
+
+// The checks the contract decides: a failure elsewhere (errors, missing hints) no other
+// contract can explain.
+bool contract_decides(std::string_view id) {
+  return id == "key-ttl" ||
+         std::find(k_explaining.begin(), k_explaining.end(), id) != k_explaining.end();
+}
+
+struct Instants {
+  int64_t sent_ns;
+  int64_t replied_ns;
+};
+
+// What the records say about the limiter's parameters, over every identity of every run.
+struct Evidence {
+  int64_t first_burst = 0;  // the most admissions an identity got before its first denial
+  // An identity's admissions after its first burst, per second of its admissions' span: the
+  // refill, when the load keeps the bucket empty (from the identity with the most of them).
+  double rate_after_burst = 0;
+  int64_t most_after_burst = 0;
+  int64_t longest_hint_ms = 0;                    // the longest usable retry hint
+  std::vector<std::vector<Instants>> admissions;  // per identity and run, by send
+};
+
+Evidence gather(const std::vector<RecordedRun>& runs) {
+  Evidence evidence;
+  for (const RecordedRun& run : runs) {
+    std::map<uint32_t, std::vector<const RequestRecord*>> by_identity;
+    for (const RequestRecord& record : run.records) {
+      if (record.outcome != Outcome::error)
+        by_identity[record.identity].push_back(&record);
+    }
+    for (auto& [identity, decided] : by_identity) {
+      std::stable_sort(
+          decided.begin(), decided.end(),
+          [](const RequestRecord* a, const RequestRecord* b) { return a->sent_ns < b->sent_ns; });
+      std::vector<Instants> admitted;
+      int64_t burst = 0;
+      bool denied = false;
+      for (const RequestRecord* record : decided) {
+        if (record->outcome == Outcome::allowed) {
+          burst += denied ? 0 : 1;
+          admitted.push_back({record->sent_ns, record->replied_ns});
+          continue;
+        }
+        denied = true;
+        evidence.longest_hint_ms =
+            std::max(evidence.longest_hint_ms, usable_hint_ms(*record).value_or(0));
+      }
+      if (denied)
+        evidence.first_burst = std::max(evidence.first_burst, burst);
+      const auto after = static_cast<int64_t>(admitted.size()) - burst;
+      if (denied && after > evidence.most_after_burst && admitted.size() >= 2) {
+        const int64_t span_ns = admitted.back().sent_ns - admitted.front().sent_ns;
+        if (span_ns > 0) {
+          evidence.most_after_burst = after;
+          evidence.rate_after_burst =
+              static_cast<double>(after) * k_ns_per_s / static_cast<double>(span_ns);
+        }
+      }
+      evidence.admissions.push_back(std::move(admitted));
+    }
+  }
+  return evidence;
+}
+
+// The shortest span from an admission's send to the send of the limit-th after it: a window
+// limiter admits that one only once the first has left its window. 0 when none is that long.
+int64_t shortest_limit_span_ns(const Evidence& evidence, int64_t limit) {
+  int64_t shortest = 0;
+  const auto step = static_cast<size_t>(limit);
+  for (const auto& admitted : evidence.admissions) {
+    for (size_t i = 0; i + step < admitted.size(); ++i) {
+      const int64_t span = admitted[i + step].sent_ns - admitted[i].sent_ns;
+      if (span > 0 && (shortest == 0 || span < shortest))
+        shortest = span;
+    }
+  }
+  return shortest;
+}
+
+// The rate as --refill spells it, exactly: the fewest whole seconds holding a whole number of
+// tokens (rates rounded to two significant figures always find one).
+config::Rate refill_rate(double tokens_per_s) {
+  for (int64_t seconds = 1; seconds <= 1000; ++seconds) {
+    const double tokens = tokens_per_s * static_cast<double>(seconds);
+    const double whole = std::round(tokens);
+    if (whole >= 1 && std::abs(tokens - whole) < 1e-6 * whole)
+      return {static_cast<int64_t>(whole), std::chrono::seconds(seconds)};
+  }
+  return {std::max<int64_t>(1, std::llround(tokens_per_s * 1000)), std::chrono::seconds(1000)};
+}
+
+std::string rate_text(const config::Rate& rate) {
+  if (rate.period == std::chrono::seconds(1))
+    return fmt::format("{}/s", rate.tokens);
+  return fmt::format("{}/{}", rate.tokens, config::format_duration(rate.period));
+}
+
+ContractFit window_fit(AdmissionRule::Kind kind, int64_t limit, int64_t window_ms,
+                       const AdmissionRule& chosen) {
+  ContractFit fit;
+  fit.contract = kind == AdmissionRule::Kind::fixed ? "fixed" : "sliding";
+  fit.rule.kind = kind;
+  fit.rule.limit = limit;
+  fit.rule.window_ns = window_ms * k_ns_per_ms;
+  fit.rule.clock_ns = chosen.clock_ns;
+  fit.limit = limit;
+  fit.window_ms = window_ms;
+  fit.flags = fmt::format("--contract {} --limit {} --window {}", fit.contract, limit,
+                          config::format_duration(std::chrono::milliseconds(window_ms)));
+  return fit;
+}
+
+ContractFit bucket_fit(int64_t burst, double tokens_per_s, const AdmissionRule& chosen) {
+  const config::Rate rate = refill_rate(tokens_per_s);
+  ContractFit fit;
+  fit.contract = "token-bucket";
+  fit.rule.kind = AdmissionRule::Kind::bucket;
+  fit.rule.burst = burst;
+  // Audited at the rate printed, so the flags say exactly what was audited.
+  fit.rule.tokens_per_ns =
+      static_cast<double>(rate.tokens) / static_cast<double>(rate.period.count());
+  fit.rule.limit = chosen.limit;
+  fit.rule.window_ns = chosen.window_ns;
+  fit.rule.clock_ns = chosen.clock_ns;
+  fit.burst = burst;
+  fit.refill = rate_text(rate);
+  fit.flags = fmt::format("--contract token-bucket --burst {} --refill {}", burst, fit.refill);
+  return fit;
+}
+
+bool same_promise(const AdmissionRule& a, const AdmissionRule& b) {
+  if (a.kind != b.kind)
+    return false;
+  if (a.kind == AdmissionRule::Kind::bucket) {
+    return a.burst == b.burst &&
+           std::abs(a.tokens_per_ns - b.tokens_per_ns) <= 1e-9 * std::abs(b.tokens_per_ns);
+  }
+  return a.limit == b.limit && a.window_ns == b.window_ns;
+}
+
+// Positive values only, first come first kept.
+template <typename T>
+void add_distinct(std::vector<T>& values, T value) {
+  if (value > 0 && std::find(values.begin(), values.end(), value) == values.end())
+    values.push_back(value);
+}
+
+// Window lengths to try for `limit`: the one audited, then the admission spacing and the
+// longest hint, each rounded to one significant figure, then the spacing to two.
+std::vector<int64_t> window_lengths_ms(const Evidence& evidence, int64_t limit,
+                                       const AdmissionRule& chosen) {
+  std::vector<int64_t> lengths;
+  add_distinct(lengths, chosen.window_ns / k_ns_per_ms);
+  const auto span_ms = static_cast<double>(shortest_limit_span_ns(evidence, limit)) / k_ns_per_ms;
+  const auto hint_ms = static_cast<double>(evidence.longest_hint_ms);
+  if (span_ms >= 1)
+    add_distinct<int64_t>(lengths, std::llround(round_significant(span_ms, 1)));
+  if (hint_ms >= 1)
+    add_distinct<int64_t>(lengths, std::llround(round_significant(hint_ms, 1)));
+  if (span_ms >= 1)
+    add_distinct<int64_t>(lengths, std::llround(round_significant(span_ms, 2)));
+  return lengths;
+}
+
+// Refill rates to try, tokens per second: the limit per window, then the admission rate after
+// the first burst and one token per longest hint (a bucket's wait for its next token), each to
+// one significant figure, then to two.
+std::vector<double> refill_rates(const Evidence& evidence, const AdmissionRule& chosen) {
+  std::vector<double> rates;
+  if (chosen.window_ns > 0) {
+    add_distinct(rates, static_cast<double>(chosen.limit) * k_ns_per_s /
+                            static_cast<double>(chosen.window_ns));
+  }
+  const double from_hint =
+      evidence.longest_hint_ms > 0 ? 1000.0 / static_cast<double>(evidence.longest_hint_ms) : 0;
+  for (const int digits : {1, 2}) {
+    if (evidence.rate_after_burst > 0)
+      add_distinct(rates, round_significant(evidence.rate_after_burst, digits));
+    if (from_hint > 0)
+      add_distinct(rates, round_significant(from_hint, digits));
+  }
+  return rates;
+}
+
+Status status_of(const std::vector<CheckResult>& checks, std::string_view id) {
+  for (const CheckResult& check : checks) {
+    if (check.id == id)
+      return check.status;
+  }
+  return Status::skip;
+}
+
+// Nothing the contract judges fails under the candidate, and what was judged under the
+// audited contract is judged under it too (a skip there would explain nothing).
+bool explains(const std::vector<CheckResult>& audited, const std::vector<CheckResult>& replayed) {
+  return std::all_of(k_explaining.begin(), k_explaining.end(), [&](std::string_view id) {
+    const Status now = status_of(replayed, id);
+    if (now == Status::fail)
+      return false;
+    return id == "utilisation" || status_of(audited, id) == Status::skip || now == Status::pass;
+  });
+}
+
+// utilisation skips runs within one window (or refill), where under-admission is --exact's to
+// judge; a fit must explain every denial there too, or a burst larger than the limiter's (a
+// race's overshoot in one run) would fit runs that were denied with tokens left.
+bool any_denied_with_room(const std::vector<RunStats>& runs) {
+  return std::any_of(runs.begin(), runs.end(),
+                     [](const RunStats& run) { return run.lockouts.count > 0; });
+}
+
+int64_t key_life_ms(const AdmissionRule& rule) {
+  const int64_t memory_ns = contract_memory_ns(rule);
+  return memory_ns == INT64_MAX ? 0 : (memory_ns + k_ns_per_ms - 1) / k_ns_per_ms;
+}
+
+}  // namespace
+
+double round_significant(double value, int digits) {
+  if (value <= 0)
+    return 0;
+  const double scale = std::pow(10.0, digits - 1 - static_cast<int>(std::floor(std::log10(value))));
+  return std::round(value * scale) / scale;
+}
+
+std::string refill_text(double tokens_per_s) {
+  return rate_text(refill_rate(tokens_per_s));
+}
+
+std::vector<ContractFit> fit_candidates(const std::vector<RecordedRun>& runs,
+                                        const AdmissionRule& chosen) {
+  const Evidence evidence = gather(runs);
+  // What a limiter does once it refuses is what tells promises apart: a burst followed by
+  // nothing but denials fits any contract generous enough (a race's overshoot included).
+  if (evidence.most_after_burst == 0)
+    return {};
+  // Windows keep the limit named: a larger one would "explain" any over-admission.
+  std::vector<int64_t> limits;
+  add_distinct(limits, chosen.limit);
+
+  std::vector<ContractFit> candidates;
+  std::set<std::string> seen;
+  const auto add = [&](ContractFit fit) {
+    if (!same_promise(fit.rule, chosen) && seen.insert(fit.flags).second)
+      candidates.push_back(std::move(fit));
+  };
+  for (const AdmissionRule::Kind kind :
+       {AdmissionRule::Kind::sliding, AdmissionRule::Kind::fixed}) {
+    if (kind == AdmissionRule::Kind::fixed && chosen.kind == AdmissionRule::Kind::fixed)
+      continue;
+    for (const int64_t limit : limits) {
+      for (const int64_t window_ms : window_lengths_ms(evidence, limit, chosen))
+        add(window_fit(kind, limit, window_ms, chosen));
+    }
+  }
+  std::vector<int64_t> bursts;
+  add_distinct(bursts, evidence.first_burst);
+  add_distinct(bursts, chosen.kind == AdmissionRule::Kind::bucket ? chosen.burst : chosen.limit);
+  for (const int64_t burst : bursts) {
+    for (const double rate : refill_rates(evidence, chosen))
+      add(bucket_fit(burst, rate, chosen));
+  }
+  return candidates;
+}
+
+std::optional<ContractFit> fit_contract(std::vector<RecordedRun>& runs,
+                                        const std::vector<RunStats>& stats,
+                                        const std::vector<CheckResult>& checks,
+                                        const CheckParams& params, const AuditParams& audit) {
+  if (runs.size() != stats.size() || runs.empty())
+    return std::nullopt;
+  std::vector<std::string> failed;
+  for (const CheckResult& check : checks) {
+    if (check.status == Status::fail && contract_decides(check.id))
+      failed.push_back(check.id);
+  }
+  if (failed.empty())
+    return std::nullopt;
+
+  for (ContractFit& candidate : fit_candidates(runs, audit.rule)) {
+    AuditParams replay = audit;
+    replay.rule = candidate.rule;
+    replay.timeline = false;
+    std::vector<RunStats> replayed = stats;
+    for (size_t i = 0; i < runs.size(); ++i) {
+      if (candidate.rule.kind == AdmissionRule::Kind::fixed) {
+        // Placing fixed windows writes into the records: replay a copy.
+        std::vector<RequestRecord> copy = runs[i].records;
+        audit_run(replayed[i], copy, runs[i].start_wall_ns, replay);
+      } else {
+        audit_run(replayed[i], runs[i].records, runs[i].start_wall_ns, replay);
+      }
+    }
+    CheckParams judged = params;
+    judged.contract = candidate.contract;
+    if (candidate.rule.kind != AdmissionRule::Kind::bucket) {
+      judged.limit = candidate.limit;
+      judged.window_ms = candidate.window_ms;
+    }
+    if (judged.key_ttl_needed_ms > 0)
+      judged.key_ttl_needed_ms = key_life_ms(candidate.rule);
+    const std::vector<CheckResult> replayed_checks = evaluate_checks(replayed, judged);
+    if (!explains(checks, replayed_checks) || any_denied_with_room(replayed))
+      continue;
+    for (const std::string& id : failed) {
+      if (status_of(replayed_checks, id) == Status::pass)
+        candidate.clears.push_back(id);
+    }
+    if (!candidate.clears.empty())
+      return std::move(candidate);
+  }
+  return std::nullopt;
+}
+
+void note_fit(std::vector<CheckResult>& checks, const ContractFit& fit) {
+  for (CheckResult& check : checks) {
+    if (std::find(fit.clears.begin(), fit.clears.end(), check.id) != fit.clears.end())
+      check.detail += fmt::format("; the observations fit {}", fit.flags);
+  }
+}
+
+}  // namespace rlcheck::checks

@@ -1,0 +1,64 @@
+#pragma once
+// When a test fails under a contract the user did not name, the promise the limiter does seem
+// to keep. A few candidates are inferred from the records (limit and window from the admission
+// spacing and the hints, with the limit named; burst from the first run of admissions, refill
+// from the admission rate after it and from the hints), each rounded to what a command line
+// spells, and each is audited by the same code the checks use. A candidate fits when under it
+// the admission checks, the utilisation and the retry hints would all have passed and no
+// denial came with room, even in a run utilisation skips: it explains every admission, denial
+// and hint. The verdict does not change: the promise judged was not kept.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "checks/checks.hpp"
+#include "checks/run_stats.hpp"
+#include "engine/request_record.hpp"
+
+namespace rlcheck::checks {
+
+// One run's records as summarize_run left them, kept for the fit.
+struct RecordedRun {
+  std::vector<engine::RequestRecord> records;
+  int64_t start_wall_ns = 0;  // the run's start line on the wall clock (fixed windows)
+};
+
+// A contract that explains what a test observed, and the flags that name it.
+struct ContractFit {
+  std::string contract;  // sliding, fixed or token-bucket
+  AdmissionRule rule;
+  int64_t limit = 0;                // sliding, fixed
+  int64_t window_ms = 0;            // sliding, fixed
+  int64_t burst = 0;                // token-bucket
+  std::string refill;               // token-bucket: "1/s", "1/2s"
+  std::string flags;                // "--contract token-bucket --burst 5 --refill 1/s"
+  std::vector<std::string> clears;  // ids of the failed checks that pass under it
+};
+
+// The candidates worth auditing, simplest first, none equal to `chosen` (the contract that was
+// audited); none when no identity was admitted again after its first denial. Fixed windows are not
+// refitted when `chosen` is fixed: its windows are already placed on the records.
+std::vector<ContractFit> fit_candidates(const std::vector<RecordedRun>& runs,
+                                        const AdmissionRule& chosen);
+
+// The first candidate that fits, for a test whose `checks` (under `params` and `audit`, on
+// `stats`, one per run of `runs`) failed a check the contract decides; nullopt when nothing
+// such failed or nothing fits. `runs` stay whole; their records may be reordered.
+std::optional<ContractFit> fit_contract(std::vector<RecordedRun>& runs,
+                                        const std::vector<RunStats>& stats,
+                                        const std::vector<CheckResult>& checks,
+                                        const CheckParams& params, const AuditParams& audit);
+
+// Appends the fit's flags to the detail of every check it clears.
+void note_fit(std::vector<CheckResult>& checks, const ContractFit& fit);
+
+// `value` rounded to `digits` significant figures (value > 0).
+double round_significant(double value, int digits);
+
+// A refill rate as --refill spells it: 1 -> "1/s", 0.5 -> "1/2s", 2.5 -> "5/2s", 0.37 ->
+// "37/100s".
+std::string refill_text(double tokens_per_s);
+
+}  // namespace rlcheck::checks

@@ -1,0 +1,302 @@
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "checks/contract_fit.hpp"
+
+using rlcheck::checks::AdmissionRule;
+using rlcheck::checks::AuditParams;
+using rlcheck::checks::CheckParams;
+using rlcheck::checks::CheckResult;
+using rlcheck::checks::ContractFit;
+using rlcheck::checks::evaluate_checks;
+using rlcheck::checks::fit_candidates;
+using rlcheck::checks::fit_contract;
+using rlcheck::checks::note_fit;
+using rlcheck::checks::RecordedRun;
+using rlcheck::checks::refill_text;
+using rlcheck::checks::round_significant;
+using rlcheck::checks::RunStats;
+using rlcheck::checks::Status;
+using rlcheck::checks::summarize_run;
+using rlcheck::engine::Outcome;
+using rlcheck::engine::RequestRecord;
+using rlcheck::engine::RunResult;
+
+namespace {
+
+constexpr int64_t k_ms = 1'000'000;
+
+// A limiter simulated at each decision instant: admitted or not, and the hint when denied.
+struct Decided {
+  bool allowed = false;
+  std::optional<int64_t> retry_ms;  // denied: the hint, when the limiter gives one
+};
+using Limiter = std::function<Decided(int64_t now_ns)>;
+
+// A token bucket of `capacity` refilled `per_s` tokens a second, hinting the wait for a token
+// (as lua/token_bucket.lua does).
+Limiter token_bucket(double capacity, double per_s) {
+  auto tokens = std::make_shared<double>(capacity);
+  auto last = std::make_shared<int64_t>(0);
+  return [=](int64_t now_ns) {
+    const double rate = per_s / 1e9;
+    *tokens = std::min(capacity, *tokens + rate * static_cast<double>(now_ns - *last));
+    *last = now_ns;
+    if (*tokens >= 1) {
+      *tokens -= 1;
+      return Decided{true, std::nullopt};
+    }
+    return Decided{false, static_cast<int64_t>(std::ceil((1 - *tokens) / rate / 1e6))};
+  };
+}
+
+// A sliding log of `limit` per `window_ms`, hinting when the oldest admission leaves.
+Limiter sliding_log(int64_t limit, int64_t window_ms) {
+  auto log = std::make_shared<std::deque<int64_t>>();
+  return [=](int64_t now_ns) {
+    const int64_t window_ns = window_ms * k_ms;
+    while (!log->empty() && log->front() <= now_ns - window_ns)
+      log->pop_front();
+    if (static_cast<int64_t>(log->size()) < limit) {
+      log->push_back(now_ns);
+      return Decided{true, std::nullopt};
+    }
+    const int64_t wait_ns = log->front() + window_ns - now_ns;
+    return Decided{false, (wait_ns + k_ms - 1) / k_ms};
+  };
+}
+
+// One request every `every_ms` for `duration_ms`, decided 0.5 ms after it is sent and answered
+// 1 ms after.
+RunResult paced_run(Limiter limiter, int64_t every_ms, int64_t duration_ms) {
+  RunResult result;
+  for (int64_t at = 0, seq = 0; at < duration_ms; at += every_ms, ++seq) {
+    RequestRecord record;
+    record.seq = static_cast<uint64_t>(seq);
+    record.sent_ns = at * k_ms;
+    record.replied_ns = record.sent_ns + k_ms;
+    const Decided decided = limiter(record.sent_ns + k_ms / 2);
+    record.outcome = decided.allowed ? Outcome::allowed : Outcome::denied;
+    if (!decided.allowed) {
+      record.retry_ms = decided.retry_ms;
+      record.hint_expected = decided.retry_ms.has_value();
+    }
+    result.records.push_back(record);
+  }
+  result.duration_ns = duration_ms * k_ms;
+  result.start_wall_ns = 1'700'000'000'000 * k_ms;
+  return result;
+}
+
+AuditParams sliding_audit(int64_t limit, int64_t window_ms) {
+  AuditParams audit;
+  audit.rule.kind = AdmissionRule::Kind::sliding;
+  audit.rule.limit = limit;
+  audit.rule.window_ns = window_ms * k_ms;
+  audit.rule.burst = limit;
+  audit.rule.tokens_per_ns = static_cast<double>(limit) / static_cast<double>(window_ms * k_ms);
+  audit.rule.clock_ns = k_ms;
+  audit.max_retry_after_ms = window_ms;
+  audit.fresh_state = true;
+  return audit;
+}
+
+CheckParams sliding_params(int64_t limit, int64_t window_ms, int64_t requests) {
+  CheckParams params;
+  params.contract = "sliding";
+  params.limit = limit;
+  params.window_ms = window_ms;
+  params.requests = requests;
+  params.max_retry_after_ms = 60'000;
+  params.key_ttl_applies = false;
+  return params;
+}
+
+// A test of `runs` paced runs judged as the audit says, as the app judges it.
+struct Judged {
+  std::vector<RecordedRun> recorded;
+  std::vector<RunStats> stats;
+  std::vector<CheckResult> checks;
+};
+
+Judged judge(const std::function<Limiter()>& make_limiter, int runs, int64_t every_ms,
+             int64_t duration_ms, const AuditParams& audit, const CheckParams& params) {
+  Judged judged;
+  for (int run = 1; run <= runs; ++run) {
+    RunResult result = paced_run(make_limiter(), every_ms, duration_ms);
+    judged.stats.push_back(summarize_run(run, result, audit));
+    judged.recorded.push_back({std::move(result.records), result.start_wall_ns});
+  }
+  judged.checks = evaluate_checks(judged.stats, params);
+  return judged;
+}
+
+Status status_of(const std::vector<CheckResult>& checks, const std::string& id) {
+  const auto it = std::find_if(checks.begin(), checks.end(),
+                               [&](const CheckResult& check) { return check.id == id; });
+  REQUIRE(it != checks.end());
+  return it->status;
+}
+
+}  // namespace
+
+TEST_CASE("round_significant keeps the leading digits asked for") {
+  CHECK(round_significant(1.0526, 2) == doctest::Approx(1.1));
+  CHECK(round_significant(0.98, 1) == doctest::Approx(1.0));
+  CHECK(round_significant(4750, 1) == doctest::Approx(5000));
+  CHECK(round_significant(0.0371, 2) == doctest::Approx(0.037));
+  CHECK(round_significant(0, 2) == 0);
+}
+
+TEST_CASE("refill_text spells a rate as --refill reads it, in the fewest whole seconds") {
+  CHECK(refill_text(1.0) == "1/s");
+  CHECK(refill_text(12.0) == "12/s");
+  CHECK(refill_text(0.5) == "1/2s");
+  CHECK(refill_text(2.5) == "5/2s");
+  CHECK(refill_text(0.37) == "37/100s");
+  CHECK(refill_text(1.0 / 60) == "1/1m");
+}
+
+TEST_CASE("a token bucket judged as a sliding window fits --contract token-bucket") {
+  // The case: capacity 5, 1 token/s, tested as --limit 5 --window 5s at 20/s for 4 s.
+  const Judged judged = judge([] { return token_bucket(5, 1); }, 2, 50, 4000,
+                              sliding_audit(5, 5000), sliding_params(5, 5000, 80));
+  REQUIRE(status_of(judged.checks, "limit") == Status::fail);
+  REQUIRE(status_of(judged.checks, "retry-after-accuracy") == Status::fail);
+
+  Judged refit = judged;
+  const auto fit = fit_contract(refit.recorded, refit.stats, refit.checks,
+                                sliding_params(5, 5000, 80), sliding_audit(5, 5000));
+  REQUIRE(fit);
+  CHECK(fit->contract == "token-bucket");
+  CHECK(fit->burst == 5);
+  CHECK(fit->refill == "1/s");
+  CHECK(fit->flags == "--contract token-bucket --burst 5 --refill 1/s");
+  CHECK(std::find(fit->clears.begin(), fit->clears.end(), "limit") != fit->clears.end());
+  CHECK(std::find(fit->clears.begin(), fit->clears.end(), "retry-after-accuracy") !=
+        fit->clears.end());
+}
+
+TEST_CASE("a bucket's refill is fitted from the records when it is not the limit per window") {
+  // Capacity 4, 2 tokens/s, tested as --limit 4 --window 10s: the limit per window (0.4/s)
+  // does not fit; the admission rate after the burst and the hints (500 ms) do.
+  const Judged judged = judge([] { return token_bucket(4, 2); }, 1, 50, 3000,
+                              sliding_audit(4, 10'000), sliding_params(4, 10'000, 60));
+  REQUIRE(status_of(judged.checks, "limit") == Status::fail);
+  Judged refit = judged;
+  const auto fit = fit_contract(refit.recorded, refit.stats, refit.checks,
+                                sliding_params(4, 10'000, 60), sliding_audit(4, 10'000));
+  REQUIRE(fit);
+  CHECK(fit->flags == "--contract token-bucket --burst 4 --refill 2/s");
+}
+
+TEST_CASE("a sliding window longer than the one named fits that window") {
+  // 5 per 10 s tested as --window 5s: denials with room and late hints under 5 s.
+  const Judged judged = judge([] { return sliding_log(5, 10'000); }, 1, 100, 12'000,
+                              sliding_audit(5, 5000), sliding_params(5, 5000, 120));
+  REQUIRE(status_of(judged.checks, "utilisation") == Status::fail);
+  Judged refit = judged;
+  const auto fit = fit_contract(refit.recorded, refit.stats, refit.checks,
+                                sliding_params(5, 5000, 120), sliding_audit(5, 5000));
+  REQUIRE(fit);
+  CHECK(fit->contract == "sliding");
+  CHECK(fit->limit == 5);
+  CHECK(fit->window_ms == 10'000);
+  CHECK(fit->flags == "--contract sliding --limit 5 --window 10s");
+  CHECK(std::find(fit->clears.begin(), fit->clears.end(), "utilisation") != fit->clears.end());
+}
+
+TEST_CASE("a limiter that keeps the contract judged gets no fit") {
+  Judged judged = judge([] { return sliding_log(5, 5000); }, 1, 100, 12'000, sliding_audit(5, 5000),
+                        sliding_params(5, 5000, 120));
+  REQUIRE(rlcheck::checks::verdict_of(judged.checks) == rlcheck::checks::Verdict::pass);
+  CHECK_FALSE(fit_contract(judged.recorded, judged.stats, judged.checks,
+                           sliding_params(5, 5000, 120), sliding_audit(5, 5000)));
+}
+
+TEST_CASE("a racy limiter's overshoot fits no larger burst") {
+  // A bucket refilling one token per 10 requests whose check-then-act race lets a different
+  // first burst through each run: 7, then 9. A burst of 9 would explain the second run, but
+  // the first was denied with tokens left; utilisation skips runs this short, the fit does not.
+  int run = 0;
+  const auto racy = [&run] {
+    const int64_t admits = ++run == 1 ? 7 : 9;
+    auto seen = std::make_shared<int64_t>(0);
+    return Limiter([=](int64_t) {
+      const int64_t index = (*seen)++;
+      return Decided{index < admits || (index - admits) % 10 == 9, std::nullopt};
+    });
+  };
+  const AuditParams audit = sliding_audit(5, 60'000);
+  const CheckParams params = sliding_params(5, 60'000, 40);
+  Judged judged = judge(racy, 2, 1, 40, audit, params);
+  REQUIRE(status_of(judged.checks, "limit") == Status::fail);
+  CHECK_FALSE(fit_contract(judged.recorded, judged.stats, judged.checks, params, audit));
+}
+
+TEST_CASE("a burst and then only denials fits nothing: the refill never showed") {
+  // The naive counter under concurrency: the first wave all admitted, then every request
+  // denied. Any bucket as large as the wave and slow enough fits that; it says nothing.
+  const auto burst_then_nothing = [] {
+    auto seen = std::make_shared<int64_t>(0);
+    return Limiter([=](int64_t) { return Decided{(*seen)++ < 50, std::nullopt}; });
+  };
+  const AuditParams audit = sliding_audit(10, 60'000);
+  const CheckParams params = sliding_params(10, 60'000, 200);
+  Judged judged = judge(burst_then_nothing, 4, 1, 200, audit, params);
+  REQUIRE(status_of(judged.checks, "limit") == Status::fail);
+  CHECK(fit_candidates(judged.recorded, audit.rule).empty());
+  CHECK_FALSE(fit_contract(judged.recorded, judged.stats, judged.checks, params, audit));
+}
+
+TEST_CASE("a failure no contract decides gets no fit") {
+  Judged judged = judge([] { return sliding_log(5, 5000); }, 1, 100, 12'000, sliding_audit(5, 5000),
+                        sliding_params(5, 5000, 120));
+  for (CheckResult& check : judged.checks) {
+    if (check.id == "errors")
+      check.status = Status::fail;
+  }
+  CHECK_FALSE(fit_contract(judged.recorded, judged.stats, judged.checks,
+                           sliding_params(5, 5000, 120), sliding_audit(5, 5000)));
+}
+
+TEST_CASE("no candidate repeats the contract audited, and fixed windows are not refitted") {
+  const Judged judged = judge([] { return token_bucket(5, 1); }, 1, 50, 4000,
+                              sliding_audit(5, 5000), sliding_params(5, 5000, 80));
+  AdmissionRule fixed = sliding_audit(5, 5000).rule;
+  fixed.kind = AdmissionRule::Kind::fixed;
+  const std::vector<ContractFit> candidates = fit_candidates(judged.recorded, fixed);
+  REQUIRE_FALSE(candidates.empty());
+  for (const ContractFit& candidate : candidates)
+    CHECK(candidate.contract != "fixed");
+
+  const std::vector<ContractFit> sliding =
+      fit_candidates(judged.recorded, sliding_audit(5, 5000).rule);
+  for (const ContractFit& candidate : sliding)
+    CHECK(candidate.flags != "--contract sliding --limit 5 --window 5s");
+  CHECK(std::any_of(sliding.begin(), sliding.end(),
+                    [](const ContractFit& c) { return c.contract == "fixed"; }));
+}
+
+TEST_CASE("note_fit adds the flags to the checks the fit clears, and only to those") {
+  std::vector<CheckResult> checks{{"limit", Status::fail, "over"},
+                                  {"errors", Status::fail, "errored"},
+                                  {"contract", Status::pass, "fine"}};
+  ContractFit fit;
+  fit.flags = "--contract token-bucket --burst 5 --refill 1/s";
+  fit.clears = {"limit"};
+  note_fit(checks, fit);
+  CHECK(checks[0].detail ==
+        "over; the observations fit --contract token-bucket --burst 5 "
+        "--refill 1/s");
+  CHECK(checks[1].detail == "errored");
+  CHECK(checks[2].detail == "fine");
+}
