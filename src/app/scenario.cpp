@@ -166,7 +166,8 @@ std::expected<Scenario, std::vector<std::string>> scenario_from(const std::strin
       continue;
     }
     if (raw_key == "records") {
-      problems.push_back("key 'records' is not for scenarios: run the command itself with --records");
+      problems.push_back(
+          "key 'records' is not for scenarios: run the command itself with --records");
       continue;
     }
     note(append_option(mode, raw_key, raw_key, value, folder, scenario.argv));

@@ -136,9 +136,10 @@ nlohmann::json suite_json(const std::vector<ScenarioOutcome>& outcomes,
 std::string suite_table(const std::vector<ScenarioOutcome>& outcomes,
                         const std::vector<std::string>& not_run, bool interrupted) {
   const auto total = static_cast<int64_t>(outcomes.size() + not_run.size());
-  std::string out = interrupted ? fmt::format("rlcheck run  {} of {} ran, interrupted\n",
-                                              outcomes.size(), config::counted(total, "scenario"))
-                                : fmt::format("rlcheck run  {}\n", config::counted(total, "scenario"));
+  std::string out = interrupted
+                        ? fmt::format("rlcheck run  {} of {} ran, interrupted\n", outcomes.size(),
+                                      config::counted(total, "scenario"))
+                        : fmt::format("rlcheck run  {}\n", config::counted(total, "scenario"));
   out += fmt::format(" {:<2} {:<6} {:<11} {}\n", "ok", "expect", "got", "scenario");
   size_t as_expected = 0;
   for (const ScenarioOutcome& outcome : outcomes) {

@@ -124,13 +124,13 @@ TEST_CASE("--max-errors tolerates errors up to the figure, beside decided reques
                    "30", "-r", "1", "--max-errors", "10", "-q"});
   INFO("flaky: " << flaky.err << flaky.out);
   CHECK(flaky.exit_code == 0);
-  CHECK(run_rlcheck({"redis", "--redis", redis, "--script", fixture("errors_every_third.lua"),
-                     "-n", "30", "-r", "1", "--max-errors", "9", "-q"})
+  CHECK(run_rlcheck({"redis", "--redis", redis, "--script", fixture("errors_every_third.lua"), "-n",
+                     "30", "-r", "1", "--max-errors", "9", "-q"})
             .exit_code == 3);
   // Every request errored: tolerated or not, nothing was tested.
-  const ProcessOutcome all = run_rlcheck({"redis", "--redis", redis, "--script",
-                                          fixture("raises_error.lua"), "-n", "20", "--max-errors",
-                                          "20", "-q"});
+  const ProcessOutcome all =
+      run_rlcheck({"redis", "--redis", redis, "--script", fixture("raises_error.lua"), "-n", "20",
+                   "--max-errors", "20", "-q"});
   CHECK(all.exit_code == 3);
   CHECK(all.err.find("no request was decided") != std::string::npos);
 }

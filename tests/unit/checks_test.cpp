@@ -232,7 +232,8 @@ TEST_CASE("admission checks skip, not pass, when no request was decided") {
   CHECK(check({refused, run(2, 11)}, "limit").status == Status::fail);
 }
 
-TEST_CASE("errors alone are no test: tolerated by --max-errors, they still make the verdict error") {
+TEST_CASE(
+    "errors alone are no test: tolerated by --max-errors, they still make the verdict error") {
   RunStats refused = run(1, 0);
   refused.denied = 0;
   refused.errors = 200;
