@@ -55,7 +55,7 @@ std::string resolved_value(const std::filesystem::path& folder, const std::strin
   if (cli::names_a_file(key))
     return relative_to(folder, value);
   if (key == "data" && value.starts_with('@'))
-    return "@" + relative_to(folder, value.substr(1));
+    return fmt::format("@{}", relative_to(folder, value.substr(1)));
   return value;
 }
 

@@ -293,8 +293,8 @@ TEST_CASE("http placeholders: -d @file reads the body from the file") {
     out << R"({"from":"file","run":{run}})";
   }
   FakeHttpServer server(Mode::reply, canned(200, {}));
-  const HttpRun run =
-      run_http(server.url(), with(k_small, {"-X", "POST", "-d", "@" + file.string()}));
+  const HttpRun run = run_http(
+      server.url(), with(k_small, {"-X", "POST", "-d", std::string("@").append(file.string())}));
   std::filesystem::remove(file);
   require_report(run);
   CHECK(run.outcome.exit_code == 0);

@@ -84,7 +84,7 @@ TEST_CASE("paths in a scenario are relative to the scenario's folder") {
       R"({"mode": "http", "url": "http://h/", "data": "@body.json", "serve": {"script": "s.lua"}})");
   const auto web = load_scenario(http);
   REQUIRE(web.has_value());
-  CHECK(has(web->argv, "@" + (folder.path / "body.json").string()));
+  CHECK(has(web->argv, std::string("@").append((folder.path / "body.json").string())));
   REQUIRE(web->serve_args.has_value());
   CHECK(has(*web->serve_args, (folder.path / "s.lua").string()));
 
