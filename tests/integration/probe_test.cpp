@@ -98,10 +98,16 @@ TEST_CASE("probe http: serve's sliding window, 1 s and 2 s, limit exact, window 
 }
 
 TEST_CASE("probe http: serve's fixed window is told from a sliding one") {
-  ServeProcess server = serve("fixed-window", 5, "1s");
-  const Probed probed = probe_http(server);
-  check_window(probed, "fixed", 5, 1000);
-  CHECK(probed.report["advertised_matches"] == true);
+  SUBCASE("1s") {
+    ServeProcess server = serve("fixed-window", 5, "1s");
+    const Probed probed = probe_http(server);
+    check_window(probed, "fixed", 5, 1000);
+    CHECK(probed.report["advertised_matches"] == true);
+  }
+  SUBCASE("3s") {
+    ServeProcess server = serve("fixed-window", 4, "3s");
+    check_window(probe_http(server), "fixed", 4, 3000);
+  }
 }
 
 TEST_CASE("probe http: serve's token bucket and GCRA, burst exact, refill within 10 %") {
@@ -110,6 +116,10 @@ TEST_CASE("probe http: serve's token bucket and GCRA, burst exact, refill within
     const Probed probed = probe_http(server);
     check_bucket(probed, 5, 5.0);
     CHECK(probed.report["advertised_matches"] == true);
+  }
+  SUBCASE("token-bucket over 5 s: 5 then 1/s") {
+    ServeProcess server = serve("token-bucket", 5, "5s");
+    check_bucket(probe_http(server), 5, 1.0);
   }
   SUBCASE("gcra: the same contract from outside, said so") {
     ServeProcess server = serve("gcra", 4, "1s", {"--refill", "8/s"});
