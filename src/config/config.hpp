@@ -85,8 +85,20 @@ struct OutputConfig {
   ColorMode color = ColorMode::auto_detect;
 };
 
+// TLS for rediss:// and https:// targets.
+struct TlsConfig {
+  std::string ca_file;    // --tls-ca: verifies the server; empty: the system store
+  std::string cert_file;  // --tls-cert: client certificate (servers that ask for one)
+  std::string key_file;   // --tls-key: its private key
+  std::string sni;        // --tls-sni: server name sent and verified; empty: the URL's host
+  bool insecure = false;  // --insecure: skip certificate verification
+};
+
 struct RedisConfig {
   std::optional<std::string> url;  // --redis, else $REDIS_URL, else the embedded default
+  bool require_cluster = false;    // --cluster: exit 3 unless the server is a Redis Cluster
+  int embedded_cluster = 0;        // --embedded-cluster N: a private N-master cluster (0: no)
+  int pipeline = 1;                // --pipeline D: requests in flight per connection
   Strategy strategy = Strategy::sliding_window;
   std::string script_path;               // --script (strategy becomes Strategy::script)
   std::vector<std::string> script_args;  // --arg templates; empty: {limit} {window_ms} {uuid}
@@ -108,7 +120,6 @@ struct HttpConfig {
   Nanos between_runs{0};            // pause before every run but the first
   std::string reset_cmd;            // shell command run before each run
   bool require_retry_after = true;  // a 429 without Retry-After fails a check
-  bool insecure = false;            // skip TLS verification
 };
 
 struct ServeConfig {
@@ -130,6 +141,7 @@ struct Config {
   OutputConfig output;
   RedisConfig redis;
   HttpConfig http;
+  TlsConfig tls;  // redis (rediss://) and http (https://)
   ServeConfig serve;
   ProbeConfig probe;
   std::vector<std::string> scenario_paths;    // run: files and folders

@@ -10,6 +10,10 @@ const char* error_kind_name(ErrorKind kind) {
       return "timeout";
     case ErrorKind::connection:
       return "connection";
+    case ErrorKind::connection_lost:
+      return "connection-lost";
+    case ErrorKind::crossslot:
+      return "crossslot";
     case ErrorKind::not_sent:
       return "not-sent";
     case ErrorKind::server_error:

@@ -13,7 +13,9 @@ enum class Outcome : uint8_t { allowed, denied, error };
 enum class ErrorKind : uint8_t {
   none,
   timeout,       // no final reply within --timeout
-  connection,    // the connection failed or closed with the request in flight
+  connection,    // the connection could not be made (or made ready) for the request
+  connection_lost,  // the connection closed or reset with the request in flight
+  crossslot,     // Redis Cluster: the command's keys (or a script's) span hash slots
   not_sent,      // no live connection was left to send it on
   server_error,  // the server replied with an error (script runtime error, WRONGTYPE...)
   bad_reply,     // a reply the limiter contract does not allow (a string from a script...)
