@@ -193,7 +193,7 @@ report::Report check_redis_limiter(RedisSession& session, const config::Config& 
     if (!config.redis.key)
       delete_keys(control, keys);  // only keys this run created
     fit.keep(result);
-    report.script_reloads += target.script_reloads.load();
+    report.script_reloads += target.stats.script_reloads.load();
     report.runs.push_back(std::move(stats));
     if (result.interrupted ||
         (report.retry_verification && report.retry_verification->interrupted)) {

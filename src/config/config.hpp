@@ -52,6 +52,9 @@ struct LoadConfig {
   // rate x duration. Unset: the closed model.
   std::optional<Rate> rate;
   int64_t identities = 1;  // request i speaks for identity i mod identities
+  // Set: once more requests than this have errored, no more are sent (those in flight finish
+  // or time out) and the run ends early: its errors already decide the test (--max-errors).
+  std::optional<int64_t> stop_after_errors;
   uint64_t first_seq = 0;  // the first request's number (a retry after the run continues it)
   // The start line is not crossed before this instant (connections are made before it).
   std::chrono::steady_clock::time_point not_before{};

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace rlcheck::engine {
 
@@ -49,6 +50,9 @@ struct Decision {
   // The unit the retry hint counts in, which bounds how exactly it can be judged: 1 (a
   // script's retry_ms), 1000 (whole seconds: HTTP Retry-After, RateLimit reset / t).
   int32_t hint_resolution_ms = 1;
+  // Redis Cluster: the master that decided ("host:port"); empty otherwise. Valid until the
+  // decision is handed over; the worker counts requests per node (RunResult::by_node).
+  std::string_view node;
 };
 
 struct RequestRecord {

@@ -35,6 +35,8 @@ struct RunResult {
   std::map<ErrorKind, std::string> error_samples;  // first message seen per error kind
   std::string hint_sample;                         // the first malformed retry hint
   std::string header_sample;                       // the first malformed rate-limit header
+  std::map<std::string, int64_t> by_node;          // Redis Cluster: requests decided per master
+  bool stopped_on_errors = false;  // more requests errored than load.stop_after_errors
 };
 
 // Connects every client before the first request leaves, then lets the first P requests go

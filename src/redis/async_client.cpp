@@ -173,7 +173,7 @@ void AsyncClient::handle_reply(uintptr_t generation, redisReply* reply) {
   if (pending_eval_.script != nullptr && !pending_eval_.reloaded && is_noscript(reply)) {
     // The script cache was flushed (restart, failover, SCRIPT FLUSH): EVAL loads it again.
     pending_eval_.reloaded = true;
-    target_.script_reloads.fetch_add(1, std::memory_order_relaxed);
+    target_.stats.script_reloads.fetch_add(1, std::memory_order_relaxed);
     send_eval(true);
     return;
   }

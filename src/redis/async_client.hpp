@@ -14,16 +14,17 @@
 #include "redis/command_buffer.hpp"
 #include "redis/endpoint.hpp"
 #include "redis/strategy.hpp"
+#include "redis/transport_stats.hpp"
 
 namespace rlcheck::redis {
 
-// Read-only for the run, shared by every connection; only script_reloads is written.
+// Read-only for the run, shared by every connection; only `stats` is written.
 struct RunTarget {
   Endpoint endpoint;
   std::vector<std::vector<std::string>> login;  // AUTH / SELECT, see login_commands
   const Strategy* strategy = nullptr;           // for start(); start_with() names its own
   uint64_t seed = 0;                            // connection c draws from seed ^ hash(c)
-  std::atomic<uint64_t> script_reloads{0};      // NOSCRIPT replies answered with EVAL
+  TransportStats stats;                         // written by every connection
 };
 
 class AsyncClient final : public engine::Client, private DecisionIo {
