@@ -165,9 +165,13 @@ report::Report check_redis_limiter(RedisSession& session, const config::Config& 
     target.login = redis::login_commands(session.target.endpoint);
     target.strategy = limiter.get();
     target.seed = session.seed + static_cast<uint64_t>(run);
+    target.pipeline = config.redis.pipeline;
+    target.connect_timeout = config.load.timeout;
     redis::AsyncClientFactory factory(target);
+    config::LoadConfig load = config.load;
+    load.concurrency *= config.redis.pipeline;  // --pipeline D: D clients share a connection
     engine::RunResult result = engine::execute_run(
-        factory, config.load, observer,
+        factory, load, observer,
         progress.for_run(fmt::format("{} run {}/{}", name, run, config.load.runs)));
     if (result.clients_ready == 0 && !result.interrupted) {
       throw cannot_test(fmt::format("no connection to {} became ready: {}",

@@ -1,18 +1,22 @@
 #pragma once
-// One hiredis async connection on a worker's libevent loop, deciding requests with a
-// Strategy. Replies are matched to requests by a generation number carried as privdata, so a
-// reply that arrives after its request was settled (timeout, error mid-pipeline) is dropped.
+// The engine's Redis client: one request at a time, decided by a Strategy, on a connection it
+// shares with the other clients of its loop (--pipeline D: D clients per connection, so D
+// requests in flight on it). Replies come back through the connection's FIFO, tagged with the
+// request's generation, so a reply to a request already settled (timed out) is dropped and the
+// connection carries on. A lost connection errs the request in flight (connection-lost); the
+// next one waits until the connection is made again.
 
 #include <atomic>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
 
-#include <hiredis/async.h>
-
 #include "engine/client.hpp"
 #include "redis/command_buffer.hpp"
+#include "redis/connection.hpp"
 #include "redis/endpoint.hpp"
+#include "redis/node_pool.hpp"
 #include "redis/strategy.hpp"
 #include "redis/transport_stats.hpp"
 
@@ -24,11 +28,22 @@ struct RunTarget {
   std::vector<std::vector<std::string>> login;  // AUTH / SELECT, see login_commands
   const Strategy* strategy = nullptr;           // for start(); start_with() names its own
   uint64_t seed = 0;                            // connection c draws from seed ^ hash(c)
+  int pipeline = 1;                             // clients per connection (--pipeline)
+  config::Nanos connect_timeout{std::chrono::seconds(5)};  // each connect, and each reconnect
   TransportStats stats;                         // written by every connection
 };
 
-class AsyncClient final : public engine::Client, private DecisionIo {
+class AsyncClient final : public engine::Client,
+                          private DecisionIo,
+                          private ReplySink,
+                          private ReadyWaiter {
  public:
+  // A client of the run: on connection `slot / target.pipeline` of the loop's pool, which
+  // reconnects after a loss.
+  AsyncClient(NodePool& pool, engine::ClientListener& listener, int slot, RunTarget& target,
+              int client_id);
+  // A client with a connection of its own that is not made again once lost (rlcheck serve
+  // replaces the client instead).
   AsyncClient(event_base* base, engine::ClientListener& listener, int slot, RunTarget& target,
               int client_id);
   ~AsyncClient() override;
@@ -39,8 +54,9 @@ class AsyncClient final : public engine::Client, private DecisionIo {
   void start(uint64_t seq) override;  // with the run's strategy
   // With another strategy: a server deciding for many identities, each with its own key.
   void start_with(const Strategy& strategy, uint64_t seq);
+  // Settles the request in flight as `why`; its reply, when it comes, is dropped.
   void abort(engine::ErrorKind why) override;
-  bool alive() const override { return context_ != nullptr && !dead_; }
+  bool alive() const override { return !connection_->unreachable(); }
 
  private:
   // The eval of the request in flight, kept to send it again as EVAL after NOSCRIPT. The
@@ -52,49 +68,52 @@ class AsyncClient final : public engine::Client, private DecisionIo {
     bool reloaded = false;
   };
 
+  // DecisionIo: commands join the step being built; it leaves when the strategy returns.
   void send(const std::vector<std::string_view>& argv) override;
   std::vector<std::string>& eval_keys() override;
   std::vector<std::string>& eval_args() override;
   void eval(const LoadedScript& script) override;
-  void send_eval(bool with_source);
-  // Sends the command in command_ with its replies tagged `generation`.
-  void send_formatted(uintptr_t generation);
+  void add_eval(bool with_source);
+  void start_command(size_t argc);
 
-  void handle_reply(uintptr_t generation, redisReply* reply);
-  void handle_login_reply(redisReply* reply);
+  // Sends the step built (or waits for the connection first).
+  void dispatch_step();
+  void on_reply(uint64_t tag, ReplyPtr reply, const std::string& lost_why) override;
+  void on_ready() override;
+  void on_unreachable(const std::string& why) override;
+  void deliver(ReplyPtr reply);
   void finish(engine::Decision decision);
-  void fail_connection(engine::ErrorKind kind, std::string message);
+  void fail(engine::ErrorKind kind, std::string message);
 
-  static void on_reply(redisAsyncContext* context, void* reply, void* privdata);
-  static void on_connect(const redisAsyncContext* context, int status);
-  static void on_disconnect(const redisAsyncContext* context, int status);
-
-  static constexpr uintptr_t k_login_generation = 0;
-
-  event_base* base_;
+  std::unique_ptr<NodePool> own_pool_;  // the serve form's private connection
   engine::ClientListener& listener_;
   int slot_;
   RunTarget& target_;
+  Connection* connection_;
   std::mt19937_64 rng_;
-  redisAsyncContext* context_ = nullptr;  // owned; hiredis frees it itself after a disconnect
-  bool dead_ = false;
-  bool closing_ = false;
-  size_t login_replies_left_ = 0;
-  uintptr_t generation_ = 1;  // of the request in flight; bumped when it is settled
+  bool connecting_ = false;   // connect() waits for the connection
+  bool waiting_ = false;      // the request's step waits for the connection
+  uint64_t generation_ = 1;   // of the request in flight; bumped when it is settled
   bool in_flight_ = false;
   const Strategy* strategy_ = nullptr;  // of the request in flight
   RequestState state_;
   PendingEval pending_eval_;
-  CommandBuffer command_;
+  CommandBuffer step_;        // the commands of the step being built
+  size_t step_commands_ = 0;  // how many
+  size_t replies_left_ = 0;   // of the step sent
 };
 
 class AsyncClientFactory final : public engine::ClientFactory {
  public:
   explicit AsyncClientFactory(RunTarget& target) : target_(target) {}
-  std::unique_ptr<engine::Client> make(event_base* base, engine::LoopShared*,
+  std::unique_ptr<engine::LoopShared> make_loop_shared(event_base* base) override {
+    return std::make_unique<NodePool>(base, target_, true);
+  }
+  std::unique_ptr<engine::Client> make(event_base*, engine::LoopShared* shared,
                                        engine::ClientListener& listener, int slot,
                                        int client_id) override {
-    return std::make_unique<AsyncClient>(base, listener, slot, target_, client_id);
+    return std::make_unique<AsyncClient>(*static_cast<NodePool*>(shared), listener, slot,
+                                         target_, client_id);
   }
 
  private:

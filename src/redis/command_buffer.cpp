@@ -10,6 +10,11 @@ void CommandBuffer::begin(size_t argc) {
   append_number(argc);
 }
 
+void CommandBuffer::then(size_t argc) {
+  buffer_.push_back('*');
+  append_number(argc);
+}
+
 void CommandBuffer::add(std::string_view arg) {
   buffer_.push_back('$');
   append_number(arg.size());

@@ -12,8 +12,13 @@ class CommandBuffer {
  public:
   // Starts a command of `argc` arguments, discarding the previous one.
   void begin(size_t argc);
+  // Starts another command of `argc` arguments after the ones already in the buffer (several
+  // commands sent together: MULTI ... EXEC, ASKING + the command).
+  void then(size_t argc);
+  void clear() { buffer_.clear(); }
+  bool empty() const { return buffer_.empty(); }
   void add(std::string_view arg);
-  // The command so far: "*2\r\n$3\r\nGET\r\n$1\r\nk\r\n".
+  // The commands so far: "*2\r\n$3\r\nGET\r\n$1\r\nk\r\n".
   std::string_view text() const { return buffer_; }
 
  private:

@@ -6,6 +6,8 @@
 #include <string>
 #include <string_view>
 
+#include "config/config.hpp"
+
 namespace rlcheck::redis {
 
 struct Endpoint {
@@ -15,6 +17,8 @@ struct Endpoint {
   std::string user;         // ACL user; empty: the default user
   std::string password;     // empty: no AUTH
   int db = 0;               // SELECTed after connecting when not 0
+  bool tls = false;         // rediss://
+  config::TlsConfig tls_options;  // CA, client certificate, SNI, verification (rediss://)
 
   bool is_unix() const { return !socket_path.empty(); }
   // The URL with any password shown as ***, for reports and messages.

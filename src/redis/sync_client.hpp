@@ -1,6 +1,7 @@
 #pragma once
 // A blocking Redis connection for set-up and tear-down (SCRIPT LOAD, PTTL, DEL), never for
-// the load itself.
+// the load itself. It drives the same Connection as the load (plain or TLS, on a private
+// event loop), so whatever the load can reach, set-up can too.
 
 #include <expected>
 #include <initializer_list>
@@ -17,10 +18,14 @@ namespace rlcheck::redis {
 
 class SyncClient {
  public:
-  // Connects, authenticates, selects the database and PINGs. On error: what was tried and
-  // what went wrong, e.g. "cannot connect to redis://127.0.0.1:1: Connection refused".
+  // Connects (TLS for rediss://), authenticates, selects the database and PINGs. On error:
+  // what was tried and what went wrong, e.g. "cannot connect to redis://127.0.0.1:1:
+  // Connection refused". `timeout` bounds the connect and every call.
   static std::expected<SyncClient, std::string> connect(const Endpoint& endpoint,
                                                         config::Nanos timeout);
+  SyncClient(SyncClient&&) noexcept;
+  SyncClient& operator=(SyncClient&&) noexcept;
+  ~SyncClient();
 
   // Sends one command. An I/O failure is an error; an error *reply* is a reply (see is_error).
   std::expected<ReplyPtr, std::string> call(const std::vector<std::string_view>& argv);
@@ -30,18 +35,12 @@ class SyncClient {
   // The next reply the server pushes without a command (after MONITOR or SUBSCRIBE).
   std::expected<ReplyPtr, std::string> read_reply();
 
+  const Endpoint& endpoint() const;
+
  private:
-  struct ContextFree {
-    void operator()(redisContext* context) const { redisFree(context); }
-  };
-  SyncClient(std::unique_ptr<redisContext, ContextFree> context, std::string display)
-      : context_(std::move(context)), display_(std::move(display)) {}
-
-  std::unique_ptr<redisContext, ContextFree> context_;
-  std::string display_;
+  class Session;
+  explicit SyncClient(std::unique_ptr<Session> session);
+  std::unique_ptr<Session> session_;
 };
-
-// The commands that make a fresh connection ready: AUTH and SELECT where the endpoint asks.
-std::vector<std::vector<std::string>> login_commands(const Endpoint& endpoint);
 
 }  // namespace rlcheck::redis
