@@ -15,6 +15,8 @@ namespace {
 constexpr auto k_start_limit = std::chrono::seconds(5);
 constexpr auto k_poll = std::chrono::milliseconds(10);
 
+}  // namespace
+
 std::string last_log_line(const std::filesystem::path& log) {
   std::ifstream in(log);
   std::string line;
@@ -25,8 +27,6 @@ std::string last_log_line(const std::filesystem::path& log) {
   }
   return last;
 }
-
-}  // namespace
 
 std::expected<std::unique_ptr<EmbeddedServer>, std::string> EmbeddedServer::start(
     const std::string& server_path) {

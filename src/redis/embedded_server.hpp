@@ -32,4 +32,8 @@ class EmbeddedServer {
   process::ChildProcess child_;
 };
 
+// The last non-empty line of a redis-server log file ("no log" when there is none): what
+// it said before it exited.
+std::string last_log_line(const std::filesystem::path& log);
+
 }  // namespace rlcheck::redis
