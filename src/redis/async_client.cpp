@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <charconv>
 
+#include <event2/event.h>
 #include <fmt/format.h>
 
+#include "engine/event_time.hpp"
 #include "redis/reply.hpp"
 
 namespace rlcheck::redis {
@@ -12,36 +14,62 @@ namespace rlcheck::redis {
 using engine::Decision;
 using engine::ErrorKind;
 
+namespace {
+
+constexpr auto k_retry_later = std::chrono::milliseconds(20);  // after TRYAGAIN, CLUSTERDOWN
+constexpr std::string_view k_asking = "*1\r\n$6\r\nASKING\r\n";
+
+std::string_view error_text(const redisReply* reply) {
+  return std::string_view(reply->str, reply->len);
+}
+
+}  // namespace
+
 AsyncClient::AsyncClient(NodePool& pool, engine::ClientListener& listener, int slot,
                          RunTarget& target, int client_id)
-    : listener_(listener),
+    : pool_(&pool),
+      listener_(listener),
       slot_(slot),
       target_(target),
-      connection_(&pool.connection(slot / std::max(1, target.pipeline))),
+      index_(slot / std::max(1, target.pipeline)),
+      connection_(&pool.connection(index_)),
       rng_(engine::client_seed(target.seed, client_id)) {}
 
 AsyncClient::AsyncClient(event_base* base, engine::ClientListener& listener, int slot,
                          RunTarget& target, int client_id)
     : own_pool_(std::make_unique<NodePool>(base, target, false)),
+      pool_(own_pool_.get()),
       listener_(listener),
       slot_(slot),
       target_(target),
+      index_(0),
       connection_(&own_pool_->connection(0)),
       rng_(engine::client_seed(target.seed, client_id)) {}
 
 AsyncClient::~AsyncClient() {
-  connection_->forget(this);
+  pool_->forget(this);
+  if (retry_timer_ != nullptr)
+    event_free(retry_timer_);
 }
 
 void AsyncClient::connect() {
+  // A cluster client connects to every master first: any key may live on any of them.
+  const auto connections = pool_->every_master(index_);
   connecting_ = true;
-  connection_->when_ready(this);
+  connect_waits_ = static_cast<int>(connections.size());
+  for (Connection* connection : connections) {
+    if (!connecting_)
+      break;  // one was unreachable
+    connection->when_ready(this);
+  }
 }
 
 void AsyncClient::on_ready() {
   if (connecting_) {
-    connecting_ = false;
-    listener_.on_connected(slot_, true, {});
+    if (--connect_waits_ == 0) {
+      connecting_ = false;
+      listener_.on_connected(slot_, true, {});
+    }
     return;
   }
   if (waiting_) {
@@ -57,6 +85,7 @@ void AsyncClient::on_unreachable(const std::string& why) {
                             : fmt::format("cannot connect to {}: {}", where.display(), why);
   if (connecting_) {
     connecting_ = false;
+    pool_->forget(this);
     listener_.on_connected(slot_, false, message);
     return;
   }
@@ -79,8 +108,10 @@ void AsyncClient::start_with(const Strategy& strategy, uint64_t seq) {
   in_flight_ = true;
   step_.clear();
   step_commands_ = 0;
+  step_slot_.reset();
   replies_left_ = 0;
-  if (connection_->unreachable()) {
+  redirects_ = 0;
+  if (connection_->unreachable() && !pool_->cluster()) {
     fail(ErrorKind::connection, fmt::format("cannot connect to {}: {}",
                                             connection_->endpoint().display(),
                                             connection_->last_error()));
@@ -112,6 +143,8 @@ void AsyncClient::send(const std::vector<std::string_view>& argv) {
   start_command(argv.size());
   for (std::string_view arg : argv)
     step_.add(arg);
+  if (pool_->cluster() && !step_slot_ && argv.size() >= 2)
+    step_slot_ = key_slot(argv[1]);
 }
 
 std::vector<std::string>& AsyncClient::eval_keys() {
@@ -140,24 +173,37 @@ void AsyncClient::add_eval(bool with_source) {
     step_.add(key);
   for (const std::string& arg : pending_eval_.args)
     step_.add(arg);
+  if (pool_->cluster() && !step_slot_ && !pending_eval_.keys.empty())
+    step_slot_ = key_slot(pending_eval_.keys.front());
 }
 
 void AsyncClient::dispatch_step() {
   if (!in_flight_ || step_commands_ == 0)
     return;
+  if (pool_->cluster() && step_slot_)
+    connection_ = &pool_->connection(index_, *step_slot_);
   if (!connection_->send(step_.text(), step_commands_, this, generation_)) {
-    if (connection_->unreachable()) {
+    if (connection_->unreachable() && !pool_->cluster()) {
       fail(ErrorKind::connection, fmt::format("cannot connect to {}: {}",
                                               connection_->endpoint().display(),
                                               connection_->last_error()));
       return;
     }
-    waiting_ = true;  // lost: the step leaves once the connection is made again
+    waiting_ = true;  // not connected (yet, or again): the step leaves once it is
     connection_->when_ready(this);
     return;
   }
   replies_left_ = step_commands_;
+  if (pool_->cluster()) {
+    std::swap(sent_, step_);
+    sent_commands_ = step_commands_;
+    sent_slot_ = step_slot_.value_or(sent_slot_);
+    held_.clear();
+    redirect_.reset();
+    retry_later_ = false;
+  }
   step_commands_ = 0;
+  step_slot_.reset();
   step_.clear();
 }
 
@@ -169,10 +215,89 @@ void AsyncClient::on_reply(uint64_t tag, ReplyPtr reply, const std::string& lost
          fmt::format("connection to {} lost: {}", connection_->endpoint().display(), lost_why));
     return;
   }
+  if (skip_replies_ > 0) {
+    --skip_replies_;
+    return;
+  }
   --replies_left_;
+  if (pool_->cluster()) {
+    on_cluster_reply(std::move(reply));
+    return;
+  }
   deliver(std::move(reply));
   if (in_flight_ && replies_left_ == 0)
     dispatch_step();
+}
+
+void AsyncClient::on_cluster_reply(ReplyPtr reply) {
+  if (is_error(reply.get()) && !redirect_ && !retry_later_) {
+    redirect_ = parse_redirect(error_text(reply.get()));
+    retry_later_ = !redirect_ && is_retry_later(error_text(reply.get()));
+  }
+  held_.push_back(std::move(reply));
+  if (replies_left_ > 0)
+    return;
+  if (redirect_ || retry_later_) {
+    if (++redirects_ > k_most_redirects) {
+      fail(ErrorKind::server_error,
+           fmt::format("{} redirects without an answer; the last: {}", k_most_redirects,
+                       describe_reply(held_.back().get())));
+      return;
+    }
+    if (retry_later_) {
+      target_.stats.tryagain.fetch_add(1, std::memory_order_relaxed);
+      if (retry_timer_ == nullptr)
+        retry_timer_ = evtimer_new(pool_->base(), &AsyncClient::on_retry_timer, this);
+      const timeval later = engine::to_timeval(k_retry_later);
+      evtimer_add(retry_timer_, &later);
+      return;
+    }
+    NodeAddress to = redirect_->to;
+    if (to.host.empty())
+      to.host = connection_->endpoint().host;
+    const bool asking = redirect_->kind == Redirect::Kind::ask;
+    if (asking) {
+      target_.stats.ask.fetch_add(1, std::memory_order_relaxed);
+    } else {
+      target_.stats.moved.fetch_add(1, std::memory_order_relaxed);
+      pool_->moved(redirect_->slot, to);
+    }
+    if (asking)
+      connection_ = &pool_->connection_to(to, index_);
+    resend_step(asking);
+    return;
+  }
+  std::vector<ReplyPtr> replies;
+  replies.swap(held_);
+  for (ReplyPtr& held : replies) {
+    if (!in_flight_)
+      break;
+    deliver(std::move(held));
+  }
+  replies.clear();
+  if (held_.empty())
+    held_.swap(replies);  // keep the capacity
+  if (in_flight_ && replies_left_ == 0)
+    dispatch_step();
+}
+
+// Sends the redirected step again: after MOVED or TRYAGAIN where the slot map says now, after
+// ASK to connection_ (the node the slot is moving to), behind ASKING.
+void AsyncClient::resend_step(bool asking) {
+  step_.clear();
+  step_.append_raw(sent_.text());
+  step_commands_ = sent_commands_;
+  step_slot_ = asking ? std::nullopt : std::optional<uint16_t>(sent_slot_);
+  if (asking && connection_->send(k_asking, 1, this, generation_))
+    skip_replies_ = 1;
+  dispatch_step();
+}
+
+void AsyncClient::on_retry_timer(int, short, void* self) {
+  auto* client = static_cast<AsyncClient*>(self);
+  if (!client->in_flight_)
+    return;
+  client->resend_step(false);
 }
 
 void AsyncClient::deliver(ReplyPtr reply) {
@@ -185,9 +310,18 @@ void AsyncClient::deliver(ReplyPtr reply) {
   }
   if (is_error(reply.get())) {
     const LoadedScript* script = strategy_->script();
+    const std::string described = describe_reply(reply.get());
+    if (is_crossslot(error_text(reply.get()))) {
+      fail(ErrorKind::crossslot,
+           fmt::format("{} touches keys of more than one hash slot, which Redis Cluster "
+                       "refuses (declare every key in KEYS, with one {{hash tag}}): {}",
+                       script ? fmt::format("script {}", script->name) : "the command",
+                       described));
+      return;
+    }
     fail(ErrorKind::server_error,
-         script ? fmt::format("script {} replied {}", script->name, describe_reply(reply.get()))
-                : fmt::format("the server replied {}", describe_reply(reply.get())));
+         script ? fmt::format("script {} replied {}", script->name, described)
+                : fmt::format("the server replied {}", described));
     return;
   }
   if (auto decision = strategy_->on_reply(state_, *reply, *this))
@@ -197,10 +331,15 @@ void AsyncClient::deliver(ReplyPtr reply) {
 void AsyncClient::finish(Decision decision) {
   in_flight_ = false;
   ++generation_;
+  skip_replies_ = 0;
   if (waiting_) {
     waiting_ = false;
     connection_->forget(this);
   }
+  if (retry_timer_ != nullptr)
+    evtimer_del(retry_timer_);
+  if (pool_->cluster())
+    decision.node = connection_->name();
   listener_.on_decision(slot_, std::move(decision));
 }
 

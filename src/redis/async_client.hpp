@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -29,6 +30,7 @@ struct RunTarget {
   const Strategy* strategy = nullptr;           // for start(); start_with() names its own
   uint64_t seed = 0;                            // connection c draws from seed ^ hash(c)
   int pipeline = 1;                             // clients per connection (--pipeline)
+  std::optional<SlotMap> slots;                 // a Redis Cluster: where each slot lives
   config::Nanos connect_timeout{std::chrono::seconds(5)};  // each connect, and each reconnect
   TransportStats stats;                         // written by every connection
 };
@@ -58,6 +60,8 @@ class AsyncClient final : public engine::Client,
   void abort(engine::ErrorKind why) override;
   bool alive() const override { return !connection_->unreachable(); }
 
+  static constexpr int k_most_redirects = 16;  // per request, then it errs
+
  private:
   // The eval of the request in flight, kept to send it again as EVAL after NOSCRIPT. The
   // strings keep their capacity from request to request.
@@ -79,6 +83,11 @@ class AsyncClient final : public engine::Client,
   // Sends the step built (or waits for the connection first).
   void dispatch_step();
   void on_reply(uint64_t tag, ReplyPtr reply, const std::string& lost_why) override;
+  // Cluster: a step's replies are held until all are in, then delivered, or the step is sent
+  // again where MOVED / ASK point (TRYAGAIN, CLUSTERDOWN: again a little later).
+  void on_cluster_reply(ReplyPtr reply);
+  void resend_step(bool asking);
+  static void on_retry_timer(int, short, void* self);
   void on_ready() override;
   void on_unreachable(const std::string& why) override;
   void deliver(ReplyPtr reply);
@@ -86,10 +95,13 @@ class AsyncClient final : public engine::Client,
   void fail(engine::ErrorKind kind, std::string message);
 
   std::unique_ptr<NodePool> own_pool_;  // the serve form's private connection
+  NodePool* pool_;
   engine::ClientListener& listener_;
   int slot_;
   RunTarget& target_;
-  Connection* connection_;
+  int index_;               // of this client's connection to each node
+  Connection* connection_;  // where the step goes (or went)
+  int connect_waits_ = 0;   // connect(): connections not yet ready
   std::mt19937_64 rng_;
   bool connecting_ = false;   // connect() waits for the connection
   bool waiting_ = false;      // the request's step waits for the connection
@@ -100,7 +112,18 @@ class AsyncClient final : public engine::Client,
   PendingEval pending_eval_;
   CommandBuffer step_;        // the commands of the step being built
   size_t step_commands_ = 0;  // how many
+  std::optional<uint16_t> step_slot_;  // cluster: the hash slot of its first key
   size_t replies_left_ = 0;   // of the step sent
+  // Cluster only: the step sent, kept to send again, and its replies held until all are in.
+  CommandBuffer sent_;
+  size_t sent_commands_ = 0;
+  uint16_t sent_slot_ = 0;
+  size_t skip_replies_ = 0;  // ASKING's +OK
+  std::vector<ReplyPtr> held_;
+  std::optional<Redirect> redirect_;
+  bool retry_later_ = false;
+  int redirects_ = 0;
+  event* retry_timer_ = nullptr;
 };
 
 class AsyncClientFactory final : public engine::ClientFactory {

@@ -16,6 +16,8 @@ class CommandBuffer {
   // commands sent together: MULTI ... EXEC, ASKING + the command).
   void then(size_t argc);
   void clear() { buffer_.clear(); }
+  // Appends commands already in RESP.
+  void append_raw(std::string_view commands) { buffer_.append(commands); }
   bool empty() const { return buffer_.empty(); }
   void add(std::string_view arg);
   // The commands so far: "*2\r\n$3\r\nGET\r\n$1\r\nk\r\n".

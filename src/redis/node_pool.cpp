@@ -6,32 +6,86 @@
 namespace rlcheck::redis {
 
 NodePool::NodePool(event_base* base, RunTarget& target, bool reconnect)
-    : base_(base), target_(target), reconnect_(reconnect) {}
+    : base_(base), target_(target), reconnect_(reconnect), slots_(target.slots) {
+  if (!slots_) {
+    auto standalone = std::make_unique<Node>();
+    standalone->address = {target.endpoint.host, target.endpoint.port};
+    nodes_.push_back(std::move(standalone));
+  }
+}
 
 NodePool::~NodePool() = default;
 
-ConnectionSettings NodePool::settings_for(const Endpoint& endpoint) const {
-  ConnectionSettings settings;
-  settings.endpoint = endpoint;
-  settings.login = target_.login;
-  settings.connect_timeout = target_.connect_timeout;
-  settings.reconnect = reconnect_;
-  settings.stats = &target_.stats;
-  if (endpoint.tls) {
-    // Set-up made the same context already (an error there ended the test before the load).
-    if (auto tls = TlsContext::shared_for(endpoint.tls_options))
-      settings.tls = std::move(*tls);
+NodePool::Node& NodePool::node(const NodeAddress& address) {
+  for (auto& known : nodes_) {
+    if (known->address == address)
+      return *known;
   }
-  return settings;
+  nodes_.push_back(std::make_unique<Node>());
+  nodes_.back()->address = address;
+  return *nodes_.back();
 }
 
-Connection& NodePool::connection(int index) {
+Connection& NodePool::connection_of(Node& node, int index) {
   const auto at = static_cast<size_t>(index);
-  if (connections_.size() <= at)
-    connections_.resize(at + 1);
-  if (!connections_[at])
-    connections_[at] = std::make_unique<Connection>(base_, settings_for(target_.endpoint));
-  return *connections_[at];
+  if (node.connections.size() <= at)
+    node.connections.resize(at + 1);
+  if (!node.connections[at]) {
+    ConnectionSettings settings;
+    settings.endpoint = target_.endpoint;
+    if (slots_) {
+      settings.endpoint.host = node.address.host;
+      settings.endpoint.port = node.address.port;
+      settings.endpoint.socket_path.clear();
+    }
+    settings.login = target_.login;
+    settings.connect_timeout = target_.connect_timeout;
+    settings.reconnect = reconnect_;
+    settings.stats = &target_.stats;
+    if (settings.endpoint.tls) {
+      // Set-up made the same context already (an error there ended the test before the load).
+      if (auto tls = TlsContext::shared_for(settings.endpoint.tls_options))
+        settings.tls = std::move(*tls);
+    }
+    node.connections[at] = std::make_unique<Connection>(base_, std::move(settings));
+  }
+  return *node.connections[at];
+}
+
+Connection& NodePool::connection(int index, uint16_t slot) {
+  if (!slots_)
+    return connection_of(*nodes_.front(), index);
+  auto owner = slots_->master_of(slot);
+  return connection_of(node(owner ? *owner : slots_->masters().front()), index);
+}
+
+Connection& NodePool::connection_to(const NodeAddress& address, int index) {
+  return connection_of(node(address), index);
+}
+
+std::vector<Connection*> NodePool::every_master(int index) {
+  std::vector<Connection*> connections;
+  if (!slots_) {
+    connections.push_back(&connection(index));
+    return connections;
+  }
+  for (const NodeAddress& master : slots_->masters())
+    connections.push_back(&connection_to(master, index));
+  return connections;
+}
+
+void NodePool::moved(uint16_t slot, const NodeAddress& address) {
+  if (slots_)
+    slots_->assign(slot, address);
+}
+
+void NodePool::forget(ReadyWaiter* waiter) {
+  for (auto& known : nodes_) {
+    for (auto& connection : known->connections) {
+      if (connection)
+        connection->forget(waiter);
+    }
+  }
 }
 
 }  // namespace rlcheck::redis

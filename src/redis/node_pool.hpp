@@ -1,12 +1,15 @@
 #pragma once
 // The Redis connections of one event loop, shared by its clients: connection i of the server
 // (or, on a cluster, of each master) carries the requests of clients i*D ... i*D+D-1 with
-// --pipeline D. Made before the clients and destroyed after them (engine::LoopShared).
+// --pipeline D. On a cluster the pool keeps the loop's own copy of the slot map, updated by
+// MOVED. Made before the clients and destroyed after them (engine::LoopShared).
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "engine/client.hpp"
+#include "redis/cluster_slots.hpp"
 #include "redis/connection.hpp"
 
 struct event_base;
@@ -20,16 +23,33 @@ class NodePool final : public engine::LoopShared {
   NodePool(event_base* base, RunTarget& target, bool reconnect);
   ~NodePool() override;
 
-  // Connection `index` to the server (made on first use, not yet opened).
-  Connection& connection(int index);
+  event_base* base() const { return base_; }
+  bool cluster() const { return slots_.has_value(); }
+  // Standalone: connection `index` to the server. Cluster: to the master serving `slot` (the
+  // first master while the slot has none). Made on first use, not yet opened.
+  Connection& connection(int index, uint16_t slot = 0);
+  // Connection `index` to `node` (a MOVED or ASK target).
+  Connection& connection_to(const NodeAddress& node, int index);
+  // Connection `index` to every known master (a cluster client connects to all first).
+  std::vector<Connection*> every_master(int index);
+  // After MOVED: `node` serves `slot` from now on.
+  void moved(uint16_t slot, const NodeAddress& node);
+  // Forgets `waiter` on every connection.
+  void forget(ReadyWaiter* waiter);
 
  private:
-  ConnectionSettings settings_for(const Endpoint& endpoint) const;
+  struct Node {
+    NodeAddress address;
+    std::vector<std::unique_ptr<Connection>> connections;
+  };
+  Connection& connection_of(Node& node, int index);
+  Node& node(const NodeAddress& address);
 
   event_base* base_;
   RunTarget& target_;
   bool reconnect_;
-  std::vector<std::unique_ptr<Connection>> connections_;
+  std::optional<SlotMap> slots_;
+  std::vector<std::unique_ptr<Node>> nodes_;  // standalone: one node, the endpoint
 };
 
 }  // namespace rlcheck::redis

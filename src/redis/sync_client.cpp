@@ -1,6 +1,8 @@
 #include "redis/sync_client.hpp"
 
 #include <chrono>
+#include <algorithm>
+#include <cctype>
 #include <deque>
 
 #include <event2/event.h>
@@ -128,6 +130,47 @@ class SyncClient::Session final : private ReplySink, private ReadyWaiter {
   bool timed_out_ = false;
 };
 
+namespace {
+
+constexpr int k_most_redirects = 8;
+
+// Commands whose first argument is not a key (or that have none).
+bool names_no_key(std::string_view command) {
+  static constexpr std::string_view k_keyless[] = {
+      "ACL",   "AUTH",    "CLIENT", "CLUSTER", "COMMAND", "CONFIG",  "DBSIZE", "DEBUG",
+      "ECHO",  "FLUSHALL", "FLUSHDB", "FUNCTION", "HELLO", "INFO",   "KEYS",   "MEMORY",
+      "MONITOR", "PING",  "RANDOMKEY", "READONLY", "ROLE", "SCAN",    "SCRIPT", "SELECT",
+      "SLOWLOG", "TIME",  "WAIT"};
+  for (std::string_view keyless : k_keyless) {
+    if (command.size() == keyless.size() &&
+        std::equal(command.begin(), command.end(), keyless.begin(),
+                   [](char a, char b) { return std::toupper(static_cast<unsigned char>(a)) == b; }))
+      return true;
+  }
+  return false;
+}
+
+bool is_command(std::string_view command, std::string_view name) {
+  return command.size() == name.size() &&
+         std::equal(command.begin(), command.end(), name.begin(), [](char a, char b) {
+           return std::toupper(static_cast<unsigned char>(a)) == b;
+         });
+}
+
+// The key a command routes by on a cluster, if it has one.
+std::optional<std::string_view> routing_key(const std::vector<std::string_view>& argv) {
+  if (argv.size() < 2 || names_no_key(argv[0]))
+    return std::nullopt;
+  if (is_command(argv[0], "EVAL") || is_command(argv[0], "EVALSHA")) {
+    if (argv.size() < 4 || argv[2] == "0")
+      return std::nullopt;
+    return argv[3];
+  }
+  return argv[1];
+}
+
+}  // namespace
+
 SyncClient::SyncClient(std::unique_ptr<Session> session) : session_(std::move(session)) {}
 SyncClient::SyncClient(SyncClient&&) noexcept = default;
 SyncClient& SyncClient::operator=(SyncClient&&) noexcept = default;
@@ -148,11 +191,105 @@ std::expected<SyncClient, std::string> SyncClient::connect(const Endpoint& endpo
   auto session = std::make_unique<Session>(std::move(settings), timeout);
   if (auto opened = session->open(); !opened)
     return std::unexpected(opened.error());
-  return SyncClient(std::move(session));
+  SyncClient client(std::move(session));
+  client.timeout_ = timeout;
+  return client;
+}
+
+std::expected<std::optional<SlotMap>, std::string> SyncClient::discover_cluster() {
+  auto reply = session_->call({"CLUSTER", "SLOTS"});
+  if (!reply)
+    return std::unexpected(reply.error());
+  if (is_error(reply->get()) || (*reply)->type != REDIS_REPLY_ARRAY)
+    return std::optional<SlotMap>();  // standalone, or CLUSTER not allowed to this user
+  const Endpoint& seed = session_->endpoint();
+  auto slots = SlotMap::from_cluster_slots(**reply, seed.host);
+  if (!slots)
+    return std::unexpected(fmt::format("{}: {}", seed.display(), slots.error()));
+  slots_ = std::move(*slots);
+  return slots_;
 }
 
 std::expected<ReplyPtr, std::string> SyncClient::call(const std::vector<std::string_view>& argv) {
+  if (!slots_)
+    return session_->call(argv);
+  if (!argv.empty() && is_command(argv[0], "SCRIPT"))
+    return call_every_master(argv);
+  if (auto key = routing_key(argv))
+    return call_by_key(*key, argv);
   return session_->call(argv);
+}
+
+std::expected<ReplyPtr, std::string> SyncClient::call_node(
+    const NodeAddress& node, const std::vector<std::string_view>& argv, bool asking) {
+  Session* session = nullptr;
+  for (auto& [address, known] : nodes_) {
+    if (address == node)
+      session = known.get();
+  }
+  if (session == nullptr) {
+    ConnectionSettings settings;
+    settings.endpoint = session_->endpoint();
+    settings.endpoint.host = node.host;
+    settings.endpoint.port = node.port;
+    settings.endpoint.socket_path.clear();
+    settings.login = login_commands(settings.endpoint);
+    settings.connect_timeout = timeout_;
+    if (settings.endpoint.tls) {
+      auto tls = TlsContext::shared_for(settings.endpoint.tls_options);
+      if (!tls)
+        return std::unexpected(tls.error());
+      settings.tls = std::move(*tls);
+    }
+    auto made = std::make_unique<Session>(std::move(settings), timeout_);
+    if (auto opened = made->open(); !opened)
+      return std::unexpected(opened.error());
+    session = made.get();
+    nodes_.emplace_back(node, std::move(made));
+  }
+  if (asking) {
+    auto ok = session->call({"ASKING"});
+    if (!ok)
+      return ok;
+  }
+  return session->call(argv);
+}
+
+std::expected<ReplyPtr, std::string> SyncClient::call_by_key(
+    std::string_view key, const std::vector<std::string_view>& argv) {
+  const uint16_t slot = key_slot(key);
+  auto owner = slots_->master_of(slot);
+  if (!owner)
+    return session_->call(argv);  // no master known: the server says where with MOVED
+  NodeAddress node = *owner;
+  bool asking = false;
+  for (int redirects = 0;; ++redirects) {
+    auto reply = call_node(node, argv, asking);
+    if (!reply || !is_error(reply->get()) || redirects == k_most_redirects)
+      return reply;
+    auto redirect = parse_redirect(std::string_view((*reply)->str, (*reply)->len));
+    if (!redirect)
+      return reply;
+    if (redirect->to.host.empty())
+      redirect->to.host = node.host;
+    node = redirect->to;
+    asking = redirect->kind == Redirect::Kind::ask;
+    if (!asking)
+      slots_->assign(redirect->slot, node);
+  }
+}
+
+std::expected<ReplyPtr, std::string> SyncClient::call_every_master(
+    const std::vector<std::string_view>& argv) {
+  std::expected<ReplyPtr, std::string> first = std::unexpected(std::string("no master"));
+  for (const NodeAddress& master : slots_->masters()) {
+    auto reply = call_node(master, argv, false);
+    if (!reply || is_error(reply->get()))
+      return reply;
+    if (!first)
+      first = std::move(reply);
+  }
+  return first;
 }
 
 std::expected<ReplyPtr, std::string> SyncClient::read_reply() {

@@ -11,11 +11,15 @@
 #include <vector>
 
 #include "config/duration.hpp"
+#include "redis/cluster_slots.hpp"
 #include "redis/endpoint.hpp"
 #include "redis/reply.hpp"
 
 namespace rlcheck::redis {
 
+// On a Redis Cluster (after discover_cluster), a command with a key goes to the master of the
+// key's slot, following MOVED and ASK; SCRIPT goes to every master, so a script is loaded
+// wherever a key may live. Commands without a key go to the node connected first.
 class SyncClient {
  public:
   // Connects (TLS for rediss://), authenticates, selects the database and PINGs. On error:
@@ -37,10 +41,26 @@ class SyncClient {
 
   const Endpoint& endpoint() const;
 
+  // Asks the server whether it is a Redis Cluster (CLUSTER SLOTS). Yes: from now on commands
+  // are routed by key, and the slot map is returned. No (a standalone server, or a user not
+  // allowed CLUSTER): nullopt. An error: the slot map could not be read.
+  std::expected<std::optional<SlotMap>, std::string> discover_cluster();
+  const std::optional<SlotMap>& slot_map() const { return slots_; }
+
  private:
   class Session;
   explicit SyncClient(std::unique_ptr<Session> session);
+  std::expected<ReplyPtr, std::string> call_node(const NodeAddress& node,
+                                                 const std::vector<std::string_view>& argv,
+                                                 bool asking);
+  std::expected<ReplyPtr, std::string> call_by_key(std::string_view key,
+                                                   const std::vector<std::string_view>& argv);
+  std::expected<ReplyPtr, std::string> call_every_master(const std::vector<std::string_view>& argv);
+
   std::unique_ptr<Session> session_;
+  config::Nanos timeout_{0};
+  std::optional<SlotMap> slots_;
+  std::vector<std::pair<NodeAddress, std::unique_ptr<Session>>> nodes_;  // cluster: by master
 };
 
 }  // namespace rlcheck::redis
