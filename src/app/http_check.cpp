@@ -45,7 +45,7 @@ http::HttpTarget make_http_target(const config::Config& config, const std::strin
   target.rules.denied = *http::StatusSet::parse(options.denied_status);
   target.rules.require_retry_after = options.require_retry_after;
   target.timeout = config.load.timeout;
-  target.insecure = config.tls.insecure;
+  target.tls = config.tls;
   target.concurrency = config.load.concurrency;
   target.placeholders.limit = config.checks.limit;
   target.placeholders.window_ms = config::to_milliseconds(config.checks.window);

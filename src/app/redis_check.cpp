@@ -99,6 +99,7 @@ RedisSession open_redis_session(const config::Config& config) {
     choice.env_url = env;
   }
   choice.timeout = config.load.timeout;
+  choice.tls = config.tls;
   const bool say = !config.output.hook && !config.output.quiet;
   auto target = redis::connect_target(choice, [say](const std::string& line) {
     if (say)

@@ -140,6 +140,37 @@ void fill_compare(const RawOptions& raw, config::Config& config) {
     throw usage_error("--script: not supported by compare; use rlcheck redis");
 }
 
+constexpr int64_t k_max_embedded_masters = 16;
+constexpr int64_t k_max_pipeline = 1'024;
+
+// --cluster, --embedded-cluster and --pipeline: how rlcheck speaks to a Redis target.
+void fill_topology(const RawOptions& raw, bool http, config::RedisConfig& redis) {
+  if (http) {
+    if (raw.cluster)
+      throw usage_error("--cluster: applies to a Redis target, not to an HTTP endpoint");
+    if (raw.embedded_cluster)
+      throw usage_error("--embedded-cluster: applies to a Redis target, not to an HTTP endpoint");
+    if (raw.pipeline) {
+      throw usage_error(
+          "--pipeline: applies to a Redis target; an HTTP connection carries one request at a "
+          "time");
+    }
+    return;
+  }
+  redis.require_cluster = raw.cluster;
+  if (raw.embedded_cluster) {
+    redis.embedded_cluster = static_cast<int>(
+        in_range("--embedded-cluster", *raw.embedded_cluster, 1, k_max_embedded_masters));
+    if (raw.redis_url) {
+      throw usage_error(
+          "--embedded-cluster: cannot be combined with --redis (it tests the private cluster it "
+          "starts)");
+    }
+  }
+  redis.pipeline =
+      static_cast<int>(in_range("--pipeline", raw.pipeline.value_or(1), 1, k_max_pipeline));
+}
+
 // --rate R/s with --duration D: R x D requests, request i due at i / R.
 void fill_open_model(const RawOptions& raw, config::LoadConfig& load) {
   if (!raw.rate && !raw.duration)
@@ -276,13 +307,16 @@ config::Config build_config(const RawOptions& raw) {
     return config;
   }
   config.compare_urls = raw.command == config::Command::compare && !raw.compare_urls.empty();
+  fill_topology(raw, http, config.redis);
   if (http) {
     fill_http(raw, config);
+    fill_tls(raw, true, config);
     if (probe)
       fill_probe(raw, config);
     return config;
   }
   fill_redis(raw, config);
+  fill_tls(raw, false, config);
   if (probe)
     fill_probe(raw, config);
   if (config.command == config::Command::compare)

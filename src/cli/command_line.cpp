@@ -86,8 +86,8 @@ void add_common_options(CLI::App* app, RawOptions& raw) {
 
 void add_redis_options(CLI::App* app, RawOptions& raw) {
   optional_option(app, "--redis", raw.redis_url,
-                  "redis://[user:pass@]host:port[/db] or unix:///path (default $REDIS_URL, else "
-                  "127.0.0.1:6379, else a private redis-server)");
+                  "redis://[user:pass@]host:port[/db], rediss:// (TLS) or unix:///path (default "
+                  "$REDIS_URL, else 127.0.0.1:6379, else a private redis-server)");
   app->add_option("-s,--strategy", raw.strategy,
                   "naive, incr-expire, fixed-window, sliding-window (lua), token-bucket, gcra "
                   "(default lua)");
@@ -120,7 +120,34 @@ void add_http_options(CLI::App* app, RawOptions& raw) {
   app->add_option("--reset-cmd", raw.reset_cmd, "shell command run before each run");
   app->add_flag("--no-require-retry-after", raw.no_require_retry_after,
                 "a denial without Retry-After is not a failure");
-  app->add_flag("--insecure", raw.insecure, "skip TLS certificate verification");
+}
+
+// For rediss:// and https:// targets.
+void add_tls_options(CLI::App* app, RawOptions& raw) {
+  optional_option(app, "--tls-ca", raw.tls_ca,
+                  "CA bundle that verifies the server, redis and http (default: the system "
+                  "store)");
+  optional_option(app, "--tls-cert", raw.tls_cert,
+                  "client certificate, with --tls-key (servers with tls-auth-clients yes)");
+  optional_option(app, "--tls-key", raw.tls_key, "the client certificate's private key");
+  optional_option(app, "--tls-sni", raw.tls_sni,
+                  "server name sent and verified, redis only (default: the URL's host)");
+  app->add_flag("--insecure", raw.insecure,
+                "skip certificate verification, redis and http (default off)");
+}
+
+void add_cluster_options(CLI::App* app, RawOptions& raw) {
+  app->add_flag("--cluster", raw.cluster,
+                "require Redis Cluster (exit 3 when the server is not one); cluster mode is "
+                "otherwise detected at connect");
+  optional_option(app, "--embedded-cluster", raw.embedded_cluster,
+                  "start a private N-master Redis Cluster on loopback (temp dir, stopped at exit) "
+                  "and test against it (1-16)");
+}
+
+void add_pipeline_option(CLI::App* app, RawOptions& raw) {
+  optional_option(app, "--pipeline", raw.pipeline,
+                  "up to D requests in flight per connection, P connections x D (default 1)");
 }
 
 // CLI11 messages already name the flag; keep them to one line.
@@ -149,8 +176,8 @@ struct Apps {
 void add_serve_options(CLI::App* serve, RawOptions& raw) {
   serve->add_option("--listen", raw.listen, "ADDR:PORT to listen on (default 127.0.0.1:8080)");
   optional_option(serve, "--redis", raw.redis_url,
-                  "redis://host:port or unix:///path (default $REDIS_URL, 127.0.0.1:6379, else a "
-                  "private redis-server)");
+                  "redis://host:port, rediss:// (TLS) or unix:///path (default $REDIS_URL, "
+                  "127.0.0.1:6379, else a private redis-server)");
   serve->add_option("-s,--strategy", raw.strategy, "limiter strategy (default lua)");
   optional_option(serve, "--script", raw.script,
                   "your own limiter script (FILE.lua) instead of a strategy");
@@ -199,6 +226,9 @@ Apps build_apps(RawOptions& raw) {
   apps.redis = app.add_subcommand("redis", "drive a Redis limiter directly");
   add_common_options(apps.redis, raw);
   add_redis_options(apps.redis, raw);
+  add_cluster_options(apps.redis, raw);
+  add_pipeline_option(apps.redis, raw);
+  add_tls_options(apps.redis, raw);
 
   apps.compare = app.add_subcommand(
       "compare", "several strategies, or HTTP endpoints, side by side under the same load");
@@ -209,16 +239,22 @@ Apps build_apps(RawOptions& raw) {
   apps.compare->add_option("--url", raw.compare_urls,
                            "an HTTP endpoint to compare, repeatable (instead of --strategies)");
   add_http_options(apps.compare, raw);
+  add_cluster_options(apps.compare, raw);
+  add_pipeline_option(apps.compare, raw);
+  add_tls_options(apps.compare, raw);
 
   apps.http = app.add_subcommand("http", "drive an HTTP endpoint");
   apps.http->add_option("URL", raw.url, "the endpoint; placeholders {run} {seq} {uuid}")
       ->required();
   add_common_options(apps.http, raw);
   add_http_options(apps.http, raw);
+  add_tls_options(apps.http, raw);
 
   apps.serve = app.add_subcommand(
       "serve", "a reference rate-limited HTTP server backed by Redis (demo and test target)");
   add_serve_options(apps.serve, raw);
+  add_cluster_options(apps.serve, raw);
+  add_tls_options(apps.serve, raw);
 
   apps.run = app.add_subcommand("run", "run scenario files (or every *.json in a folder)");
   apps.run->add_option("FILES", raw.scenario_paths, "scenario files or folders")->required();
@@ -234,6 +270,8 @@ Apps build_apps(RawOptions& raw) {
   apps.probe = app.add_subcommand(
       "probe", "infer a limiter's contract (algorithm, limit and window, or burst and refill)");
   add_probe_options(apps.probe, raw);
+  add_cluster_options(apps.probe, raw);
+  add_tls_options(apps.probe, raw);
   return apps;
 }
 
@@ -262,7 +300,8 @@ std::vector<std::string> option_names(std::string_view subcommand) {
 
 bool names_a_file(std::string_view long_name) {
   return long_name == "script" || long_name == "report" || long_name == "junit" ||
-         long_name == "html" || long_name == "records" || long_name == "merge";
+         long_name == "html" || long_name == "records" || long_name == "merge" ||
+         long_name == "tls-ca" || long_name == "tls-cert" || long_name == "tls-key";
 }
 
 OptionKind option_kind(std::string_view subcommand, std::string_view long_name) {

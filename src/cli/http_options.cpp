@@ -80,7 +80,6 @@ void fill_http(const RawOptions& raw, config::Config& config) {
   }
   http.reset_cmd = raw.reset_cmd;
   http.require_retry_after = !raw.no_require_retry_after;
-  config.tls.insecure = raw.insecure;
 
   // Later runs must not inherit the first run's exhausted window.
   bool fresh_identity = http.between_runs.count() > 0 || !http.reset_cmd.empty();

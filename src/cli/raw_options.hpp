@@ -51,6 +51,9 @@ struct RawOptions {
   std::optional<int64_t> burst;
   std::optional<std::string> refill;
   std::string strategies = "naive,lua";
+  bool cluster = false;                     // --cluster
+  std::optional<int64_t> embedded_cluster;  // --embedded-cluster N
+  std::optional<int64_t> pipeline;          // --pipeline D
 
   std::string url;                        // http URL (positional)
   std::vector<std::string> compare_urls;  // compare --url, repeatable
@@ -62,6 +65,12 @@ struct RawOptions {
   std::optional<std::string> between_runs;
   std::string reset_cmd;
   bool no_require_retry_after = false;
+
+  // TLS for rediss:// and https:// targets.
+  std::optional<std::string> tls_ca;
+  std::optional<std::string> tls_cert;
+  std::optional<std::string> tls_key;
+  std::optional<std::string> tls_sni;
   bool insecure = false;
 
   bool show_version = false;
@@ -87,5 +96,9 @@ void fill_http(const RawOptions& raw, config::Config& config);
 void fill_serve(const RawOptions& raw, config::Config& config);
 // rlcheck probe (probe_options.cpp): --max-time and what an HTTP probe needs.
 void fill_probe(const RawOptions& raw, config::Config& config);
+// tls_options.cpp: --tls-* and --insecure, checked against the target they would apply to:
+// with `http`, the HTTP endpoints (config.http.urls, filled before); else the Redis URL
+// (--redis, else $REDIS_URL).
+void fill_tls(const RawOptions& raw, bool http, config::Config& config);
 
 }  // namespace rlcheck::cli

@@ -23,6 +23,20 @@ std::string_view trim(std::string_view text) {
   return text;
 }
 
+// The options only matter for https:// URLs; curl ignores them for http://.
+void apply_tls(CURL* easy, const config::TlsConfig& tls) {
+  if (!tls.ca_file.empty())
+    curl_easy_setopt(easy, CURLOPT_CAINFO, tls.ca_file.c_str());
+  if (!tls.cert_file.empty())
+    curl_easy_setopt(easy, CURLOPT_SSLCERT, tls.cert_file.c_str());
+  if (!tls.key_file.empty())
+    curl_easy_setopt(easy, CURLOPT_SSLKEY, tls.key_file.c_str());
+  if (tls.insecure) {
+    curl_easy_setopt(easy, CURLOPT_SSL_VERIFYPEER, 0L);
+    curl_easy_setopt(easy, CURLOPT_SSL_VERIFYHOST, 0L);
+  }
+}
+
 }  // namespace
 
 HttpClient::HttpClient(CurlMulti& multi, engine::ClientListener& listener, int slot,
@@ -44,10 +58,7 @@ HttpClient::HttpClient(CurlMulti& multi, engine::ClientListener& listener, int s
   curl_easy_setopt(easy_, CURLOPT_WRITEFUNCTION, &HttpClient::on_body);
   curl_easy_setopt(easy_, CURLOPT_WRITEDATA, this);
   curl_easy_setopt(easy_, CURLOPT_USERAGENT, "rlcheck");
-  if (target_.insecure) {
-    curl_easy_setopt(easy_, CURLOPT_SSL_VERIFYPEER, 0L);
-    curl_easy_setopt(easy_, CURLOPT_SSL_VERIFYHOST, 0L);
-  }
+  apply_tls(easy_, target_.tls);
   if (target_.method == "HEAD") {
     curl_easy_setopt(easy_, CURLOPT_NOBODY, 1L);
   } else if (target_.method != "GET" || target_.body) {

@@ -10,6 +10,7 @@
 
 #include <curl/curl.h>
 
+#include "config/config.hpp"
 #include "config/duration.hpp"
 #include "engine/client.hpp"
 #include "engine/placeholder_template.hpp"
@@ -26,8 +27,8 @@ struct HttpTarget {
   std::optional<engine::PlaceholderTemplate> body;
   ResponseRules rules;
   config::Nanos timeout{std::chrono::seconds(5)};
-  bool insecure = false;
-  int concurrency = 50;                     // connections the multi handle may keep
+  config::TlsConfig tls;  // https://: CA, client certificate, --insecure (sni unsupported)
+  int concurrency = 50;   // connections the multi handle may keep
   engine::PlaceholderContext placeholders;  // limit, window, run; seq and rng per request
   uint64_t seed = 0;
 };

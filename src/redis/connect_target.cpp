@@ -31,6 +31,8 @@ std::expected<ConnectedTarget, std::string> connect_target(
       return std::unexpected(
           fmt::format("{}: {}", choice.url ? "--redis" : "REDIS_URL", endpoint.error()));
     }
+    if (endpoint->tls)
+      endpoint->tls_options = choice.tls;
     return connect_to(*endpoint, choice.timeout);
   }
 

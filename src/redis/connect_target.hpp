@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "config/config.hpp"
 #include "config/duration.hpp"
 #include "redis/embedded_server.hpp"
 #include "redis/endpoint.hpp"
@@ -25,6 +26,9 @@ struct TargetChoice {
   std::optional<std::string> url;      // --redis
   std::optional<std::string> env_url;  // $REDIS_URL, when set and not empty
   config::Nanos timeout{std::chrono::seconds(5)};
+  // --tls-* and --insecure: copied into the endpoint when its URL is rediss://, used for
+  // nothing else (the default and private servers are plain TCP and unix sockets).
+  config::TlsConfig tls;
 };
 
 // On failure, what was tried and why it failed (the caller exits 3). `notice` receives the

@@ -45,8 +45,9 @@ std::string Endpoint::display() const {
   }
   const bool ipv6 = host.find(':') != std::string::npos;
   std::string shown_host = ipv6 ? fmt::format("[{}]", host) : host;
-  return db == 0 ? fmt::format("redis://{}{}:{}", credentials, shown_host, port)
-                 : fmt::format("redis://{}{}:{}/{}", credentials, shown_host, port, db);
+  const char* scheme = tls ? "rediss" : "redis";
+  return db == 0 ? fmt::format("{}://{}{}:{}", scheme, credentials, shown_host, port)
+                 : fmt::format("{}://{}{}:{}/{}", scheme, credentials, shown_host, port, db);
 }
 
 std::expected<Endpoint, std::string> parse_endpoint(std::string_view url) {
@@ -67,15 +68,14 @@ std::expected<Endpoint, std::string> parse_endpoint(std::string_view url) {
     endpoint.socket_path = std::string(rest);
     return endpoint;
   }
-  if (url.starts_with("rediss://")) {
-    return std::unexpected(fmt::format("'{}': TLS (rediss://) is not supported", url));
+  endpoint.tls = url.starts_with("rediss://");
+  if (!endpoint.tls && !url.starts_with("redis://")) {
+    return std::unexpected(
+        fmt::format("'{}' is not a Redis URL; expected redis://[user:pass@]host:port[/db], "
+                    "rediss://... (TLS) or unix:///path",
+                    url));
   }
-  if (!url.starts_with("redis://")) {
-    return std::unexpected(fmt::format(
-        "'{}' is not a Redis URL; expected redis://[user:pass@]host:port[/db] or unix:///path",
-        url));
-  }
-  std::string_view rest = url.substr(8);
+  std::string_view rest = url.substr(endpoint.tls ? 9 : 8);
   if (const size_t at = rest.rfind('@'); at != std::string_view::npos) {
     std::string_view credentials = rest.substr(0, at);
     rest = rest.substr(at + 1);

@@ -1,5 +1,5 @@
 #pragma once
-// Where a Redis server is and how to log in: parsed from redis:// and unix:// URLs.
+// Where a Redis server is and how to log in: parsed from redis://, rediss:// and unix:// URLs.
 
 #include <expected>
 #include <optional>
@@ -17,16 +17,19 @@ struct Endpoint {
   std::string user;         // ACL user; empty: the default user
   std::string password;     // empty: no AUTH
   int db = 0;               // SELECTed after connecting when not 0
-  bool tls = false;         // rediss://
-  config::TlsConfig tls_options;  // CA, client certificate, SNI, verification (rediss://)
+  bool tls = false;         // rediss://: the connection speaks TLS
+  // With `tls`: how to verify the server and present a client certificate (--tls-*,
+  // --insecure). The URL does not say; connect_target copies it from the command line.
+  config::TlsConfig tls_options;
 
   bool is_unix() const { return !socket_path.empty(); }
   // The URL with any password shown as ***, for reports and messages.
   std::string display() const;
 };
 
-// redis://[user:pass@]host[:port][/db], rediss:// is refused (no TLS), unix:///path/to.sock
-// [?db=N]. On error, the reason in words that can follow the flag name.
+// redis://[user:pass@]host[:port][/db], rediss://... (the same, over TLS; `tls` set,
+// `tls_options` left empty), unix:///path/to.sock[?db=N]. The port defaults to 6379 for both
+// schemes. On error, the reason in words that can follow the flag name.
 std::expected<Endpoint, std::string> parse_endpoint(std::string_view url);
 
 }  // namespace rlcheck::redis

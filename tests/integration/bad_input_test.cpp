@@ -30,6 +30,11 @@ TEST_CASE("bad flags and values exit 64 with one line naming the flag") {
       {{"-n"}, "--requests"},
       {{"--contract", "leaky"}, "--contract"},
       {{"--window", "1s", "--start-before-boundary", "2s"}, "--start-before-boundary"},
+      {{"--tls-ca", "/no/such/ca.pem"}, "--tls-ca"},
+      {{"--insecure"}, "--insecure"},
+      {{"--pipeline", "0"}, "--pipeline"},
+      {{"--pipeline", "1025"}, "--pipeline"},
+      {{"--embedded-cluster", "3"}, "--embedded-cluster"},
   };
   for (const Case& c : cases) {
     std::vector<std::string> args{"redis", "--redis", TestRedis::shared().tcp_url()};
@@ -41,6 +46,41 @@ TEST_CASE("bad flags and values exit 64 with one line naming the flag") {
     CHECK(outcome.out.empty());
     CHECK(lines_of(outcome.err).size() == 1);
     CHECK(outcome.err.find(c.flag) != std::string::npos);
+  }
+}
+
+TEST_CASE("TLS and cluster flags exit 64 where they cannot apply, naming the flag") {
+  struct Case {
+    std::vector<std::string> args;
+    std::string says;
+  };
+  const std::string existing = RLCHECK_SOURCE_DIR "/README.md";  // readable, not a certificate
+  const std::vector<Case> cases{
+      {{"redis", "--redis", TestRedis::shared().tcp_url(), "--tls-ca", existing},
+       "--tls-ca: the --redis URL " + TestRedis::shared().tcp_url() + " is not TLS (rediss://)"},
+      {{"redis", "--redis", TestRedis::shared().unix_url(), "--insecure"}, "--insecure"},
+      {{"redis", "--tls-sni", "cache"}, "--tls-sni: applies to a TLS Redis"},
+      {{"redis", "--redis", "rediss://127.0.0.1:1", "--tls-ca", "/no/such/ca.pem"},
+       "--tls-ca: no such file: /no/such/ca.pem"},
+      {{"redis", "--redis", "rediss://127.0.0.1:1", "--tls-cert", existing},
+       "--tls-cert: needs --tls-key"},
+      {{"redis", "--redis", "rediss://127.0.0.1:1", "--tls-key", existing},
+       "--tls-key: needs --tls-cert"},
+      {{"redis", "--embedded-cluster", "2", "--tls-ca", existing}, "--tls-ca"},
+      {{"redis", "--embedded-cluster", "17"}, "--embedded-cluster: must be between 1 and 16"},
+      {{"http", "http://127.0.0.1:1/", "--insecure"}, "--insecure: http://127.0.0.1:1/ is not TLS"},
+      {{"http", "https://127.0.0.1:1/", "--tls-sni", "api"}, "--tls-sni: not supported for HTTP"},
+      {{"compare", "--url", "https://127.0.0.1:1/?k={run}", "--pipeline", "4"}, "--pipeline"},
+      {{"serve", "--redis", TestRedis::shared().tcp_url(), "--tls-ca", existing}, "--tls-ca"},
+  };
+  for (const Case& c : cases) {
+    const ProcessOutcome outcome = run_rlcheck(c.args);
+    CAPTURE(c.says);
+    CAPTURE(outcome.err);
+    CHECK(outcome.exit_code == 64);
+    CHECK(outcome.out.empty());
+    CHECK(lines_of(outcome.err).size() == 1);
+    CHECK(outcome.err.find(c.says) != std::string::npos);
   }
 }
 

@@ -169,7 +169,8 @@ TEST_CASE("bad names and values are usage errors naming the flag") {
   CHECK(mentions(usage_error({"redis", "--color", "purple"}), "--color"));
   CHECK(mentions(usage_error({"redis", "--seed", "abc"}), "--seed"));
   CHECK(mentions(usage_error({"redis", "--seed", "12abc"}), "--seed"));
-  CHECK(mentions(usage_error({"redis", "--redis", "rediss://h"}), "--redis"));
+  CHECK(mentions(usage_error({"redis", "--redis", "redis://h:0"}), "--redis"));
+  CHECK(parse({"redis", "--redis", "rediss://h"}).config.redis.url == "rediss://h");
   CHECK(mentions(usage_error({"redis", "--key", ""}), "--key"));
 }
 
@@ -407,4 +408,68 @@ TEST_CASE("probe: a URL with {run} is an HTTP probe, none a Redis one; --max-tim
   CHECK(mentions(usage_error({"probe", "http://127.0.0.1:1/"}), "{run}"));
   CHECK(mentions(usage_error({"probe", "--max-time", "0s"}), "--max-time"));
   CHECK(mentions(usage_error({"probe", "--reset", "x"}), "--reset"));
+}
+
+TEST_CASE("--cluster, --embedded-cluster and --pipeline reach the config, with their defaults") {
+  const auto defaults = parse({"redis"}).config;
+  CHECK_FALSE(defaults.redis.require_cluster);
+  CHECK(defaults.redis.embedded_cluster == 0);
+  CHECK(defaults.redis.pipeline == 1);
+
+  const auto c =
+      parse({"redis", "--cluster", "--embedded-cluster", "3", "--pipeline", "16"}).config;
+  CHECK(c.redis.require_cluster);
+  CHECK(c.redis.embedded_cluster == 3);
+  CHECK(c.redis.pipeline == 16);
+
+  CHECK(parse({"compare", "--pipeline", "1024"}).config.redis.pipeline == 1024);
+  CHECK(parse({"serve", "--embedded-cluster", "16"}).config.redis.embedded_cluster == 16);
+  CHECK(parse({"probe", "--cluster"}).config.redis.require_cluster);
+  CHECK(parse({"redis", "--redis", "redis://h:7000", "--cluster"}).config.redis.require_cluster);
+}
+
+TEST_CASE("--embedded-cluster and --pipeline refuse what cannot be, naming the flag") {
+  CHECK(mentions(usage_error({"redis", "--embedded-cluster", "0"}), "--embedded-cluster"));
+  CHECK(mentions(usage_error({"redis", "--embedded-cluster", "17"}), "between 1 and 16"));
+  const std::string both =
+      usage_error({"redis", "--redis", "redis://h", "--embedded-cluster", "3"});
+  CHECK(mentions(both, "--embedded-cluster"));
+  CHECK(mentions(both, "--redis"));
+  CHECK(mentions(usage_error({"redis", "--pipeline", "0"}), "--pipeline"));
+  CHECK(mentions(usage_error({"compare", "--pipeline", "1025"}), "between 1 and 1024"));
+  // Not an option of these commands (serve keeps its own pool; probe one request at a time).
+  CHECK(mentions(usage_error({"serve", "--pipeline", "2"}), "--pipeline"));
+  CHECK(mentions(usage_error({"http", "http://h/", "--cluster"}), "--cluster"));
+  // compare and probe of HTTP endpoints: the Redis flags do not apply.
+  CHECK(mentions(usage_error({"compare", "--url", "http://a/?k={run}", "--pipeline", "2"}),
+                 "--pipeline"));
+  CHECK(mentions(usage_error({"probe", "http://a/?k={run}", "--embedded-cluster", "3"}),
+                 "--embedded-cluster"));
+}
+
+TEST_CASE("the new flags are scenario keys where their command has them") {
+  using rlcheck::cli::option_kind;
+  using rlcheck::cli::OptionKind;
+  for (const char* command : {"redis", "compare", "http", "serve", "probe"}) {
+    CAPTURE(command);
+    CHECK(option_kind(command, "tls-ca") == OptionKind::value);
+    CHECK(option_kind(command, "tls-cert") == OptionKind::value);
+    CHECK(option_kind(command, "tls-key") == OptionKind::value);
+    CHECK(option_kind(command, "tls-sni") == OptionKind::value);
+    CHECK(option_kind(command, "insecure") == OptionKind::flag);
+  }
+  for (const char* command : {"redis", "compare", "serve", "probe"}) {
+    CAPTURE(command);
+    CHECK(option_kind(command, "cluster") == OptionKind::flag);
+    CHECK(option_kind(command, "embedded-cluster") == OptionKind::value);
+  }
+  CHECK(option_kind("redis", "pipeline") == OptionKind::value);
+  CHECK(option_kind("compare", "pipeline") == OptionKind::value);
+  CHECK(option_kind("serve", "pipeline") == OptionKind::none);
+  CHECK(option_kind("probe", "pipeline") == OptionKind::none);
+  CHECK(option_kind("http", "cluster") == OptionKind::none);
+  CHECK(rlcheck::cli::names_a_file("tls-ca"));
+  CHECK(rlcheck::cli::names_a_file("tls-cert"));
+  CHECK(rlcheck::cli::names_a_file("tls-key"));
+  CHECK_FALSE(rlcheck::cli::names_a_file("tls-sni"));
 }

@@ -151,14 +151,53 @@ TEST_CASE("unix sockets need an absolute path and a good database") {
   CHECK_FALSE(parse_endpoint("unix:///tmp/r.sock?db=-3").has_value());
 }
 
-TEST_CASE("rediss:// is refused as unsupported TLS") {
-  auto e = parse_endpoint("rediss://localhost:6380");
-  REQUIRE_FALSE(e.has_value());
-  CHECK(mentions(e.error(), "TLS"));
+TEST_CASE("rediss:// is the same URL over TLS") {
+  auto e = parse_endpoint("rediss://limiter:s3cret@cache.example:6380/2");
+  REQUIRE(e.has_value());
+  CHECK(e->tls);
+  CHECK(e->host == "cache.example");
+  CHECK(e->port == 6380);
+  CHECK(e->user == "limiter");
+  CHECK(e->password == "s3cret");
+  CHECK(e->db == 2);
+  CHECK(e->display() == "rediss://limiter:***@cache.example:6380/2");
+  // The URL says nothing of certificates: the command line fills tls_options.
+  CHECK(e->tls_options.ca_file.empty());
+  CHECK_FALSE(e->tls_options.insecure);
+
+  auto plain = parse_endpoint("redis://cache.example:6380");
+  REQUIRE(plain.has_value());
+  CHECK_FALSE(plain->tls);
+}
+
+TEST_CASE("rediss:// defaults to port 6379 too, and takes IPv6 hosts") {
+  auto e = parse_endpoint("rediss://localhost");
+  REQUIRE(e.has_value());
+  CHECK(e->port == 6379);
+  CHECK(e->display() == "rediss://localhost:6379");
+
+  auto ipv6 = parse_endpoint("rediss://[::1]:6380");
+  REQUIRE(ipv6.has_value());
+  CHECK(ipv6->host == "::1");
+  CHECK(ipv6->display() == "rediss://[::1]:6380");
+}
+
+TEST_CASE("rediss:// URLs are checked as redis:// ones") {
+  for (const char* url : {"rediss://", "rediss://localhost:0", "rediss://h/x"}) {
+    CAPTURE(url);
+    CHECK_FALSE(parse_endpoint(url).has_value());
+  }
+}
+
+TEST_CASE("unix sockets are never TLS") {
+  auto e = parse_endpoint("unix:///tmp/r.sock");
+  REQUIRE(e.has_value());
+  CHECK_FALSE(e->tls);
 }
 
 TEST_CASE("other schemes and bare hosts are not Redis URLs") {
-  for (const char* url : {"localhost:6379", "http://localhost", "", "REDIS://localhost"}) {
+  for (const char* url :
+       {"localhost:6379", "http://localhost", "", "REDIS://localhost", "redisss://localhost"}) {
     CAPTURE(url);
     auto e = parse_endpoint(url);
     REQUIRE_FALSE(e.has_value());

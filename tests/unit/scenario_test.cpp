@@ -108,3 +108,45 @@ TEST_CASE("reply and script-keys are scenario keys, as their flags") {
   REQUIRE(keys != argv.end());
   CHECK(*(keys + 1) == "2");
 }
+
+TEST_CASE("TLS, cluster and pipeline keys are scenario keys; certificate paths are relative") {
+  TempFolder folder;
+  const std::string file = folder.write("production.json", R"({
+    "mode": "redis", "redis": "rediss://cache.example:6380", "tls-ca": "certs/ca.pem",
+    "tls-cert": "/etc/ssl/client.pem", "tls_key": "certs/client.key", "tls-sni": "cache",
+    "insecure": false, "cluster": true, "pipeline": 4, "runs": 1})");
+  const auto scenario = load_scenario(file);
+  REQUIRE(scenario.has_value());
+  const auto& argv = scenario->argv;
+  auto value_of = [&argv](const std::string& flag) {
+    const auto found = std::find(argv.begin(), argv.end(), flag);
+    REQUIRE(found != argv.end());
+    REQUIRE(found + 1 != argv.end());
+    return *(found + 1);
+  };
+  CHECK(value_of("--tls-ca") == (folder.path / "certs/ca.pem").string());
+  CHECK(value_of("--tls-cert") == "/etc/ssl/client.pem");
+  CHECK(value_of("--tls-key") == (folder.path / "certs/client.key").string());
+  CHECK(value_of("--tls-sni") == "cache");
+  CHECK(value_of("--pipeline") == "4");
+  CHECK(has(argv, "--cluster"));
+  CHECK_FALSE(has(argv, "--insecure"));
+
+  const std::string http = folder.write(
+      "http.json", R"({"mode": "http", "url": "https://h/", "tls-ca": "ca.pem", "insecure": true,
+                       "serve": {"tls-ca": "serve-ca.pem", "embedded-cluster": 3}})");
+  const auto web = load_scenario(http);
+  REQUIRE(web.has_value());
+  CHECK(has(web->argv, (folder.path / "ca.pem").string()));
+  CHECK(has(web->argv, "--insecure"));
+  REQUIRE(web->serve_args.has_value());
+  CHECK(has(*web->serve_args, (folder.path / "serve-ca.pem").string()));
+  CHECK(has(*web->serve_args, "--embedded-cluster"));
+
+  // --pipeline is not an http option: named as an unknown key.
+  const std::string piped =
+      folder.write("piped.json", R"({"mode": "http", "url": "https://h/", "pipeline": 4})");
+  const auto refused = load_scenario(piped);
+  REQUIRE_FALSE(refused.has_value());
+  CHECK(refused.error().find("pipeline") != std::string::npos);
+}
