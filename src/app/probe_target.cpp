@@ -123,6 +123,8 @@ class RedisProbeTarget final : public ProbeTarget {
     redis::RunTarget target;
     target.endpoint = session_.target.endpoint;
     target.login = redis::login_commands(session_.target.endpoint);
+    target.slots = session_.target.control->slot_map();
+    target.connect_timeout = load.timeout;
     target.strategy = limiter.get();
     target.seed = session_.seed + static_cast<uint64_t>(identity) * 7919 +
                   static_cast<uint64_t>(requests_sent());

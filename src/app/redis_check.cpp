@@ -100,6 +100,8 @@ RedisSession open_redis_session(const config::Config& config) {
   }
   choice.timeout = config.load.timeout;
   choice.tls = config.tls;
+  choice.require_cluster = config.redis.require_cluster;
+  choice.embedded_cluster = config.redis.embedded_cluster;
   const bool say = !config.output.hook && !config.output.quiet;
   auto target = redis::connect_target(choice, [say](const std::string& line) {
     if (say)
@@ -167,6 +169,7 @@ report::Report check_redis_limiter(RedisSession& session, const config::Config& 
     target.strategy = limiter.get();
     target.seed = session.seed + static_cast<uint64_t>(run);
     target.pipeline = config.redis.pipeline;
+    target.slots = control.slot_map();
     target.connect_timeout = config.load.timeout;
     redis::AsyncClientFactory factory(target);
     config::LoadConfig load = config.load;

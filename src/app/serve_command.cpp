@@ -51,6 +51,7 @@ int run_serve(const config::Config& config) {
   redis_target.endpoint = session.target.endpoint;
   redis_target.login = redis::login_commands(session.target.endpoint);
   redis_target.seed = session.seed;
+  redis_target.slots = session.target.control->slot_map();
 
   std::unique_ptr<event_base, void (*)(event_base*)> base(event_base_new(), &event_base_free);
   int exit_code = static_cast<int>(ExitCode::ok);

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <fmt/ranges.h>
+
 #include "process/child_process.hpp"
 
 namespace rlcheck::redis {
@@ -20,10 +22,54 @@ std::expected<ConnectedTarget, std::string> connect_to(const Endpoint& endpoint,
   return target;
 }
 
-}  // namespace
+// Whether the server is a Redis Cluster; --cluster insists that it is.
+std::expected<ConnectedTarget, std::string> discover_topology(ConnectedTarget target,
+                                                               const TargetChoice& choice) {
+  auto slots = target.control->discover_cluster();
+  if (!slots)
+    return std::unexpected(slots.error());
+  if (!*slots && choice.require_cluster) {
+    return std::unexpected(fmt::format(
+        "--cluster: {} is not a Redis Cluster (CLUSTER SLOTS was refused or cluster support is "
+        "disabled)",
+        target.endpoint.display()));
+  }
+  if (*slots && (!(*slots)->covered() || (*slots)->masters().empty())) {
+    return std::unexpected(fmt::format(
+        "{} is a Redis Cluster whose slots are not all served (CLUSTER SLOTS): it cannot take "
+        "every key",
+        target.endpoint.display()));
+  }
+  return target;
+}
 
-std::expected<ConnectedTarget, std::string> connect_target(
+std::expected<ConnectedTarget, std::string> start_embedded_cluster(
     const TargetChoice& choice, const std::function<void(const std::string&)>& notice) {
+  auto server_path = process::find_on_path("redis-server");
+  if (!server_path)
+    return std::unexpected("--embedded-cluster: redis-server is not on PATH");
+  auto cluster = EmbeddedCluster::start(*server_path, choice.embedded_cluster);
+  if (!cluster) {
+    return std::unexpected(
+        fmt::format("--embedded-cluster: starting a private cluster failed: {}", cluster.error()));
+  }
+  auto target = connect_to((*cluster)->seed_endpoint(), choice.timeout);
+  if (!target)
+    return std::unexpected(target.error());
+  std::vector<std::string> nodes;
+  for (const Endpoint& node : (*cluster)->endpoints())
+    nodes.push_back(fmt::format("{}", node.port));
+  notice(fmt::format("started a private {}-master Redis Cluster on 127.0.0.1 ports {} (stopped "
+                     "at exit)",
+                     choice.embedded_cluster, fmt::join(nodes, ", ")));
+  target->embedded_cluster = std::move(*cluster);
+  return target;
+}
+
+std::expected<ConnectedTarget, std::string> connect_standalone_or_url(
+    const TargetChoice& choice, const std::function<void(const std::string&)>& notice) {
+  if (choice.embedded_cluster > 0)
+    return start_embedded_cluster(choice, notice);
   if (choice.url || choice.env_url) {
     const std::string& url = choice.url ? *choice.url : *choice.env_url;
     auto endpoint = parse_endpoint(url);
@@ -64,6 +110,16 @@ std::expected<ConnectedTarget, std::string> connect_target(
                   embedded->endpoint.display()));
   embedded->embedded = std::move(*server);
   return embedded;
+}
+
+}  // namespace
+
+std::expected<ConnectedTarget, std::string> connect_target(
+    const TargetChoice& choice, const std::function<void(const std::string&)>& notice) {
+  auto target = connect_standalone_or_url(choice, notice);
+  if (!target)
+    return target;
+  return discover_topology(std::move(*target), choice);
 }
 
 }  // namespace rlcheck::redis

@@ -10,6 +10,7 @@
 
 #include "config/config.hpp"
 #include "config/duration.hpp"
+#include "redis/embedded_cluster.hpp"
 #include "redis/embedded_server.hpp"
 #include "redis/endpoint.hpp"
 #include "redis/sync_client.hpp"
@@ -19,7 +20,8 @@ namespace rlcheck::redis {
 struct ConnectedTarget {
   Endpoint endpoint;
   std::unique_ptr<EmbeddedServer> embedded;  // set when rlcheck started its own server
-  std::optional<SyncClient> control;         // for set-up and tear-down
+  std::unique_ptr<EmbeddedCluster> embedded_cluster;  // --embedded-cluster
+  std::optional<SyncClient> control;  // for set-up and tear-down; knows the slot map
 };
 
 struct TargetChoice {
@@ -29,6 +31,8 @@ struct TargetChoice {
   // --tls-* and --insecure: copied into the endpoint when its URL is rediss://, used for
   // nothing else (the default and private servers are plain TCP and unix sockets).
   config::TlsConfig tls;
+  bool require_cluster = false;  // --cluster: a server that is not a cluster is an error
+  int embedded_cluster = 0;      // --embedded-cluster N: start a private N-master cluster
 };
 
 // On failure, what was tried and why it failed (the caller exits 3). `notice` receives the
