@@ -166,7 +166,7 @@ void AsyncClient::handle_reply(uintptr_t generation, redisReply* reply) {
   if (!in_flight_ || generation != generation_)
     return;  // settled already
   if (reply == nullptr) {
-    fail_connection(ErrorKind::connection,
+    fail_connection(ErrorKind::connection_lost,
                     fmt::format("connection to {} closed", target_.endpoint.display()));
     return;
   }

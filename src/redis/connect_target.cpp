@@ -16,6 +16,7 @@ std::expected<ConnectedTarget, std::string> connect_to(const Endpoint& endpoint,
     return std::unexpected(client.error());
   ConnectedTarget target;
   target.endpoint = endpoint;
+  target.topology = standalone_topology(endpoint);
   target.control.emplace(std::move(*client));
   return target;
 }

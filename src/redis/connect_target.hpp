@@ -12,6 +12,7 @@
 #include "redis/embedded_server.hpp"
 #include "redis/endpoint.hpp"
 #include "redis/sync_client.hpp"
+#include "redis/topology.hpp"
 
 namespace rlcheck::redis {
 
@@ -19,6 +20,7 @@ struct ConnectedTarget {
   Endpoint endpoint;
   std::unique_ptr<EmbeddedServer> embedded;  // set when rlcheck started its own server
   std::optional<SyncClient> control;         // for set-up and tear-down
+  Topology topology;                         // standalone_topology(endpoint) until discovery
 };
 
 struct TargetChoice {
