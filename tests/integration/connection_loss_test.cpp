@@ -72,8 +72,9 @@ std::optional<Clock::time_point> kill_after_entries(PrivateRedis& server, long l
   const auto deadline = Clock::now() + std::chrono::seconds(10);
   while (Clock::now() < deadline) {
     if (limiter_entries(server) >= entries) {
+      const auto now = Clock::now();
       server.kill();
-      return Clock::now();
+      return now;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
