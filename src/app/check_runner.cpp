@@ -5,8 +5,8 @@
 
 namespace rlcheck::app {
 
-std::vector<report::Report> run_checks(const config::Config& config,
-                                       report::RecordsWriter* records) {
+std::vector<report::Report> run_checks(const config::Config& config, report::RecordsWriter* records,
+                                       std::string* cut_short) {
   std::vector<report::Report> reports;
   if (config.command == config::Command::http || config.compare_urls) {
     for (const std::string& url : config.http.urls) {
@@ -19,7 +19,17 @@ std::vector<report::Report> run_checks(const config::Config& config,
   RedisSession session = open_redis_session(config);
   if (config.command == config::Command::compare) {
     for (config::Strategy strategy : config.compare_strategies) {
-      reports.push_back(check_redis_limiter(session, config, strategy, nullptr, records));
+      try {
+        reports.push_back(check_redis_limiter(session, config, strategy, nullptr, records));
+      } catch (const FatalError& error) {
+        // Before anything was measured it is the test's set-up that failed; after, the
+        // reports so far still stand.
+        if (reports.empty() || error.code() != ExitCode::cannot_test)
+          throw;
+        if (cut_short != nullptr)
+          *cut_short = error.what();
+        break;
+      }
       if (reports.back().interrupted)
         break;
     }

@@ -2,6 +2,7 @@
 // Runs the checks a configuration asks for, and turns reports into exit codes; shared by the
 // commands and by scenario suites.
 
+#include <string>
 #include <vector>
 
 #include "app/exit_code.hpp"
@@ -12,9 +13,12 @@
 namespace rlcheck::app {
 
 // One report per target: the Redis strategy, each compared strategy, or each HTTP endpoint.
-// With `records`, every request of every run is written to it as the run ends.
+// With `records`, every request of every run is written to it as the run ends. A compared
+// strategy that cannot start once another has been measured (Redis gone) ends the list:
+// `cut_short` (if given) receives why, and the strategies left are not run.
 std::vector<report::Report> run_checks(const config::Config& config,
-                                       report::RecordsWriter* records = nullptr);
+                                       report::RecordsWriter* records = nullptr,
+                                       std::string* cut_short = nullptr);
 
 // A report's exit code: interrupted 130, could not test 3, failed 1, passed 0; with --hook
 // 1 and 3 become 2.

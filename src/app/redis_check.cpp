@@ -1,5 +1,6 @@
 #include "app/redis_check.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
@@ -59,14 +60,37 @@ std::optional<redis::LoadedScript> load_limiter_script(redis::SyncClient& contro
 
 namespace {
 
-// PTTL of each key right after its run (-1: no TTL, -2: gone).
-std::vector<checks::KeyTtl> key_ttls(redis::SyncClient& control,
-                                     const std::vector<std::string>& keys) {
+using Argv = std::vector<std::string_view>;
+
+// One command on the session's control connection. A call that fails on I/O is made once more
+// on a fresh connection (the server restarted, or CLIENT KILL dropped the connection); the
+// error is the reconnection's when that fails too.
+std::expected<redis::ReplyPtr, std::string> control_call(RedisSession& session, const Argv& argv,
+                                                         config::Nanos timeout) {
+  auto reply = session.target.control->call(argv);
+  if (reply)
+    return reply;
+  const bool cluster = session.target.control->slot_map().has_value();
+  auto fresh = redis::SyncClient::connect(session.target.endpoint, timeout);
+  if (!fresh)
+    return std::unexpected(fresh.error());
+  if (cluster) {
+    if (auto slots = fresh->discover_cluster(); !slots)
+      return std::unexpected(slots.error());
+  }
+  session.target.control.emplace(std::move(*fresh));
+  return session.target.control->call(argv);
+}
+
+// PTTL of each key right after its run (-1: no TTL, -2: gone); the error when Redis could not
+// be reached.
+std::expected<std::vector<checks::KeyTtl>, std::string> key_ttls(
+    RedisSession& session, const std::vector<std::string>& keys, config::Nanos timeout) {
   std::vector<checks::KeyTtl> ttls;
   for (const std::string& key : keys) {
-    auto reply = control.call({"PTTL", key});
+    auto reply = control_call(session, {"PTTL", key}, timeout);
     if (!reply)
-      throw cannot_test(reply.error());
+      return std::unexpected(reply.error());
     if ((*reply)->type == REDIS_REPLY_INTEGER)
       ttls.push_back({key, (*reply)->integer});
   }
@@ -82,12 +106,34 @@ std::vector<std::string> keys_without_ttl(const std::vector<checks::KeyTtl>& ttl
   return missing;
 }
 
-void delete_keys(redis::SyncClient& control, const std::vector<std::string>& keys) {
-  for (const std::string& key : keys) {
-    auto reply = control.call({"DEL", key});
-    if (!reply)
-      throw cannot_test(reply.error());
+// Deletes `keys`; returns those it could not (from the first that failed: Redis is gone).
+std::vector<std::string> delete_keys(RedisSession& session, const std::vector<std::string>& keys,
+                                     config::Nanos timeout) {
+  for (auto key = keys.begin(); key != keys.end(); ++key) {
+    if (!control_call(session, {"DEL", *key}, timeout))
+      return {key, keys.end()};
   }
+  return {};
+}
+
+// Whether any request of the run reached Redis: one that never left, or found no connection,
+// wrote no key.
+bool reached_redis(const std::vector<engine::RequestRecord>& records) {
+  return std::any_of(records.begin(), records.end(), [](const engine::RequestRecord& record) {
+    return record.error != engine::ErrorKind::not_sent &&
+           record.error != engine::ErrorKind::connection;
+  });
+}
+
+report::Topology topology_of(const redis::Topology& topology) {
+  return {redis::topology_kind_name(topology.kind), topology.masters, topology.tls};
+}
+
+void add_transport_counts(report::TransportCounts& counts, const redis::TransportStats& stats) {
+  counts.moved += stats.moved.load();
+  counts.ask += stats.ask.load();
+  counts.tryagain += stats.tryagain.load();
+  counts.reconnects += stats.reconnects.load();
 }
 
 }  // namespace
@@ -123,12 +169,18 @@ RedisSession open_redis_session(const config::Config& config) {
 report::Report check_redis_limiter(RedisSession& session, const config::Config& config,
                                    Strategy strategy, engine::RunObserver* observer,
                                    report::RecordsWriter* records) {
-  redis::SyncClient& control = *session.target.control;
-  const auto script = load_limiter_script(control, config, strategy);
+  const config::Nanos timeout = config.load.timeout;
+  // A strategy compared after another finds Redis as that one left it: connected again, or gone.
+  if (auto ping = control_call(session, {"PING"}, timeout); !ping)
+    throw cannot_test(ping.error());
+  const auto script = load_limiter_script(*session.target.control, config, strategy);
   const ContractChoice contract = choose_contract(config, strategy, config.checks.limit);
   const int64_t burst = contract.burst;
   const config::Rate refill = contract.refill;
   const std::string name(config::strategy_name(strategy));
+  // Errors above --max-errors already decide the test: a run stops sending once it has them.
+  config::LoadConfig load = config.load;
+  load.stop_after_errors = config.checks.max_errors;
 
   report::Report report;
   report.target.url = session.target.endpoint.display();
@@ -138,6 +190,8 @@ report::Report check_redis_limiter(RedisSession& session, const config::Config& 
     report.target.script = config.redis.script_path;
   report.target.key = config.redis.key.value_or(fmt::format("rlcheck:{}:…", session.instance_id));
   report.params = configured_params(config, contract);
+  report.params.pipeline = config.redis.pipeline;
+  report.params.topology = topology_of(session.target.topology);
 
   ProgressLine progress(config);
   FitRecords fit(config);
@@ -158,8 +212,17 @@ report::Report check_redis_limiter(RedisSession& session, const config::Config& 
     params.reply = config.redis.reply;
     params.script_keys = config.redis.script_keys;
     if (config.redis.key && config.redis.reset) {
-      for (const std::string& key : redis::IdentityKeys(params.key, params.identities).all())
-        delete_keys(control, redis::script_keys(key, params.script_keys));
+      std::vector<std::string> keys;
+      for (const std::string& key : redis::IdentityKeys(params.key, params.identities).all()) {
+        for (std::string& script_key : redis::script_keys(key, params.script_keys))
+          keys.push_back(std::move(script_key));
+      }
+      // Before the first run this is set-up, and fails the test; before a later one Redis is
+      // gone, and the run itself records it (no connection: every request an error).
+      if (const auto left = delete_keys(session, keys, timeout); !left.empty() && run == 1) {
+        throw cannot_test(
+            fmt::format("--reset: cannot delete {} on {}", left.front(), report.target.url));
+      }
     }
 
     const auto limiter = redis::make_strategy(params);
@@ -169,7 +232,7 @@ report::Report check_redis_limiter(RedisSession& session, const config::Config& 
     target.strategy = limiter.get();
     target.seed = session.seed + static_cast<uint64_t>(run);
     target.pipeline = config.redis.pipeline;
-    target.slots = control.slot_map();
+    target.slots = session.target.control->slot_map();
     target.connect_timeout = config.load.timeout;
     redis::AsyncClientFactory factory(target);
     config::LoadConfig load = config.load;
@@ -177,7 +240,9 @@ report::Report check_redis_limiter(RedisSession& session, const config::Config& 
     engine::RunResult result = engine::execute_run(
         factory, load, observer,
         progress.for_run(fmt::format("{} run {}/{}", name, run, config.load.runs)));
-    if (result.clients_ready == 0 && !result.interrupted) {
+    // Nothing measured yet: the test could not start. Once a run has, a later run without a
+    // connection is reported with the others (its requests are errors).
+    if (result.clients_ready == 0 && !result.interrupted && run == 1) {
       throw cannot_test(fmt::format("no connection to {} became ready: {}",
                                     session.target.endpoint.display(), result.connect_error));
     }
@@ -187,21 +252,37 @@ report::Report check_redis_limiter(RedisSession& session, const config::Config& 
                          result.records);
     }
     checks::RunStats stats = checks::summarize_run(run, result, contract.audit);
-    std::vector<std::string> keys = limiter->keys_touched(result.records);
-    stats.key_ttls = key_ttls(control, keys);
-    stats.keys_without_ttl = keys_without_ttl(stats.key_ttls);
-    if (config.checks.verify_retry_after && run == config.load.runs && !result.interrupted) {
-      std::vector<engine::RequestRecord> retried;
-      report.retry_verification =
-          verify_retry_after(factory, result, config.load, run, longest_retry_wait(config),
-                             announce_wait(config), retried);
-      const auto more = limiter->keys_touched(retried);
-      keys.insert(keys.end(), more.begin(), more.end());
+    std::vector<std::string> keys;
+    if (reached_redis(result.records))
+      keys = limiter->keys_touched(result.records);
+    if (auto ttls = key_ttls(session, keys, timeout)) {
+      stats.key_ttls = std::move(*ttls);
+      stats.keys_without_ttl = keys_without_ttl(stats.key_ttls);
+    } else {
+      stats.keys_unread = ttls.error();
     }
-    if (!config.redis.key)
-      delete_keys(control, keys);  // only keys this run created
+    if (config.checks.verify_retry_after && run == config.load.runs && !result.interrupted) {
+      if (!stats.keys_unread.empty()) {
+        report.retry_verification.emplace();
+        report.retry_verification->skip_reason =
+            fmt::format("Redis was unreachable after the run: {}", stats.keys_unread);
+      } else {
+        std::vector<engine::RequestRecord> retried;
+        report.retry_verification = verify_retry_after(
+            factory, result, load, run, longest_retry_wait(config), announce_wait(config), retried);
+        const auto more = limiter->keys_touched(retried);
+        keys.insert(keys.end(), more.begin(), more.end());
+      }
+    }
+    if (!config.redis.key) {
+      // Only keys this run created. Redis that could not be read is not tried again: the
+      // keys are listed as left behind, for the user to delete.
+      const auto left = stats.keys_unread.empty() ? delete_keys(session, keys, timeout) : keys;
+      report.keys_left.insert(report.keys_left.end(), left.begin(), left.end());
+    }
     fit.keep(result);
     report.script_reloads += target.stats.script_reloads.load();
+    add_transport_counts(report.transport, target.stats);
     report.runs.push_back(std::move(stats));
     if (result.interrupted ||
         (report.retry_verification && report.retry_verification->interrupted)) {

@@ -32,7 +32,11 @@ std::optional<redis::LoadedScript> load_limiter_script(redis::SyncClient& contro
 
 // Runs `strategy` (config.redis.script_path for Strategy::script) config.load.runs times,
 // each from a fresh limiter state, and evaluates the checks. Throws FatalError(cannot_test)
-// when no connection can be made or a script does not load. Exit code left 0: the caller
+// only before the first run: Redis unreachable, a script it refuses, no connection ready.
+// Once a run has started, what goes wrong is reported instead: a run stops sending once its
+// errors exceed --max-errors (RunStats::stopped_on_errors), a lost Redis leaves the key-ttl
+// audit unread (RunStats::keys_unread) and the keys it could not delete in keys_left, and a
+// later run without a connection counts its requests as errors. Exit code left 0: the caller
 // decides it. With `records`, every run's requests are written to it, under the strategy's
 // name (the script's path for --script).
 report::Report check_redis_limiter(RedisSession& session, const config::Config& config,

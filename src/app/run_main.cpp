@@ -54,11 +54,16 @@ std::vector<std::string> compare_not_run(const config::Config& config, size_t ra
   return names;
 }
 
-int deliver(const config::Config& config, std::vector<report::Report>& reports) {
+// `cut_short`: why compare could not go on to the strategies left (Redis gone); empty when
+// it did not stop, or stopped for Ctrl-C.
+int deliver(const config::Config& config, std::vector<report::Report>& reports,
+            const std::string& cut_short) {
   const bool hook = config.output.hook;
   for (report::Report& report : reports)
     report.exit_code = static_cast<int>(exit_code_of(report, hook));
-  const ExitCode overall = overall_exit_code(reports);
+  ExitCode overall = overall_exit_code(reports);
+  if (!cut_short.empty() && overall != ExitCode::interrupted)
+    overall = hook ? ExitCode::hook_blocked : ExitCode::cannot_test;
   const bool compare = config.command == config::Command::compare;
   const std::vector<std::string> not_run =
       compare ? compare_not_run(config, reports.size()) : std::vector<std::string>{};
@@ -66,6 +71,11 @@ int deliver(const config::Config& config, std::vector<report::Report>& reports) 
                                 : report::to_json(reports.front());
   if (!not_run.empty())
     json["not_run"] = not_run;
+  if (!cut_short.empty()) {
+    json["not_run_reason"] = cut_short;
+    if (overall != ExitCode::interrupted)
+      json["verdict"] = checks::verdict_name(checks::Verdict::error);
+  }
 
   if (!config.output.report_path.empty()) {
     std::ofstream out(config.output.report_path);
@@ -96,11 +106,16 @@ int deliver(const config::Config& config, std::vector<report::Report>& reports) 
       throw cannot_test(fmt::format("--html: cannot write {}", config.output.html_path));
     }
   }
+  const std::string not_run_line =
+      cut_short.empty()
+          ? ""
+          : fmt::format("rlcheck: could not test {}: {}\n", fmt::join(not_run, ", "), cut_short);
   if (hook) {
     if (overall != ExitCode::ok)
-      std::cerr << hook_reason(reports, config.command_line);
+      std::cerr << hook_reason(reports, config.command_line) << not_run_line;
     return static_cast<int>(overall);
   }
+  std::cerr << not_run_line;
   // A run drowned in errors says why on stderr too, where scripts and CI logs look.
   for (const report::Report& report : reports) {
     if (report.verdict == checks::Verdict::error) {
@@ -114,8 +129,11 @@ int deliver(const config::Config& config, std::vector<report::Report>& reports) 
     const report::TextStyle style{use_color(config.output.color), config.output.quiet};
     if (compare) {
       std::cout << report::render_compare(reports, style);
-      if (!not_run.empty())
-        std::cout << fmt::format("not run (interrupted): {}\n", fmt::join(not_run, ", "));
+      if (!not_run.empty()) {
+        std::cout << fmt::format("not run ({}): {}\n",
+                                 cut_short.empty() ? "interrupted" : cut_short,
+                                 fmt::join(not_run, ", "));
+      }
     } else {
       for (const report::Report& report : reports)
         std::cout << report::render_human(report, style);
@@ -160,11 +178,12 @@ int run_main(int argc, const char* const* argv) {
       }
       records = std::move(*opened);
     }
-    std::vector<report::Report> reports = run_checks(config, records.get());
+    std::string cut_short;
+    std::vector<report::Report> reports = run_checks(config, records.get(), &cut_short);
     if (records && !records->finish()) {
       throw cannot_test(fmt::format("--records: cannot write {}", config.output.records_path));
     }
-    return deliver(config, reports);
+    return deliver(config, reports, cut_short);
   } catch (const FatalError& error) {
     if (hook && error.code() != ExitCode::usage) {
       std::cerr << fmt::format("rlcheck: could not test the rate limiter: {}\n  reproduce: {}\n",

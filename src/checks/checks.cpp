@@ -149,10 +149,11 @@ CheckResult check_errors(const std::vector<RunStats>& runs, const CheckParams& p
         const auto& [kind, message] = *run.error_samples.begin();
         sample = fmt::format(": {} ({})", message, kind);
       }
-      return {
-          "errors", Status::fail,
-          fmt::format("run {} had {} > --max-errors {}{}", run.run,
-                      config::counted(run.errors, "errored request"), params.max_errors, sample)};
+      const char* stopped = run.stopped_on_errors ? "; no more requests were sent" : "";
+      return {"errors", Status::fail,
+              fmt::format("run {} had {} > --max-errors {}{}{}", run.run,
+                          config::counted(run.errors, "errored request"), params.max_errors, sample,
+                          stopped)};
     }
   }
   int64_t total = 0;

@@ -71,6 +71,13 @@ CheckResult check_key_ttl(const std::vector<RunStats>& runs, const CheckParams& 
                           run.keys_without_ttl.front())};
     }
   }
+  // The keys of a run whose Redis was gone after it were never read: nothing to judge them by.
+  for (const RunStats& run : runs) {
+    if (!run.keys_unread.empty()) {
+      return {"key-ttl", Status::skip,
+              fmt::format("Redis was unreachable after run {}: {}", run.run, run.keys_unread)};
+    }
+  }
   const LongestTtl longest = longest_ttl(runs);
   if (longest.key == nullptr) {
     return {"key-ttl", Status::skip,

@@ -84,6 +84,8 @@ RunStats summarize_run(int run, engine::RunResult& result, const AuditParams& au
   RunStats stats;
   stats.run = run;
   stats.interrupted = result.interrupted;
+  stats.stopped_on_errors = result.stopped_on_errors;
+  stats.by_node = result.by_node;
   stats.requests = static_cast<int64_t>(result.records.size());
   stats.duration_ms = to_ms(result.duration_ns);
   for (const auto& record : result.records) {

@@ -76,6 +76,11 @@ struct RunStats {
   int64_t memory_ns = 0;
   // redis: the PTTL of every key the run touched, read right after it.
   std::vector<KeyTtl> key_ttls;
+  // redis: why those keys could not be read after the run (Redis unreachable); empty: they were.
+  std::string keys_unread;
+  // More requests errored than --max-errors, so no more were sent: the run ended early.
+  bool stopped_on_errors = false;
+  std::map<std::string, int64_t> by_node;  // Redis Cluster: requests per master ("host:port")
 };
 
 // How a run is audited: the contract, the identities it is audited per, the retry bounds.

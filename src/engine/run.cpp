@@ -97,13 +97,17 @@ RunResult execute_run(ClientFactory& factory, const config::LoadConfig& load, Ru
       result.header_sample = worker->header_sample;
     for (auto& [kind, message] : worker->error_samples)
       result.error_samples.emplace(kind, message);
+    for (const auto& [node, requests] : worker->by_node)
+      result.by_node[node] += requests;
   }
+  result.stopped_on_errors = shared.stopped.load();
   std::sort(result.records.begin(), result.records.end(), by_seq);
   for (const RequestRecord& record : result.records) {
     result.duration_ns = std::max(result.duration_ns, record.replied_ns);
   }
 
-  if (!result.interrupted)
+  // A run cut short (Ctrl-C, or stopped on errors) holds only the requests that were sent.
+  if (!result.interrupted && !result.stopped_on_errors)
     record_unsent(result, load);
   return result;
 }

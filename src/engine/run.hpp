@@ -41,7 +41,8 @@ struct RunResult {
 
 // Connects every client before the first request leaves, then lets the first P requests go
 // together (a barrier across threads), so a check-then-act race shows every time rather than
-// by luck. Requests no live connection could take are recorded as ErrorKind::not_sent.
+// by luck. Requests no live connection could take are recorded as ErrorKind::not_sent, unless
+// the run stopped on errors (load.stop_after_errors): then only the requests sent are recorded.
 // While the run lasts, `progress` (if set) is called on the calling thread about five times a
 // second with the number of requests sent so far.
 using ProgressFn = std::function<void(uint64_t sent)>;

@@ -156,6 +156,10 @@ void Worker::launch_next(int slot_index) {
   Slot& slot = *slots_[static_cast<size_t>(slot_index)];
   if (exhausted_ || !slot.client->alive())
     return;
+  if (stopping()) {
+    exhausted_ = true;
+    return;
+  }
   const uint64_t index = shared_.next_seq.fetch_add(1, std::memory_order_relaxed);
   if (index >= static_cast<uint64_t>(shared_.load.requests)) {
     exhausted_ = true;
@@ -192,6 +196,13 @@ void Worker::send_when_due(int slot_index) {
 
 void Worker::send(int slot_index) {
   Slot& slot = *slots_[static_cast<size_t>(slot_index)];
+  if (stopping()) {
+    // The run stopped on errors while this request waited for its due time: it never leaves.
+    slot.busy = false;
+    --in_flight_;
+    finish_if_idle();
+    return;
+  }
   slot.sent = Clock::now();
   const timeval limit = to_timeval(shared_.load.timeout);
   evtimer_add(slot.timeout_timer.get(), &limit);
@@ -233,6 +244,15 @@ void Worker::on_decision(int slot_index, Decision decision) {
   if (!decision.header_note.empty() && header_sample.empty()) {
     header_sample = decision.header_note;
   }
+  if (!decision.node.empty()) {
+    if (auto node = by_node.find(decision.node); node != by_node.end()) {
+      ++node->second;
+    } else {
+      by_node.emplace(std::string(decision.node), 1);
+    }
+  }
+  if (record.outcome == Outcome::error)
+    count_error();
   if (record.outcome != Outcome::error) {
     // The open model measures from when the request was due: a target that stalls the
     // connections delays the requests queued behind them, and that delay is its latency.
@@ -251,6 +271,35 @@ void Worker::on_decision(int slot_index, Decision decision) {
   }
   launch_next(slot_index);
   finish_if_idle();
+}
+
+// Once more requests errored than load.stop_after_errors, across every worker, the run stops:
+// the errors already decide the test, and a dead target would only add more.
+void Worker::count_error() {
+  const std::optional<int64_t>& limit = shared_.load.stop_after_errors;
+  if (!limit)
+    return;
+  if (shared_.errors.fetch_add(1, std::memory_order_relaxed) + 1 > *limit) {
+    shared_.stopped.store(true, std::memory_order_relaxed);
+    drop_waiting();
+  }
+}
+
+// Requests waiting for their due time (paced loads) are dropped at once when the run stops,
+// however far ahead they were due; the other workers notice at their next poll.
+void Worker::drop_waiting() {
+  for (auto& slot : slots_) {
+    if (slot->busy && evtimer_pending(slot->pace_timer.get(), nullptr)) {
+      evtimer_del(slot->pace_timer.get());
+      slot->busy = false;
+      --in_flight_;
+    }
+  }
+  finish_if_idle();
+}
+
+bool Worker::stopping() const {
+  return shared_.stopped.load(std::memory_order_relaxed);
 }
 
 void Worker::finish_if_idle() {
@@ -273,6 +322,8 @@ void Worker::on_poll_interrupt(int, short, void* arg) {
   auto* worker = static_cast<Worker*>(arg);
   if (engine::interrupted())
     event_base_loopbreak(worker->base_.get());
+  else if (worker->stopping())
+    worker->drop_waiting();
 }
 
 }  // namespace rlcheck::engine

@@ -5,7 +5,9 @@
 #include <barrier>
 #include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "engine/run.hpp"
@@ -14,8 +16,8 @@ struct event;
 
 namespace rlcheck::engine {
 
-// What the workers of one run share. The only writes after start-up are next_seq (atomic)
-// and start_ns, written once by the barrier's completion step.
+// What the workers of one run share. The only writes after start-up are next_seq, errors and
+// stopped (atomic), and start, written once by the barrier's completion step.
 struct RunShared {
   using StartLine = std::barrier<std::function<void()>>;
 
@@ -24,6 +26,8 @@ struct RunShared {
   const config::LoadConfig& load;
   RunObserver* observer;
   std::atomic<uint64_t> next_seq{0};
+  std::atomic<int64_t> errors{0};    // errored requests so far, counted for stop_after_errors
+  std::atomic<bool> stopped{false};  // more than stop_after_errors: no request leaves any more
   std::chrono::steady_clock::time_point start;
   int64_t start_wall_ns = 0;
   StartLine start_line;
@@ -48,6 +52,8 @@ class Worker final : public ClientListener {
   std::string hint_sample;    // the first malformed retry hint
   std::string header_sample;  // the first malformed rate-limit header
   bool was_interrupted = false;
+  // Requests per node (Decision::node); std::less<> finds a string_view without a copy.
+  std::map<std::string, int64_t, std::less<>> by_node;
 
   void on_connected(int slot, bool ok, const std::string& error) override;
   void on_decision(int slot, Decision decision) override;
@@ -63,6 +69,9 @@ class Worker final : public ClientListener {
   void send_when_due(int slot);
   void send(int slot);
   void finish_if_idle();
+  void count_error();
+  void drop_waiting();
+  bool stopping() const;
   int64_t since_start_ns() const;
   std::chrono::nanoseconds due_offset(uint64_t index) const;
   static void on_pace_timer(int, short, void* arg);

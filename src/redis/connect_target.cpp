@@ -18,6 +18,7 @@ std::expected<ConnectedTarget, std::string> connect_to(const Endpoint& endpoint,
     return std::unexpected(client.error());
   ConnectedTarget target;
   target.endpoint = endpoint;
+  target.topology = standalone_topology(endpoint);
   target.control.emplace(std::move(*client));
   return target;
 }
@@ -39,6 +40,10 @@ std::expected<ConnectedTarget, std::string> discover_topology(ConnectedTarget ta
         "{} is a Redis Cluster whose slots are not all served (CLUSTER SLOTS): it cannot take "
         "every key",
         target.endpoint.display()));
+  }
+  if (*slots) {
+    target.topology.kind = Topology::Kind::cluster;
+    target.topology.masters = static_cast<int>((*slots)->masters().size());
   }
   return target;
 }

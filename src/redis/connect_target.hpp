@@ -14,6 +14,7 @@
 #include "redis/embedded_server.hpp"
 #include "redis/endpoint.hpp"
 #include "redis/sync_client.hpp"
+#include "redis/topology.hpp"
 
 namespace rlcheck::redis {
 
@@ -22,6 +23,7 @@ struct ConnectedTarget {
   std::unique_ptr<EmbeddedServer> embedded;  // set when rlcheck started its own server
   std::unique_ptr<EmbeddedCluster> embedded_cluster;  // --embedded-cluster
   std::optional<SyncClient> control;  // for set-up and tear-down; knows the slot map
+  Topology topology;                  // standalone_topology(endpoint) until discovery
 };
 
 struct TargetChoice {

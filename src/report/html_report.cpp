@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "config/count_text.hpp"
 #include "config/duration.hpp"
@@ -176,6 +177,14 @@ std::string header_html(const Report& report) {
     load += fmt::format(", {} threads", p.threads);
   row("load", load);
   row("identities", std::to_string(p.identities));
+  for (const checks::RunStats& run : report.runs) {
+    if (run.stopped_on_errors) {
+      row("stopped", fmt::format("run {} on errors, after {} of {}", run.run, run.requests,
+                                 config::counted(p.requests, "request")));
+    }
+  }
+  if (!report.keys_left.empty())
+    row("keys left behind", esc(fmt::format("{}", fmt::join(report.keys_left, ", "))));
   out += "</dl>\n";
   out += fmt::format("<p class=\"verdict {}\">{}</p>\n", verdict_class(report.verdict),
                      esc(verdict_line(report)));

@@ -99,8 +99,36 @@ std::string header(const Report& report) {
     load += fmt::format(", {} identities", params.identities);
   if (!params.contract.empty())
     load += fmt::format(", contract {}", params.contract);
-  return fmt::format("rlcheck {}  {}{}  {}  {}  {}", report.mode, report.target.url,
-                     report.target.embedded ? " (private)" : "", limiter, limit_text(report), load);
+  std::string where = report.target.embedded ? " (private)" : "";
+  if (const auto& topology = params.topology; topology && topology->kind == "cluster") {
+    where += fmt::format(" (cluster, {})", config::counted(topology->masters, "master"));
+  }
+  if (params.pipeline > 1)
+    load += fmt::format(", pipeline {}", params.pipeline);
+  return fmt::format("rlcheck {}  {}{}  {}  {}  {}", report.mode, report.target.url, where, limiter,
+                     limit_text(report), load);
+}
+
+// What happened on the way, when anything did: runs stopped on errors, redirects and
+// reconnects, keys rlcheck could not delete.
+std::string incident_lines(const Report& report) {
+  std::string out;
+  for (const auto& run : report.runs) {
+    if (run.stopped_on_errors) {
+      out += fmt::format("run {} stopped on errors after {} of {}: no more were sent\n", run.run,
+                         run.requests, config::counted(report.params.requests, "request"));
+    }
+  }
+  const TransportCounts& t = report.transport;
+  if (t.moved + t.ask + t.tryagain > 0)
+    out += fmt::format("redirects: moved {}, ask {}, tryagain {}\n", t.moved, t.ask, t.tryagain);
+  if (t.reconnects > 0)
+    out += fmt::format("reconnects: {}\n", t.reconnects);
+  if (!report.keys_left.empty()) {
+    out += fmt::format("keys left behind: {} (Redis was unreachable to delete them)\n",
+                       fmt::join(report.keys_left, ", "));
+  }
+  return out;
 }
 
 // http: what came back and what the rate-limit headers said, over all runs.
@@ -243,6 +271,7 @@ std::string render_human(const Report& report, const TextStyle& style) {
                      config::counted(static_cast<int64_t>(report.runs.size()), "run"));
   if (report.mode == "http")
     out += http_lines(report);
+  out += incident_lines(report);
   for (const auto& check : report.checks) {
     const std::string_view color = check.status == checks::Status::pass   ? k_green
                                    : check.status == checks::Status::fail ? k_red

@@ -120,6 +120,9 @@ json run_to_json(const checks::RunStats& run) {
   }
   if (run.interrupted)
     out["interrupted"] = true;
+  out["stopped_on_errors"] = run.stopped_on_errors;
+  if (!run.by_node.empty())
+    out["by_node"] = run.by_node;  // Redis Cluster only: a standalone server has no nodes
   return out;
 }
 
@@ -173,6 +176,14 @@ json to_json(const Report& report) {
                                           {"late_ms", tolerance.late_ms}});
   }
 
+  if (report.mode == "redis") {
+    params["pipeline"] = report.params.pipeline;
+    if (const auto& topology = report.params.topology) {
+      params["topology"] = {
+          {"kind", topology->kind}, {"masters", topology->masters}, {"tls", topology->tls}};
+    }
+  }
+
   json runs = json::array();
   for (const auto& run : report.runs)
     runs.push_back(run_to_json(run));
@@ -199,6 +210,13 @@ json to_json(const Report& report) {
               {"checks", checks},
               {"verdict", checks::verdict_name(report.verdict)},
               {"exit_code", report.exit_code}};
+  if (report.mode == "redis") {
+    const TransportCounts& transport = report.transport;
+    out["summary"]["redirects"] = {
+        {"moved", transport.moved}, {"ask", transport.ask}, {"tryagain", transport.tryagain}};
+    out["summary"]["reconnects"] = transport.reconnects;
+    out["keys_left"] = report.keys_left;
+  }
   if (report.retry_verification && report.retry_verification->attempted) {
     const auto& v = *report.retry_verification;
     out["retry_verification"] = {{"run", v.run},         {"identity", v.identity},

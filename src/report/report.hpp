@@ -21,6 +21,13 @@ struct Target {
   std::string method;     // http
 };
 
+// What the Redis endpoint turned out to be (params.topology).
+struct Topology {
+  std::string kind = "standalone";  // "standalone" or "cluster"
+  int masters = 1;
+  bool tls = false;
+};
+
 struct Params {
   int64_t requests = 0;
   int concurrency = 0;
@@ -47,6 +54,16 @@ struct Params {
   bool window_from_reset = false;      // advertised only as the largest reset, not as a w=
   std::string burst_source;            // with `burst`: "flag" or "default"
   std::string refill_source;           // with `refill`: "flag" or "default"
+  int pipeline = 1;                    // redis: requests in flight per connection (--pipeline)
+  std::optional<Topology> topology;    // redis only
+};
+
+// What the Redis connections met over every run (summary.redirects, summary.reconnects).
+struct TransportCounts {
+  uint64_t moved = 0;
+  uint64_t ask = 0;
+  uint64_t tryagain = 0;    // TRYAGAIN and CLUSTERDOWN replies retried
+  uint64_t reconnects = 0;  // connections made again after one was lost
 };
 
 struct Summary {
@@ -68,6 +85,9 @@ struct Report {
   int exit_code = 0;
   std::optional<checks::RetryVerification> retry_verification;  // --verify-retry-after
   uint64_t script_reloads = 0;  // NOSCRIPT replies answered by loading the script again
+  TransportCounts transport;    // redis
+  // redis: keys rlcheck wrote but could not delete (Redis was unreachable after the run).
+  std::vector<std::string> keys_left;
   bool interrupted = false;
   // A failed test judged by a contract the user did not name: the one that fits what it saw.
   std::optional<checks::ContractFit> contract_fit;

@@ -192,6 +192,15 @@ TEST_CASE("errors above --max-errors fail with a sample, and make the verdict er
   CHECK(check({erring}, "errors", tolerant).status == Status::pass);
 }
 
+TEST_CASE("errors of a run stopped on them say that no more requests were sent") {
+  RunStats stopped = run(1, 10);
+  stopped.errors = 1;
+  stopped.stopped_on_errors = true;
+  const CheckResult r = check({stopped}, "errors");
+  CHECK(r.status == Status::fail);
+  CHECK(mentions(r.detail, "1 errored request > --max-errors 0; no more requests were sent"));
+}
+
 TEST_CASE("the verdict is error when errors failed, even beside other failures") {
   std::vector<CheckResult> checks{{"limit", Status::fail, "over"},
                                   {"errors", Status::fail, "3 errored"},

@@ -162,6 +162,19 @@ TEST_CASE("render_html shows the header, the verdict and a row per check") {
         std::string::npos);
 }
 
+TEST_CASE("render_html names a run stopped on errors and the keys left behind") {
+  Report report = report_of(1);
+  CHECK(render_html({report}).find("<dt>stopped</dt>") == std::string::npos);
+  CHECK(render_html({report}).find("keys left behind") == std::string::npos);
+  report.params.requests = 160;
+  report.runs[0].stopped_on_errors = true;
+  report.keys_left = {"rlcheck:ab:<k>"};
+  const std::string html = render_html({report});
+  CHECK(html.find("<dt>stopped</dt><dd>run 1 on errors, after 85 of 160 requests</dd>") !=
+        std::string::npos);
+  CHECK(html.find("<dt>keys left behind</dt><dd>rlcheck:ab:&lt;k&gt;</dd>") != std::string::npos);
+}
+
 TEST_CASE("a timeline per run and shown identity, with bars, the window line and the contract") {
   const Report report = report_of(1);
   const std::string html = render_html({report});

@@ -243,3 +243,29 @@ TEST_CASE("render_compare of endpoints gives each its own limit and where it cam
   // The header names no single limit: the endpoints' differ.
   CHECK(text.substr(0, text.find('\n')).find("limit 5") == std::string::npos);
 }
+
+TEST_CASE("render_human says when a run stopped on errors, and which keys were left behind") {
+  Report report =
+      report_with({{"errors", Status::fail, "run 1 had 1 errored request"}}, Verdict::error);
+  report.params.requests = 1200;
+  rlcheck::checks::RunStats run;
+  run.run = 1;
+  run.requests = 412;
+  run.stopped_on_errors = true;
+  report.runs.push_back(run);
+  report.keys_left = {"rlcheck:ab:lua:1", "rlcheck:ab:lua:1:calls"};
+  const std::string text = render_human(report, TextStyle{});
+  CHECK(text.find("run 1 stopped on errors after 412 of 1200 requests: no more were sent\n") !=
+        std::string::npos);
+  CHECK(text.find("keys left behind: rlcheck:ab:lua:1, rlcheck:ab:lua:1:calls") !=
+        std::string::npos);
+  CHECK(text.find("redirects") == std::string::npos);
+  CHECK(text.find("reconnects") == std::string::npos);
+
+  report.transport = {3, 0, 1, 2};
+  report.params.topology = rlcheck::report::Topology{"cluster", 3, false};
+  const std::string cluster = render_human(report, TextStyle{});
+  CHECK(cluster.find("(cluster, 3 masters)") != std::string::npos);
+  CHECK(cluster.find("redirects: moved 3, ask 0, tryagain 1\n") != std::string::npos);
+  CHECK(cluster.find("reconnects: 2\n") != std::string::npos);
+}

@@ -194,6 +194,48 @@ TEST_CASE("to_json runs: null hints, samples, keys and interruption when present
   CHECK(j.at("interrupted") == true);
 }
 
+TEST_CASE("to_json redis: topology, pipeline, redirects, reconnects and keys left") {
+  Report report = sample_report();
+  json j = to_json(report);
+  CHECK(j.at("params").at("pipeline") == 1);
+  CHECK_FALSE(j.at("params").contains("topology"));
+  CHECK(j.at("summary").at("redirects") == json{{"moved", 0}, {"ask", 0}, {"tryagain", 0}});
+  CHECK(j.at("summary").at("reconnects") == 0);
+  CHECK(j.at("keys_left") == json::array());
+
+  report.params.pipeline = 8;
+  report.params.topology = rlcheck::report::Topology{"cluster", 3, true};
+  report.transport = {4, 1, 2, 5};
+  report.keys_left = {"rlcheck:ab:lua:1"};
+  j = to_json(report);
+  CHECK(j.at("params").at("pipeline") == 8);
+  CHECK(j.at("params").at("topology") == json{{"kind", "cluster"}, {"masters", 3}, {"tls", true}});
+  CHECK(j.at("summary").at("redirects") == json{{"moved", 4}, {"ask", 1}, {"tryagain", 2}});
+  CHECK(j.at("summary").at("reconnects") == 5);
+  CHECK(j.at("keys_left") == json::array({"rlcheck:ab:lua:1"}));
+
+  // None of it applies to an HTTP endpoint.
+  report.mode = "http";
+  j = to_json(report);
+  CHECK_FALSE(j.at("params").contains("pipeline"));
+  CHECK_FALSE(j.at("params").contains("topology"));
+  CHECK_FALSE(j.at("summary").contains("redirects"));
+  CHECK_FALSE(j.contains("keys_left"));
+}
+
+TEST_CASE("to_json runs: stopped_on_errors always, by_node only from a cluster") {
+  Report report = sample_report();
+  json run = to_json(report).at("runs").at(0);
+  CHECK(run.at("stopped_on_errors") == false);
+  CHECK_FALSE(run.contains("by_node"));
+
+  report.runs[0].stopped_on_errors = true;
+  report.runs[0].by_node = {{"10.0.0.1:6379", 120}, {"10.0.0.2:6379", 80}};
+  run = to_json(report).at("runs").at(0);
+  CHECK(run.at("stopped_on_errors") == true);
+  CHECK(run.at("by_node") == json{{"10.0.0.1:6379", 120}, {"10.0.0.2:6379", 80}});
+}
+
 TEST_CASE("to_json summary and checks") {
   const json j = to_json(sample_report());
   const json& summary = j.at("summary");

@@ -92,3 +92,18 @@ TEST_CASE("TTLs read as a person reads them") {
   CHECK(ttl_text(59'999'980) == "16h 40m");  // read just after EXPIRE key 60000
   CHECK(ttl_text(59'990) == "1m");
 }
+
+TEST_CASE(
+    "keys Redis was unreachable to read are skipped with the reason; a key seen without "
+    "TTL still fails") {
+  RunStats read = run_with(1, {{"k1", 50'000}});
+  RunStats unread = run_with(2, {});
+  unread.keys_unread = "cannot connect to redis://127.0.0.1:6379: Connection refused";
+  const auto skipped = check_key_ttl({read, unread}, window_of(60'000));
+  CHECK(skipped.status == Status::skip);
+  CHECK(skipped.detail ==
+        "Redis was unreachable after run 2: cannot connect to redis://127.0.0.1:6379: "
+        "Connection refused");
+  const auto failed = check_key_ttl({run_with(1, {{"forever", -1}}), unread}, window_of(60'000));
+  CHECK(failed.status == Status::fail);
+}

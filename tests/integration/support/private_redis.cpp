@@ -1,0 +1,74 @@
+#include "support/private_redis.hpp"
+
+#include <chrono>
+#include <csignal>
+#include <stdexcept>
+#include <thread>
+
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+namespace rlcheck::testing {
+namespace {
+
+int free_loopback_port() {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  address.sin_port = 0;
+  bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address);
+  socklen_t length = sizeof address;
+  getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
+  close(fd);
+  return ntohs(address.sin_port);
+}
+
+}  // namespace
+
+PrivateRedis::PrivateRedis() {
+  auto path = process::find_on_path("redis-server");
+  if (!path)
+    throw std::runtime_error("redis-server is not on PATH");
+  port_ = free_loopback_port();
+  // No persistence: the working directory is never written.
+  auto server = process::ChildProcess::spawn({*path, "--port", std::to_string(port_), "--bind",
+                                              "127.0.0.1", "--save", "", "--appendonly", "no",
+                                              "--dir", "/tmp", "--logfile", ""});
+  if (!server)
+    throw std::runtime_error("cannot start redis-server: " + server.error());
+  server_.emplace(std::move(*server));
+
+  // Ready when it answers, polled within a bound.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  std::string last_error;
+  while (std::chrono::steady_clock::now() < deadline) {
+    auto client = connect();
+    if (client)
+      return;
+    last_error = client.error();
+    if (!server_->running())
+      throw std::runtime_error("redis-server exited: " + last_error);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  throw std::runtime_error("redis-server did not answer within 10s: " + last_error);
+}
+
+std::string PrivateRedis::tcp_url() const {
+  return "redis://127.0.0.1:" + std::to_string(port_);
+}
+
+std::expected<redis::SyncClient, std::string> PrivateRedis::connect() const {
+  auto endpoint = redis::parse_endpoint(tcp_url());
+  return redis::SyncClient::connect(*endpoint, std::chrono::seconds(2));
+}
+
+void PrivateRedis::kill() {
+  if (!server_)
+    return;
+  ::kill(server_->pid(), SIGKILL);
+  server_->stop();  // reaps the killed process
+}
+
+}  // namespace rlcheck::testing

@@ -1,0 +1,143 @@
+// execute_run's bookkeeping over clients that decide on the next loop pass: the early stop on
+// errors (load.stop_after_errors) and the per-node tally merged across worker threads.
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <functional>
+#include <memory>
+
+#include <event2/event.h>
+
+#include "engine/run.hpp"
+
+using namespace rlcheck;
+using engine::Decision;
+using engine::ErrorKind;
+using engine::Outcome;
+
+namespace {
+
+// Decides each request one loop pass after start(): an error when `errs(seq)`, else allowed;
+// even requests name node a:1, odd ones b:2.
+class PassClient final : public engine::Client {
+ public:
+  PassClient(event_base* base, engine::ClientListener& listener, int slot,
+             std::function<bool(uint64_t)> errs)
+      : listener_(listener),
+        slot_(slot),
+        errs_(std::move(errs)),
+        pass_(event_new(base, -1, 0, &PassClient::on_pass, this), &event_free) {}
+
+  void connect() override { listener_.on_connected(slot_, true, {}); }
+  void start(uint64_t seq) override {
+    seq_ = seq;
+    event_active(pass_.get(), EV_TIMEOUT, 0);
+  }
+  void abort(ErrorKind why) override {
+    event_del(pass_.get());
+    Decision decision;
+    decision.error = why;
+    listener_.on_decision(slot_, decision);
+  }
+  bool alive() const override { return true; }
+
+ private:
+  static void on_pass(int, short, void* arg) {
+    auto* self = static_cast<PassClient*>(arg);
+    Decision decision;
+    if (self->errs_(self->seq_)) {
+      decision.error = ErrorKind::server_error;
+      decision.error_message = "limiter exploded";
+    } else {
+      decision.outcome = Outcome::allowed;
+    }
+    decision.node = self->seq_ % 2 == 0 ? "a:1" : "b:2";
+    self->listener_.on_decision(self->slot_, decision);
+  }
+
+  engine::ClientListener& listener_;
+  int slot_;
+  std::function<bool(uint64_t)> errs_;
+  std::unique_ptr<event, void (*)(event*)> pass_;
+  uint64_t seq_ = 0;
+};
+
+class PassFactory final : public engine::ClientFactory {
+ public:
+  explicit PassFactory(std::function<bool(uint64_t)> errs) : errs_(std::move(errs)) {}
+  std::unique_ptr<engine::Client> make(event_base* base, engine::LoopShared*,
+                                       engine::ClientListener& listener, int slot, int) override {
+    return std::make_unique<PassClient>(base, listener, slot, errs_);
+  }
+
+ private:
+  std::function<bool(uint64_t)> errs_;
+};
+
+config::LoadConfig load_of(int64_t requests, int concurrency, int threads) {
+  config::LoadConfig load;
+  load.requests = requests;
+  load.concurrency = concurrency;
+  load.threads = threads;
+  load.timeout = std::chrono::seconds(5);
+  return load;
+}
+
+int64_t count_errors(const engine::RunResult& result) {
+  return std::count_if(result.records.begin(), result.records.end(),
+                       [](const auto& record) { return record.outcome == Outcome::error; });
+}
+
+}  // namespace
+
+TEST_CASE("execute_run: requests are counted per node, merged over the worker threads") {
+  PassFactory factory([](uint64_t) { return false; });
+  const engine::RunResult result = engine::execute_run(factory, load_of(101, 6, 3));
+  CHECK(result.records.size() == 101);
+  CHECK(result.by_node == std::map<std::string, int64_t>{{"a:1", 51}, {"b:2", 50}});
+  CHECK_FALSE(result.stopped_on_errors);
+}
+
+TEST_CASE("execute_run: once errors exceed stop_after_errors, no more requests leave") {
+  PassFactory factory([](uint64_t) { return true; });
+  config::LoadConfig load = load_of(1000, 4, 2);
+
+  SUBCASE("with the limit: stopped, only the requests sent are recorded") {
+    load.stop_after_errors = 3;
+    const engine::RunResult result = engine::execute_run(factory, load);
+    CHECK(result.stopped_on_errors);
+    // The 4th error stops the run; the other connections' requests in flight finish.
+    CHECK(count_errors(result) >= 4);
+    CHECK(result.records.size() <= 4 + 3);
+    CHECK(count_errors(result) == static_cast<int64_t>(result.records.size()));
+    CHECK(result.error_samples.count(ErrorKind::not_sent) == 0);
+  }
+  SUBCASE("without: every request is sent") {
+    const engine::RunResult result = engine::execute_run(factory, load);
+    CHECK_FALSE(result.stopped_on_errors);
+    CHECK(result.records.size() == 1000);
+  }
+}
+
+TEST_CASE("execute_run: errors within stop_after_errors do not stop the run") {
+  PassFactory factory([](uint64_t seq) { return seq % 10 == 0; });  // 10 of 100
+  config::LoadConfig load = load_of(100, 4, 1);
+  load.stop_after_errors = 10;
+  const engine::RunResult result = engine::execute_run(factory, load);
+  CHECK_FALSE(result.stopped_on_errors);
+  CHECK(result.records.size() == 100);
+  CHECK(count_errors(result) == 10);
+}
+
+TEST_CASE("execute_run: the open model drops the requests still waiting for their due time") {
+  // One request a second over 20 connections: 19 wait for their turn when the first errors.
+  PassFactory factory([](uint64_t) { return true; });
+  config::LoadConfig load = load_of(20, 20, 1);
+  load.rate = config::Rate{1, std::chrono::seconds(1)};
+  load.stop_after_errors = 0;
+  const engine::RunResult result = engine::execute_run(factory, load);
+  CHECK(result.stopped_on_errors);
+  REQUIRE(result.records.size() == 1);
+  CHECK(result.records[0].seq == 0);
+}
