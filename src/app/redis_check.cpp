@@ -211,6 +211,8 @@ report::Report check_redis_limiter(RedisSession& session, const config::Config& 
     params.arg_templates = config.redis.script_args;
     params.reply = config.redis.reply;
     params.script_keys = config.redis.script_keys;
+    params.hash_tag_each_identity =
+        !config.redis.key && session.target.control->slot_map().has_value();
     if (config.redis.key && config.redis.reset) {
       std::vector<std::string> keys;
       for (const std::string& key : redis::IdentityKeys(params.key, params.identities).all()) {
@@ -235,10 +237,10 @@ report::Report check_redis_limiter(RedisSession& session, const config::Config& 
     target.slots = session.target.control->slot_map();
     target.connect_timeout = config.load.timeout;
     redis::AsyncClientFactory factory(target);
-    config::LoadConfig load = config.load;
-    load.concurrency *= config.redis.pipeline;  // --pipeline D: D clients share a connection
+    config::LoadConfig run_load = load;
+    run_load.concurrency *= config.redis.pipeline;  // --pipeline D: D clients per connection
     engine::RunResult result = engine::execute_run(
-        factory, load, observer,
+        factory, run_load, observer,
         progress.for_run(fmt::format("{} run {}/{}", name, run, config.load.runs)));
     // Nothing measured yet: the test could not start. Once a run has, a later run without a
     // connection is reported with the others (its requests are errors).

@@ -128,6 +128,13 @@ void AsyncClient::abort(ErrorKind why) {
   decision.error = why;
   decision.error_message =
       why == ErrorKind::timeout ? "no final reply within --timeout" : "request abandoned";
+  if (waiting_ && why == ErrorKind::timeout) {
+    // It never left: the connection was lost and not made again in time.
+    decision.error = ErrorKind::connection;
+    decision.error_message =
+        fmt::format("no connection to {} within --timeout: {}", connection_->endpoint().display(),
+                    connection_->last_error());
+  }
   finish(std::move(decision));
 }
 

@@ -15,7 +15,9 @@ const std::string& IdentityKeys::of(RequestState& state) const {
 }
 
 std::string IdentityKeys::of_identity(uint64_t id) const {
-  return identities_ <= 1 ? key_ : key_ + ":" + std::to_string(id);
+  if (identities_ <= 1)
+    return key_;
+  return tagged_ ? "{" + key_ + ":" + std::to_string(id) + "}" : key_ + ":" + std::to_string(id);
 }
 
 std::vector<std::string> IdentityKeys::all() const {

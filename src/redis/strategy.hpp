@@ -50,11 +50,16 @@ struct RequestState {
 };
 
 // The limiter key of each identity: the run's key alone, or suffixed ":<id>" when the load is
-// spread over several identities (--identities).
+// spread over several identities (--identities). With `hash_tag_each`, each identity's key is
+// one Redis Cluster hash tag ({rlcheck:ab12:lua:1:7}), so an identity's keys (--script-keys)
+// share a slot while identities spread over the masters.
 class IdentityKeys {
  public:
-  IdentityKeys(std::string key, int64_t identities)
-      : key_(std::move(key)), identities_(identities) {}
+  IdentityKeys(std::string key, int64_t identities, bool hash_tag_each = false)
+      : key_(std::move(key)), identities_(identities), tagged_(hash_tag_each) {
+    if (tagged_ && identities_ <= 1)
+      key_ = "{" + key_ + "}";
+  }
   // The key request `state.seq` counts against (built into state.key only when needed).
   const std::string& of(RequestState& state) const;
   // The key of identity `id`.
@@ -65,6 +70,7 @@ class IdentityKeys {
  private:
   std::string key_;
   int64_t identities_;
+  bool tagged_;
 };
 
 // The KEYS a script is given for the limiter key `key` (--script-keys): the key itself when
@@ -104,6 +110,7 @@ struct StrategyParams {
   std::vector<std::string> arg_templates;  // --script arguments with placeholders
   config::ReplyFormat reply = config::ReplyFormat::contract;  // --script's reply shape
   int64_t script_keys = 1;  // --script's KEYS per request (script_keys())
+  bool hash_tag_each_identity = false;  // a cluster and generated keys: see IdentityKeys
 };
 
 std::unique_ptr<Strategy> make_strategy(const StrategyParams& params);

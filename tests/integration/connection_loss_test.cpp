@@ -141,8 +141,8 @@ TEST_CASE("Redis killed mid-run: every report is written from what was measured,
   CHECK(run["allowed"].get<int>() + run["denied"].get<int>() < 1200);
   CHECK(run["errors"].get<int>() >= 1);
   CHECK(run["stopped_on_errors"] == true);
-  // This transport reports a request in flight on the dropped connection as connection-lost,
-  // and one started after the drop was noticed as connection.
+  // A request in flight on the dropped connection is connection-lost; one that waited for the
+  // connection to be made again, in vain, is connection.
   std::set<std::string> kinds;
   for (const auto& [kind, count] : run["error_kinds"].items())
     kinds.insert(kind);

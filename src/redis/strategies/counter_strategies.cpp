@@ -35,7 +35,7 @@ Decision unexpected_reply(std::string_view command, const redisReply& reply) {
 class SingleKeyStrategy : public Strategy {
  public:
   explicit SingleKeyStrategy(const StrategyParams& params)
-      : keys_(params.key, params.identities),
+      : keys_(params.key, params.identities, params.hash_tag_each_identity),
         limit_(params.limit),
         window_ms_(params.window_ms),
         window_ms_text_(std::to_string(params.window_ms)) {}
@@ -129,7 +129,7 @@ class IncrExpireStrategy final : public SingleKeyStrategy {
 class FixedWindowStrategy final : public Strategy {
  public:
   explicit FixedWindowStrategy(const StrategyParams& params)
-      : keys_(params.key, params.identities),
+      : keys_(params.key, params.identities, params.hash_tag_each_identity),
         limit_(params.limit),
         window_ms_(params.window_ms),
         window_ms_text_(std::to_string(params.window_ms)) {}

@@ -34,7 +34,7 @@ std::vector<std::string> builtin_arg_templates(const StrategyParams& p) {
 class ScriptStrategy final : public redis::Strategy {
  public:
   ScriptStrategy(const StrategyParams& params, std::vector<PlaceholderTemplate> templates)
-      : keys_(params.key, params.identities),
+      : keys_(params.key, params.identities, params.hash_tag_each_identity),
         script_(*params.script),
         templates_(std::move(templates)),
         reply_(params.reply),
