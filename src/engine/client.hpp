@@ -1,6 +1,6 @@
 #pragma once
 // The engine's view of a target: one connection that decides one request at a time.
-// Redis (redis/) implements it today; each kind of target hides its protocol behind it.
+// Redis (redis/) and HTTP (http/) implement it; each hides its protocol behind it.
 
 #include <cstdint>
 #include <memory>
@@ -29,9 +29,9 @@ class Client {
   virtual void connect() = 0;
   // Asks the limiter about request `seq`; reports on_decision exactly once.
   virtual void start(uint64_t seq) = 0;
-  // Gives up the request in flight: reports on_decision with `why` before returning. A
-  // protocol that cannot match late replies to requests (Redis) closes the connection for
-  // good; one that can (HTTP) stays alive.
+  // Gives up the request in flight: reports on_decision with `why` before returning. The
+  // connection stays: a late reply is matched to its request and dropped (Redis: the FIFO of
+  // its connection and a generation tag; HTTP: the easy handle).
   virtual void abort(ErrorKind why) = 0;
   // False once the connection failed, or was aborted for good.
   virtual bool alive() const = 0;

@@ -13,19 +13,19 @@ enum class Outcome : uint8_t { allowed, denied, error };
 // Why a request errored. Names (error_kind_name) appear in reports as "error_kinds" keys.
 enum class ErrorKind : uint8_t {
   none,
-  timeout,       // no final reply within --timeout
-  connection,    // the connection could not be made (or made ready) for the request
+  timeout,          // no final reply within --timeout
+  connection,       // the connection could not be made (or made ready) for the request
   connection_lost,  // the connection closed or reset with the request in flight
-  crossslot,     // Redis Cluster: the command's keys (or a script's) span hash slots
-  not_sent,      // no live connection was left to send it on
-  server_error,  // the server replied with an error (script runtime error, WRONGTYPE...)
-  bad_reply,     // a reply the limiter contract does not allow (a string from a script...)
-  refused,       // http: the connection was refused
-  resolve,       // http: the host name did not resolve
-  reset,         // http: the connection closed or reset before a whole response
-  tls,           // http: TLS handshake or certificate failure
-  status,        // http: a status neither allowed nor denied (reported as status-NNN)
-  transport,     // http: any other transport failure
+  crossslot,        // Redis Cluster: the command's keys (or a script's) span hash slots
+  not_sent,         // no live connection was left to send it on
+  server_error,     // the server replied with an error (script runtime error, WRONGTYPE...)
+  bad_reply,        // a reply the limiter contract does not allow (a string from a script...)
+  refused,          // http: the connection was refused
+  resolve,          // http: the host name did not resolve
+  reset,            // http: the connection closed or reset before a whole response
+  tls,              // http: TLS handshake or certificate failure
+  status,           // http: a status neither allowed nor denied (reported as status-NNN)
+  transport,        // http: any other transport failure
 };
 
 const char* error_kind_name(ErrorKind kind);

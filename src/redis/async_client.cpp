@@ -112,9 +112,9 @@ void AsyncClient::start_with(const Strategy& strategy, uint64_t seq) {
   replies_left_ = 0;
   redirects_ = 0;
   if (connection_->unreachable() && !pool_->cluster()) {
-    fail(ErrorKind::connection, fmt::format("cannot connect to {}: {}",
-                                            connection_->endpoint().display(),
-                                            connection_->last_error()));
+    fail(ErrorKind::connection,
+         fmt::format("cannot connect to {}: {}", connection_->endpoint().display(),
+                     connection_->last_error()));
     return;
   }
   strategy_->begin(state_, *this);
@@ -191,9 +191,9 @@ void AsyncClient::dispatch_step() {
     connection_ = &pool_->connection(index_, *step_slot_);
   if (!connection_->send(step_.text(), step_commands_, this, generation_)) {
     if (connection_->unreachable() && !pool_->cluster()) {
-      fail(ErrorKind::connection, fmt::format("cannot connect to {}: {}",
-                                              connection_->endpoint().display(),
-                                              connection_->last_error()));
+      fail(ErrorKind::connection,
+           fmt::format("cannot connect to {}: {}", connection_->endpoint().display(),
+                       connection_->last_error()));
       return;
     }
     waiting_ = true;  // not connected (yet, or again): the step leaves once it is
@@ -322,13 +322,12 @@ void AsyncClient::deliver(ReplyPtr reply) {
       fail(ErrorKind::crossslot,
            fmt::format("{} touches keys of more than one hash slot, which Redis Cluster "
                        "refuses (declare every key in KEYS, with one {{hash tag}}): {}",
-                       script ? fmt::format("script {}", script->name) : "the command",
-                       described));
+                       script ? fmt::format("script {}", script->name) : "the command", described));
       return;
     }
-    fail(ErrorKind::server_error,
-         script ? fmt::format("script {} replied {}", script->name, described)
-                : fmt::format("the server replied {}", described));
+    fail(ErrorKind::server_error, script
+                                      ? fmt::format("script {} replied {}", script->name, described)
+                                      : fmt::format("the server replied {}", described));
     return;
   }
   if (auto decision = strategy_->on_reply(state_, *reply, *this))

@@ -32,7 +32,7 @@ struct RunTarget {
   int pipeline = 1;                             // clients per connection (--pipeline)
   std::optional<SlotMap> slots;                 // a Redis Cluster: where each slot lives
   config::Nanos connect_timeout{std::chrono::seconds(5)};  // each connect, and each reconnect
-  TransportStats stats;                         // written by every connection
+  TransportStats stats;                                    // written by every connection
 };
 
 class AsyncClient final : public engine::Client,
@@ -103,17 +103,17 @@ class AsyncClient final : public engine::Client,
   Connection* connection_;  // where the step goes (or went)
   int connect_waits_ = 0;   // connect(): connections not yet ready
   std::mt19937_64 rng_;
-  bool connecting_ = false;   // connect() waits for the connection
-  bool waiting_ = false;      // the request's step waits for the connection
-  uint64_t generation_ = 1;   // of the request in flight; bumped when it is settled
+  bool connecting_ = false;  // connect() waits for the connection
+  bool waiting_ = false;     // the request's step waits for the connection
+  uint64_t generation_ = 1;  // of the request in flight; bumped when it is settled
   bool in_flight_ = false;
   const Strategy* strategy_ = nullptr;  // of the request in flight
   RequestState state_;
   PendingEval pending_eval_;
-  CommandBuffer step_;        // the commands of the step being built
-  size_t step_commands_ = 0;  // how many
+  CommandBuffer step_;                 // the commands of the step being built
+  size_t step_commands_ = 0;           // how many
   std::optional<uint16_t> step_slot_;  // cluster: the hash slot of its first key
-  size_t replies_left_ = 0;   // of the step sent
+  size_t replies_left_ = 0;            // of the step sent
   // Cluster only: the step sent, kept to send again, and its replies held until all are in.
   CommandBuffer sent_;
   size_t sent_commands_ = 0;
@@ -135,8 +135,8 @@ class AsyncClientFactory final : public engine::ClientFactory {
   std::unique_ptr<engine::Client> make(event_base*, engine::LoopShared* shared,
                                        engine::ClientListener& listener, int slot,
                                        int client_id) override {
-    return std::make_unique<AsyncClient>(*static_cast<NodePool*>(shared), listener, slot,
-                                         target_, client_id);
+    return std::make_unique<AsyncClient>(*static_cast<NodePool*>(shared), listener, slot, target_,
+                                         client_id);
   }
 
  private:

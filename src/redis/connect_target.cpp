@@ -25,7 +25,7 @@ std::expected<ConnectedTarget, std::string> connect_to(const Endpoint& endpoint,
 
 // Whether the server is a Redis Cluster; --cluster insists that it is.
 std::expected<ConnectedTarget, std::string> discover_topology(ConnectedTarget target,
-                                                               const TargetChoice& choice) {
+                                                              const TargetChoice& choice) {
   auto slots = target.control->discover_cluster();
   if (!slots)
     return std::unexpected(slots.error());
@@ -64,9 +64,10 @@ std::expected<ConnectedTarget, std::string> start_embedded_cluster(
   std::vector<std::string> nodes;
   for (const Endpoint& node : (*cluster)->endpoints())
     nodes.push_back(fmt::format("{}", node.port));
-  notice(fmt::format("started a private {}-master Redis Cluster on 127.0.0.1 ports {} (stopped "
-                     "at exit)",
-                     choice.embedded_cluster, fmt::join(nodes, ", ")));
+  notice(
+      fmt::format("started a private {}-master Redis Cluster on 127.0.0.1 ports {} (stopped "
+                  "at exit)",
+                  choice.embedded_cluster, fmt::join(nodes, ", ")));
   target->embedded_cluster = std::move(*cluster);
   return target;
 }

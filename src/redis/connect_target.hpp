@@ -20,7 +20,7 @@ namespace rlcheck::redis {
 
 struct ConnectedTarget {
   Endpoint endpoint;
-  std::unique_ptr<EmbeddedServer> embedded;  // set when rlcheck started its own server
+  std::unique_ptr<EmbeddedServer> embedded;           // set when rlcheck started its own server
   std::unique_ptr<EmbeddedCluster> embedded_cluster;  // --embedded-cluster
   std::optional<SyncClient> control;  // for set-up and tear-down; knows the slot map
   Topology topology;                  // standalone_topology(endpoint) until discovery

@@ -148,7 +148,8 @@ void Connection::on_timer_event(int, short, void* self) {
     connection->open();
     return;
   }
-  connection->lose(fmt::format("no answer within {}", seconds_text(connection->settings_.connect_timeout)));
+  connection->lose(
+      fmt::format("no answer within {}", seconds_text(connection->settings_.connect_timeout)));
 }
 
 void Connection::on_socket(short what) {

@@ -45,11 +45,11 @@ class ReadyWaiter {
 };
 
 struct ConnectionSettings {
-  Endpoint endpoint;                             // where, and how to log in
-  std::shared_ptr<const TlsContext> tls;         // set for rediss://
-  std::vector<std::vector<std::string>> login;   // AUTH, SELECT...: sent before PING
+  Endpoint endpoint;                                       // where, and how to log in
+  std::shared_ptr<const TlsContext> tls;                   // set for rediss://
+  std::vector<std::vector<std::string>> login;             // AUTH, SELECT...: sent before PING
   config::Nanos connect_timeout{std::chrono::seconds(5)};  // connect, handshake and login
-  bool reconnect = false;          // once ready, made again with backoff whenever lost
+  bool reconnect = false;           // once ready, made again with backoff whenever lost
   TransportStats* stats = nullptr;  // reconnects counted here
 };
 

@@ -109,7 +109,7 @@ struct StrategyParams {
   const LoadedScript* script = nullptr;    // Lua strategies and --script
   std::vector<std::string> arg_templates;  // --script arguments with placeholders
   config::ReplyFormat reply = config::ReplyFormat::contract;  // --script's reply shape
-  int64_t script_keys = 1;  // --script's KEYS per request (script_keys())
+  int64_t script_keys = 1;              // --script's KEYS per request (script_keys())
   bool hash_tag_each_identity = false;  // a cluster and generated keys: see IdentityKeys
 };
 

@@ -101,7 +101,8 @@ std::expected<int, std::string> start_connect(const Endpoint& endpoint) {
   const std::string port = std::to_string(endpoint.port);
   if (const int status = getaddrinfo(endpoint.host.c_str(), port.c_str(), &hints, &found);
       status != 0) {
-    return std::unexpected(fmt::format("cannot resolve {}: {}", endpoint.host, gai_strerror(status)));
+    return std::unexpected(
+        fmt::format("cannot resolve {}: {}", endpoint.host, gai_strerror(status)));
   }
   std::string reason = "no address";
   for (addrinfo* address = found; address != nullptr; address = address->ai_next) {

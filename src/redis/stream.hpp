@@ -12,11 +12,11 @@
 namespace rlcheck::redis {
 
 enum class IoStatus {
-  done,         // bytes moved (or the handshake finished)
-  want_read,    // try again when the socket is readable
-  want_write,   // try again when the socket is writable
-  closed,       // the peer closed the connection
-  failed,       // see Stream::error()
+  done,        // bytes moved (or the handshake finished)
+  want_read,   // try again when the socket is readable
+  want_write,  // try again when the socket is writable
+  closed,      // the peer closed the connection
+  failed,      // see Stream::error()
 };
 
 struct IoResult {

@@ -1,8 +1,8 @@
 #include "redis/sync_client.hpp"
 
-#include <chrono>
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <deque>
 
 #include <event2/event.h>
@@ -95,9 +95,9 @@ class SyncClient::Session final : private ReplySink, private ReadyWaiter {
   void on_unreachable(const std::string&) override { settled_ = true; }
 
   std::string lost_message() const {
-    return fmt::format("{}: {}", endpoint().display(),
-                       connection_->last_error().empty() ? "the connection is closed"
-                                                         : connection_->last_error());
+    return fmt::format(
+        "{}: {}", endpoint().display(),
+        connection_->last_error().empty() ? "the connection is closed" : connection_->last_error());
   }
 
   template <typename Done>
@@ -137,10 +137,10 @@ constexpr int k_most_redirects = 8;
 // Commands whose first argument is not a key (or that have none).
 bool names_no_key(std::string_view command) {
   static constexpr std::string_view k_keyless[] = {
-      "ACL",   "AUTH",    "CLIENT", "CLUSTER", "COMMAND", "CONFIG",  "DBSIZE", "DEBUG",
-      "ECHO",  "FLUSHALL", "FLUSHDB", "FUNCTION", "HELLO", "INFO",   "KEYS",   "MEMORY",
-      "MONITOR", "PING",  "RANDOMKEY", "READONLY", "ROLE", "SCAN",    "SCRIPT", "SELECT",
-      "SLOWLOG", "TIME",  "WAIT"};
+      "ACL",   "AUTH",   "CLIENT",   "CLUSTER", "COMMAND",   "CONFIG",   "DBSIZE",
+      "DEBUG", "ECHO",   "FLUSHALL", "FLUSHDB", "FUNCTION",  "HELLO",    "INFO",
+      "KEYS",  "MEMORY", "MONITOR",  "PING",    "RANDOMKEY", "READONLY", "ROLE",
+      "SCAN",  "SCRIPT", "SELECT",   "SLOWLOG", "TIME",      "WAIT"};
   for (std::string_view keyless : k_keyless) {
     if (command.size() == keyless.size() &&
         std::equal(command.begin(), command.end(), keyless.begin(),

@@ -126,15 +126,13 @@ std::expected<std::shared_ptr<TlsContext>, std::string> TlsContext::shared_for(
   SSL_CTX_set_mode(raw, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
   if (!options.insecure) {
     SSL_CTX_set_verify(raw, SSL_VERIFY_PEER, nullptr);
-    const bool loaded = options.ca_file.empty()
-                            ? SSL_CTX_set_default_verify_paths(raw) == 1
-                            : SSL_CTX_load_verify_locations(raw, options.ca_file.c_str(),
-                                                            nullptr) == 1;
+    const bool loaded = options.ca_file.empty() ? SSL_CTX_set_default_verify_paths(raw) == 1
+                                                : SSL_CTX_load_verify_locations(
+                                                      raw, options.ca_file.c_str(), nullptr) == 1;
     if (!loaded) {
-      return std::unexpected(fmt::format("--tls-ca: cannot load {}: {}",
-                                         options.ca_file.empty() ? "the system CA store"
-                                                                 : options.ca_file,
-                                         openssl_errors()));
+      return std::unexpected(fmt::format(
+          "--tls-ca: cannot load {}: {}",
+          options.ca_file.empty() ? "the system CA store" : options.ca_file, openssl_errors()));
     }
   }
   if (!options.cert_file.empty()) {

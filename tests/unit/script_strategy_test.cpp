@@ -236,12 +236,13 @@ TEST_CASE("--reply reads the script's reply in the library's shape") {
 
 TEST_CASE("on a cluster each identity's generated key is one hash tag") {
   const rlcheck::redis::IdentityKeys plain("rlcheck:ab12:lua:1", 3);
-  CHECK(plain.all() ==
-        std::vector<std::string>{"rlcheck:ab12:lua:1:0", "rlcheck:ab12:lua:1:1", "rlcheck:ab12:lua:1:2"});
+  CHECK(plain.all() == std::vector<std::string>{"rlcheck:ab12:lua:1:0", "rlcheck:ab12:lua:1:1",
+                                                "rlcheck:ab12:lua:1:2"});
   const rlcheck::redis::IdentityKeys tagged("rlcheck:ab12:lua:1", 3, true);
   CHECK(tagged.all() == std::vector<std::string>{"{rlcheck:ab12:lua:1:0}", "{rlcheck:ab12:lua:1:1}",
                                                  "{rlcheck:ab12:lua:1:2}"});
-  CHECK(rlcheck::redis::IdentityKeys("rlcheck:ab12:lua:1", 1, true).of_identity(0) == "{rlcheck:ab12:lua:1}");
+  CHECK(rlcheck::redis::IdentityKeys("rlcheck:ab12:lua:1", 1, true).of_identity(0) ==
+        "{rlcheck:ab12:lua:1}");
   // --script-keys then share the identity's tag: one slot per identity.
   CHECK(rlcheck::redis::script_keys(tagged.of_identity(1), 2) ==
         std::vector<std::string>{"{rlcheck:ab12:lua:1:1}:0", "{rlcheck:ab12:lua:1:1}:1"});
