@@ -9,6 +9,7 @@
 
 #include "checks/admission_peak.hpp"
 #include "checks/contract_audit.hpp"
+#include "checks/fault_window.hpp"
 #include "checks/lockout.hpp"
 #include "checks/retry_accuracy.hpp"
 #include "checks/timeline.hpp"
@@ -81,6 +82,7 @@ struct RunStats {
   // More requests errored than --max-errors, so no more were sent: the run ended early.
   bool stopped_on_errors = false;
   std::map<std::string, int64_t> by_node;  // Redis Cluster: requests per master ("host:port")
+  std::vector<FaultWindow> faults;         // --fault: what was applied during this run
 };
 
 // How a run is audited: the contract, the identities it is audited per, the retry bounds.

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "config/duration.hpp"
+#include "config/fault_spec.hpp"
 #include "config/rate.hpp"
 
 namespace rlcheck::config {
@@ -75,6 +76,14 @@ struct CheckConfig {
   std::optional<int64_t> burst;     // unset: the limit
   std::optional<Rate> refill;       // unset: limit per window
   bool verify_retry_after = false;  // after the run, retry once exactly when told
+  std::optional<std::string> expect_fail_mode;  // --expect-fail-mode: "open" or "closed"
+  Nanos recovery = 1s;  // --recovery: the longest a limiter may take to decide normally again
+};
+
+// --fault: what happens to the limiter's Redis during every run.
+struct FaultConfig {
+  std::vector<FaultSpec> faults;              // in the order given
+  std::optional<std::string> limiter_redis;  // --limiter-redis (http); redis: --redis
 };
 
 struct OutputConfig {
@@ -145,6 +154,7 @@ struct Config {
   RedisConfig redis;
   HttpConfig http;
   TlsConfig tls;  // redis (rediss://) and http (https://)
+  FaultConfig faults;
   ServeConfig serve;
   ProbeConfig probe;
   std::vector<std::string> scenario_paths;    // run: files and folders
