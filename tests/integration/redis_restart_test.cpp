@@ -31,6 +31,35 @@ bool key_exists(const RestartableRedis& server, const std::string& key) {
   return reply && (*reply)->type == REDIS_REPLY_INTEGER && (*reply)->integer == 1;
 }
 
+// The server's `field` from INFO clients (blocked_clients, ...); -1 when it cannot be read.
+long long clients_info(const RestartableRedis& server, const std::string& field) {
+  auto client = server.connect();
+  if (!client)
+    return -1;
+  auto reply = client->call({"INFO", "clients"});
+  if (!reply || (*reply)->type != REDIS_REPLY_STRING)
+    return -1;
+  const std::string text((*reply)->str, (*reply)->len);
+  const size_t at = text.find(field + ":");
+  return at == std::string::npos ? -1 : std::stoll(text.substr(at + field.size() + 1));
+}
+
+// Holds every script call from now on (CLIENT PAUSE WRITE: reads still answered) and waits
+// until one is held, so the crash that follows finds a request in flight, as a crash under
+// production load does. False when none was held within the bound.
+bool hold_a_request_in_flight(const RestartableRedis& server) {
+  auto client = server.connect();
+  if (!client)
+    return false;
+  auto paused = client->call({"CLIENT", "PAUSE", "10000", "WRITE"});
+  if (!paused || (*paused)->type != REDIS_REPLY_STATUS)
+    return false;
+  const auto deadline = Clock::now() + std::chrono::seconds(5);
+  while (clients_info(server, "blocked_clients") < 1 && Clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  return clients_info(server, "blocked_clients") >= 1;
+}
+
 }  // namespace
 
 TEST_CASE("Redis restarted empty mid-run: connections lost and made again, over-admission found") {
@@ -42,12 +71,17 @@ TEST_CASE("Redis restarted empty mid-run: connections lost and made again, over-
   RunOptions options;
   options.limit = std::chrono::seconds(30);
   options.on_started = [&](pid_t) {
-    // Once the limiter has admitted a request, the window holds it; then the crash.
+    // Once the limiter has admitted a request, the window holds it; then the crash, with
+    // requests in flight.
     const auto deadline = Clock::now() + std::chrono::seconds(5);
     while (!key_exists(server, key) && Clock::now() < deadline)
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     if (!key_exists(server, key)) {
       restart_error = "the run never wrote its key";
+      return;
+    }
+    if (!hold_a_request_in_flight(server)) {
+      restart_error = "no request was held in flight";
       return;
     }
     try {

@@ -99,7 +99,10 @@ TEST_SUITE("redis over TLS") {
     CHECK_FALSE(without.timed_out);
     CHECK(without.exit_code == 3);
     CHECK(without.err.find(server.url()) != std::string::npos);
-    // TLS 1.3: the server's alert arrives on the first read after the handshake.
-    CHECK(without.err.find("certificate required") != std::string::npos);
+    // TLS 1.3: the server refuses after the client's handshake is done. Its alert arrives on
+    // the first read; when the client's first write meets the closed connection first, the
+    // alert is lost with it.
+    CHECK((without.err.find("alert certificate required") != std::string::npos ||
+           without.err.find("the server closed the connection") != std::string::npos));
   }
 }
