@@ -4,6 +4,8 @@
 
 #include <doctest/doctest.h>
 
+#include <string_view>
+
 #include "support/run_binary.hpp"
 #include "support/test_acl.hpp"
 #include "support/test_redis.hpp"
@@ -18,6 +20,17 @@ std::vector<std::string> rules_without(const std::string& denied) {
   return rules;
 }
 
+// Whether the shared Redis would refuse `command` to `user` (ACL DRYRUN, Redis 7).
+bool dry_run_refused(const std::string& user, const std::vector<std::string_view>& command) {
+  std::vector<std::string_view> argv{"ACL", "DRYRUN", user};
+  argv.insert(argv.end(), command.begin(), command.end());
+  auto client = TestRedis::shared().connect();
+  auto reply = client.call(argv);
+  REQUIRE(reply.has_value());
+  // OK when permitted; a string naming the missing permission when not.
+  return !((*reply)->type == REDIS_REPLY_STATUS && std::string_view((*reply)->str) == "OK");
+}
+
 ProcessOutcome run_as(const std::string& user) {
   return run_rlcheck({"redis", "--redis", acl_user_url(user, "pw"), "--strategy", "lua", "-n", "50",
                       "-p", "10", "-r", "1"});
@@ -27,6 +40,10 @@ ProcessOutcome run_as(const std::string& user) {
 
 TEST_CASE("a user allowed exactly what the lua strategy needs passes and leaves no key") {
   create_acl_user("limited", "pw", sliding_window_user_rules());
+  // Not even CLUSTER SLOTS, which rlcheck sends to detect a cluster: refused, it means a
+  // standalone server.
+  CHECK(dry_run_refused("limited", {"CLUSTER", "SLOTS"}));
+  CHECK_FALSE(dry_run_refused("limited", {"EVALSHA", "0000", "1", "k"}));
   const size_t keys_before = TestRedis::shared().keys("rlcheck:*").size();
   const ProcessOutcome outcome = run_as("limited");
   CAPTURE(outcome.out);
