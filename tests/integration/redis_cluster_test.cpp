@@ -173,7 +173,12 @@ TEST_SUITE("redis cluster") {
     CHECK(check_status(report, "errors") == "fail");
     REQUIRE(report["runs"].size() == 1);
     CHECK(report["runs"][0]["allowed"] == 0);
-    CHECK(report["runs"][0]["error_kinds"] == json{{"crossslot", 20}});
+    // Every request errs the same way; the run stops once errors exceed --max-errors (0), so
+    // only those already in flight (at most -p) are counted.
+    const json& kinds = report["runs"][0]["error_kinds"];
+    CHECK(kinds.size() == 1);
+    CHECK(kinds.value("crossslot", 0) >= 1);
+    CHECK(kinds.value("crossslot", 0) <= 5);
     delete_keys({key, key + ":count"});
 
     // The same script on a single server counts as it should: only the cluster breaks it.
