@@ -2,7 +2,7 @@
 // in flight (errors of kind connection-lost), reconnects, and goes on; and since the restarted
 // server forgot the window, the limiter admits the limit again within the same minute. That
 // over-admission is a finding about the deployment, not noise: the verdict fails. The server
-// killed here is the test's own (RestartableRedis), never the shared TestRedis.
+// killed here is the test's own (PrivateRedis), never the shared TestRedis.
 
 #include <doctest/doctest.h>
 
@@ -13,7 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/json_outcome.hpp"
-#include "support/restartable_redis.hpp"
+#include "support/private_redis.hpp"
 #include "support/run_binary.hpp"
 
 using namespace rlcheck::testing;
@@ -23,7 +23,7 @@ using Clock = std::chrono::steady_clock;
 namespace {
 
 // Whether `key` exists on `server` (false while the server is down).
-bool key_exists(const RestartableRedis& server, const std::string& key) {
+bool key_exists(const PrivateRedis& server, const std::string& key) {
   auto client = server.connect();
   if (!client)
     return false;
@@ -32,7 +32,7 @@ bool key_exists(const RestartableRedis& server, const std::string& key) {
 }
 
 // The server's `field` from INFO clients (blocked_clients, ...); -1 when it cannot be read.
-long long clients_info(const RestartableRedis& server, const std::string& field) {
+long long clients_info(const PrivateRedis& server, const std::string& field) {
   auto client = server.connect();
   if (!client)
     return -1;
@@ -47,7 +47,7 @@ long long clients_info(const RestartableRedis& server, const std::string& field)
 // Holds every script call from now on (CLIENT PAUSE WRITE: reads still answered) and waits
 // until one is held, so the crash that follows finds a request in flight, as a crash under
 // production load does. False when none was held within the bound.
-bool hold_a_request_in_flight(const RestartableRedis& server) {
+bool hold_a_request_in_flight(const PrivateRedis& server) {
   auto client = server.connect();
   if (!client)
     return false;
@@ -63,7 +63,7 @@ bool hold_a_request_in_flight(const RestartableRedis& server) {
 }  // namespace
 
 TEST_CASE("Redis restarted empty mid-run: connections lost and made again, over-admission found") {
-  RestartableRedis server;
+  PrivateRedis server;
   const std::string key = "rlcheck-test:restarted";
 
   bool restarted = false;

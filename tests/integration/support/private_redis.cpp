@@ -12,47 +12,29 @@
 namespace rlcheck::testing {
 namespace {
 
+constexpr auto k_ready_within = std::chrono::seconds(10);
+
 int free_loopback_port() {
   const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0)
+    throw std::runtime_error("socket() failed");
   sockaddr_in address{};
   address.sin_family = AF_INET;
   address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   address.sin_port = 0;
-  bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address);
   socklen_t length = sizeof address;
-  getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
+  const bool bound = bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0 &&
+                     getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0;
   close(fd);
+  if (!bound)
+    throw std::runtime_error("cannot find a free loopback port");
   return ntohs(address.sin_port);
 }
 
 }  // namespace
 
-PrivateRedis::PrivateRedis() {
-  auto path = process::find_on_path("redis-server");
-  if (!path)
-    throw std::runtime_error("redis-server is not on PATH");
-  port_ = free_loopback_port();
-  // No persistence: the working directory is never written.
-  auto server = process::ChildProcess::spawn({*path, "--port", std::to_string(port_), "--bind",
-                                              "127.0.0.1", "--save", "", "--appendonly", "no",
-                                              "--dir", "/tmp", "--logfile", ""});
-  if (!server)
-    throw std::runtime_error("cannot start redis-server: " + server.error());
-  server_.emplace(std::move(*server));
-
-  // Ready when it answers, polled within a bound.
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  std::string last_error;
-  while (std::chrono::steady_clock::now() < deadline) {
-    auto client = connect();
-    if (client)
-      return;
-    last_error = client.error();
-    if (!server_->running())
-      throw std::runtime_error("redis-server exited: " + last_error);
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  throw std::runtime_error("redis-server did not answer within 10s: " + last_error);
+PrivateRedis::PrivateRedis() : port_(free_loopback_port()) {
+  start();
 }
 
 std::string PrivateRedis::tcp_url() const {
@@ -69,6 +51,33 @@ void PrivateRedis::kill() {
     return;
   ::kill(server_->pid(), SIGKILL);
   server_->stop();  // reaps the killed process
+  server_.reset();
+}
+
+void PrivateRedis::start() {
+  auto path = process::find_on_path("redis-server");
+  if (!path)
+    throw std::runtime_error("redis-server is not on PATH");
+  // No persistence: nothing is loaded at start, nothing written at any time.
+  auto server = process::ChildProcess::spawn(
+      {*path, "--port", std::to_string(port_), "--bind", "127.0.0.1", "--save", "", "--appendonly",
+       "no", "--dir", "/tmp", "--dbfilename", "rlcheck-test-never-written.rdb", "--logfile", ""});
+  if (!server)
+    throw std::runtime_error("cannot start redis-server: " + server.error());
+  server_.emplace(std::move(*server));
+
+  const auto deadline = std::chrono::steady_clock::now() + k_ready_within;
+  std::string last_error;
+  while (std::chrono::steady_clock::now() < deadline) {
+    auto client = connect();
+    if (client)
+      return;
+    last_error = client.error();
+    if (!server_->running())
+      throw std::runtime_error("redis-server exited: " + last_error);
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  throw std::runtime_error("redis-server did not answer within 10s: " + last_error);
 }
 
 }  // namespace rlcheck::testing
