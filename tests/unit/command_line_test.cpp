@@ -11,39 +11,23 @@
 #include "app/build_info.hpp"
 #include "app/exit_code.hpp"
 #include "cli/command_line.hpp"
+#include "command_line_support.hpp"
 
 using rlcheck::app::ExitCode;
 using rlcheck::app::FatalError;
-using rlcheck::cli::parse_command_line;
 using rlcheck::cli::ParsedCommandLine;
 using rlcheck::config::ColorMode;
 using rlcheck::config::Command;
 using rlcheck::config::Strategy;
+using rlcheck::testing::mentions;
+using rlcheck::testing::parse_arguments;
+using rlcheck::testing::usage_error;
 using namespace std::chrono_literals;
 
 namespace {
 
 ParsedCommandLine parse(std::vector<const char*> args) {
-  args.insert(args.begin(), "rlcheck");
-  return parse_command_line(static_cast<int>(args.size()), args.data());
-}
-
-// The message of the usage error the arguments must raise.
-std::string usage_error(std::vector<const char*> args) {
-  try {
-    parse(std::move(args));
-  } catch (const FatalError& error) {
-    CHECK(error.code() == ExitCode::usage);
-    const std::string message = error.what();
-    CHECK(message.find('\n') == std::string::npos);
-    return message;
-  }
-  FAIL("no usage error");
-  return {};
-}
-
-bool mentions(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
+  return parse_arguments(std::move(args));
 }
 
 // A real file for --script, removed when the test ends.

@@ -14,34 +14,19 @@
 
 #include "app/exit_code.hpp"
 #include "cli/command_line.hpp"
+#include "command_line_support.hpp"
 
 using rlcheck::app::ExitCode;
 using rlcheck::app::FatalError;
-using rlcheck::cli::parse_command_line;
 using rlcheck::config::Config;
+using rlcheck::testing::mentions;
+using rlcheck::testing::parse_arguments;
+using rlcheck::testing::usage_error;
 
 namespace {
 
 Config parse(std::vector<const char*> args) {
-  args.insert(args.begin(), "rlcheck");
-  return parse_command_line(static_cast<int>(args.size()), args.data()).config;
-}
-
-std::string usage_error(std::vector<const char*> args) {
-  try {
-    parse(std::move(args));
-  } catch (const FatalError& error) {
-    CHECK(error.code() == ExitCode::usage);
-    const std::string message = error.what();
-    CHECK(message.find('\n') == std::string::npos);
-    return message;
-  }
-  FAIL("no usage error");
-  return {};
-}
-
-bool mentions(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
+  return parse_arguments(std::move(args)).config;
 }
 
 // Certificate-shaped files (the command line only checks that they can be read).
