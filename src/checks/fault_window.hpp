@@ -9,11 +9,11 @@
 namespace rlcheck::checks {
 
 struct FaultWindow {
-  std::string spec;        // as typed: "pause@1s+2s"
-  int64_t at_ns = 0;       // when it was applied, from the run's start line
-  int64_t until_ns = 0;    // when it ended (pause: at + D; the others: when the command returned)
-  bool applied = false;    // false: it could not be applied (see error), or the run ended first
-  std::string error;       // why it could not be applied
+  std::string spec;      // as typed: "pause@1s+2s"
+  int64_t at_ns = 0;     // when it was applied, from the run's start line
+  int64_t until_ns = 0;  // when it ended (pause: at + D; the others: when the command returned)
+  bool applied = false;  // false: it could not be applied (see error), or the run ended first
+  std::string error;     // why it could not be applied
   // Filled by the checks from the run's records:
   int64_t during_allowed = 0;  // requests whose send..reply span overlaps [at, until]
   int64_t during_denied = 0;

@@ -73,16 +73,16 @@ struct CheckConfig {
   int64_t max_errors = 0;    // errored requests tolerated per run
   std::optional<Nanos> max_retry_after;  // largest acceptable retry hint; unset: the window
   // token-bucket / gcra: the contract's capacity and refill, and the built-in strategy's.
-  std::optional<int64_t> burst;     // unset: the limit
-  std::optional<Rate> refill;       // unset: limit per window
-  bool verify_retry_after = false;  // after the run, retry once exactly when told
+  std::optional<int64_t> burst;                 // unset: the limit
+  std::optional<Rate> refill;                   // unset: limit per window
+  bool verify_retry_after = false;              // after the run, retry once exactly when told
   std::optional<std::string> expect_fail_mode;  // --expect-fail-mode: "open" or "closed"
   Nanos recovery = 1s;  // --recovery: the longest a limiter may take to decide normally again
 };
 
 // --fault: what happens to the limiter's Redis during every run.
 struct FaultConfig {
-  std::vector<FaultSpec> faults;              // in the order given
+  std::vector<FaultSpec> faults;             // in the order given
   std::optional<std::string> limiter_redis;  // --limiter-redis (http); redis: --redis
 };
 

@@ -14,8 +14,8 @@ enum class FaultKind { pause, kill_clients, flush_scripts, restart, failover, sh
 
 struct FaultSpec {
   FaultKind kind = FaultKind::pause;
-  Nanos at{0};        // offset into each run (its start line)
-  Nanos duration{0};  // pause: how long; the others: 0 (they last until the server recovers)
+  Nanos at{0};          // offset into each run (its start line)
+  Nanos duration{0};    // pause: how long; the others: 0 (they last until the server recovers)
   std::string command;  // shell: the command
   std::string text;     // as typed, for reports
 };
