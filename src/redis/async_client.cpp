@@ -101,9 +101,13 @@ void AsyncClient::start(uint64_t seq) {
 
 void AsyncClient::start_with(const Strategy& strategy, uint64_t seq) {
   strategy_ = &strategy;
-  state_ = RequestState{};
+  // Field by field: the key string keeps its capacity from request to request.
   state_.seq = seq;
+  state_.step = 0;
+  state_.bucket = 0;
+  state_.now_ms = 0;
   state_.rng = &rng_;
+  state_.key.clear();
   pending_eval_.script = nullptr;
   in_flight_ = true;
   step_.clear();

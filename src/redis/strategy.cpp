@@ -1,5 +1,7 @@
 #include "redis/strategy.hpp"
 
+#include <charconv>
+
 #include <algorithm>
 
 #include "redis/strategies/counter_strategies.hpp"
@@ -10,14 +12,29 @@ namespace rlcheck::redis {
 const std::string& IdentityKeys::of(RequestState& state) const {
   if (identities_ <= 1)
     return key_;
-  state.key = of_identity(state.seq % static_cast<uint64_t>(identities_));
+  identity_into(state.key, state.seq % static_cast<uint64_t>(identities_));
   return state.key;
+}
+
+void IdentityKeys::identity_into(std::string& out, uint64_t id) const {
+  out.clear();
+  if (tagged_)
+    out.push_back('{');
+  out.append(key_);
+  out.push_back(':');
+  char digits[24];
+  auto [end, ec] = std::to_chars(digits, digits + sizeof digits, id);
+  out.append(digits, end);
+  if (tagged_)
+    out.push_back('}');
 }
 
 std::string IdentityKeys::of_identity(uint64_t id) const {
   if (identities_ <= 1)
     return key_;
-  return tagged_ ? "{" + key_ + ":" + std::to_string(id) + "}" : key_ + ":" + std::to_string(id);
+  std::string key;
+  identity_into(key, id);
+  return key;
 }
 
 std::vector<std::string> IdentityKeys::all() const {

@@ -68,6 +68,9 @@ class IdentityKeys {
   std::vector<std::string> all() const;
 
  private:
+  // Identity `id`'s key (of several) into `out`, reusing its capacity.
+  void identity_into(std::string& out, uint64_t id) const;
+
   std::string key_;
   int64_t identities_;
   bool tagged_;
