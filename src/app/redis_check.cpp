@@ -201,8 +201,11 @@ report::Report check_redis_limiter(RedisSession& session, const config::Config& 
   const config::Rate refill = contract.refill;
   const std::string name(config::strategy_name(strategy));
   // Errors above --max-errors already decide the test: a run stops sending once it has them.
+  // With --fault, errors are what the test provokes, and what follows them (recovery) is
+  // measured: the run goes on to its end.
   config::LoadConfig load = config.load;
-  load.stop_after_errors = config.checks.max_errors;
+  if (config.faults.faults.empty())
+    load.stop_after_errors = config.checks.max_errors;
 
   report::Report report;
   report.target.url = session.target.endpoint.display();

@@ -14,6 +14,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/redis_check.hpp"
+#include "cli/command_line.hpp"
 #include "process/child_process.hpp"
 #include "redis/embedded_server.hpp"
 #include "redis/endpoint.hpp"
@@ -87,6 +89,47 @@ bool nothing_on_6379() {
 }  // namespace
 
 TEST_SUITE("fault injection") {
+  TEST_CASE("every run gets a window per fault, on the run's clock, in the order given") {
+    PrivateRedis server;
+    const std::string url = server.tcp_url();
+    const char* argv[] = {"rlcheck",    "redis",
+                          "--redis",    url.c_str(),
+                          "--rate",     "100/s",
+                          "--duration", "1s",
+                          "-p",         "4",
+                          "-r",         "2",
+                          "-l",         "1000",
+                          "--fault",    "kill-clients@30s",
+                          "--fault",    "pause@200ms+300ms",
+                          "--fault",    "flush-scripts@400ms"};
+    const rlcheck::config::Config config =
+        rlcheck::cli::parse_command_line(static_cast<int>(std::size(argv)), argv).config;
+    rlcheck::app::RedisSession session = rlcheck::app::open_redis_session(config);
+    const auto report = rlcheck::app::check_redis_limiter(session, config, config.redis.strategy);
+    REQUIRE(report.runs.size() == 2);
+    for (const auto& run : report.runs) {
+      CAPTURE(run.run);
+      REQUIRE(run.faults.size() == 3);
+      const auto& late = run.faults[0];
+      CHECK(late.spec == "kill-clients@30s");
+      CHECK_FALSE(late.applied);
+      CHECK(late.error == "the run ended first");
+      const auto& pause = run.faults[1];
+      CHECK(pause.spec == "pause@200ms+300ms");
+      CHECK(pause.applied);
+      CHECK(pause.error.empty());
+      CHECK(pause.at_ns >= 200'000'000);
+      CHECK(pause.until_ns == pause.at_ns + 300'000'000);
+      const auto& flush = run.faults[2];
+      CHECK(flush.applied);
+      CHECK(flush.at_ns >= 400'000'000);
+      CHECK(flush.until_ns >= flush.at_ns);
+    }
+    auto client = connect_to(server);
+    CHECK(command_calls(client, "client|pause") == 2);
+    CHECK(command_calls(client, "script|flush") == 2);
+  }
+
   TEST_CASE("pause@ stalls the server mid-run; requests time out and the run goes on") {
     PrivateRedis server;
     auto client = connect_to(server);
