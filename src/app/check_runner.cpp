@@ -3,6 +3,10 @@
 #include "app/http_check.hpp"
 #include "app/redis_check.hpp"
 
+#include <fmt/format.h>
+
+#include "faults/fault_schedule.hpp"
+
 namespace rlcheck::app {
 
 std::vector<report::Report> run_checks(const config::Config& config, report::RecordsWriter* records,
@@ -40,11 +44,23 @@ std::vector<report::Report> run_checks(const config::Config& config, report::Rec
   return reports;
 }
 
+std::optional<std::string> fault_failure(const report::Report& report) {
+  for (const checks::RunStats& run : report.runs) {
+    for (const checks::FaultWindow& fault : run.faults) {
+      if (faults::failed_to_apply(fault)) {
+        return fmt::format("--fault {} could not be applied in run {}: {}", fault.spec, run.run,
+                           fault.error);
+      }
+    }
+  }
+  return std::nullopt;
+}
+
 ExitCode exit_code_of(const report::Report& report, bool hook) {
   if (report.interrupted)
     return ExitCode::interrupted;
   ExitCode code = ExitCode::ok;
-  if (report.verdict == checks::Verdict::error)
+  if (report.verdict == checks::Verdict::error || fault_failure(report))
     code = ExitCode::cannot_test;
   if (report.verdict == checks::Verdict::fail)
     code = ExitCode::check_failed;

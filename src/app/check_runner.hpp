@@ -2,6 +2,7 @@
 // Runs the checks a configuration asks for, and turns reports into exit codes; shared by the
 // commands and by scenario suites.
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,8 +21,13 @@ std::vector<report::Report> run_checks(const config::Config& config,
                                        report::RecordsWriter* records = nullptr,
                                        std::string* cut_short = nullptr);
 
-// A report's exit code: interrupted 130, could not test 3, failed 1, passed 0; with --hook
-// 1 and 3 become 2.
+// The first --fault a run tried and could not apply, as one line naming it ("--fault
+// pause@1s+1s could not be applied in run 1: ..."); nullopt when every fault was applied
+// (or its run ended first).
+std::optional<std::string> fault_failure(const report::Report& report);
+
+// A report's exit code: interrupted 130, could not test 3 (also for a fault that could not
+// be applied), failed 1, passed 0; with --hook 1 and 3 become 2.
 ExitCode exit_code_of(const report::Report& report, bool hook);
 // The code of a set of reports: interrupted, then could not test, then failed.
 ExitCode overall_exit_code(const std::vector<report::Report>& reports);

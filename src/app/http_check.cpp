@@ -16,8 +16,11 @@
 #include "app/retry_verification.hpp"
 #include "checks/checks.hpp"
 #include "engine/interrupt.hpp"
+#include "faults/fault_schedule.hpp"
 #include "http/http_client.hpp"
 #include "process/child_process.hpp"
+#include "redis/endpoint.hpp"
+#include "redis/sync_client.hpp"
 
 namespace rlcheck::app {
 namespace {
@@ -206,6 +209,26 @@ config::Config window_judged(const config::Config& config,
   return judged;
 }
 
+// --limiter-redis, for --fault: reachable, and a cluster with replicas when failover@ is
+// asked. Throws FatalError(cannot_test) naming the flag otherwise.
+faults::FaultTarget limiter_redis_target(const config::Config& config) {
+  faults::FaultTarget target;
+  target.timeout = config.load.timeout;
+  if (!config.faults.limiter_redis)
+    return target;
+  auto endpoint = redis::parse_endpoint(*config.faults.limiter_redis);
+  if (!endpoint)
+    throw usage_error(fmt::format("--limiter-redis: {}", endpoint.error()));
+  if (endpoint->tls)
+    endpoint->tls_options = config.tls;
+  target.endpoint = std::move(*endpoint);
+  if (auto client = redis::SyncClient::connect(target.endpoint, target.timeout); !client)
+    throw cannot_test(fmt::format("--limiter-redis: {}", client.error()));
+  if (auto supported = faults::check_failover_support(target, config.faults.faults); !supported)
+    throw cannot_test(supported.error());
+  return target;
+}
+
 }  // namespace
 
 report::Report check_http_endpoint(const config::Config& config, const std::string& url,
@@ -217,6 +240,8 @@ report::Report check_http_endpoint(const config::Config& config, const std::stri
   std::optional<checks::RetryVerification> verification;
   bool interrupted = false;  // by Ctrl-C, during a run or a wait between them
   ProgressLine progress(config);
+  faults::FaultApplier fault_applier(limiter_redis_target(config));
+  std::vector<std::vector<checks::FaultWindow>> fault_windows;  // per run
   for (int run = 1; run <= config.load.runs; ++run) {
     if (!prepare_run(config.http, run)) {
       interrupted = true;
@@ -225,9 +250,12 @@ report::Report check_http_endpoint(const config::Config& config, const std::stri
     target.placeholders.run = run;
     target.seed = seed + static_cast<uint64_t>(run);
     http::HttpClientFactory factory(target);
+    // The endpoint's keys are its own: a failover acts on the first master.
+    faults::FaultSchedule fault_schedule(config.faults.faults, fault_applier, "", observer);
     results.push_back(
-        engine::execute_run(factory, config.load, observer,
+        engine::execute_run(factory, config.load, &fault_schedule,
                             progress.for_run(fmt::format("run {}/{}", run, config.load.runs))));
+    fault_windows.push_back(fault_schedule.finish());
     if (records != nullptr)
       records->write_run(url, run, results.back().records);
     if (results.back().interrupted) {
@@ -259,6 +287,7 @@ report::Report check_http_endpoint(const config::Config& config, const std::stri
   for (size_t i = 0; i < results.size(); ++i) {
     report.runs.push_back(
         checks::summarize_run(static_cast<int>(i + 1), results[i], contract.audit));
+    report.runs.back().faults = std::move(fault_windows[i]);
     fit.keep(results[i]);
   }
   report.interrupted = interrupted;

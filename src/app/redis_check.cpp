@@ -17,6 +17,7 @@
 #include "app/retry_verification.hpp"
 #include "checks/checks.hpp"
 #include "config/strategy_name.hpp"
+#include "faults/fault_schedule.hpp"
 #include "redis/async_client.hpp"
 #include "redis/builtin_scripts.hpp"
 #include "redis/strategy.hpp"
@@ -138,6 +139,14 @@ void add_transport_counts(report::TransportCounts& counts, const redis::Transpor
 
 }  // namespace
 
+faults::FaultTarget fault_target_of(RedisSession& session, const config::Config& config) {
+  faults::FaultTarget target;
+  target.endpoint = session.target.endpoint;
+  target.embedded = session.target.embedded.get();
+  target.timeout = config.load.timeout;
+  return target;
+}
+
 RedisSession open_redis_session(const config::Config& config) {
   redis::TargetChoice choice;
   choice.url = config.redis.url;
@@ -148,6 +157,11 @@ RedisSession open_redis_session(const config::Config& config) {
   choice.tls = config.tls;
   choice.require_cluster = config.redis.require_cluster;
   choice.embedded_cluster = config.redis.embedded_cluster;
+  // A failover needs a replica to take over: the private cluster gets one per master.
+  for (const config::FaultSpec& fault : config.faults.faults) {
+    if (fault.kind == config::FaultKind::failover)
+      choice.embedded_replicas = 1;
+  }
   const bool say = !config.output.hook && !config.output.quiet;
   auto target = redis::connect_target(choice, [say](const std::string& line) {
     if (say)
@@ -158,6 +172,14 @@ RedisSession open_redis_session(const config::Config& config) {
 
   RedisSession session;
   session.target = std::move(*target);
+  if (!config.faults.faults.empty()) {
+    const faults::FaultTarget fault_target = fault_target_of(session, config);
+    if (auto refusal = faults::restart_refusal(fault_target, config.faults.faults))
+      throw usage_error(*refusal);
+    if (auto supported = faults::check_failover_support(fault_target, config.faults.faults);
+        !supported)
+      throw cannot_test(supported.error());
+  }
   session.seed =
       config.seed ? *config.seed
                   : std::random_device{}() ^ (static_cast<uint64_t>(std::random_device{}()) << 32);
@@ -179,8 +201,11 @@ report::Report check_redis_limiter(RedisSession& session, const config::Config& 
   const config::Rate refill = contract.refill;
   const std::string name(config::strategy_name(strategy));
   // Errors above --max-errors already decide the test: a run stops sending once it has them.
+  // With --fault, errors are what the test provokes, and what follows them (recovery) is
+  // measured: the run goes on to its end.
   config::LoadConfig load = config.load;
-  load.stop_after_errors = config.checks.max_errors;
+  if (config.faults.faults.empty())
+    load.stop_after_errors = config.checks.max_errors;
 
   report::Report report;
   report.target.url = session.target.endpoint.display();
@@ -195,6 +220,7 @@ report::Report check_redis_limiter(RedisSession& session, const config::Config& 
 
   ProgressLine progress(config);
   FitRecords fit(config);
+  faults::FaultApplier fault_applier(fault_target_of(session, config));
   for (int run = 1; run <= config.load.runs; ++run) {
     redis::StrategyParams params;
     params.kind = strategy;
@@ -239,9 +265,16 @@ report::Report check_redis_limiter(RedisSession& session, const config::Config& 
     redis::AsyncClientFactory factory(target);
     config::LoadConfig run_load = load;
     run_load.concurrency *= config.redis.pipeline;  // --pipeline D: D clients per connection
+    // A failover acts on the master of the first identity's key.
+    faults::FaultSchedule fault_schedule(
+        config.faults.faults, fault_applier,
+        redis::IdentityKeys(params.key, params.identities, params.hash_tag_each_identity)
+            .of_identity(0),
+        observer);
     engine::RunResult result = engine::execute_run(
-        factory, run_load, observer,
+        factory, run_load, &fault_schedule,
         progress.for_run(fmt::format("{} run {}/{}", name, run, config.load.runs)));
+    std::vector<checks::FaultWindow> fault_windows = fault_schedule.finish();
     // Nothing measured yet: the test could not start. Once a run has, a later run without a
     // connection is reported with the others (its requests are errors).
     if (result.clients_ready == 0 && !result.interrupted && run == 1) {
@@ -254,6 +287,7 @@ report::Report check_redis_limiter(RedisSession& session, const config::Config& 
                          result.records);
     }
     checks::RunStats stats = checks::summarize_run(run, result, contract.audit);
+    stats.faults = std::move(fault_windows);
     std::vector<std::string> keys;
     if (reached_redis(result.records))
       keys = limiter->keys_touched(result.records);

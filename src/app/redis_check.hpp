@@ -6,6 +6,7 @@
 
 #include "config/config.hpp"
 #include "engine/run.hpp"
+#include "faults/fault_applier.hpp"
 #include "redis/connect_target.hpp"
 #include "redis/strategy.hpp"
 #include "report/records_writer.hpp"
@@ -21,7 +22,12 @@ struct RedisSession {
 };
 
 // Connects as connect_target says; throws FatalError(cannot_test) naming what was tried.
+// With --fault, also what the faults need: restart@ the private redis-server (else
+// FatalError(usage)), failover@ a cluster whose masters have replicas (else cannot_test).
 RedisSession open_redis_session(const config::Config& config);
+
+// The Redis --fault acts on in rlcheck redis and compare: the session's.
+faults::FaultTarget fault_target_of(RedisSession& session, const config::Config& config);
 
 // Loads the script of a Lua strategy (or --script) into the server's cache; nullopt for
 // strategies made of plain commands. Throws FatalError: usage for an unreadable --script,

@@ -110,12 +110,18 @@ int deliver(const config::Config& config, std::vector<report::Report>& reports,
       cut_short.empty()
           ? ""
           : fmt::format("rlcheck: could not test {}: {}\n", fmt::join(not_run, ", "), cut_short);
+  // A fault that could not be applied is why the test could not be done as asked.
+  std::string fault_lines;
+  for (const report::Report& report : reports) {
+    if (auto failure = fault_failure(report))
+      fault_lines += fmt::format("rlcheck: {}\n", *failure);
+  }
   if (hook) {
     if (overall != ExitCode::ok)
-      std::cerr << hook_reason(reports, config.command_line) << not_run_line;
+      std::cerr << hook_reason(reports, config.command_line) << not_run_line << fault_lines;
     return static_cast<int>(overall);
   }
-  std::cerr << not_run_line;
+  std::cerr << not_run_line << fault_lines;
   // A run drowned in errors says why on stderr too, where scripts and CI logs look.
   for (const report::Report& report : reports) {
     if (report.verdict == checks::Verdict::error) {

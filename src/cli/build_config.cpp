@@ -311,12 +311,14 @@ config::Config build_config(const RawOptions& raw) {
   if (http) {
     fill_http(raw, config);
     fill_tls(raw, true, config);
+    fill_faults(raw, true, config);
     if (probe)
       fill_probe(raw, config);
     return config;
   }
   fill_redis(raw, config);
   fill_tls(raw, false, config);
+  fill_faults(raw, false, config);
   if (probe)
     fill_probe(raw, config);
   if (config.command == config::Command::compare)

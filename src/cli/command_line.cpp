@@ -150,6 +150,25 @@ void add_pipeline_option(CLI::App* app, RawOptions& raw) {
                   "up to D requests in flight per connection, P connections x D (default 1)");
 }
 
+// Faults during every run, and what the limiter must do through them.
+void add_fault_options(CLI::App* app, RawOptions& raw, bool http) {
+  app->add_option("--fault", raw.faults,
+                  "act on the limiter's Redis at T into every run, repeatable: pause@T+D, "
+                  "kill-clients@T, flush-scripts@T, restart@T (the private redis-server), "
+                  "failover@T (a cluster with replicas), shell@T:CMD");
+  if (http) {
+    optional_option(app, "--limiter-redis", raw.limiter_redis,
+                    "the Redis behind the endpoint, that --fault acts on (redis://, rediss://, "
+                    "unix://)");
+  }
+  optional_option(app, "--expect-fail-mode", raw.expect_fail_mode,
+                  "open or closed: what the limiter must answer while a --fault lasts (open: "
+                  "allow, closed: deny)");
+  optional_option(app, "--recovery", raw.recovery,
+                  "after a --fault ends, the longest the limiter may take to decide normally "
+                  "again (default 1s)");
+}
+
 // CLI11 messages already name the flag; keep them to one line.
 std::string one_line(std::string message) {
   for (char& c : message) {
@@ -229,6 +248,7 @@ Apps build_apps(RawOptions& raw) {
   add_cluster_options(apps.redis, raw);
   add_pipeline_option(apps.redis, raw);
   add_tls_options(apps.redis, raw);
+  add_fault_options(apps.redis, raw, false);
 
   apps.compare = app.add_subcommand(
       "compare", "several strategies, or HTTP endpoints, side by side under the same load");
@@ -242,6 +262,7 @@ Apps build_apps(RawOptions& raw) {
   add_cluster_options(apps.compare, raw);
   add_pipeline_option(apps.compare, raw);
   add_tls_options(apps.compare, raw);
+  add_fault_options(apps.compare, raw, false);
 
   apps.http = app.add_subcommand("http", "drive an HTTP endpoint");
   apps.http->add_option("URL", raw.url, "the endpoint; placeholders {run} {seq} {uuid}")
@@ -249,6 +270,7 @@ Apps build_apps(RawOptions& raw) {
   add_common_options(apps.http, raw);
   add_http_options(apps.http, raw);
   add_tls_options(apps.http, raw);
+  add_fault_options(apps.http, raw, true);
 
   apps.serve = app.add_subcommand(
       "serve", "a reference rate-limited HTTP server backed by Redis (demo and test target)");

@@ -85,6 +85,12 @@ struct RawOptions {
   bool fail_closed = false;
 
   std::string max_time = "60s";  // probe
+
+  // Faults during every run (redis, http, compare).
+  std::vector<std::string> faults;              // --fault SPEC, repeatable
+  std::optional<std::string> limiter_redis;     // --limiter-redis URL (http)
+  std::optional<std::string> expect_fail_mode;  // --expect-fail-mode open|closed
+  std::optional<std::string> recovery;          // --recovery DUR
 };
 
 // Checks every value and cross-flag rule; throws FatalError(usage) with one line that names
@@ -100,5 +106,8 @@ void fill_probe(const RawOptions& raw, config::Config& config);
 // with `http`, the HTTP endpoints (config.http.urls, filled before); else the Redis URL
 // (--redis, else $REDIS_URL).
 void fill_tls(const RawOptions& raw, bool http, config::Config& config);
+// fault_options.cpp: --fault, --limiter-redis, --expect-fail-mode and --recovery, with `http`
+// as for fill_tls (the Redis the faults act on is then --limiter-redis).
+void fill_faults(const RawOptions& raw, bool http, config::Config& config);
 
 }  // namespace rlcheck::cli

@@ -16,11 +16,15 @@
 namespace rlcheck::engine {
 
 // Sees every record as it is made, on the worker thread that made it. For tests that must
-// act at an exact point of a run (flush the script cache after the 5th reply, say).
+// act at an exact point of a run (flush the script cache after the 5th reply, say), and for
+// faults timed on the run's clock.
 class RunObserver {
  public:
   virtual ~RunObserver() = default;
   virtual void on_record(const RequestRecord& record) = 0;
+  // Once per run, when the start line is crossed (before the first request leaves), with the
+  // instant records count from (RunResult::start). Called on one worker thread; must not block.
+  virtual void on_start(std::chrono::steady_clock::time_point /*start*/) {}
 };
 
 struct RunResult {

@@ -49,6 +49,8 @@ RunShared::RunShared(const config::LoadConfig& load_config, int workers, RunObse
         start_wall_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
                             std::chrono::system_clock::now().time_since_epoch())
                             .count();
+        if (observer != nullptr)
+          observer->on_start(start);
       }) {}
 
 struct Worker::Slot {

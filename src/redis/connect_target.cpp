@@ -53,7 +53,8 @@ std::expected<ConnectedTarget, std::string> start_embedded_cluster(
   auto server_path = process::find_on_path("redis-server");
   if (!server_path)
     return std::unexpected("--embedded-cluster: redis-server is not on PATH");
-  auto cluster = EmbeddedCluster::start(*server_path, choice.embedded_cluster);
+  auto cluster =
+      EmbeddedCluster::start(*server_path, choice.embedded_cluster, choice.embedded_replicas);
   if (!cluster) {
     return std::unexpected(
         fmt::format("--embedded-cluster: starting a private cluster failed: {}", cluster.error()));
@@ -64,10 +65,14 @@ std::expected<ConnectedTarget, std::string> start_embedded_cluster(
   std::vector<std::string> nodes;
   for (const Endpoint& node : (*cluster)->endpoints())
     nodes.push_back(fmt::format("{}", node.port));
-  notice(
-      fmt::format("started a private {}-master Redis Cluster on 127.0.0.1 ports {} (stopped "
-                  "at exit)",
-                  choice.embedded_cluster, fmt::join(nodes, ", ")));
+  notice(fmt::format(
+      "started a private {}-master Redis Cluster{} on 127.0.0.1 ports {} (stopped at exit)",
+      choice.embedded_cluster,
+      choice.embedded_replicas > 0
+          ? fmt::format(" with {} replica{} each", choice.embedded_replicas,
+                        choice.embedded_replicas == 1 ? "" : "s")
+          : "",
+      fmt::join(nodes, ", ")));
   target->embedded_cluster = std::move(*cluster);
   return target;
 }

@@ -35,6 +35,7 @@ struct TargetChoice {
   config::TlsConfig tls;
   bool require_cluster = false;  // --cluster: a server that is not a cluster is an error
   int embedded_cluster = 0;      // --embedded-cluster N: start a private N-master cluster
+  int embedded_replicas = 0;     // replicas of each of its masters (--fault failover@)
 };
 
 // On failure, what was tried and why it failed (the caller exits 3). `notice` receives the

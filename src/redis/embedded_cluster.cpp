@@ -100,8 +100,16 @@ std::optional<std::string> not_ready(SyncClient& client, int port, int masters) 
 
 std::expected<std::unique_ptr<EmbeddedCluster>, std::string> EmbeddedCluster::start(
     const std::string& server_path, int masters) {
+  return start(server_path, masters, 0);
+}
+
+std::expected<std::unique_ptr<EmbeddedCluster>, std::string> EmbeddedCluster::start(
+    const std::string& server_path, int masters, int replicas_per_master) {
   if (masters < 1)
     return std::unexpected(fmt::format("a cluster needs at least 1 master, not {}", masters));
+  if (replicas_per_master < 0) {
+    return std::unexpected(fmt::format("a master cannot have {} replicas", replicas_per_master));
+  }
   std::string pattern =
       (std::filesystem::temp_directory_path() / "rlcheck-cluster-XXXXXX").string();
   if (mkdtemp(pattern.data()) == nullptr) {
@@ -109,8 +117,10 @@ std::expected<std::unique_ptr<EmbeddedCluster>, std::string> EmbeddedCluster::st
                                        std::filesystem::temp_directory_path().string()));
   }
   // From here the destructor cleans up whatever was started, on every return.
-  std::unique_ptr<EmbeddedCluster> cluster(new EmbeddedCluster(std::filesystem::path(pattern)));
-  for (int i = 0; i < masters; ++i) {
+  std::unique_ptr<EmbeddedCluster> cluster(
+      new EmbeddedCluster(std::filesystem::path(pattern), masters));
+  const int nodes = masters * (1 + replicas_per_master);
+  for (int i = 0; i < nodes; ++i) {
     auto node = start_node(server_path, cluster->directory_, i);
     if (!node)
       return std::unexpected(node.error());
@@ -118,6 +128,10 @@ std::expected<std::unique_ptr<EmbeddedCluster>, std::string> EmbeddedCluster::st
   }
   if (auto formed = cluster->form(); !formed)
     return std::unexpected(formed.error());
+  if (replicas_per_master > 0) {
+    if (auto attached = cluster->attach_replicas(replicas_per_master); !attached)
+      return std::unexpected(attached.error());
+  }
   return cluster;
 }
 
@@ -188,7 +202,7 @@ std::expected<EmbeddedCluster::Node, std::string> EmbeddedCluster::start_node(
 }
 
 std::expected<void, std::string> EmbeddedCluster::form() const {
-  const int masters = static_cast<int>(nodes_.size());
+  const int masters = masters_;
   std::vector<SyncClient> clients;
   for (const Node& node : nodes_) {
     auto client = SyncClient::connect(endpoint_of(node.port), k_command_timeout);
@@ -233,6 +247,72 @@ std::expected<void, std::string> EmbeddedCluster::form() const {
   }
 }
 
+std::expected<void, std::string> EmbeddedCluster::attach_replicas(int replicas_per_master) const {
+  std::vector<std::string> master_ids;
+  for (int i = 0; i < masters_; ++i) {
+    const int port = nodes_[static_cast<size_t>(i)].port;
+    auto client = SyncClient::connect(endpoint_of(port), k_command_timeout);
+    if (!client)
+      return std::unexpected(client.error());
+    auto id = must(*client, port, {"CLUSTER", "MYID"});
+    if (!id)
+      return std::unexpected(id.error());
+    master_ids.emplace_back((*id)->str, (*id)->len);
+  }
+  std::vector<SyncClient> replicas;
+  for (size_t i = static_cast<size_t>(masters_); i < nodes_.size(); ++i) {
+    const size_t master =
+        (i - static_cast<size_t>(masters_)) / static_cast<size_t>(replicas_per_master);
+    auto client = SyncClient::connect(endpoint_of(nodes_[i].port), k_command_timeout);
+    if (!client)
+      return std::unexpected(client.error());
+    if (auto r = must(*client, nodes_[i].port, {"CLUSTER", "REPLICATE", master_ids[master]}); !r)
+      return std::unexpected(r.error());
+    replicas.push_back(std::move(*client));
+  }
+
+  // Ready when every replica's link is up and every master counts its replicas as connected
+  // (ROLE: "master", offset, [[host, port, offset]...]), so a failover can be coordinated.
+  auto not_attached = [&]() -> std::optional<std::string> {
+    for (size_t i = 0; i < replicas.size(); ++i) {
+      auto info = replicas[i].call({"INFO", "replication"});
+      if (!info)
+        return info.error();
+      if ((*info)->type != REDIS_REPLY_STRING ||
+          std::string_view((*info)->str, (*info)->len).find("master_link_status:up") ==
+              std::string_view::npos)
+        return fmt::format("replica 127.0.0.1:{} is not in sync with its master",
+                           nodes_[static_cast<size_t>(masters_) + i].port);
+    }
+    for (int i = 0; i < masters_; ++i) {
+      const int port = nodes_[static_cast<size_t>(i)].port;
+      auto client = SyncClient::connect(endpoint_of(port), k_command_timeout);
+      if (!client)
+        return client.error();
+      auto role = client->call({"ROLE"});
+      if (!role)
+        return role.error();
+      const redisReply* reply = role->get();
+      if (reply->type != REDIS_REPLY_ARRAY || reply->elements < 3 ||
+          reply->element[2]->type != REDIS_REPLY_ARRAY ||
+          static_cast<int>(reply->element[2]->elements) < replicas_per_master)
+        return fmt::format("master 127.0.0.1:{} does not list its replicas yet", port);
+    }
+    return std::nullopt;
+  };
+  const auto deadline = std::chrono::steady_clock::now() + k_form_limit;
+  while (true) {
+    const std::optional<std::string> waiting = not_attached();
+    if (!waiting)
+      return {};
+    if (std::chrono::steady_clock::now() >= deadline) {
+      return std::unexpected(
+          fmt::format("the replicas did not sync within {}s: {}", k_form_limit.count(), *waiting));
+    }
+    std::this_thread::sleep_for(k_poll);
+  }
+}
+
 EmbeddedCluster::~EmbeddedCluster() {
   // All are asked to stop first, so their shutdowns overlap instead of queueing.
   for (Node& node : nodes_) {
@@ -247,8 +327,8 @@ EmbeddedCluster::~EmbeddedCluster() {
 
 std::vector<Endpoint> EmbeddedCluster::endpoints() const {
   std::vector<Endpoint> endpoints;
-  for (const Node& node : nodes_)
-    endpoints.push_back(endpoint_of(node.port));
+  for (int i = 0; i < masters_; ++i)
+    endpoints.push_back(endpoint_of(nodes_[static_cast<size_t>(i)].port));
   return endpoints;
 }
 

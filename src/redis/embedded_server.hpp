@@ -6,6 +6,7 @@
 #include <expected>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "process/child_process.hpp"
@@ -24,12 +25,20 @@ class EmbeddedServer {
 
   Endpoint endpoint() const;
 
- private:
-  EmbeddedServer(std::filesystem::path directory, process::ChildProcess child)
-      : directory_(std::move(directory)), child_(std::move(child)) {}
+  // Kills the server (SIGKILL: no shutdown, nothing saved) and starts it again on the same
+  // socket, empty, waiting as start() does. Clients see their connections drop and must
+  // connect again. On error, why it did not come back; the server is then down.
+  std::expected<void, std::string> restart();
 
+ private:
+  EmbeddedServer(std::string server_path, std::filesystem::path directory)
+      : server_path_(std::move(server_path)), directory_(std::move(directory)) {}
+  // Spawns the server into child_ and waits until it answers PING.
+  std::expected<void, std::string> launch();
+
+  std::string server_path_;
   std::filesystem::path directory_;  // created by start(), removed by the destructor
-  process::ChildProcess child_;
+  std::optional<process::ChildProcess> child_;
 };
 
 // The last non-empty line of a redis-server log file ("no log" when there is none): what

@@ -43,15 +43,20 @@ std::string node_id(redis::SyncClient& client) {
 }  // namespace
 
 TestCluster& TestCluster::shared() {
-  static TestCluster cluster;
+  static TestCluster cluster(0);
   return cluster;
 }
 
-TestCluster::TestCluster() {
+TestCluster& TestCluster::shared_with_replicas() {
+  static TestCluster cluster(1);
+  return cluster;
+}
+
+TestCluster::TestCluster(int replicas_per_master) {
   auto server = process::find_on_path("redis-server");
   if (!server)
     throw std::runtime_error("redis-server is not on PATH");
-  auto cluster = redis::EmbeddedCluster::start(*server, k_masters);
+  auto cluster = redis::EmbeddedCluster::start(*server, k_masters, replicas_per_master);
   if (!cluster)
     throw std::runtime_error("the test cluster did not start: " + cluster.error());
   cluster_ = std::move(*cluster);

@@ -1,7 +1,8 @@
 #pragma once
 // A real 3-master Redis Cluster for the integration tests (redis::EmbeddedCluster), started on
-// first use and stopped when the test binary exits; and what the tests do to it: find a key's
-// master, connect to it, and move a slot from one master to another while it is in use.
+// first use and stopped when the test binary exits (and one with a replica per master); and what
+// the tests do to it: find a key's master, connect to it, and move a slot from one master to
+// another while it is in use.
 
 #include <cstdint>
 #include <memory>
@@ -20,6 +21,9 @@ class TestCluster {
 
   // Fails the test binary (throws) if the cluster cannot start.
   static TestCluster& shared();
+  // Another cluster of k_masters masters with one replica each, for failovers (started on
+  // first use; its masters change as tests fail over).
+  static TestCluster& shared_with_replicas();
 
   std::vector<redis::Endpoint> endpoints() const { return cluster_->endpoints(); }
   redis::Endpoint seed_endpoint() const { return cluster_->seed_endpoint(); }
@@ -40,7 +44,7 @@ class TestCluster {
   void migrate_slot(uint16_t slot, const redis::NodeAddress& to) const;
 
  private:
-  TestCluster();
+  explicit TestCluster(int replicas_per_master);
   std::unique_ptr<redis::EmbeddedCluster> cluster_;
 };
 
