@@ -70,6 +70,8 @@ checks::CheckParams check_params(const config::Config& config, int64_t limit,
   params.exact = config.checks.exact;
   params.verify_retry_after = config.checks.verify_retry_after;
   params.key_ttl_needed_ms = longest_key_life_ms(contract);
+  params.expect_fail_mode = config.checks.expect_fail_mode;
+  params.recovery_ms = config::to_milliseconds(config.checks.recovery);
   return params;
 }
 

@@ -1,6 +1,7 @@
 #include "app/scenario_server.hpp"
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 
 #include <poll.h>
@@ -14,6 +15,31 @@ namespace {
 constexpr auto k_start_limit = std::chrono::seconds(10);
 constexpr std::string_view k_listening_on = "listening on ";
 constexpr std::string_view k_listening = "listening on http://";
+
+// The Redis serve decides with: the --redis it was given, else $REDIS_URL (which it read
+// too), else the one its "listening on" line names: "..., redis unix:///tmp/x.sock, fail-...".
+std::string redis_of(const std::vector<std::string>& serve_args, const std::string& line) {
+  for (size_t i = 0; i + 1 < serve_args.size(); ++i) {
+    if (serve_args[i] == "--redis")
+      return serve_args[i + 1];
+  }
+  if (const char* env = std::getenv("REDIS_URL"); env != nullptr && *env != '\0')
+    return env;
+  constexpr std::string_view k_redis = ", redis ";
+  const size_t at = line.find(k_redis);
+  if (at == std::string::npos)
+    return "";
+  const size_t from = at + k_redis.size();
+  const size_t end = line.find_first_of(",)", from);
+  return line.substr(from, end == std::string::npos ? std::string::npos : end - from);
+}
+
+void replace_all(std::string& text, std::string_view placeholder, const std::string& value) {
+  for (size_t at = text.find(placeholder); at != std::string::npos;
+       at = text.find(placeholder, at + value.size())) {
+    text.replace(at, placeholder.size(), value);
+  }
+}
 
 }  // namespace
 
@@ -36,10 +62,12 @@ std::expected<std::unique_ptr<ScenarioServer>, std::string> ScenarioServer::star
     const size_t at = printed.find(k_listening);
     const size_t slash =
         at == std::string::npos ? std::string::npos : printed.find('/', at + k_listening.size());
-    if (slash != std::string::npos) {
+    const size_t line_end = printed.find('\n', at == std::string::npos ? 0 : at);
+    if (slash != std::string::npos && line_end != std::string::npos) {
       return std::unique_ptr<ScenarioServer>(new ScenarioServer(
           std::move(*child),
-          printed.substr(at + k_listening_on.size(), slash - at - k_listening_on.size())));
+          printed.substr(at + k_listening_on.size(), slash - at - k_listening_on.size()),
+          redis_of(serve_args, printed.substr(at, line_end - at))));
     }
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
                           deadline - std::chrono::steady_clock::now())
@@ -57,12 +85,9 @@ std::expected<std::unique_ptr<ScenarioServer>, std::string> ScenarioServer::star
   }
 }
 
-std::string with_serve_url(std::string text, const std::string& url) {
-  constexpr std::string_view k_placeholder = "{serve}";
-  for (size_t at = text.find(k_placeholder); at != std::string::npos;
-       at = text.find(k_placeholder, at + url.size())) {
-    text.replace(at, k_placeholder.size(), url);
-  }
+std::string with_serve_url(std::string text, const std::string& url, const std::string& redis_url) {
+  replace_all(text, "{serve-redis}", redis_url);
+  replace_all(text, "{serve}", url);
   return text;
 }
 

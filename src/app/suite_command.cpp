@@ -35,11 +35,13 @@ struct ScenarioOutcome {
   }
 };
 
-// The scenario's configuration, with {serve} standing for `serve_url`.
-config::Config config_of(const Scenario& scenario, const std::string& serve_url) {
+// The scenario's configuration, with {serve} standing for `serve_url` and {serve-redis} for
+// `serve_redis`.
+config::Config config_of(const Scenario& scenario, const std::string& serve_url,
+                         const std::string& serve_redis) {
   std::vector<std::string> args;
   for (const std::string& arg : scenario.argv)
-    args.push_back(with_serve_url(arg, serve_url));
+    args.push_back(with_serve_url(arg, serve_url, serve_redis));
   std::vector<const char*> argv;
   for (const std::string& arg : args)
     argv.push_back(arg.c_str());
@@ -61,7 +63,7 @@ ScenarioOutcome run_scenario(const Scenario& scenario, config::Config config) {
         throw cannot_test(started.error());
       server = std::move(*started);
       const config::OutputConfig output = config.output;
-      config = config_of(scenario, server->url());
+      config = config_of(scenario, server->url(), server->redis_url());
       config.output = output;
     }
     outcome.reports = run_checks(config);
@@ -245,8 +247,9 @@ std::vector<std::pair<Scenario, config::Config>> load_suite(const config::Config
     try {
       if (!scenario)
         throw usage_error(scenario.error());
-      // {serve} gets its real port when the scenario runs.
-      config::Config scenario_config = config_of(*scenario, "http://127.0.0.1:1");
+      // {serve} gets its real port, and {serve-redis} its Redis, when the scenario runs.
+      config::Config scenario_config =
+          config_of(*scenario, "http://127.0.0.1:1", "redis://127.0.0.1:1");
       scenario_config.output.hook = config.output.hook;  // no notices on stderr in hook mode
       scenario_config.output.quiet = true;
       scenario_config.output.html_path = config.output.html_path;  // records the timelines

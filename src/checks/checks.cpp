@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "checks/fault_checks.hpp"
 #include "checks/key_ttl.hpp"
 #include "checks/time_checks.hpp"
 #include "config/count_text.hpp"
@@ -190,6 +191,8 @@ std::vector<CheckResult> evaluate_checks(const std::vector<RunStats>& runs,
           check_retry_accuracy(runs, params),
           check_retry_honest(params, verification),
           check_key_ttl(runs, params),
+          check_fail_mode(runs, params),
+          check_recovery(runs, params),
           check_errors(runs, params)};
 }
 

@@ -49,6 +49,10 @@ struct CheckParams {
   // The longest TTL a limiter key can need: the window, or a bucket's refill from empty to
   // full (burst / refill rate); 0: not judged. key-ttl allows max(1 s, 10 %) more.
   int64_t key_ttl_needed_ms = 0;
+  // --fault: the fail mode expected while a fault holds ("open" or "closed"; unset: not
+  // judged), and the longest a limiter may take to decide normally again after one.
+  std::optional<std::string> expect_fail_mode;
+  int64_t recovery_ms = 1000;
 };
 
 std::vector<CheckResult> evaluate_checks(const std::vector<RunStats>& runs,

@@ -8,6 +8,12 @@
 
 namespace rlcheck::checks {
 
+// A request a fault check names (the run is the RunStats' run).
+struct FaultRequest {
+  uint64_t seq = 0;     // 0-based request number within the run
+  int64_t sent_ns = 0;  // from the run's start line
+};
+
 struct FaultWindow {
   std::string spec;      // as typed: "pause@1s+2s"
   int64_t at_ns = 0;     // when it was applied, from the run's start line
@@ -19,6 +25,18 @@ struct FaultWindow {
   int64_t during_denied = 0;
   int64_t during_errors = 0;
   std::optional<int64_t> recovered_after_ns;  // from until_ns to the first normal decision
+  // What fail-mode judges. A decision made while the fault held is a request sent and answered
+  // within [at, until]: one answered after until was decided by a Redis that was back, and one
+  // sent before at may have been decided before the fault began.
+  int64_t allowed_while_faulted = 0;  // allowed, sent and answered within [at, until]
+  std::optional<FaultRequest> first_allowed_while_faulted;
+  // denied, sent and answered within [at, until]; or errored with a span overlapping it.
+  int64_t refused_while_faulted = 0;
+  std::optional<FaultRequest> first_refused_while_faulted;
+  // What recovery judges: requests sent after until (and before the next fault began).
+  int64_t sent_after = 0;
+  int64_t errors_after = 0;
+  std::optional<int64_t> last_error_after_ns;  // from until_ns to the last one's send
 };
 
 }  // namespace rlcheck::checks

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "checks/fault_checks.hpp"
+
 namespace rlcheck::checks {
 namespace {
 
@@ -79,7 +81,8 @@ IdentityRecords audit_run(RunStats& stats, std::vector<engine::RequestRecord>& r
   return identities;
 }
 
-RunStats summarize_run(int run, engine::RunResult& result, const AuditParams& audit) {
+RunStats summarize_run(int run, engine::RunResult& result, const AuditParams& audit,
+                       std::vector<FaultWindow> faults) {
   const int64_t max_retry_after_ms = audit.max_retry_after_ms;
   RunStats stats;
   stats.run = run;
@@ -129,6 +132,8 @@ RunStats summarize_run(int run, engine::RunResult& result, const AuditParams& au
   stats.latency = {to_ms(latency.percentile(50)), to_ms(latency.percentile(90)),
                    to_ms(latency.percentile(99)), to_ms(latency.max()),
                    to_ms(latency.percentile(99.9))};
+  stats.faults = std::move(faults);
+  measure_faults(stats.faults, result.records);
   const IdentityRecords identities = audit_run(stats, result.records, result.start_wall_ns, audit);
   if (audit.timeline) {
     stats.timeline =

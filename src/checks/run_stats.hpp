@@ -104,7 +104,9 @@ IdentityRecords audit_run(RunStats& stats, std::vector<engine::RequestRecord>& r
                           int64_t start_wall_ns, const AuditParams& audit);
 
 // Also prepares `result` for the audits: its records end up ordered by identity (by seq within
-// one), and admissions without a fixed-window index get the wall clock's.
-RunStats summarize_run(int run, engine::RunResult& result, const AuditParams& audit);
+// one), and admissions without a fixed-window index get the wall clock's. `faults` (--fault:
+// what was applied during this run) become the stats' faults, measured against its records.
+RunStats summarize_run(int run, engine::RunResult& result, const AuditParams& audit,
+                       std::vector<FaultWindow> faults = {});
 
 }  // namespace rlcheck::checks

@@ -31,6 +31,9 @@ constexpr std::string_view k_grid = "#eeeeee";
 constexpr std::string_view k_hint_ok = "#546e7a";
 constexpr std::string_view k_hint_early = "#e53935";
 constexpr std::string_view k_hint_late = "#ef6c00";
+constexpr std::string_view k_fault_fill = "rgba(0,137,123,0.22)";
+constexpr std::string_view k_fault_stroke = "#00897b";
+constexpr std::string_view k_fault_text = "#00695c";
 
 constexpr std::string_view k_style = R"css(
 body{margin:0;background:#f4f5f7;color:#212121;
@@ -242,7 +245,8 @@ constexpr double bar_span = 44;  // the tallest bar, above and below the baselin
 
 std::string timeline_svg(const std::string& id, const checks::Timeline& timeline,
                          const checks::TimelineSeries& series, const checks::AdmissionPeak* worst,
-                         const std::string& contract_text) {
+                         const std::string& contract_text,
+                         const std::vector<checks::FaultWindow>& faults) {
   using namespace frame;
   const double duration = static_cast<double>(std::max<int64_t>(timeline.duration_ns, 1));
   const double plot_width = right - left;
@@ -319,6 +323,23 @@ std::string timeline_svg(const std::string& id, const checks::Timeline& timeline
         k_span_text, esc(peak_text(*worst)));
   }
 
+  // Each applied fault as a translucent band with its spec, behind the bars like the span; an
+  // instant fault (kill-clients) still gets a visible sliver.
+  for (const checks::FaultWindow& fault : faults) {
+    if (!fault.applied)
+      continue;
+    const double x0 = x_of(static_cast<double>(fault.at_ns));
+    const double x1 = x_of(static_cast<double>(std::max(fault.until_ns, fault.at_ns)));
+    out += fmt::format(
+        "<rect class=\"fault\" x=\"{:.2f}\" y=\"{}\" width=\"{:.2f}\" height=\"{}\" "
+        "fill=\"{}\" stroke=\"{}\" stroke-dasharray=\"3 2\"><title>{}</title></rect>\n"
+        "<text class=\"fault-label\" x=\"{:.1f}\" y=\"{}\" font-size=\"11\" "
+        "font-weight=\"600\" fill=\"{}\" stroke=\"#ffffff\" stroke-width=\"3\" "
+        "paint-order=\"stroke\">{}</text>\n",
+        x0, top, std::max(x1 - x0, 3.0), bottom - top, k_fault_fill, k_fault_stroke,
+        esc(fault.spec), std::min(x0 + 3, right - 90), top + 13, k_fault_text, esc(fault.spec));
+  }
+
   // Bars as one path per kind: allowed up, denied down, errors below the denied.
   std::string allowed_path, denied_path, error_path;
   for (size_t bin = 0; bin < bins; ++bin) {
@@ -371,7 +392,7 @@ std::string timeline_svg(const std::string& id, const checks::Timeline& timeline
   return out + "</svg>\n";
 }
 
-std::string legend_html() {
+std::string legend_html(bool faults) {
   auto item = [](std::string_view style, std::string_view text) {
     return fmt::format("<span><i style=\"{}\"></i>{}</span>", style, text);
   };
@@ -383,11 +404,17 @@ std::string legend_html() {
          item(fmt::format("height:0;border-top:2px dashed {}", k_contract), "contract") +
          item(fmt::format("background:{};border:1px solid {}", k_span_fill, k_span_stroke),
               "worst span") +
+         (faults ? item(fmt::format("background:{};border:1px dashed {}", k_fault_fill,
+                                    k_fault_stroke),
+                        "fault (--fault)")
+                 : std::string()) +
          "</p>\n";
 }
 
 std::string timelines_html(const Report& report, const std::string& prefix) {
-  std::string out = "<h3>Timeline</h3>\n" + legend_html();
+  const bool faults = std::any_of(report.runs.begin(), report.runs.end(),
+                                  [](const checks::RunStats& run) { return !run.faults.empty(); });
+  std::string out = "<h3>Timeline</h3>\n" + legend_html(faults);
   size_t drawn = 0;
   for (const checks::RunStats& run : report.runs) {
     if (drawn == k_html_timeline_runs)
@@ -417,7 +444,7 @@ std::string timelines_html(const Report& report, const std::string& prefix) {
           "denied, {} errors</figcaption>\n",
           run.run, series.identity, is_worst ? " (worst span)" : "", allowed, denied, errors);
       out += timeline_svg(id, timeline, series, is_worst ? &run.contract.worst : nullptr,
-                          contract_label(report, timeline.contract_line));
+                          contract_label(report, timeline.contract_line), run.faults);
       out += "</figure>\n";
     }
   }

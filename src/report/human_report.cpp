@@ -109,10 +109,37 @@ std::string header(const Report& report) {
                      limit_text(report), load);
 }
 
+// --fault: one line per fault per run, "fault pause@1s+1s at 1000ms-2000ms: 0 allowed, 12
+// denied, 3 errors during; decided normally again 35ms after" (prefixed "run N: " when there
+// are several runs).
+std::string fault_lines(const Report& report) {
+  const auto ms = [](int64_t ns) { return (ns + 500'000) / 1'000'000; };
+  std::string out;
+  for (const auto& run : report.runs) {
+    const std::string prefix = report.runs.size() > 1 ? fmt::format("run {}: ", run.run) : "";
+    for (const checks::FaultWindow& fault : run.faults) {
+      if (!fault.applied) {
+        out += fmt::format("{}fault {} not applied: {}\n", prefix, fault.spec,
+                           fault.error.empty() ? "the run ended first" : fault.error);
+        continue;
+      }
+      const std::string after =
+          fault.recovered_after_ns
+              ? fmt::format("decided normally again {}ms after", ms(*fault.recovered_after_ns))
+          : fault.sent_after > 0 ? std::string("never decided normally again")
+                                 : std::string("no request was sent after it");
+      out += fmt::format("{}fault {} at {}ms-{}ms: {} allowed, {} denied, {} during; {}\n", prefix,
+                         fault.spec, ms(fault.at_ns), ms(fault.until_ns), fault.during_allowed,
+                         fault.during_denied, config::counted(fault.during_errors, "error"), after);
+    }
+  }
+  return out;
+}
+
 // What happened on the way, when anything did: runs stopped on errors, redirects and
 // reconnects, keys rlcheck could not delete.
 std::string incident_lines(const Report& report) {
-  std::string out;
+  std::string out = fault_lines(report);
   for (const auto& run : report.runs) {
     if (run.stopped_on_errors) {
       out += fmt::format("run {} stopped on errors after {} of {}: no more were sent\n", run.run,

@@ -63,6 +63,25 @@ json audit_to_json(const checks::RunStats& run) {
   return {{"contract", contract}, {"utilisation", utilisation}, {"retry_error", errors}};
 }
 
+// runs[].faults: each fault's window on the run's clock and what the requests met in it.
+json fault_to_json(const checks::FaultWindow& fault) {
+  json out = {{"spec", fault.spec},
+              {"at_ms", ms_of(fault.at_ns)},
+              {"until_ms", ms_of(fault.until_ns)},
+              {"during",
+               {{"allowed", fault.during_allowed},
+                {"denied", fault.during_denied},
+                {"errors", fault.during_errors}}},
+              {"recovered_after_ms", nullptr}};
+  if (fault.recovered_after_ns)
+    out["recovered_after_ms"] = ms_of(*fault.recovered_after_ns);
+  if (!fault.applied) {
+    out["applied"] = false;
+    out["error"] = fault.error;
+  }
+  return out;
+}
+
 json run_to_json(const checks::RunStats& run) {
   json retry = {{"present", run.retry.present},
                 {"missing", run.retry.missing},
@@ -123,6 +142,11 @@ json run_to_json(const checks::RunStats& run) {
   out["stopped_on_errors"] = run.stopped_on_errors;
   if (!run.by_node.empty())
     out["by_node"] = run.by_node;  // Redis Cluster only: a standalone server has no nodes
+  if (!run.faults.empty()) {
+    out["faults"] = json::array();
+    for (const checks::FaultWindow& fault : run.faults)
+      out["faults"].push_back(fault_to_json(fault));
+  }
   return out;
 }
 

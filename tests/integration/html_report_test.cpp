@@ -4,6 +4,7 @@
 
 #include <doctest/doctest.h>
 
+#include <array>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -15,6 +16,12 @@
 
 #include <unistd.h>
 
+#include <fmt/format.h>
+
+#include "checks/contract_audit.hpp"
+#include "checks/fault_checks.hpp"
+#include "checks/timeline.hpp"
+#include "report/html_report.hpp"
 #include "support/run_binary.hpp"
 #include "support/test_redis.hpp"
 
@@ -70,6 +77,19 @@ Rgb over_white(Rgb colour, double alpha) {
     return static_cast<int>(std::lround(255 * (1 - alpha) + channel * alpha));
   };
   return {blend(std::get<0>(colour)), blend(std::get<1>(colour)), blend(std::get<2>(colour))};
+}
+
+// Headless Chromium renders `html` into `png` (1000 x 1400 px); `dir` holds its profile.
+void screenshot(const std::string& html, const std::string& png, const std::filesystem::path& dir) {
+  const ProcessOutcome browser = run_process(
+      {k_chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+       "--disable-background-networking", "--no-first-run", "--disable-extensions",
+       "--hide-scrollbars", "--user-data-dir=" + (dir / "profile").string(),
+       "--window-size=1000,1400", "--screenshot=" + png, "file://" + html},
+      bounded(90));
+  INFO("chromium stderr: " << browser.err);  // mostly noise, shown only on failure
+  REQUIRE_FALSE(browser.timed_out);
+  REQUIRE_MESSAGE(std::filesystem::exists(png), "chromium wrote no screenshot");
 }
 
 std::string read_text(const std::filesystem::path& path) {
@@ -130,15 +150,7 @@ TEST_CASE("--html: a screenshot of the page shows the timeline, denials and the 
   CHECK(page.find("<rect class=\"worst-span\"") != std::string::npos);
   CHECK(page.find("<script") == std::string::npos);
 
-  const ProcessOutcome browser = run_process(
-      {k_chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-       "--disable-background-networking", "--no-first-run", "--disable-extensions",
-       "--hide-scrollbars", "--user-data-dir=" + (dir / "profile").string(),
-       "--window-size=1000,1400", "--screenshot=" + png, "file://" + html},
-      bounded(90));
-  INFO("chromium stderr: " << browser.err);  // mostly noise, shown only on failure
-  REQUIRE_FALSE(browser.timed_out);
-  REQUIRE_MESSAGE(std::filesystem::exists(png), "chromium wrote no screenshot");
+  screenshot(html, png, dir);
 
   const std::map<Rgb, long> colours = colour_histogram(png);
   long all = 0;
@@ -155,6 +167,113 @@ TEST_CASE("--html: a screenshot of the page shows the timeline, denials and the 
   CHECK(allowed > 1000);
   CHECK(denied > 2000);
   CHECK(worst_span > 10000);
+
+  std::filesystem::remove_all(dir);
+}
+
+namespace {
+
+// Where the pixels near `colour` lie, as {x, y, width, height}: those within 7 % on every
+// channel, minus specks smaller than 13 px either way (legend swatches, anti-aliased edges).
+std::array<int, 4> region_of(const std::string& png, Rgb colour) {
+  const std::string rgb =
+      fmt::format("rgb({},{},{})", std::get<0>(colour), std::get<1>(colour), std::get<2>(colour));
+  const ProcessOutcome outcome = run_process(
+      {k_convert, png,       "-fuzz",       "7%",    "-fill",    "#ff00ff", "-opaque", rgb,
+       "-fuzz",   "0",       "-fill",       "black", "+opaque",  "#ff00ff", "-fill",   "white",
+       "-opaque", "#ff00ff", "-morphology", "Open",  "Square:6", "-format", "%@",      "info:"},
+      bounded(60));
+  REQUIRE_MESSAGE(outcome.exit_code == 0, "convert failed: " << outcome.err);
+  std::smatch match;
+  const std::regex box(R"((\d+)x(\d+)\+(\d+)\+(\d+))");
+  REQUIRE_MESSAGE(std::regex_search(outcome.out, match, box), "no region: " << outcome.out);
+  return {std::stoi(match[3]), std::stoi(match[4]), std::stoi(match[1]), std::stoi(match[2])};
+}
+
+// One identity over 4 s: 20 admissions in the first second against a sliding limit of 10 (the
+// worst span), denials after; a pause from 2 s to 3 s. As summarize_run and the checks fill it.
+rlcheck::report::Report faulted_report() {
+  using rlcheck::engine::Outcome;
+  constexpr int64_t ms = 1'000'000;
+  std::vector<rlcheck::engine::RequestRecord> records;
+  for (int64_t t = 0; t < 4000; t += 50) {
+    rlcheck::engine::RequestRecord record;
+    record.seq = records.size();
+    record.sent_ns = t * ms;
+    record.replied_ns = t * ms + ms / 2;
+    record.outcome = t < 1000 ? Outcome::allowed : Outcome::denied;
+    records.push_back(record);
+  }
+  rlcheck::checks::AdmissionRule rule;
+  rule.limit = 10;
+  rule.window_ns = 1000 * ms;
+  const auto identities = rlcheck::checks::split_by_identity(records, 1);
+  rlcheck::checks::RunStats run;
+  run.run = 1;
+  run.requests = static_cast<int64_t>(records.size());
+  run.duration_ms = 4000;
+  run.contract = rlcheck::checks::audit_contract(identities, rule);
+  run.peak = run.contract.worst;
+  run.timeline =
+      rlcheck::checks::build_timeline(identities, rule, 4000 * ms, run.contract.worst_identity);
+  rlcheck::checks::FaultWindow pause;
+  pause.spec = "pause@2s+1s";
+  pause.at_ns = 2000 * ms;
+  pause.until_ns = 3000 * ms;
+  pause.applied = true;
+  run.faults = {pause};
+  rlcheck::checks::measure_faults(run.faults, records);
+
+  rlcheck::report::Report report;
+  report.target.url = "redis://127.0.0.1:6379";
+  report.target.strategy = "fixed-window";
+  report.params.limit = 10;
+  report.params.window_ms = 1000;
+  report.params.runs = 1;
+  report.params.rate = "20/s";
+  report.params.duration_ms = 4000;
+  report.params.contract = "sliding";
+  report.runs.push_back(run);
+  return report;
+}
+
+}  // namespace
+
+TEST_CASE("--html with --fault: a screenshot shows the fault's band where the fault was") {
+  REQUIRE(access(k_chromium, X_OK) == 0);
+  REQUIRE(access(k_convert, X_OK) == 0);
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("rlcheck-fault-html-" + std::to_string(getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string html = (dir / "report.html").string();
+  const std::string png = (dir / "report.png").string();
+  INFO("files in " << dir.string());
+  const rlcheck::report::Report report = faulted_report();
+  std::ofstream(html) << rlcheck::report::render_html({report});
+  screenshot(html, png, dir);
+
+  // The band over white and the worst span over white, each a region of the screenshot.
+  const std::map<Rgb, long> colours = colour_histogram(png);
+  const Rgb band = over_white({0, 137, 123}, 0.22);
+  INFO("fault teal " << pixels_near(colours, band, 4));
+  CHECK(pixels_near(colours, band, 4) > 10000);
+  const std::array<int, 4> fault = region_of(png, band);
+  const std::array<int, 4> span = region_of(png, over_white({255, 160, 0}, 0.35));
+  INFO("fault at x " << fault[0] << " width " << fault[2] << ", span at x " << span[0] << " width "
+                     << span[2]);
+  // The plot is 788 px for the run's 4 s: the fault is a quarter of it, 2 s after the span's
+  // start. Both start at the plot's top and reach at least the baseline (106 px; the bars
+  // below it cut the bands into slivers that do not count as a region).
+  const auto& run = report.runs.front();
+  const double px_per_ns = 788.0 / static_cast<double>(run.timeline->duration_ns);
+  CHECK(std::abs(fault[2] - 197) <= 4);
+  CHECK(std::abs(fault[1] - span[1]) <= 2);
+  CHECK(fault[3] >= 100);
+  CHECK(span[3] >= 100);
+  const double expected_dx =
+      static_cast<double>(run.faults[0].at_ns - run.contract.worst.start_ns) * px_per_ns;
+  CHECK(std::abs(static_cast<double>(fault[0] - span[0]) - expected_dx) <= 4);
 
   std::filesystem::remove_all(dir);
 }

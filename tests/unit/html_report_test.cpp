@@ -300,3 +300,37 @@ TEST_CASE("a sub-millisecond run labels its bins in microseconds, not as 0.0 ms"
   CHECK(html.find("per 0.0 ms bin") == std::string::npos);
   CHECK(html.find("per 2.25 µs bin") != std::string::npos);
 }
+
+TEST_CASE("each applied fault is a shaded band with its spec, where it was in the run") {
+  Report report = report_of(2);
+  rlcheck::checks::FaultWindow pause;
+  pause.spec = "pause@1s+1s";
+  pause.at_ns = 1000 * k_ms;
+  pause.until_ns = 2000 * k_ms;
+  pause.applied = true;
+  rlcheck::checks::FaultWindow failed;
+  failed.spec = "restart@3s";
+  failed.error = "restart needs the embedded Redis";
+  report.runs[0].faults = {pause, failed};
+  const std::string html = render_html({report});
+  // Run 1's two identities get the band; the unapplied fault and run 2 get none.
+  CHECK(count_of(html, "<rect class=\"fault\"") == 2);
+  CHECK(html.find("restart@3s") == std::string::npos);
+  CHECK(html.find("fault (--fault)") != std::string::npos);  // in the legend
+  const std::string svg = element(html, "svg", "id=\"run-1-identity-1\"");
+  const double plot_x = attribute(svg, "class=\"plot-area\"", "x");
+  const double plot_width = attribute(svg, "class=\"plot-area\"", "width");
+  CHECK((attribute(svg, "class=\"fault\"", "x") - plot_x) / plot_width ==
+        doctest::Approx(0.25).epsilon(0.002));
+  CHECK(attribute(svg, "class=\"fault\"", "width") / plot_width ==
+        doctest::Approx(0.25).epsilon(0.002));
+  CHECK(svg.find("class=\"fault-label\"") != std::string::npos);
+  CHECK(svg.find(">pause@1s+1s</text>") != std::string::npos);
+  CHECK(element(html, "svg", "id=\"run-2-identity-0\"").find("class=\"fault") == std::string::npos);
+}
+
+TEST_CASE("without faults the timeline has no band and the legend no fault entry") {
+  const std::string html = render_html({report_of(1)});
+  CHECK(html.find("class=\"fault") == std::string::npos);
+  CHECK(html.find("fault (--fault)") == std::string::npos);
+}

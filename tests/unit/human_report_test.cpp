@@ -269,3 +269,46 @@ TEST_CASE("render_human says when a run stopped on errors, and which keys were l
   CHECK(cluster.find("redirects: moved 3, ask 0, tryagain 1\n") != std::string::npos);
   CHECK(cluster.find("reconnects: 2\n") != std::string::npos);
 }
+
+namespace {
+
+rlcheck::checks::FaultWindow measured_pause() {
+  rlcheck::checks::FaultWindow fault;
+  fault.spec = "pause@1s+1s";
+  fault.at_ns = 1'000'000'000;
+  fault.until_ns = 2'000'000'000;
+  fault.applied = true;
+  fault.during_denied = 12;
+  fault.during_errors = 3;
+  fault.sent_after = 40;
+  fault.recovered_after_ns = 35'200'000;
+  return fault;
+}
+
+}  // namespace
+
+TEST_CASE("render_human has a line per fault: its window, what it met, when decisions resumed") {
+  Report report = report_with({{"recovery", Status::pass, "within 1000ms"}}, Verdict::pass);
+  rlcheck::checks::RunStats run;
+  run.run = 1;
+  rlcheck::checks::FaultWindow unapplied;
+  unapplied.spec = "restart@3s";
+  unapplied.error = "restart needs the embedded Redis";
+  run.faults = {measured_pause(), unapplied};
+  report.runs.push_back(run);
+  const std::string text = render_human(report, TextStyle{});
+  CHECK(text.find("fault pause@1s+1s at 1000ms-2000ms: 0 allowed, 12 denied, 3 errors during; "
+                  "decided normally again 35ms after\n") != std::string::npos);
+  CHECK(text.find("fault restart@3s not applied: restart needs the embedded Redis\n") !=
+        std::string::npos);
+
+  // Several runs: each line says whose; a fault nothing was decided normally after says so.
+  run.run = 2;
+  run.faults = {measured_pause()};
+  run.faults[0].recovered_after_ns.reset();
+  report.runs.push_back(run);
+  const std::string two = render_human(report, TextStyle{});
+  CHECK(two.find("run 1: fault pause@1s+1s at 1000ms-2000ms") != std::string::npos);
+  CHECK(two.find("run 2: fault pause@1s+1s at 1000ms-2000ms: 0 allowed, 12 denied, 3 errors "
+                 "during; never decided normally again\n") != std::string::npos);
+}

@@ -292,3 +292,30 @@ TEST_CASE("to_json reports p999 latency") {
   report.runs[0].latency.p999 = 3.9;
   CHECK(to_json(report).at("runs")[0].at("latency_ms").at("p999") == 3.9);
 }
+
+TEST_CASE("to_json runs[].faults: window, during counts, recovery; applied and error if not") {
+  Report report = sample_report();
+  CHECK_FALSE(to_json(report)["runs"][0].contains("faults"));
+  rlcheck::checks::FaultWindow pause;
+  pause.spec = "pause@1s+1s";
+  pause.at_ns = 1'000'250'000;
+  pause.until_ns = 2'000'250'000;
+  pause.applied = true;
+  pause.during_allowed = 1;
+  pause.during_denied = 12;
+  pause.during_errors = 3;
+  pause.recovered_after_ns = 35'123'456;
+  rlcheck::checks::FaultWindow late = pause;
+  late.spec = "restart@9s";
+  late.applied = false;
+  late.error = "the run ended first";
+  late.recovered_after_ns.reset();
+  report.runs[0].faults = {pause, late};
+  const json faults = to_json(report)["runs"][0]["faults"];
+  REQUIRE(faults.size() == 2);
+  CHECK(faults[0] == json::parse(R"({"spec": "pause@1s+1s", "at_ms": 1000.25, "until_ms": 2000.25,
+      "during": {"allowed": 1, "denied": 12, "errors": 3}, "recovered_after_ms": 35.123})"));
+  CHECK(faults[1]["applied"] == false);
+  CHECK(faults[1]["error"] == "the run ended first");
+  CHECK(faults[1]["recovered_after_ms"].is_null());
+}

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "app/scenario.hpp"
+#include "app/scenario_server.hpp"
 
 using rlcheck::app::load_scenario;
 
@@ -149,4 +150,14 @@ TEST_CASE("TLS, cluster and pipeline keys are scenario keys; certificate paths a
   const auto refused = load_scenario(piped);
   REQUIRE_FALSE(refused.has_value());
   CHECK(refused.error().find("pipeline") != std::string::npos);
+}
+
+TEST_CASE("with_serve_url fills {serve} and {serve-redis}, every occurrence") {
+  using rlcheck::app::with_serve_url;
+  CHECK(with_serve_url("{serve}/api?b={serve}", "http://127.0.0.1:8") ==
+        "http://127.0.0.1:8/api?b=http://127.0.0.1:8");
+  CHECK(with_serve_url("{serve-redis}", "http://127.0.0.1:8", "unix:///tmp/r.sock") ==
+        "unix:///tmp/r.sock");
+  CHECK(with_serve_url("--limiter-redis={serve-redis} {serve}", "http://h:1", "redis://r:2/2") ==
+        "--limiter-redis=redis://r:2/2 http://h:1");
 }
