@@ -286,8 +286,8 @@ report::Report check_redis_limiter(RedisSession& session, const config::Config& 
       records->write_run(strategy == Strategy::script ? config.redis.script_path : name, run,
                          result.records);
     }
-    checks::RunStats stats = checks::summarize_run(run, result, contract.audit);
-    stats.faults = std::move(fault_windows);
+    checks::RunStats stats =
+        checks::summarize_run(run, result, contract.audit, std::move(fault_windows));
     std::vector<std::string> keys;
     if (reached_redis(result.records))
       keys = limiter->keys_touched(result.records);

@@ -9,6 +9,7 @@
 #include "config/reply_format.hpp"
 #include "config/strategy_name.hpp"
 #include "engine/placeholder_template.hpp"
+#include "redis/connect_target.hpp"
 #include "redis/endpoint.hpp"
 
 namespace rlcheck::cli {
@@ -80,12 +81,12 @@ void fill_script_reply(const RawOptions& raw, config::RedisConfig& redis) {
 
 void fill_redis(const RawOptions& raw, config::Config& config) {
   config::RedisConfig& redis = config.redis;
-  if (raw.redis_url) {
-    auto endpoint = redis::parse_endpoint(*raw.redis_url);
+  if (raw.redis_url && *raw.redis_url != rlcheck::redis::k_embedded_url) {
+    auto endpoint = rlcheck::redis::parse_endpoint(*raw.redis_url);
     if (!endpoint)
       throw usage_error(fmt::format("--redis: {}", endpoint.error()));
-    redis.url = raw.redis_url;
   }
+  redis.url = raw.redis_url;
   redis.strategy = strategy_named("--strategy", raw.strategy);
   if (raw.script) {
     std::error_code error;

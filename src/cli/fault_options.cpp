@@ -2,6 +2,7 @@
 
 #include "app/exit_code.hpp"
 #include "cli/raw_options.hpp"
+#include "redis/connect_target.hpp"
 #include "redis/endpoint.hpp"
 
 namespace rlcheck::cli {
@@ -18,9 +19,10 @@ void check_restart(const RawOptions& raw, bool http, const config::FaultSpec& fa
         "on --limiter-redis, which rlcheck did not start",
         fault.text));
   }
-  if (raw.redis_url) {
+  if (raw.redis_url && *raw.redis_url != redis::k_embedded_url) {
     throw usage_error(fmt::format(
-        "--fault: {} restarts only the private redis-server rlcheck starts, not --redis {}",
+        "--fault: {} restarts only the private redis-server rlcheck starts (--redis embedded), "
+        "not --redis {}",
         fault.text, *raw.redis_url));
   }
   if (raw.embedded_cluster) {

@@ -8,6 +8,7 @@
 
 #include "app/exit_code.hpp"
 #include "cli/raw_options.hpp"
+#include "redis/connect_target.hpp"
 #include "redis/endpoint.hpp"
 
 namespace rlcheck::cli {
@@ -78,6 +79,10 @@ void check_redis_target(const char* flag, const RawOptions& raw) {
         fmt::format("{}: applies to a TLS Redis; give --redis rediss://host:port (the default "
                     "127.0.0.1:6379 and a private redis-server are not TLS)",
                     flag));
+  }
+  if (*url == redis::k_embedded_url) {
+    throw usage_error(
+        fmt::format("{}: applies to a TLS Redis; the private redis-server is not TLS", flag));
   }
   auto endpoint = redis::parse_endpoint(*url);
   if (!endpoint)

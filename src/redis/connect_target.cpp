@@ -77,10 +77,38 @@ std::expected<ConnectedTarget, std::string> start_embedded_cluster(
   return target;
 }
 
+// The private redis-server. `tried`: why the default 127.0.0.1:6379 was not used (empty with
+// --redis embedded).
+std::expected<ConnectedTarget, std::string> start_embedded(
+    const TargetChoice& choice, const std::function<void(const std::string&)>& notice,
+    const std::string& tried) {
+  const std::string before = tried.empty() ? "--redis embedded" : tried;
+  auto server_path = process::find_on_path("redis-server");
+  if (!server_path) {
+    return std::unexpected(fmt::format(
+        "{}, and redis-server is not on PATH to start a private one; pass --redis URL", before));
+  }
+  auto server = EmbeddedServer::start(*server_path);
+  if (!server) {
+    return std::unexpected(
+        fmt::format("{}; starting a private redis-server failed: {}", before, server.error()));
+  }
+  auto embedded = connect_to((*server)->endpoint(), choice.timeout);
+  if (!embedded)
+    return std::unexpected(embedded.error());
+  notice(fmt::format("{}started a private redis-server on {} (stopped at exit)",
+                     tried.empty() ? "" : "nothing answers on 127.0.0.1:6379; ",
+                     embedded->endpoint.display()));
+  embedded->embedded = std::move(*server);
+  return embedded;
+}
+
 std::expected<ConnectedTarget, std::string> connect_standalone_or_url(
     const TargetChoice& choice, const std::function<void(const std::string&)>& notice) {
   if (choice.embedded_cluster > 0)
     return start_embedded_cluster(choice, notice);
+  if (choice.url && *choice.url == k_embedded_url)
+    return start_embedded(choice, notice, "");
   if (choice.url || choice.env_url) {
     const std::string& url = choice.url ? *choice.url : *choice.env_url;
     auto endpoint = parse_endpoint(url);
@@ -101,26 +129,7 @@ std::expected<ConnectedTarget, std::string> connect_standalone_or_url(
   if (target)
     return target;
 
-  auto server_path = process::find_on_path("redis-server");
-  if (!server_path) {
-    return std::unexpected(
-        fmt::format("{}, and redis-server is not on PATH to start a private one; pass --redis URL",
-                    target.error()));
-  }
-  auto server = EmbeddedServer::start(*server_path);
-  if (!server) {
-    return std::unexpected(fmt::format("{}; starting a private redis-server failed: {}",
-                                       target.error(), server.error()));
-  }
-  auto embedded = connect_to((*server)->endpoint(), choice.timeout);
-  if (!embedded)
-    return std::unexpected(embedded.error());
-  notice(
-      fmt::format("nothing answers on 127.0.0.1:6379; started a private redis-server on {} "
-                  "(stopped at exit)",
-                  embedded->endpoint.display()));
-  embedded->embedded = std::move(*server);
-  return embedded;
+  return start_embedded(choice, notice, target.error());
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "config/config.hpp"
 #include "config/duration.hpp"
@@ -25,6 +26,10 @@ struct ConnectedTarget {
   std::optional<SyncClient> control;  // for set-up and tear-down; knows the slot map
   Topology topology;                  // standalone_topology(endpoint) until discovery
 };
+
+// --redis embedded: always the private redis-server, even when 127.0.0.1:6379 or $REDIS_URL
+// would answer (a test of restart@, say, must not touch a shared server).
+inline constexpr std::string_view k_embedded_url = "embedded";
 
 struct TargetChoice {
   std::optional<std::string> url;      // --redis
