@@ -202,6 +202,31 @@ TEST_CASE("errors of a run stopped on them say that no more requests were sent")
   CHECK(mentions(r.detail, "1 errored request > --max-errors 0; no more requests were sent"));
 }
 
+TEST_CASE("errors during an applied fault are left to fail-mode and recovery") {
+  RunStats faulted = run(1, 10);
+  faulted.errors = 5;
+  rlcheck::checks::FaultWindow pause;
+  pause.spec = "pause@1s+1s";
+  pause.applied = true;
+  pause.during_errors = 4;
+  faulted.faults.push_back(pause);
+  CheckParams tolerant;
+  tolerant.max_errors = 1;
+  const CheckResult r = check({faulted}, "errors", tolerant);
+  CHECK(r.status == Status::pass);
+  CHECK(mentions(r.detail, "1 errored request outside faults"));
+  CHECK(mentions(r.detail, "4 during faults"));
+
+  faulted.errors = 7;  // 3 outside the fault: more than --max-errors 1
+  const CheckResult over = check({faulted}, "errors", tolerant);
+  CHECK(over.status == Status::fail);
+  CHECK(mentions(over.detail, "3 errored requests besides 4 during faults > --max-errors 1"));
+
+  faulted.faults.front().applied = false;  // not applied: every error counts
+  CHECK(check({faulted}, "errors", tolerant).status == Status::fail);
+  CHECK(mentions(check({faulted}, "errors", tolerant).detail, "7 errored requests > "));
+}
+
 TEST_CASE("the verdict is error when errors failed, even beside other failures") {
   std::vector<CheckResult> checks{{"limit", Status::fail, "over"},
                                   {"errors", Status::fail, "3 errored"},
