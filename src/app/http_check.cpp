@@ -285,8 +285,8 @@ report::Report check_http_endpoint(const config::Config& config, const std::stri
   report.params.window_from_reset = judged.window_from_reset;
   FitRecords fit(config);
   for (size_t i = 0; i < results.size(); ++i) {
-    report.runs.push_back(checks::summarize_run(static_cast<int>(i + 1), results[i],
-                                                contract.audit, std::move(fault_windows[i])));
+    report.runs.push_back(checks::summarize_run(static_cast<int>(i + 1), results[i], contract.audit,
+                                                std::move(fault_windows[i])));
     fit.keep(results[i]);
   }
   report.interrupted = interrupted;

@@ -81,15 +81,6 @@ std::optional<Clock::time_point> kill_after_entries(PrivateRedis& server, long l
   return std::nullopt;
 }
 
-bool valid_junit(const std::string& file) {
-  auto xmllint = rlcheck::process::find_on_path("xmllint");
-  REQUIRE(xmllint.has_value());
-  const ProcessOutcome outcome =
-      run_process({*xmllint, "--noout", "--schema", fixture("junit.xsd"), file});
-  INFO(outcome.err);
-  return outcome.exit_code == 0;
-}
-
 std::string check_detail(const json& report, const std::string& id) {
   for (const auto& check : report.at("checks")) {
     if (check.at("id") == id)

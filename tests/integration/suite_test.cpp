@@ -42,16 +42,6 @@ struct TempDir {
   }
 };
 
-// xmllint --schema: the JUnit file parses and has the shape CI systems read.
-bool valid_junit(const std::string& file) {
-  auto xmllint = rlcheck::process::find_on_path("xmllint");
-  REQUIRE(xmllint.has_value());
-  const ProcessOutcome outcome =
-      run_process({*xmllint, "--noout", "--schema", fixture("junit.xsd"), file});
-  INFO(outcome.err);
-  return outcome.exit_code == 0;
-}
-
 }  // namespace
 
 TEST_CASE("the shipped scenarios behave as they expect") {

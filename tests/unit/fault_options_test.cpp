@@ -6,30 +6,20 @@
 
 #include "app/exit_code.hpp"
 #include "cli/command_line.hpp"
+#include "command_line_support.hpp"
 
 using rlcheck::app::ExitCode;
 using rlcheck::app::FatalError;
-using rlcheck::cli::parse_command_line;
 using rlcheck::config::Config;
 using rlcheck::config::FaultKind;
+using rlcheck::testing::parse_arguments;
+using rlcheck::testing::usage_error;
 using namespace std::chrono_literals;
 
 namespace {
 
 Config parse(std::vector<const char*> args) {
-  args.insert(args.begin(), "rlcheck");
-  return parse_command_line(static_cast<int>(args.size()), args.data()).config;
-}
-
-std::string usage_error(std::vector<const char*> args) {
-  try {
-    parse(std::move(args));
-  } catch (const FatalError& error) {
-    CHECK(error.code() == ExitCode::usage);
-    return error.what();
-  }
-  FAIL("no usage error");
-  return {};
+  return parse_arguments(std::move(args)).config;
 }
 
 }  // namespace

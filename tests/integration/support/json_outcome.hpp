@@ -3,7 +3,11 @@
 
 #include <string>
 
+#include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
+
+#include "process/child_process.hpp"
+#include "support/run_binary.hpp"
 
 namespace rlcheck::testing {
 
@@ -18,6 +22,16 @@ inline std::string check_status(const nlohmann::json& report, const std::string&
 
 inline std::string fixture(const std::string& name) {
   return std::string(RLCHECK_FIXTURES) + "/" + name;
+}
+
+// xmllint --schema: the JUnit file parses and has the shape CI systems read.
+inline bool valid_junit(const std::string& file) {
+  auto xmllint = process::find_on_path("xmllint");
+  REQUIRE(xmllint.has_value());
+  const ProcessOutcome outcome =
+      run_process({*xmllint, "--noout", "--schema", fixture("junit.xsd"), file});
+  INFO(outcome.err);
+  return outcome.exit_code == 0;
 }
 
 }  // namespace rlcheck::testing
