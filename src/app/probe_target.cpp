@@ -122,7 +122,6 @@ class RedisProbeTarget final : public ProbeTarget {
     const auto limiter = redis::make_strategy(params);
     redis::RunTarget target;
     target.endpoint = session_.target.endpoint;
-    target.login = redis::login_commands(session_.target.endpoint);
     target.slots = session_.target.control->slot_map();
     target.connect_timeout = load.timeout;
     target.strategy = limiter.get();

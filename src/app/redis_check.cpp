@@ -256,7 +256,6 @@ report::Report check_redis_limiter(RedisSession& session, const config::Config& 
     const auto limiter = redis::make_strategy(params);
     redis::RunTarget target;
     target.endpoint = session.target.endpoint;
-    target.login = redis::login_commands(session.target.endpoint);
     target.strategy = limiter.get();
     target.seed = session.seed + static_cast<uint64_t>(run);
     target.pipeline = config.redis.pipeline;

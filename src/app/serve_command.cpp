@@ -49,7 +49,6 @@ int run_serve(const config::Config& config) {
 
   redis::RunTarget redis_target;
   redis_target.endpoint = session.target.endpoint;
-  redis_target.login = redis::login_commands(session.target.endpoint);
   redis_target.seed = session.seed;
   redis_target.slots = session.target.control->slot_map();
 

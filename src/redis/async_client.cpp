@@ -78,11 +78,8 @@ void AsyncClient::on_ready() {
   }
 }
 
-void AsyncClient::on_unreachable(const std::string& why) {
-  const Endpoint& where = connection_->endpoint();
-  std::string message = why.starts_with("refused ")
-                            ? fmt::format("{} {}", where.display(), why)
-                            : fmt::format("cannot connect to {}: {}", where.display(), why);
+void AsyncClient::on_unreachable(const std::string&) {
+  std::string message = connection_->unreachable_message();
   if (connecting_) {
     connecting_ = false;
     pool_->forget(this);
@@ -116,9 +113,7 @@ void AsyncClient::start_with(const Strategy& strategy, uint64_t seq) {
   replies_left_ = 0;
   redirects_ = 0;
   if (connection_->unreachable() && !pool_->cluster()) {
-    fail(ErrorKind::connection,
-         fmt::format("cannot connect to {}: {}", connection_->endpoint().display(),
-                     connection_->last_error()));
+    fail(ErrorKind::connection, connection_->unreachable_message());
     return;
   }
   strategy_->begin(state_, *this);
@@ -195,9 +190,7 @@ void AsyncClient::dispatch_step() {
     connection_ = &pool_->connection(index_, *step_slot_);
   if (!connection_->send(step_.text(), step_commands_, this, generation_)) {
     if (connection_->unreachable() && !pool_->cluster()) {
-      fail(ErrorKind::connection,
-           fmt::format("cannot connect to {}: {}", connection_->endpoint().display(),
-                       connection_->last_error()));
+      fail(ErrorKind::connection, connection_->unreachable_message());
       return;
     }
     waiting_ = true;  // not connected (yet, or again): the step leaves once it is

@@ -26,11 +26,10 @@ namespace rlcheck::redis {
 // Read-only for the run, shared by every connection; only `stats` is written.
 struct RunTarget {
   Endpoint endpoint;
-  std::vector<std::vector<std::string>> login;  // AUTH / SELECT, see login_commands
-  const Strategy* strategy = nullptr;           // for start(); start_with() names its own
-  uint64_t seed = 0;                            // connection c draws from seed ^ hash(c)
-  int pipeline = 1;                             // clients per connection (--pipeline)
-  std::optional<SlotMap> slots;                 // a Redis Cluster: where each slot lives
+  const Strategy* strategy = nullptr;  // for start(); start_with() names its own
+  uint64_t seed = 0;                   // connection c draws from seed ^ hash(c)
+  int pipeline = 1;                    // clients per connection (--pipeline)
+  std::optional<SlotMap> slots;        // a Redis Cluster: where each slot lives
   config::Nanos connect_timeout{std::chrono::seconds(5)};  // each connect, and each reconnect
   TransportStats stats;                                    // written by every connection
 };

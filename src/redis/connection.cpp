@@ -7,6 +7,7 @@
 #include <hiredis/read.h>
 
 #include "engine/event_time.hpp"
+#include "redis/command_buffer.hpp"
 #include "redis/tls_stream.hpp"
 
 namespace rlcheck::redis {
@@ -26,15 +27,6 @@ std::string seconds_text(config::Nanos span) {
   return fmt::format("{:g}s", std::chrono::duration<double>(span).count());
 }
 
-void append_command(std::string& out, const std::vector<std::string>& argv) {
-  out += fmt::format("*{}\r\n", argv.size());
-  for (const std::string& arg : argv) {
-    out += fmt::format("${}\r\n", arg.size());
-    out += arg;
-    out += "\r\n";
-  }
-}
-
 }  // namespace
 
 std::vector<std::vector<std::string>> login_commands(const Endpoint& endpoint) {
@@ -49,6 +41,21 @@ std::vector<std::vector<std::string>> login_commands(const Endpoint& endpoint) {
   if (endpoint.db != 0)
     commands.push_back({"SELECT", std::to_string(endpoint.db)});
   return commands;
+}
+
+std::expected<ConnectionSettings, std::string> connection_settings(const Endpoint& endpoint,
+                                                                   config::Nanos connect_timeout) {
+  ConnectionSettings settings;
+  settings.endpoint = endpoint;
+  settings.login = login_commands(endpoint);
+  settings.connect_timeout = connect_timeout;
+  if (endpoint.tls) {
+    auto tls = TlsContext::shared_for(endpoint.tls_options);
+    if (!tls)
+      return std::unexpected(tls.error());
+    settings.tls = std::move(*tls);
+  }
+  return settings;
 }
 
 Connection::Connection(event_base* base, ConnectionSettings settings)
@@ -102,6 +109,14 @@ void Connection::open() {
   write_armed_ = true;
   const timeval limit = engine::to_timeval(settings_.connect_timeout);
   evtimer_add(timer_, &limit);
+}
+
+std::string Connection::unreachable_message() const {
+  const std::string where = settings_.endpoint.display();
+  if (last_error_.starts_with("refused "))
+    return fmt::format("{} {}", where, last_error_);
+  return fmt::format("cannot connect to {}: {}", where,
+                     last_error_.empty() ? "no answer within the timeout" : last_error_);
 }
 
 void Connection::when_ready(ReadyWaiter* waiter) {
@@ -210,10 +225,14 @@ void Connection::start_login() {
   auto commands = settings_.login;
   commands.push_back({"PING"});
   login_replies_left_ = commands.size();
+  CommandBuffer login;
   for (const auto& command : commands) {
-    append_command(out_, command);
+    login.then(command.size());
+    for (const std::string& arg : command)
+      login.add(arg);
     pending_.push_back({nullptr, 0});
   }
+  out_.append(login.text());
   flush();
 }
 

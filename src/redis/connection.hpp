@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <expected>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -81,6 +82,9 @@ class Connection {
   const Endpoint& endpoint() const { return settings_.endpoint; }
   // Why the connection last failed or was lost; empty while it never did.
   const std::string& last_error() const { return last_error_; }
+  // That, for a message naming the server: "cannot connect to URL: why", or "URL refused AUTH:
+  // ..." when the login was refused.
+  std::string unreachable_message() const;
 
  private:
   enum class State { idle, connecting, handshaking, logging_in, ready, backing_off, unreachable };
@@ -132,5 +136,10 @@ class Connection {
 
 // The commands that make a fresh connection ready: AUTH and SELECT where the endpoint asks.
 std::vector<std::vector<std::string>> login_commands(const Endpoint& endpoint);
+
+// The settings of a connection to `endpoint`: its login, and its TLS context for rediss://
+// (on error: why the --tls-* files cannot be used). Reconnects and stats are the caller's.
+std::expected<ConnectionSettings, std::string> connection_settings(const Endpoint& endpoint,
+                                                                   config::Nanos connect_timeout);
 
 }  // namespace rlcheck::redis

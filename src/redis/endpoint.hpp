@@ -23,6 +23,14 @@ struct Endpoint {
   config::TlsConfig tls_options;
 
   bool is_unix() const { return !socket_path.empty(); }
+  // The same login and TLS settings at another host and port (a cluster node).
+  Endpoint at(std::string node_host, int node_port) const {
+    Endpoint node = *this;
+    node.host = std::move(node_host);
+    node.port = node_port;
+    node.socket_path.clear();
+    return node;
+  }
   // The URL with any password shown as ***, for reports and messages.
   std::string display() const;
 };

@@ -1,7 +1,6 @@
 #include "redis/node_pool.hpp"
 
 #include "redis/async_client.hpp"
-#include "redis/tls_stream.hpp"
 
 namespace rlcheck::redis {
 
@@ -31,22 +30,13 @@ Connection& NodePool::connection_of(Node& node, int index) {
   if (node.connections.size() <= at)
     node.connections.resize(at + 1);
   if (!node.connections[at]) {
-    ConnectionSettings settings;
-    settings.endpoint = target_.endpoint;
-    if (slots_) {
-      settings.endpoint.host = node.address.host;
-      settings.endpoint.port = node.address.port;
-      settings.endpoint.socket_path.clear();
-    }
-    settings.login = target_.login;
-    settings.connect_timeout = target_.connect_timeout;
+    const Endpoint endpoint =
+        slots_ ? target_.endpoint.at(node.address.host, node.address.port) : target_.endpoint;
+    // Set-up connected with the same settings already: an error there ended the test first.
+    ConnectionSettings settings =
+        connection_settings(endpoint, target_.connect_timeout).value_or(ConnectionSettings{});
     settings.reconnect = reconnect_;
     settings.stats = &target_.stats;
-    if (settings.endpoint.tls) {
-      // Set-up made the same context already (an error there ended the test before the load).
-      if (auto tls = TlsContext::shared_for(settings.endpoint.tls_options))
-        settings.tls = std::move(*tls);
-    }
     node.connections[at] = std::make_unique<Connection>(base_, std::move(settings));
   }
   return *node.connections[at];

@@ -11,7 +11,6 @@
 #include "engine/event_time.hpp"
 #include "redis/command_buffer.hpp"
 #include "redis/connection.hpp"
-#include "redis/tls_stream.hpp"
 
 namespace rlcheck::redis {
 
@@ -34,18 +33,25 @@ class SyncClient::Session final : private ReplySink, private ReadyWaiter {
 
   const Endpoint& endpoint() const { return connection_->endpoint(); }
 
-  std::expected<void, std::string> open() {
+  // A session connected, logged in and PINGed, or why not.
+  static std::expected<std::unique_ptr<Session>, std::string> open(const Endpoint& endpoint,
+                                                                   config::Nanos timeout) {
+    auto settings = connection_settings(endpoint, timeout);
+    if (!settings)
+      return std::unexpected(settings.error());
+    auto session = std::make_unique<Session>(std::move(*settings), timeout);
+    if (auto ready = session->wait_ready(); !ready)
+      return std::unexpected(ready.error());
+    return session;
+  }
+
+  std::expected<void, std::string> wait_ready() {
     connection_->when_ready(this);
     run_until([this] { return settled_; });
     if (connection_->ready())
       return {};
     connection_->forget(this);
-    const std::string& why = connection_->last_error();
-    const Endpoint& where = connection_->endpoint();
-    if (why.starts_with("refused "))
-      return std::unexpected(fmt::format("{} {}", where.display(), why));
-    return std::unexpected(fmt::format("cannot connect to {}: {}", where.display(),
-                                       why.empty() ? "no answer within the timeout" : why));
+    return std::unexpected(connection_->unreachable_message());
   }
 
   std::expected<ReplyPtr, std::string> call(const std::vector<std::string_view>& argv) {
@@ -178,20 +184,10 @@ SyncClient::~SyncClient() = default;
 
 std::expected<SyncClient, std::string> SyncClient::connect(const Endpoint& endpoint,
                                                            config::Nanos timeout) {
-  ConnectionSettings settings;
-  settings.endpoint = endpoint;
-  settings.login = login_commands(endpoint);
-  settings.connect_timeout = timeout;
-  if (endpoint.tls) {
-    auto tls = TlsContext::shared_for(endpoint.tls_options);
-    if (!tls)
-      return std::unexpected(tls.error());
-    settings.tls = std::move(*tls);
-  }
-  auto session = std::make_unique<Session>(std::move(settings), timeout);
-  if (auto opened = session->open(); !opened)
-    return std::unexpected(opened.error());
-  SyncClient client(std::move(session));
+  auto session = Session::open(endpoint, timeout);
+  if (!session)
+    return std::unexpected(session.error());
+  SyncClient client(std::move(*session));
   client.timeout_ = timeout;
   return client;
 }
@@ -228,24 +224,11 @@ std::expected<ReplyPtr, std::string> SyncClient::call_node(
       session = known.get();
   }
   if (session == nullptr) {
-    ConnectionSettings settings;
-    settings.endpoint = session_->endpoint();
-    settings.endpoint.host = node.host;
-    settings.endpoint.port = node.port;
-    settings.endpoint.socket_path.clear();
-    settings.login = login_commands(settings.endpoint);
-    settings.connect_timeout = timeout_;
-    if (settings.endpoint.tls) {
-      auto tls = TlsContext::shared_for(settings.endpoint.tls_options);
-      if (!tls)
-        return std::unexpected(tls.error());
-      settings.tls = std::move(*tls);
-    }
-    auto made = std::make_unique<Session>(std::move(settings), timeout_);
-    if (auto opened = made->open(); !opened)
-      return std::unexpected(opened.error());
-    session = made.get();
-    nodes_.emplace_back(node, std::move(made));
+    auto made = Session::open(session_->endpoint().at(node.host, node.port), timeout_);
+    if (!made)
+      return std::unexpected(made.error());
+    session = made->get();
+    nodes_.emplace_back(node, std::move(*made));
   }
   if (asking) {
     auto ok = session->call({"ASKING"});
