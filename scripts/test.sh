@@ -13,7 +13,7 @@ if command -v clang-format >/dev/null; then
 fi
 
 BUILD_DIR=build BUILD_TYPE=RelWithDebInfo scripts/build.sh
-(cd build && ctest --output-on-failure)
+(cd build && ctest --output-on-failure --parallel 4)
 
 # The .deb: built, installed with apt, used, removed (root only, as in CI).
 if [[ $(id -u) -eq 0 ]]; then
@@ -23,5 +23,5 @@ fi
 if [[ "${SANITIZE:-1}" != 0 ]]; then
   BUILD_DIR=build-sanitize BUILD_TYPE=Debug scripts/build.sh -DRLCHECK_SANITIZE=ON
   (cd build-sanitize && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-    ctest --output-on-failure)
+    ctest --output-on-failure --parallel 4)
 fi

@@ -22,7 +22,8 @@ bool overlaps(const RequestRecord& record, const FaultWindow& fault) {
 }
 
 bool within(const RequestRecord& record, const FaultWindow& fault) {
-  return record.sent_ns >= fault.at_ns && record.replied_ns <= fault.until_ns;
+  return record.sent_ns >= std::max(fault.at_ns, fault.held_from_ns) &&
+         record.replied_ns <= fault.until_ns;
 }
 
 void note_first(std::optional<FaultRequest>& first, const RequestRecord& record) {

@@ -18,6 +18,10 @@ struct FaultWindow {
   std::string spec;      // as typed: "pause@1s+2s"
   int64_t at_ns = 0;     // when it was applied, from the run's start line
   int64_t until_ns = 0;  // when it ended (pause: at + D; the others: when the command returned)
+  // From when it surely held. A pause holds once CLIENT PAUSE has returned: a request sent
+  // between at and then may have been decided before Redis received it. The other faults act
+  // somewhere within [at, until], so they are judged over the whole of it (held_from = at).
+  int64_t held_from_ns = 0;
   bool applied = false;  // false: it could not be applied (see error), or the run ended first
   std::string error;     // why it could not be applied
   // Filled by the checks from the run's records:
@@ -26,11 +30,11 @@ struct FaultWindow {
   int64_t during_errors = 0;
   std::optional<int64_t> recovered_after_ns;  // from until_ns to the first normal decision
   // What fail-mode judges. A decision made while the fault held is a request sent and answered
-  // within [at, until]: one answered after until was decided by a Redis that was back, and one
-  // sent before at may have been decided before the fault began.
-  int64_t allowed_while_faulted = 0;  // allowed, sent and answered within [at, until]
+  // within [held_from, until]: one answered after until was decided by a Redis that was back,
+  // and one sent before held_from may have been decided before the fault began.
+  int64_t allowed_while_faulted = 0;  // allowed, sent and answered within [held_from, until]
   std::optional<FaultRequest> first_allowed_while_faulted;
-  // denied, sent and answered within [at, until]; or errored with a span overlapping it.
+  // denied, sent and answered within [held_from, until]; or errored with a span overlapping it.
   int64_t refused_while_faulted = 0;
   std::optional<FaultRequest> first_refused_while_faulted;
   // What recovery judges: requests sent after until (and before the next fault began).

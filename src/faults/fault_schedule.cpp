@@ -78,9 +78,11 @@ void FaultSchedule::apply_when_due() {
     window.applied = applied.has_value();
     if (!applied)
       window.error = applied.error();
-    window.until_ns = fault.kind == config::FaultKind::pause && window.applied
-                          ? window.at_ns + fault.duration.count()
-                          : nanos_between(start, returned);
+    const bool paused = fault.kind == config::FaultKind::pause && window.applied;
+    window.until_ns =
+        paused ? window.at_ns + fault.duration.count() : nanos_between(start, returned);
+    window.held_from_ns =
+        paused ? std::min(nanos_between(start, returned), window.until_ns) : window.at_ns;
     std::lock_guard lock(mutex_);
     windows_[index] = std::move(window);
   }

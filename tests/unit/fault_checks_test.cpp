@@ -139,6 +139,28 @@ TEST_CASE("fail-mode closed fails a limiter that let requests through while Redi
   CHECK(check_fail_mode({faulted_run(2, open_records)}, expecting("open")).status == Status::pass);
 }
 
+TEST_CASE("a request sent before CLIENT PAUSE returned may have been decided before the pause") {
+  // The pause was asked for at 1000 ms and had surely begun when the command returned, at 1012 ms.
+  FaultWindow pause = pause_window(1000, 2000);
+  pause.held_from_ns = 1012 * ms;
+  RunStats run;
+  run.run = 1;
+  run.faults = {pause};
+  const std::vector<RequestRecord> records{
+      request(0, 1000, 1004, Outcome::allowed),  // may have reached Redis before the pause
+      request(1, 1100, 1300, Outcome::error)};
+  measure_faults(run.faults, records);
+  CHECK(run.faults[0].allowed_while_faulted == 0);
+  CHECK(run.faults[0].during_allowed == 1);
+  CHECK(check_fail_mode({run}, expecting("closed")).status == Status::pass);
+
+  // Sent once the pause surely held, the same answer is a failure.
+  run.faults = {pause};
+  measure_faults(run.faults, {request(0, 1012, 1016, Outcome::allowed)});
+  CHECK(run.faults[0].allowed_while_faulted == 1);
+  CHECK(check_fail_mode({run}, expecting("closed")).status == Status::fail);
+}
+
 TEST_CASE("an error that touches a fault counts against fail-open, even answered after it") {
   const CheckResult result = check_fail_mode(
       {faulted_run(1, {request(0, 1900, 2500, Outcome::error)})}, expecting("open"));
