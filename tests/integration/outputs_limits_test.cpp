@@ -114,6 +114,18 @@ TEST_CASE("outputs: a report path that cannot be written is exit 3 before any re
   }
 }
 
+TEST_CASE("outputs: rlcheck run checks its report paths before the first scenario") {
+  const std::string scenario =
+      std::string(RLCHECK_SOURCE_DIR) + "/scenarios/atomic-strategies.json";
+  const ProcessOutcome outcome =
+      run_rlcheck({"run", scenario, "--junit", "/nonexistent-rlcheck-dir/suite.xml"});
+  INFO(outcome.err);
+  CHECK(outcome.exit_code == 3);
+  CHECK(outcome.err.find("--junit: cannot write /nonexistent-rlcheck-dir/suite.xml: No such file "
+                         "or directory") != std::string::npos);
+  CHECK(outcome.out.empty());  // no scenario ran
+}
+
 TEST_CASE("outputs: a directory given as a report path is exit 3 before any request") {
   const fs::path dir = scratch_dir("isdir");
   FakeHttpServer server(FakeHttpServer::Mode::reply);
