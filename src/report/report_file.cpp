@@ -59,9 +59,21 @@ int path_problem(const std::string& path) {
   return 0;
 }
 
+// A path that names a device or a pipe (/dev/stdout, /dev/null, a FIFO): written in place, as
+// there is no file to replace.
+bool is_special(const std::string& path) {
+  struct stat status {};
+  return stat(path.c_str(), &status) == 0 && !S_ISREG(status.st_mode) && !S_ISDIR(status.st_mode);
+}
+
 }  // namespace
 
 std::expected<void, std::string> check_writable(const std::string& path) {
+  if (is_special(path)) {
+    if (access(path.c_str(), W_OK) != 0)
+      return std::unexpected(cannot_write(path, errno));
+    return {};
+  }
   const std::string target = target_of(path);
   if (const int problem = path_problem(target); problem != 0)
     return std::unexpected(cannot_write(path, problem));
@@ -86,6 +98,13 @@ StagedFile::StagedFile(std::string path, std::string temp_path)
 
 std::expected<std::unique_ptr<StagedFile>, std::string> StagedFile::create(
     const std::string& path) {
+  if (is_special(path)) {
+    std::unique_ptr<StagedFile> file(new StagedFile(path, {}));
+    file->out_.open(path, std::ios::out | std::ios::binary);
+    if (!file->out_)
+      return std::unexpected(cannot_write(path, errno));
+    return file;
+  }
   const std::string target = target_of(path);
   if (const int problem = path_problem(target); problem != 0)
     return std::unexpected(cannot_write(path, problem));
@@ -101,7 +120,7 @@ std::expected<std::unique_ptr<StagedFile>, std::string> StagedFile::create(
 }
 
 StagedFile::~StagedFile() {
-  if (!committed_) {
+  if (!committed_ && !temp_path_.empty()) {
     out_.close();
     unlink(temp_path_.c_str());
   }
@@ -113,6 +132,10 @@ std::expected<void, std::string> StagedFile::commit() {
   out_.close();
   if (!written || out_.fail())
     return std::unexpected(cannot_write(path_, errno != 0 ? errno : EIO));
+  if (temp_path_.empty()) {  // a device or a pipe, written in place
+    committed_ = true;
+    return {};
+  }
   // On disk before the rename, so that the name never points at a partly written file.
   if (const int fd = open(temp_path_.c_str(), O_RDONLY | O_CLOEXEC); fd >= 0) {
     fsync(fd);

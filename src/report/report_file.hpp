@@ -2,7 +2,8 @@
 // Report files written whole or not at all. Each is written to a temporary file beside its path
 // (".NAME.XXXXXX" in the same directory, so that the rename is atomic) and renamed over the
 // path once complete: a run cut short, or a writer that dies, leaves the path as it was (a file
-// already there is replaced only by a whole new report). Errors read "cannot write PATH: why".
+// already there is replaced only by a whole new report). A device or a pipe (/dev/stdout) is
+// written in place. Errors read "cannot write PATH: why".
 
 #include <expected>
 #include <fstream>
@@ -36,7 +37,7 @@ class StagedFile {
   StagedFile(std::string path, std::string temp_path);
 
   std::string path_;
-  std::string temp_path_;
+  std::string temp_path_;  // empty: written in place (a device or a pipe)
   std::ofstream out_;
   bool committed_ = false;
 };

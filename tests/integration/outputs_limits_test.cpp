@@ -155,6 +155,20 @@ TEST_CASE("outputs: reports replace files already there whole, and leave nothing
   fs::remove_all(dir);
 }
 
+TEST_CASE("outputs: a device as a report path is written in place (--report /dev/stdout)") {
+  FakeHttpServer server(FakeHttpServer::Mode::reply);
+  const ProcessOutcome outcome = run_rlcheck(
+      http_args(server, {"--quiet", "--report", "/dev/stdout", "--junit", "/dev/null"}));
+  INFO(outcome.err);
+  CHECK(outcome.exit_code == 0);
+  const size_t brace = outcome.out.find('{');
+  REQUIRE(brace != std::string::npos);
+  const json report =
+      json::parse(outcome.out.substr(brace, outcome.out.rfind('}') - brace + 1), nullptr, false);
+  REQUIRE_FALSE(report.is_discarded());
+  CHECK(report["verdict"] == "pass");
+}
+
 TEST_CASE("outputs: a run that never reports leaves the files already there untouched") {
   const fs::path dir = scratch_dir("untouched");
   std::ofstream(dir / "r.csv") << "precious";
