@@ -2,6 +2,7 @@
 
 #include "app/http_check.hpp"
 #include "app/redis_check.hpp"
+#include "app/run_preflight.hpp"
 
 #include <fmt/format.h>
 
@@ -11,6 +12,8 @@ namespace rlcheck::app {
 
 std::vector<report::Report> run_checks(const config::Config& config, report::RecordsWriter* records,
                                        std::string* cut_short) {
+  ensure_descriptors(descriptors_needed(config.load.concurrency),
+                     fmt::format("-p {}", config.load.concurrency));
   std::vector<report::Report> reports;
   if (config.command == config::Command::http || config.compare_urls) {
     for (const std::string& url : config.http.urls) {

@@ -1,5 +1,6 @@
 #include "app/run_main.hpp"
 
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -16,6 +17,7 @@
 #include "app/hook.hpp"
 #include "app/hook_config.hpp"
 #include "app/probe_command.hpp"
+#include "app/run_preflight.hpp"
 #include "app/serve_command.hpp"
 #include "app/suite_command.hpp"
 #include "cli/command_line.hpp"
@@ -26,6 +28,7 @@
 #include "report/json_report.hpp"
 #include "report/junit_report.hpp"
 #include "report/records_writer.hpp"
+#include "report/report_file.hpp"
 
 namespace rlcheck::app {
 namespace {
@@ -54,6 +57,11 @@ std::vector<std::string> compare_not_run(const config::Config& config, size_t ra
   return names;
 }
 
+void write_report_file(const std::string& flag, const std::string& path, std::string_view text) {
+  if (auto written = report::write_whole_file(path, text); !written)
+    throw cannot_test(fmt::format("{}: {}", flag, written.error()));
+}
+
 // `cut_short`: why compare could not go on to the strategies left (Redis gone); empty when
 // it did not stop, or stopped for Ctrl-C.
 int deliver(const config::Config& config, std::vector<report::Report>& reports,
@@ -77,13 +85,8 @@ int deliver(const config::Config& config, std::vector<report::Report>& reports,
       json["verdict"] = checks::verdict_name(checks::Verdict::error);
   }
 
-  if (!config.output.report_path.empty()) {
-    std::ofstream out(config.output.report_path);
-    out << json.dump(2) << "\n";
-    if (!out) {
-      throw cannot_test(fmt::format("--report: cannot write {}", config.output.report_path));
-    }
-  }
+  if (!config.output.report_path.empty())
+    write_report_file("--report", config.output.report_path, json.dump(2) + "\n");
   if (!config.output.junit_path.empty()) {
     std::vector<report::JunitSuite> suites;
     for (const report::Report& report : reports) {
@@ -93,19 +96,10 @@ int deliver(const config::Config& config, std::vector<report::Report>& reports,
       suites.push_back(
           report::junit_suite_of(report, fmt::format("rlcheck {} {}", report.mode, subject)));
     }
-    std::ofstream out(config.output.junit_path);
-    out << report::render_junit(suites);
-    if (!out) {
-      throw cannot_test(fmt::format("--junit: cannot write {}", config.output.junit_path));
-    }
+    write_report_file("--junit", config.output.junit_path, report::render_junit(suites));
   }
-  if (!config.output.html_path.empty()) {
-    std::ofstream out(config.output.html_path);
-    out << report::render_html(reports);
-    if (!out) {
-      throw cannot_test(fmt::format("--html: cannot write {}", config.output.html_path));
-    }
-  }
+  if (!config.output.html_path.empty())
+    write_report_file("--html", config.output.html_path, report::render_html(reports));
   const std::string not_run_line =
       cut_short.empty()
           ? ""
@@ -153,6 +147,10 @@ int deliver(const config::Config& config, std::vector<report::Report>& reports,
 
 int run_main(int argc, const char* const* argv) {
   engine::install_interrupt_handler();
+  // A reader that went away (`rlcheck ... | head -1`) makes writes to stdout fail (EPIPE)
+  // rather than kill rlcheck: the report files are written first, and the exit code is the
+  // verdict's. Children get the default action back (process/child_process).
+  std::signal(SIGPIPE, SIG_IGN);
   const std::vector<std::string> command_line(argv, argv + argc);
   bool hook = false;
   try {
@@ -178,12 +176,11 @@ int run_main(int argc, const char* const* argv) {
     if (!config.output.records_path.empty()) {
       auto opened = report::RecordsWriter::open_file(config.output.records_path,
                                                      config.command == config::Command::compare);
-      if (!opened) {
-        throw cannot_test(fmt::format("--records: cannot write {}: {}", config.output.records_path,
-                                      opened.error()));
-      }
+      if (!opened)
+        throw cannot_test(fmt::format("--records: {}", opened.error()));
       records = std::move(*opened);
     }
+    check_report_paths(config.output);
     std::string cut_short;
     std::vector<report::Report> reports = run_checks(config, records.get(), &cut_short);
     if (records && !records->finish()) {

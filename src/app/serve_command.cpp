@@ -8,6 +8,7 @@
 
 #include "app/exit_code.hpp"
 #include "app/redis_check.hpp"
+#include "app/run_preflight.hpp"
 #include "config/strategy_name.hpp"
 #include "engine/event_time.hpp"
 #include "engine/interrupt.hpp"
@@ -25,6 +26,7 @@ void log_line(const std::string& line) {
 }  // namespace
 
 int run_serve(const config::Config& config) {
+  raise_descriptors_to_hard_limit();  // one per client connection, however many come
   RedisSession session = open_redis_session(config);
   const config::Strategy strategy = config.redis.strategy;
   const auto script = load_limiter_script(*session.target.control, config, strategy);

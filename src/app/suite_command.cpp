@@ -9,6 +9,7 @@
 #include "app/build_info.hpp"
 #include "app/check_runner.hpp"
 #include "app/hook.hpp"
+#include "app/run_preflight.hpp"
 #include "app/scenario.hpp"
 #include "app/scenario_server.hpp"
 #include "cli/command_line.hpp"
@@ -18,6 +19,7 @@
 #include "report/human_report.hpp"
 #include "report/json_report.hpp"
 #include "report/junit_report.hpp"
+#include "report/report_file.hpp"
 
 namespace rlcheck::app {
 namespace {
@@ -228,10 +230,8 @@ std::vector<report::JunitSuite> suite_junit(const std::vector<ScenarioOutcome>& 
 }
 
 void write_file(const std::string& flag, const std::string& path, const std::string& text) {
-  std::ofstream out(path);
-  out << text;
-  if (!out)
-    throw cannot_test(fmt::format("{}: cannot write {}", flag, path));
+  if (auto written = report::write_whole_file(path, text); !written)
+    throw cannot_test(fmt::format("{}: {}", flag, written.error()));
 }
 
 std::vector<std::pair<Scenario, config::Config>> load_suite(const config::Config& config) {
@@ -271,6 +271,7 @@ void check_suite(const config::Config& config) {
 
 int run_suite(const config::Config& config) {
   const auto scenarios = load_suite(config);
+  check_report_paths(config.output);
 
   std::vector<ScenarioOutcome> outcomes;
   for (const auto& [scenario, scenario_config] : scenarios) {

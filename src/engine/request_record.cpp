@@ -32,6 +32,10 @@ const char* error_kind_name(ErrorKind kind) {
       return "status";
     case ErrorKind::transport:
       return "transport";
+    case ErrorKind::protocol:
+      return "protocol";
+    case ErrorKind::too_large:
+      return "too-large";
   }
   return "unknown";
 }

@@ -7,6 +7,10 @@
 namespace rlcheck::http {
 namespace {
 
+// What rlcheck keeps of one response's header section. A limiter's headers are a few hundred
+// bytes; past this the response is an error of kind too_large and its connection is closed.
+constexpr size_t k_max_header_bytes = 64 * 1024;
+
 int64_t unix_now_s() {
   return std::chrono::duration_cast<std::chrono::seconds>(
              std::chrono::system_clock::now().time_since_epoch())
@@ -113,6 +117,8 @@ void HttpClient::start(uint64_t seq) {
   }
 
   response_headers_.clear();
+  header_bytes_ = 0;
+  headers_too_large_ = false;
   error_buffer_[0] = '\0';
   in_flight_ = true;
   if (!multi_.start(easy_, *this)) {
@@ -133,6 +139,14 @@ void HttpClient::abort(engine::ErrorKind why) {
 void HttpClient::on_transfer_done(CURLcode result) {
   if (!in_flight_)
     return;
+  if (headers_too_large_) {
+    engine::Decision decision;
+    decision.error = engine::ErrorKind::too_large;
+    decision.error_message =
+        fmt::format("response headers over {} KiB (rlcheck's cap)", k_max_header_bytes / 1024);
+    finish(std::move(decision));
+    return;
+  }
   if (result != CURLE_OK) {
     finish(decide_transport_failure(result, error_buffer_));
     return;
@@ -150,9 +164,19 @@ void HttpClient::finish(engine::Decision decision) {
 size_t HttpClient::on_header(char* data, size_t size, size_t count, void* self_arg) {
   auto* self = static_cast<HttpClient*>(self_arg);
   const std::string_view line(data, size * count);
-  if (line.starts_with("HTTP/")) {
+  const bool status_line = line.starts_with("HTTP/");
+  if (status_line) {
     self->response_headers_.clear();  // a new response (after 100 Continue or a redirect)
-  } else if (const size_t colon = line.find(':'); colon != std::string_view::npos) {
+    self->header_bytes_ = 0;
+  }
+  self->header_bytes_ += line.size();
+  if (self->header_bytes_ > k_max_header_bytes) {
+    self->headers_too_large_ = true;
+    return 0;  // curl stops the transfer and closes the connection
+  }
+  if (status_line)
+    return size * count;
+  if (const size_t colon = line.find(':'); colon != std::string_view::npos) {
     self->response_headers_.emplace_back(std::string(trim(line.substr(0, colon))),
                                          std::string(trim(line.substr(colon + 1))));
   }

@@ -64,6 +64,8 @@ class HttpClient final : public engine::Client, private TransferOwner {
   std::string body_;
   std::vector<std::string> header_lines_;
   HeaderList response_headers_;
+  size_t header_bytes_ = 0;         // of the response being read, counted against the cap
+  bool headers_too_large_ = false;  // the cap was reached: the transfer was stopped
   char error_buffer_[CURL_ERROR_SIZE] = {};
   bool in_flight_ = false;
 };

@@ -33,6 +33,11 @@ engine::ErrorKind kind_of(CURLcode code) {
     case CURLE_SEND_ERROR:
     case CURLE_PARTIAL_FILE:
       return engine::ErrorKind::reset;
+    case CURLE_OUT_OF_MEMORY:  // what curl returns for a header line over its 100 KB
+      return engine::ErrorKind::too_large;
+    case CURLE_WEIRD_SERVER_REPLY:
+    case CURLE_UNSUPPORTED_PROTOCOL:  // the URL was checked: here, a reply that is not HTTP
+      return engine::ErrorKind::protocol;
     case CURLE_SSL_CONNECT_ERROR:
     case CURLE_PEER_FAILED_VERIFICATION:
     case CURLE_SSL_CERTPROBLEM:

@@ -215,7 +215,10 @@ void AsyncClient::on_reply(uint64_t tag, ReplyPtr reply, const std::string& lost
   if (!in_flight_ || tag != generation_)
     return;  // settled already
   if (!reply) {
-    fail(ErrorKind::connection_lost,
+    const LossCause cause = connection_->loss_cause();
+    fail(cause == LossCause::protocol    ? ErrorKind::protocol
+         : cause == LossCause::too_large ? ErrorKind::too_large
+                                         : ErrorKind::connection_lost,
          fmt::format("connection to {} lost: {}", connection_->endpoint().display(), lost_why));
     return;
   }

@@ -27,6 +27,57 @@ std::string seconds_text(config::Nanos span) {
   return fmt::format("{:g}s", std::chrono::duration<double>(span).count());
 }
 
+// hiredis' own reply builders, wrapped to count each reply against the caps. A builder that
+// returns null makes hiredis stop with an error; the tally says it was a cap.
+const redisReplyObjectFunctions& default_builders() {
+  static const redisReplyObjectFunctions builders = [] {
+    redisReader* reader = redisReaderCreate();
+    const redisReplyObjectFunctions copy = *reader->fn;
+    redisReaderFree(reader);
+    return copy;
+  }();
+  return builders;
+}
+
+ReplyTally& tally_of(const redisReadTask* task, size_t bytes, size_t elements) {
+  auto& tally = *static_cast<ReplyTally*>(task->privdata);
+  if (task->parent == nullptr)
+    tally = {};  // a new reply
+  tally.bytes += bytes;
+  tally.elements += elements;
+  if (tally.bytes > k_max_reply_bytes || tally.elements > k_max_reply_elements)
+    tally.over_cap = true;
+  return tally;
+}
+
+redisReplyObjectFunctions counting_builders() {
+  redisReplyObjectFunctions builders = default_builders();
+  builders.createString = [](const redisReadTask* task, char* text, size_t length) -> void* {
+    if (tally_of(task, length, 0).over_cap)
+      return nullptr;
+    return default_builders().createString(task, text, length);
+  };
+  builders.createArray = [](const redisReadTask* task, int elements) -> void* {
+    if (tally_of(task, 0, elements > 0 ? static_cast<size_t>(elements) : 0).over_cap)
+      return nullptr;
+    return default_builders().createArray(task, elements);
+  };
+  builders.createInteger = [](const redisReadTask* task, long long value) -> void* {
+    tally_of(task, 0, 0);
+    return default_builders().createInteger(task, value);
+  };
+  builders.createNil = [](const redisReadTask* task) -> void* {
+    tally_of(task, 0, 0);
+    return default_builders().createNil(task);
+  };
+  return builders;
+}
+
+std::string over_cap_message() {
+  return fmt::format("a reply over {} MiB or {} elements (rlcheck's cap on one reply)",
+                     k_max_reply_bytes / (1024 * 1024), k_max_reply_elements);
+}
+
 }  // namespace
 
 std::vector<std::vector<std::string>> login_commands(const Endpoint& endpoint) {
@@ -102,7 +153,10 @@ void Connection::open() {
   stream_ = settings_.tls ? settings_.tls->wrap(*fd, settings_.endpoint.host) : plain_stream(*fd);
   if (reader_ != nullptr)
     redisReaderFree(reader_);
-  reader_ = redisReaderCreate();
+  static redisReplyObjectFunctions builders = counting_builders();
+  reader_ = redisReaderCreateWithFunctions(&builders);
+  tally_ = {};
+  reader_->privdata = &tally_;
   state_ = State::connecting;
   set_events(*fd);
   event_add(write_event_, nullptr);
@@ -287,11 +341,21 @@ void Connection::read_available() {
     for (;;) {
       void* raw = nullptr;
       if (redisReaderGetReply(reader_, &raw) != REDIS_OK) {
-        lose(fmt::format("protocol error: {}", reader_->errstr));
+        if (tally_.over_cap) {
+          lose(over_cap_message(), LossCause::too_large);
+        } else {
+          lose(fmt::format("protocol error: {}", reader_->errstr), LossCause::protocol);
+        }
         return;
       }
-      if (raw == nullptr)
+      if (raw == nullptr) {
+        // What waits for the rest of a reply (a bulk string announced larger) counts too.
+        if (reader_->len - reader_->pos > k_max_reply_bytes) {
+          lose(over_cap_message(), LossCause::too_large);
+          return;
+        }
         break;
+      }
       dispatch(ReplyPtr(static_cast<redisReply*>(raw)));
       if (state_ != State::ready && state_ != State::logging_in)
         return;  // lost, or refused the login
@@ -303,8 +367,13 @@ void Connection::read_available() {
 
 void Connection::dispatch(ReplyPtr reply) {
   if (pending_.empty()) {
-    if (push_sink_ != nullptr)
+    if (push_sink_ != nullptr) {
       push_sink_->on_reply(0, std::move(reply), {});
+    } else {
+      // RESP2 has no pushes: a reply nobody asked for puts every later reply out of step.
+      lose(fmt::format("protocol error: a reply to no command ({})", describe_reply(reply.get())),
+           LossCause::protocol);
+    }
     return;
   }
   const Pending pending = pending_.front();
@@ -350,10 +419,11 @@ void Connection::flush() {
   out_sent_ = 0;
 }
 
-void Connection::lose(const std::string& why) {
+void Connection::lose(const std::string& why, LossCause cause) {
   if (state_ == State::idle || state_ == State::backing_off || state_ == State::unreachable)
     return;
   last_error_ = why;
+  loss_cause_ = cause;
   drop_events();
   stream_.reset();
   evtimer_del(timer_);

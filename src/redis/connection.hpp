@@ -45,6 +45,26 @@ class ReadyWaiter {
   virtual void on_unreachable(const std::string& why) = 0;
 };
 
+// Why a connection was last lost: the transport, or a reply rlcheck would not read on.
+enum class LossCause {
+  transport,  // closed, reset, timed out, refused
+  protocol,   // invalid RESP, or a reply to no command
+  too_large,  // one reply over rlcheck's caps (k_max_reply_bytes, k_max_reply_elements)
+};
+
+// What rlcheck keeps of one reply: its bytes (buffered while it arrives, and its strings once
+// parsed) and its array elements, all nested levels together. hiredis itself refuses nesting
+// deeper than 7 levels. Past a cap the connection is lost with LossCause::too_large.
+inline constexpr size_t k_max_reply_bytes = 16 * 1024 * 1024;
+inline constexpr size_t k_max_reply_elements = 256 * 1024;
+
+// The reply being parsed: what it holds so far, against the caps; reset per reply.
+struct ReplyTally {
+  size_t bytes = 0;
+  size_t elements = 0;
+  bool over_cap = false;
+};
+
 struct ConnectionSettings {
   Endpoint endpoint;                                       // where, and how to log in
   std::shared_ptr<const TlsContext> tls;                   // set for rediss://
@@ -82,6 +102,7 @@ class Connection {
   const Endpoint& endpoint() const { return settings_.endpoint; }
   // Why the connection last failed or was lost; empty while it never did.
   const std::string& last_error() const { return last_error_; }
+  LossCause loss_cause() const { return loss_cause_; }
   // That, for a message naming the server: "cannot connect to URL: why", or "URL refused AUTH:
   // ..." when the login was refused.
   std::string unreachable_message() const;
@@ -103,7 +124,7 @@ class Connection {
   void dispatch(ReplyPtr reply);
   void schedule_flush();
   void flush();
-  void lose(const std::string& why);
+  void lose(const std::string& why, LossCause cause = LossCause::transport);
   void become_ready();
 
   static void on_socket_event(int, short what, void* self);
@@ -132,6 +153,8 @@ class Connection {
   ReplySink* push_sink_ = nullptr;
   config::Nanos backoff_{0};
   std::string last_error_;
+  LossCause loss_cause_ = LossCause::transport;
+  ReplyTally tally_;
 };
 
 // The commands that make a fresh connection ready: AUTH and SELECT where the endpoint asks.

@@ -138,11 +138,11 @@ RecordsWriter::RecordsWriter(std::ostream& out, Format format, bool with_target)
 
 std::expected<std::unique_ptr<RecordsWriter>, std::string> RecordsWriter::open_file(
     const std::string& path, bool with_target) {
-  auto file = std::make_unique<std::ofstream>(path, std::ios::out | std::ios::trunc);
-  if (!*file)
-    return std::unexpected(std::string(std::strerror(errno)));
-  auto writer = std::make_unique<RecordsWriter>(*file, format_for(path), with_target);
-  writer->file_ = std::move(file);
+  auto file = StagedFile::create(path);
+  if (!file)
+    return std::unexpected(file.error());
+  auto writer = std::make_unique<RecordsWriter>((*file)->stream(), format_for(path), with_target);
+  writer->file_ = std::move(*file);
   return writer;
 }
 
@@ -167,9 +167,11 @@ void RecordsWriter::write_run(std::string_view target, int run,
 
 bool RecordsWriter::finish() {
   out_->flush();
-  if (file_ && file_->is_open())
-    file_->close();
-  return !out_->fail();
+  if (!file_)
+    return !out_->fail();
+  const bool committed = file_->commit().has_value();
+  file_.reset();
+  return committed;
 }
 
 }  // namespace rlcheck::report

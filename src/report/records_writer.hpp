@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "engine/request_record.hpp"
+#include "report/report_file.hpp"
 
 namespace rlcheck::report {
 
@@ -37,7 +38,8 @@ class RecordsWriter {
   // Writes to `out`, which must outlive the writer; the CSV header goes out now.
   RecordsWriter(std::ostream& out, Format format, bool with_target);
 
-  // Creates (or truncates) `path`; the error is why it cannot be written (strerror).
+  // Writes to a temporary file beside `path` that finish() renames over it (report_file.hpp):
+  // `path` is untouched until then. The error is "cannot write PATH: why".
   static std::expected<std::unique_ptr<RecordsWriter>, std::string> open_file(
       const std::string& path, bool with_target);
 
@@ -45,11 +47,12 @@ class RecordsWriter {
   void write_run(std::string_view target, int run,
                  const std::vector<engine::RequestRecord>& records);
 
-  // Flushes; false when some write failed (a full disk), now or before.
+  // Flushes (and, for open_file, puts the file in place); false when some write failed (a
+  // full disk), now or before.
   bool finish();
 
  private:
-  std::unique_ptr<std::ofstream> file_;  // set by open_file: the stream the writer owns
+  std::unique_ptr<StagedFile> file_;  // set by open_file: the file the writer owns
   std::ostream* out_;
   Format format_;
   bool with_target_;

@@ -1,0 +1,29 @@
+#pragma once
+// What is checked before any load is sent: the report paths can be written (else exit 3,
+// naming the path and why), and the process may open the file descriptors -p needs (the soft
+// RLIMIT_NOFILE is raised up to the hard limit, else exit 64 naming the limit).
+
+#include <cstdint>
+
+#include "config/config.hpp"
+
+namespace rlcheck::app {
+
+// Throws FatalError(cannot_test) for the first of --report, --junit, --html that cannot be
+// written ("--junit: cannot write /nope/r.xml: No such file or directory"). --records is
+// opened (staged) by its writer, which says the same.
+void check_report_paths(const config::OutputConfig& output);
+
+// The descriptors a run of `connections` connections needs: one each, and a margin for the
+// loops, the set-up connections, the reports and the libraries (~50).
+int64_t descriptors_needed(int64_t connections);
+
+// Raises the soft RLIMIT_NOFILE to `needed` when it is lower and the hard limit allows; throws
+// FatalError(usage) naming `flag`, the need and the limits when it does not.
+void ensure_descriptors(int64_t needed, const std::string& what);
+
+// rlcheck serve: accepted connections are the clients', however many: the soft limit is raised
+// to the hard limit. Returns the limit in force.
+int64_t raise_descriptors_to_hard_limit();
+
+}  // namespace rlcheck::app
