@@ -70,6 +70,18 @@ void fill_http(const RawOptions& raw, config::Config& config) {
   if (allowed->overlaps(*denied)) {
     throw usage_error("--denied-status: overlaps --allowed-status");
   }
+  if (raw.http_client) {
+    if (*raw.http_client == "native") {
+      http.client = config::HttpClientChoice::native;
+    } else if (*raw.http_client == "curl") {
+      http.client = config::HttpClientChoice::curl;
+    } else {
+      throw usage_error(fmt::format("--http-client: '{}' is not native or curl", *raw.http_client));
+    }
+  }
+  http.http2 = raw.http2;
+  if (http.http2 && http.client == config::HttpClientChoice::native)
+    throw usage_error("--http-client: native speaks HTTP/1.1 only; --http2 needs curl");
   http.allowed_status = raw.allowed_status;
   http.denied_status = raw.denied_status;
   if (raw.between_runs) {
