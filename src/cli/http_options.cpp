@@ -1,3 +1,4 @@
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -70,13 +71,17 @@ void fill_http(const RawOptions& raw, config::Config& config) {
   if (allowed->overlaps(*denied)) {
     throw usage_error("--denied-status: overlaps --allowed-status");
   }
-  if (raw.http_client) {
-    if (*raw.http_client == "native") {
+  // The flag, else RLCHECK_HTTP_CLIENT (how the tests run every HTTP test on curl too).
+  const char* env_client = std::getenv("RLCHECK_HTTP_CLIENT");
+  if (raw.http_client || (env_client != nullptr && *env_client != '\0')) {
+    const std::string value = raw.http_client ? *raw.http_client : std::string(env_client);
+    const char* source = raw.http_client ? "--http-client" : "RLCHECK_HTTP_CLIENT";
+    if (value == "native") {
       http.client = config::HttpClientChoice::native;
-    } else if (*raw.http_client == "curl") {
+    } else if (value == "curl") {
       http.client = config::HttpClientChoice::curl;
     } else {
-      throw usage_error(fmt::format("--http-client: '{}' is not native or curl", *raw.http_client));
+      throw usage_error(fmt::format("{}: '{}' is not native or curl", source, value));
     }
   }
   http.http2 = raw.http2;

@@ -80,8 +80,24 @@ NativeHttpClient::~NativeHttpClient() {
 }
 
 void NativeHttpClient::connect() {
-  // As with curl, the connection opens with the first request and stays open.
-  listener_.on_connected(slot_, true, {});
+  // The connection opens before the run starts, so that the first request's instants do not
+  // include the connect (and TLS handshake). Whatever the outcome the slot is ready: a
+  // connection that could not be made is tried again by the first request, which then reports
+  // why (refused, resolve, tls) as curl's would.
+  preconnecting_ = true;
+  open_connection();
+}
+
+void NativeHttpClient::connection_ready() {
+  if (preconnecting_) {
+    preconnecting_ = false;
+    phase_ = Phase::idle;
+    // Not reused_: a request it fails is not sent again (the server may have counted it).
+    listener_.on_connected(slot_, true, {});
+    return;
+  }
+  phase_ = Phase::sending;
+  send_some();
 }
 
 void NativeHttpClient::start(uint64_t seq) {
@@ -92,8 +108,9 @@ void NativeHttpClient::start(uint64_t seq) {
   written_ = 0;
   parser_.reset(target_.request.head_request());
   in_flight_ = true;
-  if (!stream_) {
-    open_connection();
+  preconnecting_ = false;
+  if (!stream_ || phase_ != Phase::idle) {
+    open_connection();  // none yet, or one still connecting from connect()
     return;
   }
   phase_ = Phase::sending;
@@ -192,7 +209,11 @@ void NativeHttpClient::on_connect_ready() {
   connecting_fd_ = -1;
   event_add(read_event_, nullptr);
   stream_ = target_.url.tls ? target_.tls->wrap(fd, target_.url.host) : redis::plain_stream(fd);
-  phase_ = target_.url.tls ? Phase::handshaking : Phase::sending;
+  if (!target_.url.tls) {
+    connection_ready();
+    return;
+  }
+  phase_ = Phase::handshaking;
   progress();
 }
 
@@ -201,8 +222,8 @@ void NativeHttpClient::progress() {
     const redis::IoResult result = stream_->handshake();
     switch (result.status) {
       case redis::IoStatus::done:
-        phase_ = Phase::sending;
-        break;
+        connection_ready();
+        return;
       case redis::IoStatus::want_write:
         want_write();
         return;
@@ -329,6 +350,12 @@ void NativeHttpClient::close_connection() {
 }
 
 void NativeHttpClient::fail(engine::ErrorKind kind, std::string message) {
+  if (preconnecting_) {
+    preconnecting_ = false;
+    close_connection();
+    listener_.on_connected(slot_, true, {});
+    return;
+  }
   engine::Decision decision;
   decision.outcome = engine::Outcome::error;
   decision.error = kind;

@@ -73,6 +73,7 @@ class NativeHttpClient final : public engine::Client {
   void open_connection();
   void try_address();
   void on_connect_ready();
+  void connection_ready();
   void progress();
   void send_some();
   void receive_some();
@@ -93,6 +94,7 @@ class NativeHttpClient final : public engine::Client {
 
   Phase phase_ = Phase::idle;
   bool in_flight_ = false;
+  bool preconnecting_ = false;  // connect(): no request yet, on_connected pending
   int connecting_fd_ = -1;
   size_t address_index_ = 0;
   std::string connect_failure_;
