@@ -5,7 +5,8 @@ set -euo pipefail
 
 packages=(
   build-essential cmake pkg-config git
-  libhiredis-dev libevent-dev libcurl4-openssl-dev libcli11-dev libfmt-dev nlohmann-json3-dev
+  libhiredis-dev libevent-dev libcurl4-openssl-dev libhttp-parser-dev libcli11-dev libfmt-dev
+  nlohmann-json3-dev
   doctest-dev libssl-dev openssl
   redis-server redis-tools libxml2-utils dpkg-dev man-db
   # The --html screenshot test: a headless browser, a font for its text, a PNG's colours.

@@ -1,6 +1,7 @@
 #include "app/http_check.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <iostream>
 #include <map>
 #include <random>
@@ -17,6 +18,7 @@
 #include "checks/checks.hpp"
 #include "engine/interrupt.hpp"
 #include "faults/fault_schedule.hpp"
+#include "http/client_choice.hpp"
 #include "http/http_client.hpp"
 #include "process/child_process.hpp"
 #include "redis/endpoint.hpp"
@@ -44,6 +46,14 @@ http::HttpTarget make_http_target(const config::Config& config, const std::strin
     target.headers.push_back(text_template(header));
   if (options.body)
     target.body = text_template(*options.body);
+  target.url_text = url;
+  target.header_texts = options.headers;
+  target.body_text = options.body;
+  auto choice = http::choose_http_client(options.client, url, options.http2, &std::getenv);
+  if (!choice)
+    throw usage_error(choice.error());
+  target.native = choice->native;
+  target.http2 = options.http2;
   target.rules.allowed = *http::StatusSet::parse(options.allowed_status);
   target.rules.denied = *http::StatusSet::parse(options.denied_status);
   target.rules.require_retry_after = options.require_retry_after;
@@ -249,7 +259,9 @@ report::Report check_http_endpoint(const config::Config& config, const std::stri
     }
     target.placeholders.run = run;
     target.seed = seed + static_cast<uint64_t>(run);
-    http::HttpClientFactory factory(target);
+    const std::unique_ptr<engine::ClientFactory> factory_owner =
+        http::make_http_client_factory(target);
+    engine::ClientFactory& factory = *factory_owner;
     // The endpoint's keys are its own: a failover acts on the first master.
     faults::FaultSchedule fault_schedule(config.faults.faults, fault_applier, "", observer);
     results.push_back(
@@ -280,6 +292,7 @@ report::Report check_http_endpoint(const config::Config& config, const std::stri
   const ContractChoice contract =
       choose_contract(judged.config, std::nullopt, judged.config.checks.limit);
   report.params = configured_params(judged.config, contract);
+  report.params.http_client = http::http_client_name(target.native);
   report.params.limit_source = judged.limit_source;
   report.params.window_source = judged.window_source;
   report.params.window_from_reset = judged.window_from_reset;

@@ -9,6 +9,7 @@
 #include "app/http_check.hpp"
 #include "app/redis_check.hpp"
 #include "config/strategy_name.hpp"
+#include "http/client_choice.hpp"
 #include "http/http_client.hpp"
 #include "redis/async_client.hpp"
 #include "redis/strategy.hpp"
@@ -77,8 +78,7 @@ class HttpProbeTarget final : public ProbeTarget {
   engine::RunResult run(int identity, const config::LoadConfig& load) override {
     target_.placeholders.run = first_run_ + identity;
     target_.concurrency = 1;
-    http::HttpClientFactory factory(target_);
-    return engine::execute_run(factory, load);
+    return engine::execute_run(*http::make_http_client_factory(target_), load);
   }
 
  private:

@@ -1,3 +1,4 @@
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -70,6 +71,22 @@ void fill_http(const RawOptions& raw, config::Config& config) {
   if (allowed->overlaps(*denied)) {
     throw usage_error("--denied-status: overlaps --allowed-status");
   }
+  // The flag, else RLCHECK_HTTP_CLIENT (how the tests run every HTTP test on curl too).
+  const char* env_client = std::getenv("RLCHECK_HTTP_CLIENT");
+  if (raw.http_client || (env_client != nullptr && *env_client != '\0')) {
+    const std::string value = raw.http_client ? *raw.http_client : std::string(env_client);
+    const char* source = raw.http_client ? "--http-client" : "RLCHECK_HTTP_CLIENT";
+    if (value == "native") {
+      http.client = config::HttpClientChoice::native;
+    } else if (value == "curl") {
+      http.client = config::HttpClientChoice::curl;
+    } else {
+      throw usage_error(fmt::format("{}: '{}' is not native or curl", source, value));
+    }
+  }
+  http.http2 = raw.http2;
+  if (http.http2 && http.client == config::HttpClientChoice::native)
+    throw usage_error("--http-client: native speaks HTTP/1.1 only; --http2 needs curl");
   http.allowed_status = raw.allowed_status;
   http.denied_status = raw.denied_status;
   if (raw.between_runs) {

@@ -65,6 +65,8 @@ struct RawOptions {
   std::optional<std::string> between_runs;
   std::string reset_cmd;
   bool no_require_retry_after = false;
+  std::optional<std::string> http_client;  // --http-client, or RLCHECK_HTTP_CLIENT
+  bool http2 = false;
 
   // TLS for rediss:// and https:// targets.
   std::optional<std::string> tls_ca;

@@ -122,6 +122,13 @@ struct RedisConfig {
   int64_t script_keys = 1;
 };
 
+// Which client sends HTTP requests (--http-client, RLCHECK_HTTP_CLIENT).
+enum class HttpClientChoice {
+  automatic,  // native for HTTP/1.1; curl for --http2, proxies and what native declines
+  native,
+  curl,
+};
+
 struct HttpConfig {
   std::vector<std::string> urls;  // http: one; compare: one per --url
   std::string method = "GET";
@@ -132,6 +139,8 @@ struct HttpConfig {
   Nanos between_runs{0};            // pause before every run but the first
   std::string reset_cmd;            // shell command run before each run
   bool require_retry_after = true;  // a 429 without Retry-After fails a check
+  HttpClientChoice client = HttpClientChoice::automatic;
+  bool http2 = false;  // --http2 (curl)
 };
 
 struct ServeConfig {

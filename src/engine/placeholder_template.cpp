@@ -112,4 +112,12 @@ std::string random_uuid(std::mt19937_64& rng) {
                      high & 0xffff, low >> 48, low & 0xffffffffffffULL);
 }
 
+bool PlaceholderTemplate::is_constant() const {
+  for (const Part& part : parts_) {
+    if (part.piece != Piece::literal)
+      return false;
+  }
+  return true;
+}
+
 }  // namespace rlcheck::engine

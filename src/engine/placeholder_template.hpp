@@ -32,6 +32,8 @@ class PlaceholderTemplate {
   std::string expand(const PlaceholderContext& context) const;
   // Replaces `out` with the expansion, keeping its capacity.
   void expand_into(const PlaceholderContext& context, std::string& out) const;
+  // True when the text has no placeholder: every expansion is the same.
+  bool is_constant() const;
 
  private:
   enum class Piece { literal, limit, window_ms, uuid, seq, run, now_ms, id };

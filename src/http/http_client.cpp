@@ -63,6 +63,12 @@ HttpClient::HttpClient(CurlMulti& multi, engine::ClientListener& listener, int s
   curl_easy_setopt(easy_, CURLOPT_WRITEDATA, this);
   curl_easy_setopt(easy_, CURLOPT_USERAGENT, "rlcheck");
   apply_tls(easy_, target_.tls);
+  if (target_.http2) {
+    curl_easy_setopt(easy_, CURLOPT_HTTP_VERSION,
+                     target_.url_text.starts_with("https://")
+                         ? CURL_HTTP_VERSION_2TLS
+                         : CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE);
+  }
   if (target_.method == "HEAD") {
     curl_easy_setopt(easy_, CURLOPT_NOBODY, 1L);
   } else if (target_.method != "GET" || target_.body) {

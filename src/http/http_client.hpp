@@ -23,6 +23,12 @@ namespace rlcheck::http {
 struct HttpTarget {
   std::string method = "GET";
   engine::PlaceholderTemplate url;
+  // The same, as written (the native client serialises the whole request once).
+  std::string url_text;
+  std::vector<std::string> header_texts;
+  std::optional<std::string> body_text;
+  bool native = true;  // the native HTTP/1.1 client (http/native_client), else curl
+  bool http2 = false;  // --http2: curl, HTTP/2 (over TLS by ALPN; h2c with prior knowledge)
   std::vector<engine::PlaceholderTemplate> headers;  // "Name: value"
   std::optional<engine::PlaceholderTemplate> body;
   ResponseRules rules;

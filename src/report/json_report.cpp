@@ -168,6 +168,8 @@ json to_json(const Report& report) {
                  {"runs", report.params.runs},           {"limit", report.params.limit},
                  {"window_ms", report.params.window_ms}, {"threads", report.params.threads}};
   params["limit_source"] = report.params.limit_source;
+  if (!report.params.http_client.empty())
+    params["http_client"] = report.params.http_client;
   params["sources"] = {{"limit", report.params.limit_source},
                        {"window_ms", report.params.window_source}};
   if (report.params.window_source == "advertised")

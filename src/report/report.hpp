@@ -55,6 +55,7 @@ struct Params {
   std::string burst_source;            // with `burst`: "flag" or "default"
   std::string refill_source;           // with `refill`: "flag" or "default"
   int pipeline = 1;                    // redis: requests in flight per connection (--pipeline)
+  std::string http_client;             // http: "native" or "curl"; empty otherwise
   std::optional<Topology> topology;    // redis only
 };
 

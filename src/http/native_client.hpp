@@ -1,0 +1,130 @@
+#pragma once
+// The native HTTP/1.1 client: one keep-alive connection per slot, owned by the worker's
+// libevent loop, over the Redis transport's streams (plain or OpenSSL TLS). The request is
+// serialised once per run (RequestTemplate) and the response read by ResponseParser; what a
+// response means is decided by response_decision, as on the curl path. A connection the
+// server closes (Connection: close, an idle close) is made again for the next request; a
+// request that met a stale keep-alive connection is sent once more on a fresh one.
+
+#include <sys/socket.h>
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "engine/client.hpp"
+#include "http/http_client.hpp"
+#include "http/request_template.hpp"
+#include "http/response_parser.hpp"
+#include "redis/stream.hpp"
+#include "redis/tls_stream.hpp"
+
+struct event;
+struct event_base;
+
+namespace rlcheck::http {
+
+// What every native client of a run shares, read-only: the URL split, the request serialised,
+// the TLS context.
+struct NativeTarget {
+  const HttpTarget& target;
+  HttpUrl url;
+  RequestTemplate request;
+  std::shared_ptr<redis::TlsContext> tls;  // https:// only
+  std::string tls_error;                   // why the TLS context could not be made
+};
+
+// Per worker loop: the host's addresses (resolved at the first connect) and a read buffer.
+class NativeLoop final : public engine::LoopShared {
+ public:
+  struct Address {
+    sockaddr_storage storage;
+    socklen_t length;
+  };
+  explicit NativeLoop(const NativeTarget& target) : target_(target) {}
+  // The host's addresses; on error, why (and `resolved()` stays false: asked again next time).
+  const std::vector<Address>& addresses(std::string& error);
+  char* buffer() { return buffer_.data(); }
+  size_t buffer_size() const { return buffer_.size(); }
+
+ private:
+  const NativeTarget& target_;
+  std::vector<Address> addresses_;
+  std::vector<char> buffer_ = std::vector<char>(64 * 1024);
+};
+
+class NativeHttpClient final : public engine::Client {
+ public:
+  NativeHttpClient(event_base* base, NativeLoop& loop, const NativeTarget& target,
+                   engine::ClientListener& listener, int slot, int client_id);
+  ~NativeHttpClient() override;
+  NativeHttpClient(const NativeHttpClient&) = delete;
+  NativeHttpClient& operator=(const NativeHttpClient&) = delete;
+
+  void connect() override;
+  void start(uint64_t seq) override;
+  void abort(engine::ErrorKind why) override;
+  bool alive() const override { return true; }
+
+ private:
+  enum class Phase { idle, connecting, handshaking, sending, receiving };
+  static void on_io(int fd, short what, void* self);
+  void open_connection();
+  void try_address();
+  void on_connect_ready();
+  void connection_ready();
+  void progress();
+  void send_some();
+  void receive_some();
+  void on_idle_readable();
+  void connection_lost(const std::string& why);
+  void close_connection();
+  void watch(int fd);
+  void want_write();
+  void finish(engine::Decision decision);
+  void fail(engine::ErrorKind kind, std::string message);
+
+  event_base* base_;
+  NativeLoop& loop_;
+  const NativeTarget& target_;
+  engine::ClientListener& listener_;
+  int slot_;
+  std::mt19937_64 rng_;
+
+  Phase phase_ = Phase::idle;
+  bool in_flight_ = false;
+  bool preconnecting_ = false;  // connect(): no request yet, on_connected pending
+  int connecting_fd_ = -1;
+  size_t address_index_ = 0;
+  std::string connect_failure_;
+  std::unique_ptr<redis::Stream> stream_;
+  event* read_event_ = nullptr;
+  event* write_event_ = nullptr;
+  bool reused_ = false;  // the connection answered a request before this one
+
+  const std::string* request_ = nullptr;
+  size_t written_ = 0;
+  std::string scratch_;
+  ResponseParser parser_;
+};
+
+// Makes native clients, or says why it cannot serve a target (the caller then uses curl).
+class NativeClientFactory final : public engine::ClientFactory {
+ public:
+  explicit NativeClientFactory(const HttpTarget& target, HttpUrl url);
+  std::unique_ptr<engine::LoopShared> make_loop_shared(event_base*) override {
+    return std::make_unique<NativeLoop>(native_);
+  }
+  std::unique_ptr<engine::Client> make(event_base* base, engine::LoopShared* shared,
+                                       engine::ClientListener& listener, int slot,
+                                       int client_id) override {
+    return std::make_unique<NativeHttpClient>(base, static_cast<NativeLoop&>(*shared), native_,
+                                              listener, slot, client_id);
+  }
+
+ private:
+  NativeTarget native_;
+};
+
+}  // namespace rlcheck::http

@@ -1,0 +1,148 @@
+#include "http/response_parser.hpp"
+
+#include <fmt/format.h>
+
+namespace rlcheck::http {
+namespace {
+
+ResponseParser& self_of(http_parser* parser) {
+  return *static_cast<ResponseParser*>(parser->data);
+}
+
+}  // namespace
+
+ResponseParser::ResponseParser() {
+  settings_.on_message_begin = &ResponseParser::on_message_begin;
+  settings_.on_status = &ResponseParser::on_status;
+  settings_.on_header_field = &ResponseParser::on_header_field;
+  settings_.on_header_value = &ResponseParser::on_header_value;
+  settings_.on_headers_complete = &ResponseParser::on_headers_complete;
+  settings_.on_body = &ResponseParser::on_body;
+  settings_.on_message_complete = &ResponseParser::on_message_complete;
+  reset(false);
+}
+
+void ResponseParser::reset(bool head_request) {
+  http_parser_init(&parser_, HTTP_RESPONSE);
+  parser_.data = this;
+  state_ = State::incomplete;
+  head_request_ = head_request;
+  started_ = false;
+  in_value_ = false;
+  status_ = 0;
+  headers_.clear();
+  header_bytes_ = 0;
+  body_bytes_ = 0;
+  keep_alive_ = false;
+  error_.clear();
+}
+
+ResponseParser::State ResponseParser::feed(const char* data, size_t size, size_t& used) {
+  used = 0;
+  if (state_ != State::incomplete || size == 0)
+    return state_;
+  started_ = true;
+  used = http_parser_execute(&parser_, &settings_, data, size);
+  if (state_ != State::incomplete)
+    return state_;  // complete (the parser paused there), or failed in a callback
+  const auto code = static_cast<http_errno>(parser_.http_errno);
+  if (code != HPE_OK)
+    return fail(fmt::format("not an HTTP response: {}", http_errno_description(code)));
+  if (parser_.upgrade)
+    return fail("the server switched protocols");
+  return state_;
+}
+
+ResponseParser::State ResponseParser::feed_eof() {
+  if (state_ != State::incomplete)
+    return state_;
+  if (started_)
+    http_parser_execute(&parser_, &settings_, nullptr, 0);
+  if (state_ == State::incomplete)
+    return fail("the connection closed before the response ended");
+  return state_;
+}
+
+ResponseParser::State ResponseParser::fail(std::string why) {
+  state_ = State::failed;
+  error_ = std::move(why);
+  return state_;
+}
+
+bool ResponseParser::add_header_bytes(size_t length) {
+  header_bytes_ += length;
+  if (header_bytes_ <= k_max_header_bytes)
+    return true;
+  fail(fmt::format("response headers over {} KiB", k_max_header_bytes / 1024));
+  return false;
+}
+
+int ResponseParser::on_message_begin(http_parser* parser) {
+  // Also after an interim 1xx response: only the final response's fields count.
+  ResponseParser& self = self_of(parser);
+  self.headers_.clear();
+  self.header_bytes_ = 0;
+  self.in_value_ = false;
+  return 0;
+}
+
+int ResponseParser::on_status(http_parser* parser, const char*, size_t length) {
+  return self_of(parser).add_header_bytes(length) ? 0 : -1;
+}
+
+int ResponseParser::on_header_field(http_parser* parser, const char* at, size_t length) {
+  ResponseParser& self = self_of(parser);
+  if (!self.add_header_bytes(length))
+    return -1;
+  if (self.in_value_ || self.headers_.empty()) {
+    self.headers_.emplace_back();
+    self.in_value_ = false;
+  }
+  self.headers_.back().first.append(at, length);
+  return 0;
+}
+
+int ResponseParser::on_header_value(http_parser* parser, const char* at, size_t length) {
+  ResponseParser& self = self_of(parser);
+  if (!self.add_header_bytes(length))
+    return -1;
+  if (self.headers_.empty())
+    self.headers_.emplace_back();
+  self.in_value_ = true;
+  self.headers_.back().second.append(at, length);
+  return 0;
+}
+
+int ResponseParser::on_headers_complete(http_parser* parser) {
+  ResponseParser& self = self_of(parser);
+  self.status_ = parser->status_code;
+  // The value's trailing blanks (obsolete line folding leaves some) are not part of it.
+  for (auto& [name, value] : self.headers_) {
+    while (!value.empty() && (value.back() == ' ' || value.back() == '\t'))
+      value.pop_back();
+  }
+  // 1: the response has no body (a HEAD request's).
+  return self.head_request_ ? 1 : 0;
+}
+
+int ResponseParser::on_body(http_parser* parser, const char*, size_t length) {
+  ResponseParser& self = self_of(parser);
+  self.body_bytes_ += length;
+  if (self.body_bytes_ <= k_max_body_bytes)
+    return 0;
+  self.fail(fmt::format("response body over {} MiB", k_max_body_bytes / (1024 * 1024)));
+  return -1;
+}
+
+int ResponseParser::on_message_complete(http_parser* parser) {
+  ResponseParser& self = self_of(parser);
+  const int status = parser->status_code;
+  if (status >= 100 && status < 200 && status != 101)
+    return 0;  // interim (100 Continue, 103 Early Hints): the final response follows
+  self.keep_alive_ = http_should_keep_alive(parser) != 0;
+  self.state_ = State::complete;
+  http_parser_pause(parser, 1);  // stop here: what follows belongs to no request
+  return 0;
+}
+
+}  // namespace rlcheck::http
