@@ -290,7 +290,8 @@ void NativeHttpClient::receive_some() {
     const ResponseParser::State state = parser_.feed(buffer, result.bytes, used);
     if (state == ResponseParser::State::failed) {
       close_connection();
-      fail(engine::ErrorKind::transport, parser_.error());
+      fail(parser_.over_cap() ? engine::ErrorKind::too_large : engine::ErrorKind::protocol,
+           parser_.error());
       return;
     }
     if (state == ResponseParser::State::complete) {

@@ -35,6 +35,7 @@ void ResponseParser::reset(bool head_request) {
   body_bytes_ = 0;
   keep_alive_ = false;
   error_.clear();
+  over_cap_ = false;
 }
 
 ResponseParser::State ResponseParser::feed(const char* data, size_t size, size_t& used) {
@@ -74,6 +75,7 @@ bool ResponseParser::add_header_bytes(size_t length) {
   if (header_bytes_ <= k_max_header_bytes)
     return true;
   fail(fmt::format("response headers over {} KiB", k_max_header_bytes / 1024));
+  over_cap_ = true;
   return false;
 }
 
@@ -131,6 +133,7 @@ int ResponseParser::on_body(http_parser* parser, const char*, size_t length) {
   if (self.body_bytes_ <= k_max_body_bytes)
     return 0;
   self.fail(fmt::format("response body over {} MiB", k_max_body_bytes / (1024 * 1024)));
+  self.over_cap_ = true;
   return -1;
 }
 

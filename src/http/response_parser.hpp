@@ -44,6 +44,8 @@ class ResponseParser {
   bool keep_alive() const { return keep_alive_; }
   uint64_t body_bytes() const { return body_bytes_; }
   const std::string& error() const { return error_; }
+  // Failed over a cap (headers or body too large), rather than on bytes that are not HTTP.
+  bool over_cap() const { return over_cap_; }
 
  private:
   static int on_message_begin(http_parser* parser);
@@ -68,6 +70,7 @@ class ResponseParser {
   uint64_t body_bytes_ = 0;
   bool keep_alive_ = false;
   std::string error_;
+  bool over_cap_ = false;
 };
 
 }  // namespace rlcheck::http

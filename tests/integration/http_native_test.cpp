@@ -104,7 +104,7 @@ TEST_CASE("native http: garbage, oversized headers and an endless body are error
     RawHttpServer server([](const std::string&, int) { return RawAnswer{"SSH-2.0-x\r\n\r\n"}; });
     const NativeRun run = run_native(server.url(), {"-n", "4", "-p", "2"});
     CHECK(run.outcome.exit_code == 3);
-    CHECK(run.report["runs"][0]["error_kinds"].contains("transport"));
+    CHECK(run.report["runs"][0]["error_kinds"].contains("protocol"));
   }
   SUBCASE("headers over the cap") {
     const std::string huge = "HTTP/1.1 200 OK\r\nX-Big: " + std::string(70 * 1024, 'a') +
@@ -112,7 +112,7 @@ TEST_CASE("native http: garbage, oversized headers and an endless body are error
     RawHttpServer server([&](const std::string&, int) { return RawAnswer{huge}; });
     const NativeRun run = run_native(server.url(), {"-n", "2", "-p", "1"});
     CHECK(run.outcome.exit_code == 3);
-    CHECK(run.report["runs"][0]["errors"] == 2);
+    CHECK(run.report["runs"][0]["error_kinds"]["too-large"] == 2);
   }
   SUBCASE("a body that never ends is a timeout") {
     RawHttpServer server([](const std::string&, int) {
