@@ -1,6 +1,7 @@
 #include "checks/retry_accuracy.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <deque>
 
 namespace rlcheck::checks {
@@ -242,6 +243,27 @@ std::optional<int64_t> usable_hint_ms(const RequestRecord& record) {
   if (record.advertised_reset_s && *record.advertised_reset_s >= 0)
     return *record.advertised_reset_s * 1000;
   return std::nullopt;
+}
+
+HintErrors::HintErrors(std::initializer_list<HintError> errors) {
+  for (const HintError& error : errors)
+    push_back(error);
+}
+
+void HintErrors::push_back(const HintError& error) {
+  ++size_;
+  ++counts_[error.error_ms];
+  if (!worst_ || std::llabs(error.error_ms) > std::llabs(worst_->error_ms))
+    worst_ = error;
+}
+
+int64_t error_at_rank(const std::map<int64_t, int64_t>& counts, int64_t n) {
+  for (const auto& [error_ms, count] : counts) {
+    if (n < count)
+      return error_ms;
+    n -= count;
+  }
+  return counts.empty() ? 0 : counts.rbegin()->first;
 }
 
 RetryAccuracy measure_retry_accuracy(const IdentityRecords& identities, const AdmissionRule& rule,
