@@ -6,11 +6,14 @@
 
 #include <fmt/format.h>
 
+#include "app/status_line.hpp"
+
 namespace rlcheck::app {
 
 ProgressLine::ProgressLine(const config::Config& config)
     : enabled_(isatty(STDERR_FILENO) && !config.output.json && !config.output.hook &&
                !config.output.quiet),
+      status_lines_(!isatty(STDERR_FILENO) && !config.output.hook),
       total_(config.load.requests) {}
 
 ProgressLine::~ProgressLine() {
@@ -19,13 +22,26 @@ ProgressLine::~ProgressLine() {
 }
 
 engine::ProgressFn ProgressLine::for_run(std::string label) {
+  const auto start = std::chrono::steady_clock::now();
+  if (status_lines_) {
+    return [label = std::move(label), start,
+            schedule = StatusSchedule()](const engine::RunProgress& progress) mutable {
+      const auto elapsed = std::chrono::steady_clock::now() - start;
+      if (!schedule.due(elapsed))
+        return;
+      const StatusCounts counts{progress.done(), progress.allowed, progress.denied,
+                                progress.errors};
+      std::fputs((format_status(label, counts, elapsed) + "\n").c_str(), stderr);
+      std::fflush(stderr);
+    };
+  }
   if (!enabled_)
     return {};
-  const auto start = std::chrono::steady_clock::now();
-  return [this, label = std::move(label), start](uint64_t sent) {
+  return [this, label = std::move(label), start](const engine::RunProgress& progress) {
     if (std::chrono::steady_clock::now() - start < std::chrono::seconds(1))
       return;
-    std::fputs(fmt::format("\r\033[Krlcheck: {}: {}/{} requests sent", label, sent, total_).c_str(),
+    std::fputs(fmt::format("\r\033[Krlcheck: {}: {}/{} requests sent", label, progress.sent, total_)
+                   .c_str(),
                stderr);
     drawn_ = true;
   };

@@ -1,6 +1,8 @@
 #pragma once
 // A live request counter on stderr, for people watching long runs: only when stderr is a
 // terminal, never with --json, --hook or --quiet, and only once a run has lasted a second.
+// When stderr is not a terminal (CI logs), a run longer than two minutes prints a status line
+// a minute instead (app/status_line), except with --hook.
 
 #include <chrono>
 #include <string>
@@ -22,6 +24,7 @@ class ProgressLine {
 
  private:
   bool enabled_;
+  bool status_lines_;
   int64_t total_;
   bool drawn_ = false;
 };

@@ -119,7 +119,7 @@ std::vector<std::string> delete_keys(RedisSession& session, const std::vector<st
 
 // Whether any request of the run reached Redis: one that never left, or found no connection,
 // wrote no key.
-bool reached_redis(const std::vector<engine::RequestRecord>& records) {
+bool reached_redis(engine::RecordView records) {
   return std::any_of(records.begin(), records.end(), [](const engine::RequestRecord& record) {
     return record.error != engine::ErrorKind::not_sent &&
            record.error != engine::ErrorKind::connection;

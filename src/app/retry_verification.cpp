@@ -16,18 +16,18 @@ using engine::Outcome;
 using engine::RequestRecord;
 
 // Each identity's last request (by send instant), when it was a denial with a usable hint.
-std::vector<const RequestRecord*> last_denials(const std::vector<RequestRecord>& records) {
-  std::map<uint32_t, const RequestRecord*> last;
+std::vector<RequestRecord> last_denials(engine::RecordView records) {
+  std::map<uint32_t, RequestRecord> last;
   for (const RequestRecord& record : records) {
     if (record.outcome == Outcome::error)
       continue;
-    auto [it, inserted] = last.try_emplace(record.identity, &record);
-    if (!inserted && record.sent_ns >= it->second->sent_ns)
-      it->second = &record;
+    auto [it, inserted] = last.try_emplace(record.identity, record);
+    if (!inserted && record.sent_ns >= it->second.sent_ns)
+      it->second = record;
   }
-  std::vector<const RequestRecord*> denials;
+  std::vector<RequestRecord> denials;
   for (const auto& [identity, record] : last) {
-    if (record->outcome == Outcome::denied && checks::usable_hint_ms(*record))
+    if (record.outcome == Outcome::denied && checks::usable_hint_ms(record))
       denials.push_back(record);
   }
   return denials;
@@ -49,12 +49,13 @@ checks::RetryVerification verify_retry_after(engine::ClientFactory& factory,
         fmt::format("no identity ended run {} denied with a retry hint to verify", run);
     return verification;
   }
-  const auto shortest = std::min_element(denials.begin(), denials.end(), [](auto* a, auto* b) {
-    return *checks::usable_hint_ms(*a) < *checks::usable_hint_ms(*b);
-  });
-  const int64_t shortest_ms = *checks::usable_hint_ms(**shortest);
-  std::erase_if(denials, [&](const RequestRecord* record) {
-    return *checks::usable_hint_ms(*record) > max_wait.count();
+  const auto shortest =
+      std::min_element(denials.begin(), denials.end(), [](const auto& a, const auto& b) {
+        return *checks::usable_hint_ms(a) < *checks::usable_hint_ms(b);
+      });
+  const int64_t shortest_ms = *checks::usable_hint_ms(*shortest);
+  std::erase_if(denials, [&](const RequestRecord& record) {
+    return *checks::usable_hint_ms(record) > max_wait.count();
   });
   if (denials.empty()) {
     verification.told_ms = shortest_ms;
@@ -63,15 +64,15 @@ checks::RetryVerification verify_retry_after(engine::ClientFactory& factory,
     return verification;
   }
   // The identity told to come back soonest: the shortest honest wait.
-  const auto due_of = [&](const RequestRecord* record) {
-    return result.start + std::chrono::nanoseconds(record->replied_ns) +
-           std::chrono::milliseconds(*checks::usable_hint_ms(*record));
+  const auto due_of = [&](const RequestRecord& record) {
+    return result.start + std::chrono::nanoseconds(record.replied_ns) +
+           std::chrono::milliseconds(*checks::usable_hint_ms(record));
   };
-  const RequestRecord* chosen =
+  const RequestRecord chosen =
       *std::min_element(denials.begin(), denials.end(),
-                        [&](const auto* a, const auto* b) { return due_of(a) < due_of(b); });
-  verification.identity = chosen->identity;
-  verification.told_ms = *checks::usable_hint_ms(*chosen);
+                        [&](const auto& a, const auto& b) { return due_of(a) < due_of(b); });
+  verification.identity = chosen.identity;
+  verification.told_ms = *checks::usable_hint_ms(chosen);
 
   const Clock::time_point due = due_of(chosen);
   if (on_wait) {
@@ -91,18 +92,18 @@ checks::RetryVerification verify_retry_after(engine::ClientFactory& factory,
   for (const RequestRecord& record : result.records)
     next_seq = std::max(next_seq, record.seq + 1);
   const auto identities = static_cast<uint64_t>(load.identities);
-  retry.first_seq = next_seq + (chosen->identity + identities - next_seq % identities) % identities;
+  retry.first_seq = next_seq + (chosen.identity + identities - next_seq % identities) % identities;
   const engine::RunResult answer = engine::execute_run(factory, retry);
   if (answer.records.empty() || answer.interrupted) {
     verification.interrupted = answer.interrupted;
     verification.skip_reason = "interrupted while retrying";
     return verification;
   }
-  const RequestRecord& record = answer.records.front();
+  const RequestRecord record = answer.records.front();
   retry_records.push_back(record);
   verification.waited_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                                answer.start + std::chrono::nanoseconds(record.sent_ns) -
-                               (result.start + std::chrono::nanoseconds(chosen->replied_ns)))
+                               (result.start + std::chrono::nanoseconds(chosen.replied_ns)))
                                .count();
   switch (record.outcome) {
     case Outcome::allowed:

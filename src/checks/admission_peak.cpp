@@ -12,7 +12,7 @@ struct Admission {
   int64_t replied_ns;
 };
 
-std::vector<Admission> admissions_by_send(std::span<const engine::RequestRecord> records) {
+std::vector<Admission> admissions_by_send(engine::RecordView records) {
   std::vector<Admission> admissions;
   for (const auto& record : records) {
     if (record.outcome == engine::Outcome::allowed) {
@@ -57,8 +57,7 @@ AdmissionPeak sliding_peak(const std::vector<Admission>& admissions, const Admis
   return peak;
 }
 
-AdmissionPeak fixed_peak(std::span<const engine::RequestRecord> records,
-                         const AdmissionRule& rule) {
+AdmissionPeak fixed_peak(engine::RecordView records, const AdmissionRule& rule) {
   struct Window {
     int64_t count = 0;
     int64_t first_sent_ns = 0;
@@ -134,8 +133,7 @@ std::optional<AdmissionRule::Kind> contract_kind(std::string_view name) {
   return std::nullopt;
 }
 
-AdmissionPeak find_admission_peak(std::span<const engine::RequestRecord> records,
-                                  const AdmissionRule& rule) {
+AdmissionPeak find_admission_peak(engine::RecordView records, const AdmissionRule& rule) {
   switch (rule.kind) {
     case AdmissionRule::Kind::fixed:
       return fixed_peak(records, rule);

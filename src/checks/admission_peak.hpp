@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/record_log.hpp"
 #include "engine/request_record.hpp"
 
 namespace rlcheck::checks {
@@ -44,7 +45,6 @@ struct AdmissionPeak {
 };
 
 // The worst span: the one with the largest count - allowance (ties: the largest count).
-AdmissionPeak find_admission_peak(std::span<const engine::RequestRecord> records,
-                                  const AdmissionRule& rule);
+AdmissionPeak find_admission_peak(engine::RecordView records, const AdmissionRule& rule);
 
 }  // namespace rlcheck::checks

@@ -10,31 +10,32 @@ namespace {
 using engine::Outcome;
 using engine::RequestRecord;
 
-// The requests the limiter decided (errors never reached a decision), by send instant.
-std::vector<const RequestRecord*> decided_by_send(RecordSpan records) {
-  std::vector<const RequestRecord*> decided;
-  for (const RequestRecord& record : records) {
-    if (record.outcome != Outcome::error)
-      decided.push_back(&record);
+// The requests the limiter decided (errors never reached a decision), by send instant: their
+// indices in `records` (4 bytes a request, where a copy would take a record's size).
+std::vector<uint32_t> decided_by_send(RecordSpan records) {
+  std::vector<uint32_t> decided;
+  for (size_t i = 0; i < records.size(); ++i) {
+    if (records.outcome(i) != Outcome::error)
+      decided.push_back(static_cast<uint32_t>(i));
   }
-  std::stable_sort(
-      decided.begin(), decided.end(),
-      [](const RequestRecord* a, const RequestRecord* b) { return a->sent_ns < b->sent_ns; });
+  std::stable_sort(decided.begin(), decided.end(),
+                   [&](uint32_t a, uint32_t b) { return records.sent_ns(a) < records.sent_ns(b); });
   return decided;
 }
 
 // First come, first served under the contract: how many of `decided` it admits.
-int64_t contract_admissions(const std::vector<const RequestRecord*>& decided,
+int64_t contract_admissions(RecordSpan records, const std::vector<uint32_t>& decided,
                             const AdmissionRule& rule, int64_t start_wall_ns) {
   int64_t admitted = 0;
   switch (rule.kind) {
     case AdmissionRule::Kind::sliding: {
       std::deque<int64_t> in_window;
-      for (const RequestRecord* record : decided) {
-        while (!in_window.empty() && in_window.front() <= record->sent_ns - rule.window_ns)
+      for (const uint32_t index : decided) {
+        const int64_t sent_ns = records.sent_ns(index);
+        while (!in_window.empty() && in_window.front() <= sent_ns - rule.window_ns)
           in_window.pop_front();
         if (static_cast<int64_t>(in_window.size()) < rule.limit) {
-          in_window.push_back(record->sent_ns);
+          in_window.push_back(sent_ns);
           ++admitted;
         }
       }
@@ -42,10 +43,11 @@ int64_t contract_admissions(const std::vector<const RequestRecord*>& decided,
     }
     case AdmissionRule::Kind::fixed: {
       std::map<int64_t, int64_t> per_window;
-      for (const RequestRecord* record : decided) {
-        const int64_t window = record->bucket != 0
-                                   ? record->bucket
-                                   : wall_window(start_wall_ns, record->sent_ns, rule.window_ns);
+      for (const uint32_t index : decided) {
+        const RequestRecord record = records[index];
+        const int64_t window = record.bucket != 0
+                                   ? record.bucket
+                                   : wall_window(start_wall_ns, record.sent_ns, rule.window_ns);
         int64_t& count = per_window[window];
         if (count < rule.limit) {
           ++count;
@@ -56,12 +58,12 @@ int64_t contract_admissions(const std::vector<const RequestRecord*>& decided,
     }
     case AdmissionRule::Kind::bucket: {
       double tokens = static_cast<double>(rule.burst);
-      int64_t last_ns = decided.empty() ? 0 : decided.front()->sent_ns;
-      for (const RequestRecord* record : decided) {
-        tokens =
-            std::min(static_cast<double>(rule.burst),
-                     tokens + rule.tokens_per_ns * static_cast<double>(record->sent_ns - last_ns));
-        last_ns = record->sent_ns;
+      int64_t last_ns = decided.empty() ? 0 : records.sent_ns(decided.front());
+      for (const uint32_t index : decided) {
+        const int64_t sent_ns = records.sent_ns(index);
+        tokens = std::min(static_cast<double>(rule.burst),
+                          tokens + rule.tokens_per_ns * static_cast<double>(sent_ns - last_ns));
+        last_ns = sent_ns;
         if (tokens >= 1.0) {
           tokens -= 1.0;
           ++admitted;
@@ -81,6 +83,22 @@ int64_t wall_window(int64_t start_wall_ns, int64_t at_ns, int64_t window_ns) {
   return (wall % window_ns != 0 && wall < 0) ? quotient - 1 : quotient;
 }
 
+IdentityRecords split_by_identity(engine::RecordLog& records, int64_t identities) {
+  const auto count = static_cast<size_t>(std::max<int64_t>(1, identities));
+  records.stable_sort_by_identity(count);
+  const RecordSpan all = records.view();
+  IdentityRecords split(count);
+  size_t begin = 0;
+  for (size_t id = 0; id < count; ++id) {
+    size_t end = begin;
+    while (end < records.size() && records.identity(end) % count == id)
+      ++end;
+    split[id] = all.subspan(begin, end - begin);
+    begin = end;
+  }
+  return split;
+}
+
 IdentityRecords split_by_identity(std::vector<RequestRecord>& records, int64_t identities) {
   const auto count = static_cast<size_t>(std::max<int64_t>(1, identities));
   const auto identity_of = [count](const RequestRecord& record) { return record.identity % count; };
@@ -96,10 +114,28 @@ IdentityRecords split_by_identity(std::vector<RequestRecord>& records, int64_t i
     size_t end = begin;
     while (end < records.size() && identity_of(records[end]) == id)
       ++end;
-    split[id] = RecordSpan(records.data() + begin, end - begin);
+    split[id] = RecordSpan(std::span<const RequestRecord>(records.data() + begin, end - begin));
     begin = end;
   }
   return split;
+}
+
+void assign_wall_windows(engine::RecordLog& records, int64_t start_wall_ns,
+                         const AdmissionRule& rule) {
+  if (rule.window_ns <= 0)
+    return;
+  int64_t lone_window = -1;  // as below, record by record
+  for (size_t i = 0; i < records.size(); ++i) {
+    RequestRecord record = records[i];
+    if (record.bucket != 0 || record.outcome != Outcome::allowed)
+      continue;
+    const int64_t first =
+        wall_window(start_wall_ns, record.sent_ns - rule.clock_ns, rule.window_ns);
+    const int64_t last =
+        wall_window(start_wall_ns, record.replied_ns + rule.clock_ns, rule.window_ns);
+    record.bucket = first == last ? first : lone_window--;
+    records.set(i, record);
+  }
 }
 
 void assign_wall_windows(std::vector<RequestRecord>& records, int64_t start_wall_ns,
@@ -147,9 +183,9 @@ Utilisation measure_utilisation(const IdentityRecords& identities, const Admissi
     const auto decided = decided_by_send(identities[id]);
     Utilisation share;
     share.identity = static_cast<uint32_t>(id);
-    share.allowed = contract_admissions(decided, rule, start_wall_ns);
-    for (const RequestRecord* record : decided)
-      share.admitted += record->outcome == Outcome::allowed ? 1 : 0;
+    share.allowed = contract_admissions(identities[id], decided, rule, start_wall_ns);
+    for (const uint32_t index : decided)
+      share.admitted += identities[id].outcome(index) == Outcome::allowed ? 1 : 0;
     if (first || share.ratio() < lowest.ratio())
       lowest = share;
     first = false;

@@ -9,15 +9,17 @@
 #include <vector>
 
 #include "checks/admission_peak.hpp"
+#include "engine/record_log.hpp"
 #include "engine/request_record.hpp"
 
 namespace rlcheck::checks {
 
 // The records of one run, one view per identity (index = identity), each ordered by seq.
-using RecordSpan = std::span<const engine::RequestRecord>;
+using RecordSpan = engine::RecordView;
 using IdentityRecords = std::vector<RecordSpan>;
 // Orders `records` by identity in place (by seq within one, as the engine delivers them) and
 // returns a view of each identity's, so audits never copy a run's records.
+IdentityRecords split_by_identity(engine::RecordLog& records, int64_t identities);
 IdentityRecords split_by_identity(std::vector<engine::RequestRecord>& records, int64_t identities);
 
 // The index of the fixed window (of `window_ns`, aligned to the epoch) holding the instant
@@ -28,6 +30,8 @@ int64_t wall_window(int64_t start_wall_ns, int64_t at_ns, int64_t window_ns);
 // HTTP, user scripts) get the window their send and reply instants both fall in, widened by
 // the clock tolerance; one that may sit on either side of a boundary gets a window of its own,
 // so it never counts against either neighbour. Denials keep bucket 0.
+void assign_wall_windows(engine::RecordLog& records, int64_t start_wall_ns,
+                         const AdmissionRule& rule);
 void assign_wall_windows(std::vector<engine::RequestRecord>& records, int64_t start_wall_ns,
                          const AdmissionRule& rule);
 

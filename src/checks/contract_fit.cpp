@@ -53,19 +53,22 @@ struct Evidence {
 Evidence gather(const std::vector<RecordedRun>& runs) {
   Evidence evidence;
   for (const RecordedRun& run : runs) {
-    std::map<uint32_t, std::vector<const RequestRecord*>> by_identity;
-    for (const RequestRecord& record : run.records) {
-      if (record.outcome != Outcome::error)
-        by_identity[record.identity].push_back(&record);
+    const engine::RecordView records = run.records.view();
+    std::map<uint32_t, std::vector<uint32_t>> by_identity;  // indices in records
+    for (size_t i = 0; i < records.size(); ++i) {
+      if (records.outcome(i) != Outcome::error)
+        by_identity[run.records.identity(i)].push_back(static_cast<uint32_t>(i));
     }
     for (auto& [identity, decided] : by_identity) {
-      std::stable_sort(
-          decided.begin(), decided.end(),
-          [](const RequestRecord* a, const RequestRecord* b) { return a->sent_ns < b->sent_ns; });
+      std::stable_sort(decided.begin(), decided.end(), [&](uint32_t a, uint32_t b) {
+        return records.sent_ns(a) < records.sent_ns(b);
+      });
       std::vector<Instants> admitted;
       int64_t burst = 0;
       bool denied = false;
-      for (const RequestRecord* record : decided) {
+      for (const uint32_t index : decided) {
+        const RequestRecord decoded = records[index];
+        const RequestRecord* record = &decoded;
         if (record->outcome == Outcome::allowed) {
           burst += denied ? 0 : 1;
           admitted.push_back({record->sent_ns, record->replied_ns});
@@ -315,7 +318,7 @@ std::optional<ContractFit> fit_contract(std::vector<RecordedRun>& runs,
     for (size_t i = 0; i < runs.size(); ++i) {
       if (candidate.rule.kind == AdmissionRule::Kind::fixed) {
         // Placing fixed windows writes into the records: replay a copy.
-        std::vector<RequestRecord> copy = runs[i].records;
+        engine::RecordLog copy = runs[i].records;
         audit_run(replayed[i], copy, runs[i].start_wall_ns, replay);
       } else {
         audit_run(replayed[i], runs[i].records, runs[i].start_wall_ns, replay);

@@ -15,13 +15,14 @@
 
 #include "checks/checks.hpp"
 #include "checks/run_stats.hpp"
+#include "engine/record_log.hpp"
 #include "engine/request_record.hpp"
 
 namespace rlcheck::checks {
 
 // One run's records as summarize_run left them, kept for the fit.
 struct RecordedRun {
-  std::vector<engine::RequestRecord> records;
+  engine::RecordLog records;
   int64_t start_wall_ns = 0;  // the run's start line on the wall clock (fixed windows)
 };
 

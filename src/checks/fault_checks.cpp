@@ -33,8 +33,7 @@ void note_first(std::optional<FaultRequest>& first, const RequestRecord& record)
   }
 }
 
-void measure_one(FaultWindow& fault, int64_t after_end_ns,
-                 const std::vector<RequestRecord>& records) {
+void measure_one(FaultWindow& fault, int64_t after_end_ns, engine::RecordView records) {
   fault.during_allowed = fault.during_denied = fault.during_errors = 0;
   fault.allowed_while_faulted = fault.refused_while_faulted = 0;
   fault.first_allowed_while_faulted.reset();
@@ -126,7 +125,7 @@ std::string recovery_failure(const FaultAt& at, int64_t recovery_ms) {
 
 }  // namespace
 
-void measure_faults(std::vector<FaultWindow>& faults, const std::vector<RequestRecord>& records) {
+void measure_faults(std::vector<FaultWindow>& faults, engine::RecordView records) {
   for (FaultWindow& fault : faults) {
     if (!fault.applied)
       continue;

@@ -6,6 +6,7 @@
 
 #include "checks/checks.hpp"
 #include "checks/fault_window.hpp"
+#include "engine/record_log.hpp"
 #include "engine/request_record.hpp"
 
 namespace rlcheck::checks {
@@ -13,8 +14,7 @@ namespace rlcheck::checks {
 // Fills each applied window's during counts, what fail-mode and recovery judge, and
 // recovered_after_ns, from the run's records (any order; instants on the run's clock). The
 // span after a fault ends where the next one (by at_ns) begins, or with the run.
-void measure_faults(std::vector<FaultWindow>& faults,
-                    const std::vector<engine::RequestRecord>& records);
+void measure_faults(std::vector<FaultWindow>& faults, engine::RecordView records);
 
 // fail-mode: with --expect-fail-mode, fails when a decision made while a fault held went the
 // other way (closed: allowed; open: denied or errored). Skips without it or without faults.

@@ -1,6 +1,7 @@
 #include "checks/retry_accuracy.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <deque>
 
 namespace rlcheck::checks {
@@ -244,22 +245,46 @@ std::optional<int64_t> usable_hint_ms(const RequestRecord& record) {
   return std::nullopt;
 }
 
+HintErrors::HintErrors(std::initializer_list<HintError> errors) {
+  for (const HintError& error : errors)
+    push_back(error);
+}
+
+void HintErrors::push_back(const HintError& error) {
+  ++size_;
+  ++counts_[error.error_ms];
+  if (!worst_ || std::llabs(error.error_ms) > std::llabs(worst_->error_ms))
+    worst_ = error;
+}
+
+int64_t error_at_rank(const std::map<int64_t, int64_t>& counts, int64_t n) {
+  for (const auto& [error_ms, count] : counts) {
+    if (n < count)
+      return error_ms;
+    n -= count;
+  }
+  return counts.empty() ? 0 : counts.rbegin()->first;
+}
+
 RetryAccuracy measure_retry_accuracy(const IdentityRecords& identities, const AdmissionRule& rule,
                                      int64_t start_wall_ns, const AccuracyTolerance& tolerance) {
   RetryAccuracy accuracy;
   for (size_t id = 0; id < identities.size(); ++id) {
-    std::vector<const RequestRecord*> denials;
-    for (const RequestRecord& record : identities[id]) {
-      if (record.outcome == Outcome::denied && usable_hint_ms(record))
-        denials.push_back(&record);
+    const RecordSpan records = identities[id];
+    std::vector<uint32_t> denials;  // indices: 4 bytes a denial
+    for (size_t i = 0; i < records.size(); ++i) {
+      if (records.outcome(i) == Outcome::denied && usable_hint_ms(records[i]))
+        denials.push_back(static_cast<uint32_t>(i));
     }
     if (denials.empty())
       continue;
-    std::stable_sort(
-        denials.begin(), denials.end(),
-        [](const RequestRecord* a, const RequestRecord* b) { return a->sent_ns < b->sent_ns; });
-    IdentityPredictor predictor(identities[id], rule, start_wall_ns);
-    for (const RequestRecord* denial : denials) {
+    std::stable_sort(denials.begin(), denials.end(), [&](uint32_t a, uint32_t b) {
+      return records.sent_ns(a) < records.sent_ns(b);
+    });
+    IdentityPredictor predictor(records, rule, start_wall_ns);
+    for (const uint32_t index : denials) {
+      const RequestRecord decoded = records[index];
+      const RequestRecord* denial = &decoded;
       const Range range = predictor.predict(*denial);
       if (!range.explained) {
         ++accuracy.unexplained;

@@ -11,6 +11,9 @@
 // seconds over HTTP, milliseconds from a script) and the clocks' (hint_tolerance).
 
 #include <cstdint>
+#include <initializer_list>
+#include <map>
+#include <optional>
 #include <vector>
 
 #include "checks/admission_peak.hpp"
@@ -27,10 +30,32 @@ struct HintError {
   int32_t resolution_ms = 1;  // the hint's unit (RequestRecord::hint_resolution_ms)
 };
 
+// The errors of every hint judged, kept as a count per error value (an hour-long run judges
+// millions of hints; their errors take few distinct values), and the worst in full: the first,
+// by identity then seq, with the largest error either way.
+class HintErrors {
+ public:
+  HintErrors() = default;
+  HintErrors(std::initializer_list<HintError> errors);
+  void push_back(const HintError& error);
+  int64_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  const std::map<int64_t, int64_t>& counts() const { return counts_; }  // error_ms -> hints
+  const std::optional<HintError>& worst() const { return worst_; }
+
+ private:
+  int64_t size_ = 0;
+  std::map<int64_t, int64_t> counts_;
+  std::optional<HintError> worst_;
+};
+
+// The error value at rank `n` (0-based, in increasing order) of counts merged from `counts`.
+int64_t error_at_rank(const std::map<int64_t, int64_t>& counts, int64_t n);
+
 struct RetryAccuracy {
-  std::vector<HintError> errors;  // one per denial with a usable hint, by identity then seq
-  int64_t early = 0;              // hints early by more than their resolution's early tolerance
-  int64_t late = 0;               // hints late by more than their resolution's late tolerance
+  HintErrors errors;  // one per denial with a usable hint, by identity then seq
+  int64_t early = 0;  // hints early by more than their resolution's early tolerance
+  int64_t late = 0;   // hints late by more than their resolution's late tolerance
   // Denials the admissions seen cannot explain (the window held fewer than the limit, the
   // bucket had a token): the limiter counted something else (state from before the run,
   // other clients), so no wait can be predicted and the hint is not judged.

@@ -51,7 +51,7 @@ void count_hint(RetryHintStats& stats, const engine::RequestRecord& record,
   stats.max_ms = std::max(stats.max_ms.value_or(hint), hint);
 }
 
-int64_t send_span(const std::vector<engine::RequestRecord>& records) {
+int64_t send_span(engine::RecordView records) {
   int64_t first = INT64_MAX, last = INT64_MIN;
   for (const auto& record : records) {
     if (record.outcome == engine::Outcome::error)
@@ -64,8 +64,8 @@ int64_t send_span(const std::vector<engine::RequestRecord>& records) {
 
 }  // namespace
 
-IdentityRecords audit_run(RunStats& stats, std::vector<engine::RequestRecord>& records,
-                          int64_t start_wall_ns, const AuditParams& audit) {
+IdentityRecords audit_run(RunStats& stats, engine::RecordLog& records, int64_t start_wall_ns,
+                          const AuditParams& audit) {
   if (audit.rule.kind == AdmissionRule::Kind::fixed)
     assign_wall_windows(records, start_wall_ns, audit.rule);
   IdentityRecords identities = split_by_identity(records, audit.identities);

@@ -100,8 +100,8 @@ struct AuditParams {
 // The audits of a run against `audit.rule`, written into `stats` (contract, peak, utilisation,
 // lock-outs, retry accuracy, send span, memory); `records` end up ordered by identity, and
 // admissions without a fixed-window index get the wall clock's. Returns each identity's view.
-IdentityRecords audit_run(RunStats& stats, std::vector<engine::RequestRecord>& records,
-                          int64_t start_wall_ns, const AuditParams& audit);
+IdentityRecords audit_run(RunStats& stats, engine::RecordLog& records, int64_t start_wall_ns,
+                          const AuditParams& audit);
 
 // Also prepares `result` for the audits: its records end up ordered by identity (by seq within
 // one), and admissions without a fixed-window index get the wall clock's. `faults` (--fault:

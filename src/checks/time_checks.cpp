@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -158,7 +159,8 @@ CheckResult check_utilisation(const std::vector<RunStats>& runs, const CheckPara
 }
 
 CheckResult check_retry_accuracy(const std::vector<RunStats>& runs, const CheckParams& params) {
-  std::vector<int64_t> errors;
+  std::map<int64_t, int64_t> errors;  // error_ms -> hints, over every run
+  int64_t judged = 0;
   int64_t early = 0, late = 0, unexplained = 0;
   const HintError* worst = nullptr;
   int worst_run = 0;
@@ -166,12 +168,13 @@ CheckResult check_retry_accuracy(const std::vector<RunStats>& runs, const CheckP
     early += run.retry_accuracy.early;
     late += run.retry_accuracy.late;
     unexplained += run.retry_accuracy.unexplained;
-    for (const HintError& error : run.retry_accuracy.errors) {
-      errors.push_back(error.error_ms);
-      if (worst == nullptr || std::llabs(error.error_ms) > std::llabs(worst->error_ms)) {
-        worst = &error;
-        worst_run = run.run;
-      }
+    for (const auto& [error_ms, count] : run.retry_accuracy.errors.counts())
+      errors[error_ms] += count;
+    judged += run.retry_accuracy.errors.size();
+    const auto& error = run.retry_accuracy.errors.worst();
+    if (error && (worst == nullptr || std::llabs(error->error_ms) > std::llabs(worst->error_ms))) {
+      worst = &*error;
+      worst_run = run.run;
     }
   }
   const std::string unjudged =
@@ -184,15 +187,13 @@ CheckResult check_retry_accuracy(const std::vector<RunStats>& runs, const CheckP
     return {"retry-after-accuracy", Status::skip,
             unexplained == 0 ? "no retry hints on denials" : unjudged.substr(2)};
   }
-  std::sort(errors.begin(), errors.end());
-  const int64_t median = errors[errors.size() / 2];
+  const int64_t median = error_at_rank(errors, judged / 2);
   const std::vector<int32_t> resolutions = judged_resolutions(runs);
   const std::string tolerances = tolerances_text(resolutions, params.retry_tolerance);
   std::string detail =
       fmt::format("{} against the {} contract: error median {}ms, from {}ms to {}ms{}",
-                  config::counted(static_cast<int64_t>(errors.size()), "hint"), params.contract,
-                  median, errors.front(), errors.back(),
-                  tolerances.empty() ? "" : " (" + tolerances + ")") +
+                  config::counted(judged, "hint"), params.contract, median, errors.begin()->first,
+                  errors.rbegin()->first, tolerances.empty() ? "" : " (" + tolerances + ")") +
       unjudged;
   if (early == 0 && late == 0)
     return {"retry-after-accuracy", Status::pass, std::move(detail)};

@@ -10,15 +10,11 @@
 namespace rlcheck::engine {
 namespace {
 
-bool by_seq(const RequestRecord& a, const RequestRecord& b) {
-  return a.seq < b.seq;
-}
-
 // Requests that no live connection took are errors, so a dead target cannot look like a pass.
 void record_unsent(RunResult& result, const config::LoadConfig& load) {
   std::vector<bool> seen(static_cast<size_t>(load.requests), false);
-  for (const RequestRecord& record : result.records)
-    seen[record.seq - load.first_seq] = true;
+  for (size_t i = 0; i < result.records.size(); ++i)
+    seen[result.records.seq(i) - load.first_seq] = true;
   bool any_unsent = false;
   for (uint64_t index = 0; index < seen.size(); ++index) {
     if (seen[index])
@@ -33,7 +29,7 @@ void record_unsent(RunResult& result, const config::LoadConfig& load) {
   }
   if (!any_unsent)
     return;
-  std::sort(result.records.begin(), result.records.end(), by_seq);
+  result.records.sort_by_seq();
   result.error_samples.try_emplace(ErrorKind::not_sent, result.connect_error.empty()
                                                             ? "no live connection was left"
                                                             : result.connect_error);
@@ -68,8 +64,13 @@ RunResult execute_run(ClientFactory& factory, const config::LoadConfig& load, Ru
   if (progress) {
     std::unique_lock lock(mutex);
     while (!finished.wait_for(lock, std::chrono::milliseconds(200), [&] { return running == 0; })) {
-      progress(std::min<uint64_t>(shared.next_seq.load(std::memory_order_relaxed),
-                                  static_cast<uint64_t>(load.requests)));
+      RunProgress now;
+      now.sent = std::min<uint64_t>(shared.next_seq.load(std::memory_order_relaxed),
+                                    static_cast<uint64_t>(load.requests));
+      now.allowed = shared.decided[0].load(std::memory_order_relaxed);
+      now.denied = shared.decided[1].load(std::memory_order_relaxed);
+      now.errors = shared.decided[2].load(std::memory_order_relaxed);
+      progress(now);
     }
   }
   threads.clear();  // joins
@@ -83,9 +84,9 @@ RunResult execute_run(ClientFactory& factory, const config::LoadConfig& load, Ru
     if (result.records.empty()) {
       result.records = std::move(worker->records);
     } else {
-      result.records.insert(result.records.end(), worker->records.begin(), worker->records.end());
+      result.records.append(worker->records);
     }
-    std::vector<RequestRecord>().swap(worker->records);
+    worker->records.clear();
     result.latency_ns.merge(worker->latency_ns);
     result.clients_ready += worker->clients_ready;
     result.interrupted = result.interrupted || worker->was_interrupted;
@@ -101,7 +102,7 @@ RunResult execute_run(ClientFactory& factory, const config::LoadConfig& load, Ru
       result.by_node[node] += requests;
   }
   result.stopped_on_errors = shared.stopped.load();
-  std::sort(result.records.begin(), result.records.end(), by_seq);
+  result.records.sort_by_seq();
   for (const RequestRecord& record : result.records) {
     result.duration_ns = std::max(result.duration_ns, record.replied_ns);
   }

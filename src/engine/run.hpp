@@ -11,6 +11,7 @@
 #include "config/config.hpp"
 #include "engine/client.hpp"
 #include "engine/histogram.hpp"
+#include "engine/record_log.hpp"
 #include "engine/request_record.hpp"
 
 namespace rlcheck::engine {
@@ -28,7 +29,7 @@ class RunObserver {
 };
 
 struct RunResult {
-  std::vector<RequestRecord> records;              // one per request, ordered by seq
+  RecordLog records;                               // one per request, ordered by seq
   Histogram latency_ns;                            // send to final reply, of requests that got one
   int64_t duration_ns = 0;                         // start line to the last reply
   std::chrono::steady_clock::time_point start;     // the start line: records count from it
@@ -48,8 +49,15 @@ struct RunResult {
 // by luck. Requests no live connection could take are recorded as ErrorKind::not_sent, unless
 // the run stopped on errors (load.stop_after_errors): then only the requests sent are recorded.
 // While the run lasts, `progress` (if set) is called on the calling thread about five times a
-// second with the number of requests sent so far.
-using ProgressFn = std::function<void(uint64_t sent)>;
+// second with the counts so far.
+struct RunProgress {
+  uint64_t sent = 0;     // requests that left (or were taken to leave)
+  uint64_t allowed = 0;  // requests decided so far, by outcome
+  uint64_t denied = 0;
+  uint64_t errors = 0;
+  uint64_t done() const { return allowed + denied + errors; }
+};
+using ProgressFn = std::function<void(const RunProgress& progress)>;
 RunResult execute_run(ClientFactory& factory, const config::LoadConfig& load,
                       RunObserver* observer = nullptr, const ProgressFn& progress = {});
 

@@ -91,8 +91,10 @@ Worker::Worker(ClientFactory& factory, RunShared& shared, int first_client_id, i
   slots_.reserve(static_cast<size_t>(clients));
   for (int i = 0; i < clients; ++i)
     slots_.push_back(std::make_unique<Slot>());
+  records = RecordLog(shared.load.first_seq);
   records.reserve(static_cast<size_t>(shared.load.requests));
-  prefer_huge_pages(records.data(), records.capacity() * sizeof(RequestRecord));
+  prefer_huge_pages(const_cast<PackedRecord*>(records.data()),
+                    records.capacity() * sizeof(PackedRecord));
 }
 
 Worker::~Worker() {
@@ -267,6 +269,7 @@ void Worker::on_decision(int slot_index, Decision decision) {
       by_node.emplace(std::string(decision.node), 1);
     }
   }
+  shared_.decided[static_cast<size_t>(record.outcome)].fetch_add(1, std::memory_order_relaxed);
   if (record.outcome == Outcome::error)
     count_error();
   if (record.outcome != Outcome::error) {

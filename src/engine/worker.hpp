@@ -1,6 +1,7 @@
 #pragma once
 // A worker thread's share of a run: one libevent loop driving many clients.
 
+#include <array>
 #include <atomic>
 #include <barrier>
 #include <chrono>
@@ -26,7 +27,8 @@ struct RunShared {
   const config::LoadConfig& load;
   RunObserver* observer;
   std::atomic<uint64_t> next_seq{0};
-  std::atomic<int64_t> errors{0};    // errored requests so far, counted for stop_after_errors
+  std::atomic<int64_t> errors{0};  // errored requests so far, counted for stop_after_errors
+  std::array<std::atomic<uint64_t>, 3> decided{};  // requests done so far, by Outcome (progress)
   std::atomic<bool> stopped{false};  // more than stop_after_errors: no request leaves any more
   std::chrono::steady_clock::time_point start;
   int64_t start_wall_ns = 0;
@@ -44,7 +46,7 @@ class Worker final : public ClientListener {
   void run();
 
   // Results, read after join.
-  std::vector<RequestRecord> records;
+  RecordLog records;
   Histogram latency_ns;
   int clients_ready = 0;
   std::string connect_error;

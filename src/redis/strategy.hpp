@@ -14,6 +14,7 @@
 #include <hiredis/hiredis.h>
 
 #include "config/config.hpp"
+#include "engine/record_log.hpp"
 #include "engine/request_record.hpp"
 
 namespace rlcheck::redis {
@@ -93,8 +94,7 @@ class Strategy {
   virtual std::optional<engine::Decision> on_reply(RequestState& state, const redisReply& reply,
                                                    DecisionIo& io) const = 0;
   // Every key this run may have written, for the key-ttl check and for clean-up.
-  virtual std::vector<std::string> keys_touched(
-      const std::vector<engine::RequestRecord>& records) const = 0;
+  virtual std::vector<std::string> keys_touched(engine::RecordView records) const = 0;
   // Whether a server error reply names a script (for messages).
   virtual const LoadedScript* script() const { return nullptr; }
 };

@@ -468,11 +468,13 @@ constexpr double left = 56, right = 876, top = 22, bottom = 150;
 // The retry hints' errors over all runs, with the zones beyond the tolerances shaded.
 std::string histogram_html(const Report& report, const std::string& prefix) {
   using namespace hist;
-  std::vector<int64_t> errors;
+  std::map<int64_t, int64_t> errors;  // error_ms -> hints
+  int64_t judged = 0;
   int64_t early = 0, late = 0, unexplained = 0;
   for (const checks::RunStats& run : report.runs) {
-    for (const checks::HintError& error : run.retry_accuracy.errors)
-      errors.push_back(error.error_ms);
+    for (const auto& [error_ms, count] : run.retry_accuracy.errors.counts())
+      errors[error_ms] += count;
+    judged += run.retry_accuracy.errors.size();
     early += run.retry_accuracy.early;
     late += run.retry_accuracy.late;
     unexplained += run.retry_accuracy.unexplained;
@@ -487,17 +489,18 @@ std::string histogram_html(const Report& report, const std::string& prefix) {
   const int64_t early_ms = report.params.early_tolerance_ms;
   const int64_t late_ms = report.params.late_tolerance_ms;
 
-  const auto [min_it, max_it] = std::minmax_element(errors.begin(), errors.end());
   // Half a tolerance beyond each, so the zones show even when every hint is right.
-  const double low = std::min(static_cast<double>(*min_it), -1.5 * static_cast<double>(early_ms));
-  const double high = std::max(static_cast<double>(*max_it), 1.5 * static_cast<double>(late_ms));
+  const double low =
+      std::min(static_cast<double>(errors.begin()->first), -1.5 * static_cast<double>(early_ms));
+  const double high =
+      std::max(static_cast<double>(errors.rbegin()->first), 1.5 * static_cast<double>(late_ms));
   const double bin_ms = nice_step((high - low) * 1.1, 60);
   // Bins centred on multiples of bin_ms, so an exact hint sits in the bin at 0.
   const auto first = static_cast<int64_t>(std::floor(low / bin_ms + 0.5)) - 1;
   const auto last = static_cast<int64_t>(std::floor(high / bin_ms + 0.5)) + 1;
   std::map<int64_t, int64_t> counts;
-  for (int64_t error : errors)
-    ++counts[static_cast<int64_t>(std::floor(static_cast<double>(error) / bin_ms + 0.5))];
+  for (const auto& [error, hints] : errors)
+    counts[static_cast<int64_t>(std::floor(static_cast<double>(error) / bin_ms + 0.5))] += hints;
   int64_t count_max = 1;
   for (const auto& [bin, count] : counts)
     count_max = std::max(count_max, count);
@@ -512,7 +515,7 @@ std::string histogram_html(const Report& report, const std::string& prefix) {
   out += fmt::format(
       "<p class=\"note\">{} hints judged over {} run{}: {} early by more than {}, {} late by "
       "more than {}{}. Error = the hint minus the nearest wait the contract predicts.</p>\n",
-      errors.size(), report.runs.size(), report.runs.size() == 1 ? "" : "s", early,
+      judged, report.runs.size(), report.runs.size() == 1 ? "" : "s", early,
       ms_text(static_cast<double>(early_ms)), late, ms_text(static_cast<double>(late_ms)),
       unexplained > 0 ? fmt::format("; {} denials unexplained, not judged", unexplained) : "");
   out += fmt::format(

@@ -52,13 +52,10 @@ json audit_to_json(const checks::RunStats& run) {
                  {"late", accuracy.late},
                  {"unexplained", accuracy.unexplained}};
   if (accuracy.any()) {
-    std::vector<int64_t> sorted;
-    for (const auto& error : accuracy.errors)
-      sorted.push_back(error.error_ms);
-    std::sort(sorted.begin(), sorted.end());
-    errors["min_ms"] = sorted.front();
-    errors["median_ms"] = sorted[sorted.size() / 2];
-    errors["max_ms"] = sorted.back();
+    const auto& counts = accuracy.errors.counts();
+    errors["min_ms"] = counts.begin()->first;
+    errors["median_ms"] = checks::error_at_rank(counts, accuracy.errors.size() / 2);
+    errors["max_ms"] = counts.rbegin()->first;
   }
   return {{"contract", contract}, {"utilisation", utilisation}, {"retry_error", errors}};
 }

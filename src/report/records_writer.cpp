@@ -146,8 +146,7 @@ std::expected<std::unique_ptr<RecordsWriter>, std::string> RecordsWriter::open_f
   return writer;
 }
 
-void RecordsWriter::write_run(std::string_view target, int run,
-                              const std::vector<engine::RequestRecord>& records) {
+void RecordsWriter::write_run(std::string_view target, int run, engine::RecordView records) {
   const std::string target_text = !with_target_            ? std::string()
                                   : format_ == Format::csv ? csv_text(target)
                                                            : json_text(target);

@@ -23,6 +23,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/record_log.hpp"
 #include "engine/request_record.hpp"
 #include "report/report_file.hpp"
 
@@ -44,8 +45,7 @@ class RecordsWriter {
       const std::string& path, bool with_target);
 
   // Appends every record of one run.
-  void write_run(std::string_view target, int run,
-                 const std::vector<engine::RequestRecord>& records);
+  void write_run(std::string_view target, int run, engine::RecordView records);
 
   // Flushes (and, for open_file, puts the file in place); false when some write failed (a
   // full disk), now or before.

@@ -93,9 +93,10 @@ TEST_CASE("a fault that was not applied is not measured") {
 
 TEST_CASE("after one fault, recovery looks only until the next begins") {
   std::vector<FaultWindow> faults{pause_window(1000, 2000), pause_window(3000, 4000)};
-  measure_faults(faults,
-                 {request(0, 2500, 2510, Outcome::error), request(1, 3500, 3600, Outcome::error),
-                  request(2, 4100, 4101, Outcome::allowed)});
+  const std::vector<RequestRecord> records{request(0, 2500, 2510, Outcome::error),
+                                           request(1, 3500, 3600, Outcome::error),
+                                           request(2, 4100, 4101, Outcome::allowed)};
+  measure_faults(faults, records);
   CHECK(faults[0].sent_after == 1);
   CHECK_FALSE(faults[0].recovered_after_ns);
   CHECK(*faults[1].recovered_after_ns == 101 * ms);

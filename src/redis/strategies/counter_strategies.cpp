@@ -40,9 +40,7 @@ class SingleKeyStrategy : public Strategy {
         window_ms_(params.window_ms),
         window_ms_text_(std::to_string(params.window_ms)) {}
 
-  std::vector<std::string> keys_touched(const std::vector<engine::RequestRecord>&) const override {
-    return keys_.all();
-  }
+  std::vector<std::string> keys_touched(engine::RecordView) const override { return keys_.all(); }
 
  protected:
   IdentityKeys keys_;
@@ -168,8 +166,7 @@ class FixedWindowStrategy final : public Strategy {
     return decision;
   }
 
-  std::vector<std::string> keys_touched(
-      const std::vector<engine::RequestRecord>& records) const override {
+  std::vector<std::string> keys_touched(engine::RecordView records) const override {
     std::set<std::pair<uint32_t, int64_t>> windows;  // identity, window index
     for (const auto& record : records) {
       if (record.outcome != engine::Outcome::error)

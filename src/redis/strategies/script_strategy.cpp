@@ -70,7 +70,7 @@ class ScriptStrategy final : public redis::Strategy {
     return *decision;
   }
 
-  std::vector<std::string> keys_touched(const std::vector<engine::RequestRecord>&) const override {
+  std::vector<std::string> keys_touched(engine::RecordView) const override {
     std::vector<std::string> keys;
     for (const std::string& key : keys_.all()) {
       for (std::string& script_key : script_keys(key, key_count_))

@@ -1,0 +1,118 @@
+// rlcheck_audit_bench N [IDENTITIES]: the CPU time of every audit of a run of N requests, on
+// a synthetic run (10 000 requests a second, limit 100 a second per identity, the rest denied
+// with an exact retry hint), once for each contract kind, and the memory the run's records
+// take. Built with the project (bench/CMakeLists.txt); run by bench/memory.sh.
+
+#include <sys/resource.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <string>
+
+#include "checks/run_stats.hpp"
+#include "engine/run.hpp"
+
+namespace {
+
+using rlcheck::checks::AdmissionRule;
+using rlcheck::engine::Outcome;
+using rlcheck::engine::RequestRecord;
+
+constexpr int64_t k_gap_ns = 100'000;  // 10 000 requests a second
+constexpr int64_t k_window_ns = 1'000'000'000;
+constexpr int64_t k_limit = 100;
+
+double cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) / 1e9;
+}
+
+long max_rss_kb() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_maxrss;
+}
+
+rlcheck::engine::RunResult synthetic_run(int64_t requests, int64_t identities) {
+  rlcheck::engine::RunResult result;
+  result.records.reserve(static_cast<size_t>(requests));
+  result.start_wall_ns = 1'700'000'000'000'000'000;
+  std::vector<int64_t> admitted_in_window(static_cast<size_t>(identities), 0);
+  std::vector<int64_t> window_of(static_cast<size_t>(identities), -1);
+  for (int64_t i = 0; i < requests; ++i) {
+    RequestRecord r;
+    r.seq = static_cast<uint64_t>(i);
+    r.identity = static_cast<uint32_t>(i % identities);
+    r.sent_ns = i * k_gap_ns;
+    r.replied_ns = r.sent_ns + 40'000 + (i * 7919) % 30'000;
+    const int64_t window = r.sent_ns / k_window_ns;
+    auto& count = admitted_in_window[r.identity];
+    if (window_of[r.identity] != window) {
+      window_of[r.identity] = window;
+      count = 0;
+    }
+    // Leave a margin at the window's end so every admission sits surely inside a window.
+    if (count < k_limit && r.sent_ns % k_window_ns < k_window_ns / 2) {
+      ++count;
+      r.outcome = Outcome::allowed;
+      r.remaining = k_limit - count;
+    } else {
+      r.outcome = Outcome::denied;
+      r.retry_ms = (k_window_ns - r.sent_ns % k_window_ns) / 1'000'000;
+      r.remaining = 0;
+    }
+    r.hint_expected = true;
+    result.records.push_back(r);
+    result.latency_ns.record(r.replied_ns - r.sent_ns);
+    result.duration_ns = r.replied_ns;
+  }
+  return result;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: rlcheck_audit_bench N [IDENTITIES]\n");
+    return 64;
+  }
+  const int64_t requests = std::atoll(argv[1]);
+  const int64_t identities = argc > 2 ? std::max<int64_t>(1, std::atoll(argv[2])) : 1;
+  const long rss_before = max_rss_kb();
+  const double build_start = cpu_seconds();
+  rlcheck::engine::RunResult base = synthetic_run(requests, identities);
+  std::printf(
+      "%lld records (%lld identities): built in %.2f s CPU, %.1f bytes a record kept\n",
+      static_cast<long long>(requests), static_cast<long long>(identities),
+      cpu_seconds() - build_start,
+      static_cast<double>(max_rss_kb() - rss_before) * 1024.0 / static_cast<double>(requests));
+  const struct {
+    const char* name;
+    AdmissionRule rule;
+  } contracts[] = {
+      {"sliding", {AdmissionRule::Kind::sliding, k_limit, k_window_ns, 0, 0, 1'000'000}},
+      {"fixed", {AdmissionRule::Kind::fixed, k_limit, k_window_ns, 0, 0, 1'000'000}},
+      {"token-bucket",
+       {AdmissionRule::Kind::bucket, 0, k_window_ns, k_limit,
+        static_cast<double>(k_limit) / static_cast<double>(k_window_ns), 1'000'000}},
+  };
+  for (const auto& contract : contracts) {
+    rlcheck::engine::RunResult run = base;  // the audits reorder records: each gets a copy
+    rlcheck::checks::AuditParams audit;
+    audit.rule = contract.rule;
+    audit.identities = identities;
+    audit.timeline = true;
+    audit.fresh_state = true;
+    audit.tolerance.window_ms = k_window_ns / 1'000'000;
+    const double start = cpu_seconds();
+    const rlcheck::checks::RunStats stats = rlcheck::checks::summarize_run(1, run, audit);
+    std::printf("  %-13s every check: %6.2f s CPU (allowed %lld, denied %lld, peak %lld)\n",
+                contract.name, cpu_seconds() - start, static_cast<long long>(stats.allowed),
+                static_cast<long long>(stats.denied),
+                static_cast<long long>(stats.contract.worst.count));
+  }
+  std::printf("peak RSS %.1f MB\n", static_cast<double>(max_rss_kb()) / 1024.0);
+  return 0;
+}

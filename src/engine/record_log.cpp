@@ -1,0 +1,271 @@
+#include "engine/record_log.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <tuple>
+#include <utility>
+
+namespace rlcheck::engine {
+
+namespace {
+
+constexpr int32_t k_absent = std::numeric_limits<int32_t>::min();
+constexpr uint16_t k_whole = std::numeric_limits<uint16_t>::max();
+constexpr uint8_t k_bucket_relative = 1;
+
+// The fields most records of a run share, interned.
+struct Context {
+  uint16_t status = 0;
+  bool hint_expected = false;
+  bool hint_invalid = false;
+  bool header_problem = false;
+  int32_t hint_resolution_ms = 1;
+  std::optional<int64_t> advertised_limit;
+  std::optional<int64_t> advertised_reset_s;
+  std::optional<int64_t> advertised_window_s;
+
+  auto key() const {
+    return std::tuple(status, hint_expected, hint_invalid, header_problem, hint_resolution_ms,
+                      advertised_limit, advertised_reset_s, advertised_window_s);
+  }
+  bool operator<(const Context& other) const { return key() < other.key(); }
+};
+
+Context context_of(const RequestRecord& record) {
+  return {record.status,
+          record.hint_expected,
+          record.hint_invalid,
+          record.header_problem,
+          record.hint_resolution_ms,
+          record.advertised_limit,
+          record.advertised_reset_s,
+          record.advertised_window_s};
+}
+
+std::optional<int32_t> narrow(int64_t value) {
+  if (value <= k_absent || value > std::numeric_limits<int32_t>::max())
+    return std::nullopt;
+  return static_cast<int32_t>(value);
+}
+
+// An optional value packed with k_absent for "none"; nullopt when it does not fit.
+std::optional<int32_t> pack_optional(const std::optional<int64_t>& value) {
+  if (!value)
+    return k_absent;
+  return narrow(*value);
+}
+
+std::optional<int64_t> unpack_optional(int32_t packed) {
+  if (packed == k_absent)
+    return std::nullopt;
+  return packed;
+}
+
+}  // namespace
+
+struct RecordTables {
+  uint64_t first_seq = 0;
+  std::optional<int64_t> bucket_base;  // set by the first bucket that does not fit 32 bits
+  std::vector<Context> contexts;
+  std::map<Context, uint16_t> context_index;
+  std::vector<RequestRecord> whole;  // records a field of which does not fit its packed range
+
+  std::optional<uint16_t> intern(const Context& context) {
+    if (auto found = context_index.find(context); found != context_index.end())
+      return found->second;
+    if (contexts.size() >= k_whole)
+      return std::nullopt;
+    const auto index = static_cast<uint16_t>(contexts.size());
+    contexts.push_back(context);
+    context_index.emplace(context, index);
+    return index;
+  }
+};
+
+RequestRecord RecordView::operator[](size_t index) const {
+  if (plain_ != nullptr)
+    return plain_[index];
+  const PackedRecord& p = packed_[index];
+  if (p.context == k_whole)
+    return tables_->whole[p.seq_offset];
+  RequestRecord record;
+  record.seq = tables_->first_seq + p.seq_offset;
+  record.identity = p.identity;
+  record.sent_ns = static_cast<int64_t>((static_cast<uint64_t>(p.sent_high) << 32) | p.sent_low);
+  record.replied_ns = record.sent_ns + static_cast<int64_t>(p.latency_ns);
+  record.outcome = static_cast<Outcome>(p.outcome_error & 3U);
+  record.error = static_cast<ErrorKind>(p.outcome_error >> 2U);
+  record.retry_ms = unpack_optional(p.retry_ms);
+  record.remaining = unpack_optional(p.remaining);
+  record.bucket = (p.flags & k_bucket_relative) != 0 ? *tables_->bucket_base + p.bucket : p.bucket;
+  const Context& context = tables_->contexts[p.context];
+  record.status = context.status;
+  record.hint_expected = context.hint_expected;
+  record.hint_invalid = context.hint_invalid;
+  record.header_problem = context.header_problem;
+  record.hint_resolution_ms = context.hint_resolution_ms;
+  record.advertised_limit = context.advertised_limit;
+  record.advertised_reset_s = context.advertised_reset_s;
+  record.advertised_window_s = context.advertised_window_s;
+  return record;
+}
+
+int64_t RecordView::sent_ns(size_t index) const {
+  if (plain_ != nullptr)
+    return plain_[index].sent_ns;
+  const PackedRecord& p = packed_[index];
+  if (p.context == k_whole)
+    return tables_->whole[p.seq_offset].sent_ns;
+  return static_cast<int64_t>((static_cast<uint64_t>(p.sent_high) << 32) | p.sent_low);
+}
+
+Outcome RecordView::outcome(size_t index) const {
+  if (plain_ != nullptr)
+    return plain_[index].outcome;
+  const PackedRecord& p = packed_[index];
+  if (p.context == k_whole)
+    return tables_->whole[p.seq_offset].outcome;
+  return static_cast<Outcome>(p.outcome_error & 3U);
+}
+
+RecordView RecordView::subspan(size_t offset, size_t count) const {
+  RecordView part = *this;
+  if (plain_ != nullptr)
+    part.plain_ += offset;
+  else
+    part.packed_ += offset;
+  part.size_ = count;
+  return part;
+}
+
+RecordLog::RecordLog(uint64_t first_seq) : tables_(std::make_shared<RecordTables>()) {
+  tables_->first_seq = first_seq;
+}
+
+RecordLog::RecordLog(const std::vector<RequestRecord>& records) : RecordLog() {
+  packed_.reserve(records.size());
+  for (const RequestRecord& record : records)
+    push_back(record);
+}
+
+RecordLog::RecordLog(std::initializer_list<RequestRecord> records) : RecordLog() {
+  for (const RequestRecord& record : records)
+    push_back(record);
+}
+
+void RecordLog::clear() {
+  std::vector<PackedRecord>().swap(packed_);
+  const uint64_t first_seq = tables_ ? tables_->first_seq : 0;
+  tables_ = std::make_shared<RecordTables>();
+  tables_->first_seq = first_seq;
+}
+
+void RecordLog::append(const RecordLog& other) {
+  packed_.reserve(packed_.size() + other.size());
+  const RecordView from = other.view();
+  for (size_t i = 0; i < from.size(); ++i)
+    push_back(from[i]);
+}
+
+uint64_t RecordLog::seq(size_t index) const {
+  const PackedRecord& p = packed_[index];
+  return p.context == k_whole ? tables_->whole[p.seq_offset].seq
+                              : tables_->first_seq + p.seq_offset;
+}
+
+uint32_t RecordLog::identity(size_t index) const {
+  const PackedRecord& p = packed_[index];
+  return p.context == k_whole ? tables_->whole[p.seq_offset].identity : p.identity;
+}
+
+PackedRecord RecordLog::encode(const RequestRecord& record) {
+  RecordTables& tables = *tables_;
+  PackedRecord p;
+  const auto keep_whole = [&] {
+    PackedRecord whole;
+    whole.context = k_whole;
+    whole.seq_offset = static_cast<uint32_t>(tables.whole.size());
+    tables.whole.push_back(record);
+    return whole;
+  };
+  const int64_t latency = record.replied_ns - record.sent_ns;
+  const auto retry = pack_optional(record.retry_ms);
+  const auto remaining = pack_optional(record.remaining);
+  if (record.seq < tables.first_seq ||
+      record.seq - tables.first_seq > std::numeric_limits<uint32_t>::max() || record.sent_ns < 0 ||
+      latency < 0 || latency > std::numeric_limits<uint32_t>::max() || !retry || !remaining ||
+      tables.whole.size() >= std::numeric_limits<uint32_t>::max()) {
+    return keep_whole();
+  }
+  if (auto bucket = narrow(record.bucket)) {
+    p.bucket = *bucket;
+  } else {
+    if (!tables.bucket_base)
+      tables.bucket_base = record.bucket;
+    int64_t difference = 0;
+    if (__builtin_sub_overflow(record.bucket, *tables.bucket_base, &difference))
+      return keep_whole();
+    const auto relative = narrow(difference);
+    if (!relative)
+      return keep_whole();
+    p.bucket = *relative;
+    p.flags |= k_bucket_relative;
+  }
+  const auto context = tables.intern(context_of(record));
+  if (!context)
+    return keep_whole();
+  p.context = *context;
+  p.sent_low = static_cast<uint32_t>(static_cast<uint64_t>(record.sent_ns));
+  p.sent_high = static_cast<uint32_t>(static_cast<uint64_t>(record.sent_ns) >> 32);
+  p.seq_offset = static_cast<uint32_t>(record.seq - tables.first_seq);
+  p.identity = record.identity;
+  p.latency_ns = static_cast<uint32_t>(latency);
+  p.retry_ms = *retry;
+  p.remaining = *remaining;
+  p.outcome_error = static_cast<uint8_t>(static_cast<unsigned>(record.outcome) |
+                                         (static_cast<unsigned>(record.error) << 2U));
+  return p;
+}
+
+void RecordLog::sort_by_seq() {
+  const RecordTables& tables = *tables_;
+  const auto seq_of = [&](const PackedRecord& p) {
+    return p.context == k_whole ? tables.whole[p.seq_offset].seq : tables.first_seq + p.seq_offset;
+  };
+  std::sort(packed_.begin(), packed_.end(),
+            [&](const PackedRecord& a, const PackedRecord& b) { return seq_of(a) < seq_of(b); });
+}
+
+void RecordLog::stable_sort_by_identity(size_t count) {
+  if (count <= 1 || packed_.size() < 2)
+    return;
+  // Where each record goes: a counting sort by identity, then the permutation applied in place
+  // by following its cycles.
+  std::vector<size_t> next(count, 0);
+  for (size_t i = 0; i < packed_.size(); ++i)
+    ++next[identity(i) % count];
+  size_t offset = 0;
+  for (size_t& slot : next)
+    offset += std::exchange(slot, offset);
+  constexpr uint32_t k_done = std::numeric_limits<uint32_t>::max();
+  std::vector<uint32_t> destination(packed_.size());
+  for (size_t i = 0; i < packed_.size(); ++i)
+    destination[i] = static_cast<uint32_t>(next[identity(i) % count]++);
+  for (size_t start = 0; start < packed_.size(); ++start) {
+    if (destination[start] == k_done)
+      continue;
+    PackedRecord moving = packed_[start];
+    size_t to = destination[start];
+    destination[start] = k_done;
+    while (to != start) {
+      std::swap(moving, packed_[to]);
+      const size_t after = destination[to];
+      destination[to] = k_done;
+      to = after;
+    }
+    packed_[start] = moving;
+  }
+}
+
+}  // namespace rlcheck::engine

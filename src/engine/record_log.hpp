@@ -1,0 +1,165 @@
+#pragma once
+// A run's records, packed: 36 bytes a request instead of a RequestRecord's 136, so an hour-long
+// run fits in memory. Each record keeps its instants to the nanosecond and its hints exactly;
+// what repeats (status, hint resolution and flags, the advertised limit / reset / window) is an
+// index into a small table of contexts, and a record a field of which does not fit its packed
+// range is kept whole on the side. Reading gives back the RequestRecord that was written.
+
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <iterator>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "engine/request_record.hpp"
+
+namespace rlcheck::engine {
+
+// One request as kept. Instants are split in 32-bit halves so the record packs to 4 bytes.
+struct PackedRecord {
+  uint32_t sent_low = 0;      // sent_ns, low and high halves
+  uint32_t sent_high = 0;     //
+  uint32_t seq_offset = 0;    // seq - the log's first seq; whole records: their index
+  uint32_t identity = 0;      //
+  uint32_t latency_ns = 0;    // replied_ns - sent_ns
+  int32_t retry_ms = 0;       // k_absent when the reply carried none
+  int32_t remaining = 0;      // k_absent when the reply carried none
+  int32_t bucket = 0;         // the window index, or its offset from the log's bucket base
+  uint8_t outcome_error = 0;  // outcome in the low 2 bits, error above
+  uint8_t flags = 0;          // k_bucket_relative
+  uint16_t context = 0;       // index into the log's contexts; k_whole: kept whole on the side
+};
+static_assert(sizeof(PackedRecord) == 36);
+
+// What the records of a log share: the contexts, whole records, and the bases offsets count from.
+struct RecordTables;
+
+class RecordIterator;
+
+// A read-only view of records: packed ones in a log, or plain RequestRecords (what tests and
+// small sets hand over). Indexing decodes; iteration yields RequestRecord values, so a
+// reference to an element lives only as long as the loop's step (never keep its address).
+class RecordView {
+ public:
+  RecordView() = default;
+  RecordView(const std::vector<RequestRecord>& plain)  // NOLINT: tests hand vectors over
+      : plain_(plain.data()), size_(plain.size()) {}
+  RecordView(std::span<const RequestRecord> plain)  // NOLINT
+      : plain_(plain.data()), size_(plain.size()) {}
+  RecordView(const PackedRecord* packed, size_t size, const RecordTables* tables)
+      : packed_(packed), tables_(tables), size_(size) {}
+
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  RequestRecord operator[](size_t index) const;
+  // Single fields, without decoding the whole record (for sorting and filtering).
+  int64_t sent_ns(size_t index) const;
+  Outcome outcome(size_t index) const;
+  RequestRecord front() const { return (*this)[0]; }
+  RequestRecord back() const { return (*this)[size_ - 1]; }
+  RecordIterator begin() const;
+  RecordIterator end() const;
+  RecordView subspan(size_t offset, size_t count) const;
+
+ private:
+  const RequestRecord* plain_ = nullptr;
+  const PackedRecord* packed_ = nullptr;
+  const RecordTables* tables_ = nullptr;
+  size_t size_ = 0;
+};
+
+// Holds its view by value, so iterating a temporary view (a log's) is safe.
+class RecordIterator {
+ public:
+  using iterator_category = std::random_access_iterator_tag;
+  using value_type = RequestRecord;
+  using difference_type = std::ptrdiff_t;
+  using reference = RequestRecord;
+  using pointer = void;
+  RecordIterator() = default;
+  RecordIterator(const RecordView& view, size_t index) : view_(view), index_(index) {}
+  RequestRecord operator*() const { return view_[index_]; }
+  RequestRecord operator[](difference_type n) const {
+    return view_[index_ + static_cast<size_t>(n)];
+  }
+  RecordIterator& operator++() { return ++index_, *this; }
+  RecordIterator operator++(int) { return {view_, index_++}; }
+  RecordIterator& operator--() { return --index_, *this; }
+  RecordIterator operator--(int) { return {view_, index_--}; }
+  RecordIterator& operator+=(difference_type n) { return index_ += static_cast<size_t>(n), *this; }
+  RecordIterator& operator-=(difference_type n) { return index_ -= static_cast<size_t>(n), *this; }
+  RecordIterator operator+(difference_type n) const {
+    return {view_, index_ + static_cast<size_t>(n)};
+  }
+  RecordIterator operator-(difference_type n) const {
+    return {view_, index_ - static_cast<size_t>(n)};
+  }
+  friend RecordIterator operator+(difference_type n, const RecordIterator& it) { return it + n; }
+  difference_type operator-(const RecordIterator& other) const {
+    return static_cast<difference_type>(index_) - static_cast<difference_type>(other.index_);
+  }
+  bool operator==(const RecordIterator& other) const { return index_ == other.index_; }
+  bool operator<(const RecordIterator& other) const { return index_ < other.index_; }
+  bool operator>(const RecordIterator& other) const { return index_ > other.index_; }
+  bool operator<=(const RecordIterator& other) const { return index_ <= other.index_; }
+  bool operator>=(const RecordIterator& other) const { return index_ >= other.index_; }
+
+ private:
+  RecordView view_;
+  size_t index_ = 0;
+};
+
+inline RecordIterator RecordView::begin() const {
+  return {*this, 0};
+}
+inline RecordIterator RecordView::end() const {
+  return {*this, size_};
+}
+
+// The records of one run, packed. Copies share the (append-only) tables.
+class RecordLog {
+ public:
+  // `first_seq`: the seq offsets count from it (a run's load.first_seq).
+  explicit RecordLog(uint64_t first_seq = 0);
+  RecordLog(const std::vector<RequestRecord>& records);  // NOLINT: tests and small sets
+  RecordLog(std::initializer_list<RequestRecord> records);
+
+  size_t size() const { return packed_.size(); }
+  bool empty() const { return packed_.empty(); }
+  void reserve(size_t count) { packed_.reserve(count); }
+  void clear();
+  void push_back(const RequestRecord& record) { packed_.push_back(encode(record)); }
+  // Appends every record of `other` (re-encoded: the two logs' tables differ).
+  void append(const RecordLog& other);
+  // Replaces record `index`.
+  void set(size_t index, const RequestRecord& record) { packed_[index] = encode(record); }
+
+  RequestRecord operator[](size_t index) const { return view()[index]; }
+  RequestRecord front() const { return view()[0]; }
+  RequestRecord back() const { return view()[size() - 1]; }
+  RecordView view() const { return {packed_.data(), packed_.size(), tables_.get()}; }
+  operator RecordView() const { return view(); }  // NOLINT: checks take views
+  RecordIterator begin() const { return view().begin(); }
+  RecordIterator end() const { return view().end(); }
+  uint64_t seq(size_t index) const;
+  uint32_t identity(size_t index) const;
+
+  // Orders the records by seq.
+  void sort_by_seq();
+  // Orders the records by identity % count, keeping the order within one identity (a stable
+  // sort, in place, with one 32-bit index a record of scratch).
+  void stable_sort_by_identity(size_t count);
+  // The raw storage, for its address (huge-page advice).
+  const PackedRecord* data() const { return packed_.data(); }
+  size_t capacity() const { return packed_.capacity(); }
+
+ private:
+  PackedRecord encode(const RequestRecord& record);
+
+  std::vector<PackedRecord> packed_;
+  std::shared_ptr<RecordTables> tables_;
+};
+
+}  // namespace rlcheck::engine
