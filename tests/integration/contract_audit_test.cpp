@@ -300,19 +300,23 @@ void passes_under_load(const std::vector<std::string>& limiter) {
 
 }  // namespace
 
-TEST_CASE("contract audit: sliding-window hints pass within milliseconds under load") {
+TEST_CASE("contract audit: sliding-window hints pass within milliseconds under load" *
+          doctest::test_suite("threads")) {
   passes_under_load({"--strategy", "sliding-window"});
 }
 
-TEST_CASE("contract audit: token-bucket hints pass within milliseconds under load") {
+TEST_CASE("contract audit: token-bucket hints pass within milliseconds under load" *
+          doctest::test_suite("threads")) {
   passes_under_load({"--strategy", "token-bucket"});
 }
 
-TEST_CASE("contract audit: gcra hints pass within milliseconds under load") {
+TEST_CASE("contract audit: gcra hints pass within milliseconds under load" *
+          doctest::test_suite("threads")) {
   passes_under_load({"--strategy", "gcra"});
 }
 
-TEST_CASE("contract audit: the seed script's hints pass within milliseconds under load") {
+TEST_CASE("contract audit: the seed script's hints pass within milliseconds under load" *
+          doctest::test_suite("threads")) {
   passes_under_load({"--script", shipped_script("sliding_window.lua")});
 }
 
