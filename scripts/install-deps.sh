@@ -11,6 +11,8 @@ packages=(
   redis-server redis-tools libxml2-utils dpkg-dev man-db
   # The --html screenshot test: a headless browser, a font for its text, a PNG's colours.
   chromium fonts-dejavu-core imagemagick
+  # The sanitizer build and the libFuzzer targets (scripts/fuzz.sh): clang 16 and its runtimes.
+  clang-16 libclang-rt-16-dev
 )
 packages+=("$@")
 

@@ -19,6 +19,19 @@ struct Unit {
 constexpr std::array<Unit, 6> k_units{
     {{"ns", 1.0}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}, {"m", 60e9}, {"h", 3600e9}}};
 
+// `value` / `scale` (a power of ten) in decimal, exactly and without trailing zeros:
+// (1'500, 1'000) is "1.5". Printing a double instead cut long durations to six digits
+// ("1.14645e+08s"), which no longer parsed.
+std::string exact_decimal(int64_t value, int64_t scale, int scale_digits) {
+  std::string text = fmt::format("{}", value / scale);
+  if (const int64_t fraction = value % scale; fraction != 0) {
+    std::string digits = fmt::format("{:0{}}", fraction, scale_digits);
+    digits.erase(digits.find_last_not_of('0') + 1);
+    text += "." + digits;
+  }
+  return text;
+}
+
 }  // namespace
 
 std::expected<Nanos, std::string> parse_duration(std::string_view text) {
@@ -63,11 +76,11 @@ std::string format_duration(Nanos d) {
     return fmt::format("{}m", ns / 60'000'000'000);
   }
   if (ns >= 1'000'000'000)
-    return fmt::format("{:g}s", static_cast<double>(ns) / 1e9);
+    return exact_decimal(ns, 1'000'000'000, 9) + "s";
   if (ns >= 1'000'000)
-    return fmt::format("{:g}ms", static_cast<double>(ns) / 1e6);
+    return exact_decimal(ns, 1'000'000, 6) + "ms";
   if (ns >= 1'000)
-    return fmt::format("{:g}us", static_cast<double>(ns) / 1e3);
+    return exact_decimal(ns, 1'000, 3) + "us";
   return fmt::format("{}ns", ns);
 }
 

@@ -278,7 +278,9 @@ namespace {
 // identity (~19 900 denials, all told within a few ms of each other) and 64 identities (~312
 // requests each). Replies queue under this load and the denials' send..reply spans grow; the
 // predicted range absorbs that, so correct hints still pass a 2 ms tolerance. Whether every
-// other check passes on a busy machine (timeouts) is not this test's question.
+// other check passes on a busy machine (timeouts) is not this test's question. Not in the
+// "threads" suite: under ThreadSanitizer on a loaded machine some hints come out 3 ms early, a
+// timing outcome of the instrumented build, not a race (run there by hand: no reports).
 void passes_under_load(const std::vector<std::string>& limiter) {
   for (const std::string identities : {"1", "64"}) {
     CAPTURE(identities);

@@ -157,6 +157,26 @@ TEST_CASE("http: serve --strategy lua holds 10 per run over HTTP, Retry-After on
   CHECK(report["verdict"] == "pass");
 }
 
+// Two worker threads, each with its own event loop and curl multi handle (the ThreadSanitizer
+// pass runs the "threads" suite).
+TEST_CASE("http: serve --strategy lua holds the limit with two worker threads" *
+          doctest::test_suite("threads")) {
+  ServeProcess serve(shared_serve_args("lua", 10));
+  wait_until_limiting(serve);
+  const ProcessOutcome outcome =
+      run_rlcheck({"http", serve.url(), "-n", "200", "-p", "50", "--threads", "2", "--runs", "2",
+                   "-H", "X-API-Key: threads-{run}", "--limit", "10", "--json"});
+  const json report = parse_report(outcome);
+  INFO("serve: " << serve.log());
+  CHECK(outcome.exit_code == 0);
+  REQUIRE(report["runs"].size() == 2);
+  for (const auto& run : report["runs"]) {
+    CHECK(run["allowed"] == 10);
+    CHECK(run["denied"] == 190);
+    CHECK(run["errors"] == 0);
+  }
+}
+
 TEST_CASE("http: serve --strategy naive goes over the limit and fails the limit check") {
   ServeProcess serve(shared_serve_args("naive", 10));
   wait_until_limiting(serve);

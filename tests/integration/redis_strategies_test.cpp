@@ -51,7 +51,7 @@ TEST_CASE("naive GET-then-INCR goes over the limit in at least 3 of 4 runs, ever
   }
 }
 
-TEST_CASE("the race shows with several worker threads too") {
+TEST_CASE("the race shows with several worker threads too" * doctest::test_suite("threads")) {
   const json naive = run_json({"--strategy", "naive", "--threads", "2"}, 1);
   CHECK(naive["summary"]["runs_over_limit"].get<int>() >= 3);
   const json lua = run_json({"--strategy", "lua", "--threads", "2"}, 0);

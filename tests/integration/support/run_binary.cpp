@@ -1,6 +1,7 @@
 #include "support/run_binary.hpp"
 
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <sstream>
 
@@ -116,8 +117,13 @@ ProcessOutcome run_process(const std::vector<std::string>& argv, const RunOption
   return outcome;
 }
 
+std::string rlcheck_binary() {
+  const char* chosen = std::getenv("RLCHECK_TEST_BINARY");
+  return chosen != nullptr && *chosen != '\0' ? chosen : RLCHECK_BINARY;
+}
+
 ProcessOutcome run_rlcheck(const std::vector<std::string>& args, const RunOptions& options) {
-  std::vector<std::string> argv{RLCHECK_BINARY};
+  std::vector<std::string> argv{rlcheck_binary()};
   argv.insert(argv.end(), args.begin(), args.end());
   return run_process(argv, options);
 }

@@ -38,6 +38,10 @@ struct RunOptions {
 // Runs `argv` (argv[0] is a path). Never hangs: the child is killed after options.limit.
 ProcessOutcome run_process(const std::vector<std::string>& argv, const RunOptions& options = {});
 
+// The rlcheck binary under test: $RLCHECK_TEST_BINARY when set (the ThreadSanitizer pass runs
+// these tests against its own build), else the one built beside the tests.
+std::string rlcheck_binary();
+
 // The rlcheck binary under test, followed by `args`.
 ProcessOutcome run_rlcheck(const std::vector<std::string>& args, const RunOptions& options = {});
 

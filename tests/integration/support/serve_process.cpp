@@ -9,6 +9,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "support/run_binary.hpp"
+
 namespace rlcheck::testing {
 namespace {
 
@@ -25,7 +27,7 @@ int left_ms(Clock::time_point deadline) {
 }  // namespace
 
 ServeProcess::ServeProcess(const std::vector<std::string>& args, std::chrono::milliseconds limit) {
-  std::vector<std::string> argv{RLCHECK_BINARY, "serve"};
+  std::vector<std::string> argv{rlcheck_binary(), "serve"};
   argv.insert(argv.end(), args.begin(), args.end());
   std::vector<char*> raw;
   for (auto& arg : argv)

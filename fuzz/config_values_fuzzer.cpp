@@ -1,0 +1,57 @@
+// Fuzzes the command line's value parsers: durations, rates, --fault specs, --reply and
+// --strategy names. The first byte picks the parser; a duration or rate that parses must format
+// back to text that parses to the same value (to the parser's double precision: 1 part in 10^12).
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "config/duration.hpp"
+#include "config/fault_spec.hpp"
+#include "config/rate.hpp"
+#include "config/reply_format.hpp"
+#include "config/strategy_name.hpp"
+
+using namespace rlcheck::config;
+
+namespace {
+
+bool same(Nanos a, Nanos b) {
+  const double difference = std::abs(static_cast<double>(a.count() - b.count()));
+  return difference <= 1 + 1e-12 * static_cast<double>(a.count());
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size == 0)
+    return 0;
+  const std::string_view text(reinterpret_cast<const char*>(data) + 1, size - 1);
+  switch (data[0] % 4) {
+    case 0:
+      if (auto duration = parse_duration(text); duration) {
+        auto again = parse_duration(format_duration(*duration));
+        if (!again || !same(*again, *duration))
+          __builtin_trap();
+      }
+      break;
+    case 1:
+      if (auto rate = parse_rate(text); rate) {
+        auto again = parse_rate(format_rate(*rate));
+        if (!again || again->tokens != rate->tokens || !same(again->period, rate->period))
+          __builtin_trap();
+      }
+      break;
+    case 2:
+      if (auto fault = parse_fault(text); fault)
+        (void)fault_kind_name(fault->kind);
+      break;
+    default:
+      if (auto format = parse_reply_format(text); format)
+        (void)reply_format_name(*format);
+      if (auto strategy = parse_strategy(text); strategy)
+        (void)strategy_name(*strategy);
+      break;
+  }
+  return 0;
+}
