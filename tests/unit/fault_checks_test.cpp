@@ -157,7 +157,8 @@ TEST_CASE("a request sent before CLIENT PAUSE returned may have been decided bef
 
   // Sent once the pause surely held, the same answer is a failure.
   run.faults = {pause};
-  measure_faults(run.faults, {request(0, 1012, 1016, Outcome::allowed)});
+  const std::vector<RequestRecord> after{request(0, 1012, 1016, Outcome::allowed)};
+  measure_faults(run.faults, after);
   CHECK(run.faults[0].allowed_while_faulted == 1);
   CHECK(check_fail_mode({run}, expecting("closed")).status == Status::fail);
 }
