@@ -25,6 +25,9 @@ ResponseParser::ResponseParser() {
 void ResponseParser::reset(bool head_request) {
   http_parser_init(&parser_, HTTP_RESPONSE);
   parser_.data = this;
+  // Control characters in a header value are kept, as curl keeps them: a bad Retry-After is
+  // the checks' to judge (retry-after-valid), not a broken response.
+  parser_.lenient_http_headers = 1;
   state_ = State::incomplete;
   head_request_ = head_request;
   started_ = false;
@@ -47,6 +50,11 @@ ResponseParser::State ResponseParser::feed(const char* data, size_t size, size_t
   if (state_ != State::incomplete)
     return state_;  // complete (the parser paused there), or failed in a callback
   const auto code = static_cast<http_errno>(parser_.http_errno);
+  if (code == HPE_HEADER_OVERFLOW) {
+    fail(fmt::format("response headers over {} KiB", k_max_header_bytes / 1024));
+    over_cap_ = true;
+    return state_;
+  }
   if (code != HPE_OK)
     return fail(fmt::format("not an HTTP response: {}", http_errno_description(code)));
   if (parser_.upgrade)
@@ -128,13 +136,9 @@ int ResponseParser::on_headers_complete(http_parser* parser) {
 }
 
 int ResponseParser::on_body(http_parser* parser, const char*, size_t length) {
-  ResponseParser& self = self_of(parser);
-  self.body_bytes_ += length;
-  if (self.body_bytes_ <= k_max_body_bytes)
-    return 0;
-  self.fail(fmt::format("response body over {} MiB", k_max_body_bytes / (1024 * 1024)));
-  self.over_cap_ = true;
-  return -1;
+  // A body is counted and dropped, never kept: one that never ends is the timeout's to end.
+  self_of(parser).body_bytes_ += length;
+  return 0;
 }
 
 int ResponseParser::on_message_complete(http_parser* parser) {

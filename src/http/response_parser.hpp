@@ -2,7 +2,7 @@
 // The native HTTP/1.1 client's reading side: Node's http_parser (libhttp-parser) fed the bytes
 // of a connection, one response at a time. Keeps the status and the header fields, counts the
 // body without keeping it, and stops at the response's end, so what follows stays unread.
-// Bounded: headers and body past their caps are an error, not memory.
+// Bounded: headers past their cap are an error, not memory; a body is counted, not kept.
 
 #include <cstddef>
 #include <cstdint>
@@ -22,7 +22,6 @@ class ResponseParser {
     failed,      // not HTTP, or over a cap: see error()
   };
   static constexpr size_t k_max_header_bytes = 64 * 1024;
-  static constexpr uint64_t k_max_body_bytes = 64ull * 1024 * 1024;
 
   ResponseParser();
   ResponseParser(const ResponseParser&) = delete;
@@ -44,7 +43,7 @@ class ResponseParser {
   bool keep_alive() const { return keep_alive_; }
   uint64_t body_bytes() const { return body_bytes_; }
   const std::string& error() const { return error_; }
-  // Failed over a cap (headers or body too large), rather than on bytes that are not HTTP.
+  // Failed over the header cap, rather than on bytes that are not HTTP.
   bool over_cap() const { return over_cap_; }
 
  private:
