@@ -120,21 +120,33 @@ IdentityRecords split_by_identity(std::vector<RequestRecord>& records, int64_t i
   return split;
 }
 
+namespace {
+
+// Gives an admission the fixed window it surely fell in, or a lone window of its own when its
+// send..reply span (widened by the clock's uncertainty) straddles a boundary; negative indices
+// never collide with the clock's. False for a record it leaves as it is.
+bool place_in_wall_window(RequestRecord& record, int64_t start_wall_ns, const AdmissionRule& rule,
+                          int64_t& lone_window) {
+  if (record.bucket != 0 || record.outcome != Outcome::allowed)
+    return false;
+  const int64_t first = wall_window(start_wall_ns, record.sent_ns - rule.clock_ns, rule.window_ns);
+  const int64_t last =
+      wall_window(start_wall_ns, record.replied_ns + rule.clock_ns, rule.window_ns);
+  record.bucket = first == last ? first : lone_window--;
+  return true;
+}
+
+}  // namespace
+
 void assign_wall_windows(engine::RecordLog& records, int64_t start_wall_ns,
                          const AdmissionRule& rule) {
   if (rule.window_ns <= 0)
     return;
-  int64_t lone_window = -1;  // as below, record by record
+  int64_t lone_window = -1;
   for (size_t i = 0; i < records.size(); ++i) {
     RequestRecord record = records[i];
-    if (record.bucket != 0 || record.outcome != Outcome::allowed)
-      continue;
-    const int64_t first =
-        wall_window(start_wall_ns, record.sent_ns - rule.clock_ns, rule.window_ns);
-    const int64_t last =
-        wall_window(start_wall_ns, record.replied_ns + rule.clock_ns, rule.window_ns);
-    record.bucket = first == last ? first : lone_window--;
-    records.set(i, record);
+    if (place_in_wall_window(record, start_wall_ns, rule, lone_window))
+      records.set(i, record);
   }
 }
 
@@ -142,16 +154,9 @@ void assign_wall_windows(std::vector<RequestRecord>& records, int64_t start_wall
                          const AdmissionRule& rule) {
   if (rule.window_ns <= 0)
     return;
-  int64_t lone_window = -1;  // negative indices never collide with the clock's
-  for (RequestRecord& record : records) {
-    if (record.bucket != 0 || record.outcome != Outcome::allowed)
-      continue;
-    const int64_t first =
-        wall_window(start_wall_ns, record.sent_ns - rule.clock_ns, rule.window_ns);
-    const int64_t last =
-        wall_window(start_wall_ns, record.replied_ns + rule.clock_ns, rule.window_ns);
-    record.bucket = first == last ? first : lone_window--;
-  }
+  int64_t lone_window = -1;
+  for (RequestRecord& record : records)
+    place_in_wall_window(record, start_wall_ns, rule, lone_window);
 }
 
 ContractAudit audit_contract(const IdentityRecords& identities, const AdmissionRule& rule) {

@@ -66,6 +66,23 @@ bool is_special(const std::string& path) {
   return stat(path.c_str(), &status) == 0 && !S_ISREG(status.st_mode) && !S_ISDIR(status.st_mode);
 }
 
+// The file `path` names (a symlink followed) and a fresh temporary file beside it, or why not.
+struct Staging {
+  std::string target;
+  std::string temp_path;
+};
+
+std::expected<Staging, std::string> stage_beside(const std::string& path) {
+  const std::string target = target_of(path);
+  if (const int problem = path_problem(target); problem != 0)
+    return std::unexpected(cannot_write(path, problem));
+  auto temp = make_temp_beside(target);
+  if (!temp)
+    return std::unexpected(cannot_write(path, temp.error()));
+  close(temp->first);
+  return Staging{target, temp->second};
+}
+
 }  // namespace
 
 std::expected<void, std::string> check_writable(const std::string& path) {
@@ -74,14 +91,10 @@ std::expected<void, std::string> check_writable(const std::string& path) {
       return std::unexpected(cannot_write(path, errno));
     return {};
   }
-  const std::string target = target_of(path);
-  if (const int problem = path_problem(target); problem != 0)
-    return std::unexpected(cannot_write(path, problem));
-  auto temp = make_temp_beside(target);
-  if (!temp)
-    return std::unexpected(cannot_write(path, temp.error()));
-  close(temp->first);
-  unlink(temp->second.c_str());
+  const auto staged = stage_beside(path);
+  if (!staged)
+    return std::unexpected(staged.error());
+  unlink(staged->temp_path.c_str());
   return {};
 }
 
@@ -105,14 +118,10 @@ std::expected<std::unique_ptr<StagedFile>, std::string> StagedFile::create(
       return std::unexpected(cannot_write(path, errno));
     return file;
   }
-  const std::string target = target_of(path);
-  if (const int problem = path_problem(target); problem != 0)
-    return std::unexpected(cannot_write(path, problem));
-  auto temp = make_temp_beside(target);
-  if (!temp)
-    return std::unexpected(cannot_write(path, temp.error()));
-  close(temp->first);
-  std::unique_ptr<StagedFile> file(new StagedFile(target, temp->second));
+  const auto staged = stage_beside(path);
+  if (!staged)
+    return std::unexpected(staged.error());
+  std::unique_ptr<StagedFile> file(new StagedFile(staged->target, staged->temp_path));
   file->out_.open(file->temp_path_, std::ios::out | std::ios::trunc | std::ios::binary);
   if (!file->out_)
     return std::unexpected(cannot_write(path, errno));

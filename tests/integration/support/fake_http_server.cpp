@@ -69,36 +69,21 @@ std::string ReceivedRequest::header(const std::string& name) const {
 
 FakeHttpServer::FakeHttpServer(Mode mode, Response response)
     : mode_(mode), response_(std::move(response)) {
-  listen_fd_ = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-  const int on = 1;
-  setsockopt(listen_fd_, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof address;
-  if (listen_fd_ < 0 || bind(listen_fd_, reinterpret_cast<sockaddr*>(&address), length) != 0 ||
-      listen(listen_fd_, 256) != 0 ||
-      getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&address), &length) != 0 ||
-      pipe2(wake_pipe_, O_CLOEXEC | O_NONBLOCK) != 0) {
-    if (listen_fd_ >= 0)
-      close(listen_fd_);
-    throw std::runtime_error("fake HTTP server: cannot listen on 127.0.0.1");
-  }
-  port_ = ntohs(address.sin_port);
+  listener_ = listen_on_loopback("fake HTTP server", true);
   thread_ = std::thread([this] { serve(); });
 }
 
 FakeHttpServer::~FakeHttpServer() {
   stop_ = true;
-  [[maybe_unused]] const ssize_t n = write(wake_pipe_[1], "x", 1);
+  [[maybe_unused]] const ssize_t n = write(listener_.wake_pipe[1], "x", 1);
   thread_.join();
-  close(listen_fd_);
-  close(wake_pipe_[0]);
-  close(wake_pipe_[1]);
+  close(listener_.fd);
+  close(listener_.wake_pipe[0]);
+  close(listener_.wake_pipe[1]);
 }
 
 std::string FakeHttpServer::url(const std::string& path) const {
-  return "http://127.0.0.1:" + std::to_string(port_) + path;
+  return "http://127.0.0.1:" + std::to_string(listener_.port) + path;
 }
 
 std::vector<ReceivedRequest> FakeHttpServer::requests() const {
@@ -175,7 +160,7 @@ bool FakeHttpServer::handle(Connection& connection) {
 void FakeHttpServer::serve() {
   std::vector<Connection> connections;
   while (!stop_) {
-    std::vector<pollfd> fds{{wake_pipe_[0], POLLIN, 0}, {listen_fd_, POLLIN, 0}};
+    std::vector<pollfd> fds{{listener_.wake_pipe[0], POLLIN, 0}, {listener_.fd, POLLIN, 0}};
     for (const Connection& connection : connections)
       fds.push_back({connection.fd, POLLIN, 0});
     if (poll(fds.data(), fds.size(), -1) < 0 && errno != EINTR)
@@ -209,7 +194,7 @@ void FakeHttpServer::serve() {
     connections = std::move(kept);
     if (fds[1].revents & POLLIN) {
       while (true) {
-        const int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        const int fd = accept4(listener_.fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (fd < 0)
           break;
         if (connections.size() >= k_max_connections) {

@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "support/loopback_listener.hpp"
+
 namespace rlcheck::testing {
 
 struct ReceivedRequest {
@@ -46,7 +48,7 @@ class FakeHttpServer {
   FakeHttpServer(const FakeHttpServer&) = delete;
   FakeHttpServer& operator=(const FakeHttpServer&) = delete;
 
-  int port() const { return port_; }
+  int port() const { return listener_.port; }
   // http://127.0.0.1:PORT + path
   std::string url(const std::string& path = "/") const;
   // A copy of the requests read so far, in arrival order.
@@ -66,9 +68,7 @@ class FakeHttpServer {
 
   Mode mode_;
   Response response_;
-  int listen_fd_ = -1;
-  int wake_pipe_[2] = {-1, -1};
-  int port_ = 0;
+  LoopbackListener listener_;
   std::atomic<bool> stop_{false};
   mutable std::mutex mutex_;
   std::vector<ReceivedRequest> requests_;

@@ -81,54 +81,39 @@ void Peer::stall() {
 }
 
 HostileServer::HostileServer(Handler handler) : handler_(std::move(handler)) {
-  listen_fd_ = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-  const int on = 1;
-  setsockopt(listen_fd_, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof address;
-  if (listen_fd_ < 0 || bind(listen_fd_, reinterpret_cast<sockaddr*>(&address), length) != 0 ||
-      listen(listen_fd_, 256) != 0 ||
-      getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&address), &length) != 0 ||
-      pipe2(wake_pipe_, O_CLOEXEC | O_NONBLOCK) != 0) {
-    if (listen_fd_ >= 0)
-      close(listen_fd_);
-    throw std::runtime_error("hostile server: cannot listen on 127.0.0.1");
-  }
-  port_ = ntohs(address.sin_port);
+  listener_ = listen_on_loopback("hostile server", true);
   acceptor_ = std::thread([this] { accept_loop(); });
 }
 
 HostileServer::~HostileServer() {
   stop_ = true;
-  [[maybe_unused]] const ssize_t n = ::write(wake_pipe_[1], "x", 1);
+  [[maybe_unused]] const ssize_t n = ::write(listener_.wake_pipe[1], "x", 1);
   acceptor_.join();
   for (std::thread& connection : connections_)
     connection.join();
   for (const int fd : fds_)
     close(fd);
-  close(listen_fd_);
-  close(wake_pipe_[0]);
-  close(wake_pipe_[1]);
+  close(listener_.fd);
+  close(listener_.wake_pipe[0]);
+  close(listener_.wake_pipe[1]);
 }
 
 std::string HostileServer::http_url(const std::string& path) const {
-  return "http://127.0.0.1:" + std::to_string(port_) + path;
+  return "http://127.0.0.1:" + std::to_string(listener_.port) + path;
 }
 
 std::string HostileServer::redis_url() const {
-  return "redis://127.0.0.1:" + std::to_string(port_);
+  return "redis://127.0.0.1:" + std::to_string(listener_.port);
 }
 
 void HostileServer::accept_loop() {
   while (!stop_) {
-    pollfd fds[2] = {{wake_pipe_[0], POLLIN, 0}, {listen_fd_, POLLIN, 0}};
+    pollfd fds[2] = {{listener_.wake_pipe[0], POLLIN, 0}, {listener_.fd, POLLIN, 0}};
     if (poll(fds, 2, -1) < 0 && errno != EINTR)
       return;
     if (fds[0].revents != 0)
       return;
-    const int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    const int fd = accept4(listener_.fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0)
       continue;
     std::lock_guard lock(mutex_);

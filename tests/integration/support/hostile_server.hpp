@@ -16,6 +16,8 @@
 #include <thread>
 #include <vector>
 
+#include "support/loopback_listener.hpp"
+
 namespace rlcheck::testing {
 
 class Peer {
@@ -52,7 +54,7 @@ class HostileServer {
   HostileServer(const HostileServer&) = delete;
   HostileServer& operator=(const HostileServer&) = delete;
 
-  int port() const { return port_; }
+  int port() const { return listener_.port; }
   std::string http_url(const std::string& path = "/") const;
   std::string redis_url() const;
 
@@ -60,9 +62,7 @@ class HostileServer {
   void accept_loop();
 
   Handler handler_;
-  int listen_fd_ = -1;
-  int wake_pipe_[2] = {-1, -1};
-  int port_ = 0;
+  LoopbackListener listener_;
   std::atomic<bool> stop_{false};
   std::mutex mutex_;
   std::vector<std::thread> connections_;

@@ -47,35 +47,22 @@ void write_all(int fd, const std::string& bytes) {
 }  // namespace
 
 RawHttpServer::RawHttpServer(AnswerFunction answer) : answer_(std::move(answer)) {
-  listen_fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  const int on = 1;
-  setsockopt(listen_fd_, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof address;
-  if (::bind(listen_fd_, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
-      ::listen(listen_fd_, 128) != 0 ||
-      getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&address), &length) != 0 ||
-      ::pipe2(wake_pipe_, O_CLOEXEC) != 0) {
-    throw std::runtime_error("raw http server: cannot listen");
-  }
-  port_ = ntohs(address.sin_port);
+  listener_ = listen_on_loopback("raw http server", false);
   thread_ = std::thread([this] { serve(); });
 }
 
 RawHttpServer::~RawHttpServer() {
   stop_ = true;
   const char byte = 0;
-  (void)::write(wake_pipe_[1], &byte, 1);
+  (void)::write(listener_.wake_pipe[1], &byte, 1);
   thread_.join();
-  ::close(listen_fd_);
-  ::close(wake_pipe_[0]);
-  ::close(wake_pipe_[1]);
+  ::close(listener_.fd);
+  ::close(listener_.wake_pipe[0]);
+  ::close(listener_.wake_pipe[1]);
 }
 
 std::string RawHttpServer::url(const std::string& path) const {
-  return "http://127.0.0.1:" + std::to_string(port_) + path;
+  return "http://127.0.0.1:" + std::to_string(listener_.port) + path;
 }
 
 std::vector<std::string> RawHttpServer::requests() const {
@@ -86,13 +73,13 @@ std::vector<std::string> RawHttpServer::requests() const {
 void RawHttpServer::serve() {
   std::vector<Connection> connections;
   while (!stop_) {
-    std::vector<pollfd> polled{{listen_fd_, POLLIN, 0}, {wake_pipe_[0], POLLIN, 0}};
+    std::vector<pollfd> polled{{listener_.fd, POLLIN, 0}, {listener_.wake_pipe[0], POLLIN, 0}};
     for (const Connection& connection : connections)
       polled.push_back({connection.fd, POLLIN, 0});
     if (::poll(polled.data(), polled.size(), -1) < 0)
       continue;
     if (polled[0].revents & POLLIN) {
-      if (const int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC); fd >= 0) {
+      if (const int fd = ::accept4(listener_.fd, nullptr, nullptr, SOCK_CLOEXEC); fd >= 0) {
         connections.push_back({fd, {}, 0});
         ++connections_;
       }

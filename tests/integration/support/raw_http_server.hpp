@@ -11,6 +11,8 @@
 #include <thread>
 #include <vector>
 
+#include "support/loopback_listener.hpp"
+
 namespace rlcheck::testing {
 
 struct RawAnswer {
@@ -35,9 +37,7 @@ class RawHttpServer {
   void serve();
 
   AnswerFunction answer_;
-  int listen_fd_ = -1;
-  int wake_pipe_[2] = {-1, -1};
-  int port_ = 0;
+  LoopbackListener listener_;
   std::atomic<int> connections_{0};
   std::atomic<bool> stop_{false};
   mutable std::mutex mutex_;
