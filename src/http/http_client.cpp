@@ -11,12 +11,6 @@ namespace {
 // bytes; past this the response is an error of kind too_large and its connection is closed.
 constexpr size_t k_max_header_bytes = 64 * 1024;
 
-int64_t unix_now_s() {
-  return std::chrono::duration_cast<std::chrono::seconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 std::string_view trim(std::string_view text) {
   while (!text.empty() && (text.front() == ' ' || text.front() == '\t'))
     text.remove_prefix(1);

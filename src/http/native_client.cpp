@@ -17,12 +17,6 @@
 namespace rlcheck::http {
 namespace {
 
-int64_t unix_now_s() {
-  return std::chrono::duration_cast<std::chrono::seconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 NativeTarget make_native_target(const HttpTarget& target, HttpUrl url) {
   NativeTarget native{target, std::move(url), {}, nullptr, {}};
   native.request =

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 
 #include <fmt/format.h>
 
@@ -9,6 +10,13 @@
 #include "http/retry_after.hpp"
 
 namespace rlcheck::http {
+
+int64_t unix_now_s() {
+  return std::chrono::duration_cast<std::chrono::seconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
 namespace {
 
 const std::string* find_header(const HeaderList& headers, std::string_view name) {

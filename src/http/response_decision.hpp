@@ -19,7 +19,10 @@ struct ResponseRules {
   bool require_retry_after = true;  // a denial must carry Retry-After
 };
 
-// `local_unix_s` is the local clock, used when the response has no valid Date header.
+// The local wall clock in whole seconds.
+int64_t unix_now_s();
+
+// `local_unix_s` is the local clock (unix_now_s), used when the response has no valid Date header.
 engine::Decision decide_response(int status, const HeaderList& headers, const ResponseRules& rules,
                                  int64_t local_unix_s);
 
