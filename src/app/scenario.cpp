@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -107,6 +108,15 @@ std::expected<void, std::string> append_option(const std::string& subcommand,
   return {};
 }
 
+// A string key of the file: `fallback` when absent, nothing when it holds another type.
+std::optional<std::string> text_key(const json& doc, const char* key, std::string fallback) {
+  if (!doc.contains(key))
+    return fallback;
+  if (!doc[key].is_string())
+    return std::nullopt;
+  return doc[key].get<std::string>();
+}
+
 // Every problem of the file, one per line, so that one `rlcheck run` lists them all.
 std::expected<Scenario, std::vector<std::string>> scenario_from(const std::string& path,
                                                                 const json& doc) {
@@ -114,16 +124,25 @@ std::expected<Scenario, std::vector<std::string>> scenario_from(const std::strin
   scenario.file = path;
   if (!doc.is_object())
     return std::unexpected(std::vector<std::string>{"not a JSON object"});
-  const std::string mode = doc.value("mode", "redis");
+  const std::optional<std::string> mode_text = text_key(doc, "mode", "redis");
+  if (!mode_text)
+    return std::unexpected(std::vector<std::string>{"key 'mode' needs a string"});
+  const std::string mode = *mode_text;
   if (mode != "redis" && mode != "http" && mode != "compare") {
     return std::unexpected(
         std::vector<std::string>{fmt::format("mode '{}': expected redis, http or compare", mode)});
   }
   const std::filesystem::path folder = std::filesystem::path(path).parent_path();
   std::vector<std::string> problems;
-  scenario.name = doc.value("name", std::filesystem::path(path).stem().string());
-  const std::string expect = doc.value("expect", "pass");
-  if (expect != "pass" && expect != "fail")
+  const std::optional<std::string> name = text_key(doc, "name", std::filesystem::path(path).stem());
+  if (!name)
+    problems.push_back("key 'name' needs a string");
+  scenario.name = name.value_or(std::filesystem::path(path).stem());
+  const std::optional<std::string> expect_text = text_key(doc, "expect", "pass");
+  const std::string expect = expect_text.value_or("");
+  if (!expect_text)
+    problems.push_back("key 'expect' needs a string: pass or fail");
+  else if (expect != "pass" && expect != "fail")
     problems.push_back(fmt::format("expect '{}': expected pass or fail", expect));
   scenario.expect_pass = expect == "pass";
   scenario.argv = {"rlcheck", mode};

@@ -55,6 +55,20 @@ TEST_CASE("every bad key of a file is named, one line each, with the closest key
   CHECK(far_named);
 }
 
+TEST_CASE("name, mode and expect of another type than a string are named, not a crash") {
+  TempFolder folder;
+  const std::string numbers =
+      folder.write("numbers.json", R"({"name": 7, "strategy": "lua", "expect": 200})");
+  const auto scenario = load_scenario(numbers);
+  REQUIRE_FALSE(scenario.has_value());
+  CHECK(scenario.error().find("key 'name' needs a string") != std::string::npos);
+  CHECK(scenario.error().find("key 'expect' needs a string: pass or fail") != std::string::npos);
+
+  const std::string mode = folder.write("mode.json", R"({"mode": ["http"]})");
+  REQUIRE_FALSE(load_scenario(mode).has_value());
+  CHECK(load_scenario(mode).error().find("key 'mode' needs a string") != std::string::npos);
+}
+
 TEST_CASE("serve keys and scenario keys are suggested too") {
   TempFolder folder;
   const std::string file = folder.write(
