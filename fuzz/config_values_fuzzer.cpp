@@ -1,15 +1,19 @@
 // Fuzzes the command line's value parsers: durations, rates, --fault specs, --reply and
-// --strategy names. The first byte picks the parser; a duration or rate that parses must format
-// back to text that parses to the same value (to the parser's double precision: 1 part in 10^12).
+// --strategy names, --source-address lists. The first byte picks the parser; a duration or rate
+// that parses must format back to text that parses to the same value (to the parser's double
+// precision: 1 part in 10^12); a source address list that parses must hold between 1 and the
+// cap addresses, and parse again, joined by commas, to the same list.
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "config/duration.hpp"
 #include "config/fault_spec.hpp"
 #include "config/rate.hpp"
 #include "config/reply_format.hpp"
+#include "config/source_addresses.hpp"
 #include "config/strategy_name.hpp"
 
 using namespace rlcheck::config;
@@ -21,13 +25,27 @@ bool same(Nanos a, Nanos b) {
   return difference <= 1 + 1e-12 * static_cast<double>(a.count());
 }
 
+void check_source_addresses(std::string_view text) {
+  auto addresses = parse_source_addresses(text);
+  if (!addresses)
+    return;
+  if (addresses->empty() || addresses->size() > k_max_source_addresses)
+    __builtin_trap();
+  std::string joined;
+  for (const std::string& address : *addresses)
+    joined += (joined.empty() ? "" : ",") + address;
+  auto again = parse_source_addresses(joined);
+  if (!again || *again != *addresses)
+    __builtin_trap();
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0)
     return 0;
   const std::string_view text(reinterpret_cast<const char*>(data) + 1, size - 1);
-  switch (data[0] % 4) {
+  switch (data[0] % 5) {
     case 0:
       if (auto duration = parse_duration(text); duration) {
         auto again = parse_duration(format_duration(*duration));
@@ -45,6 +63,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     case 2:
       if (auto fault = parse_fault(text); fault)
         (void)fault_kind_name(fault->kind);
+      break;
+    case 4:
+      check_source_addresses(text);
       break;
     default:
       if (auto format = parse_reply_format(text); format)

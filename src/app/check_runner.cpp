@@ -12,8 +12,9 @@ namespace rlcheck::app {
 
 std::vector<report::Report> run_checks(const config::Config& config, report::RecordsWriter* records,
                                        std::string* cut_short) {
-  ensure_descriptors(descriptors_needed(config.load.concurrency),
+  ensure_descriptors(descriptors_needed(connections_needed(config)),
                      fmt::format("-p {}", config.load.concurrency));
+  check_source_addresses(config.load.source_addresses);
   std::vector<report::Report> reports;
   if (config.command == config::Command::http || config.compare_urls) {
     for (const std::string& url : config.http.urls) {

@@ -25,6 +25,7 @@ report::Params configured_params(const config::Config& config, const ContractCho
                          static_cast<double>(config.load.rate->tokens) / 1e6;
   }
   params.identities = config.load.identities;
+  params.source_addresses = config.load.source_addresses;
   params.contract = contract.name;
   // Until hints are judged (judge), the tolerances of whole-second hints; both resolutions'.
   const checks::HintTolerance whole_seconds = contract.audit.tolerance.at(1000);

@@ -261,6 +261,7 @@ report::Report check_redis_limiter(RedisSession& session, const config::Config& 
     target.pipeline = config.redis.pipeline;
     target.slots = session.target.control->slot_map();
     target.connect_timeout = config.load.timeout;
+    target.source_addresses = config.load.source_addresses;
     redis::AsyncClientFactory factory(target);
     config::LoadConfig run_load = load;
     run_load.concurrency *= config.redis.pipeline;  // --pipeline D: D clients per connection

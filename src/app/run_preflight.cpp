@@ -1,5 +1,6 @@
 #include "app/run_preflight.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include <sys/resource.h>
@@ -7,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "app/exit_code.hpp"
+#include "redis/stream.hpp"
 #include "report/report_file.hpp"
 
 namespace rlcheck::app {
@@ -32,6 +34,21 @@ void check_report_paths(const config::OutputConfig& output) {
     if (auto writable = report::check_writable(*path); !writable)
       throw cannot_test(fmt::format("{}: {}", flag, writable.error()));
   }
+}
+
+void check_source_addresses(const std::vector<std::string>& addresses) {
+  for (const std::string& address : addresses) {
+    if (auto bindable = redis::check_bindable(address); !bindable)
+      throw cannot_test(fmt::format("--source-address: {}", bindable.error()));
+  }
+}
+
+int64_t connections_needed(const config::Config& config) {
+  const bool http = config.command == config::Command::http || config.compare_urls;
+  const auto addresses = static_cast<int64_t>(config.load.source_addresses.size());
+  if (!http || addresses <= 1)
+    return config.load.concurrency;
+  return config.load.concurrency * std::min(addresses, config.load.identities);
 }
 
 int64_t descriptors_needed(int64_t connections) {

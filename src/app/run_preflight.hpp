@@ -4,6 +4,8 @@
 // RLIMIT_NOFILE is raised up to the hard limit, else exit 64 naming the limit).
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "config/config.hpp"
 
@@ -13,6 +15,15 @@ namespace rlcheck::app {
 // written ("--junit: cannot write /nope/r.xml: No such file or directory"). --records is
 // opened (staged) by its writer, which says the same.
 void check_report_paths(const config::OutputConfig& output);
+
+// --source-address: throws FatalError(cannot_test) for the first address this host cannot send
+// from ("--source-address: cannot bind 192.0.2.1: Cannot assign requested address"), so that
+// a missing address is one clear error before any load rather than every request's.
+void check_source_addresses(const std::vector<std::string>& addresses);
+
+// The connections a run keeps open: one per -p slot; with --source-address over HTTP, a slot
+// keeps one per address its requests leave from (at most one per identity).
+int64_t connections_needed(const config::Config& config);
 
 // The descriptors a run of `connections` connections needs: one each, and a margin for the
 // loops, the set-up connections, the reports and the libraries (~50).

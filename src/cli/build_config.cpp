@@ -7,6 +7,7 @@
 #include "app/exit_code.hpp"
 #include "cli/raw_options.hpp"
 #include "config/reply_format.hpp"
+#include "config/source_addresses.hpp"
 #include "config/strategy_name.hpp"
 #include "engine/placeholder_template.hpp"
 #include "redis/connect_target.hpp"
@@ -233,6 +234,12 @@ config::Config build_config(const RawOptions& raw) {
     load.interval = positive_duration("--interval", *raw.interval);
   fill_open_model(raw, load);
   load.identities = in_range("--identities", raw.identities, 1, k_max_concurrency);
+  if (raw.source_address) {
+    auto addresses = config::parse_source_addresses(*raw.source_address);
+    if (!addresses)
+      throw usage_error(fmt::format("--source-address: {}", addresses.error()));
+    load.source_addresses = std::move(*addresses);
+  }
 
   config::CheckConfig& checks = config.checks;
   checks.limit = in_range("--limit", raw.limit.value_or(10), 1, k_max_requests);

@@ -84,6 +84,14 @@ void add_common_options(CLI::App* app, RawOptions& raw) {
                   "token-bucket / gcra refill rate, e.g. 5/s (default: limit per window)");
 }
 
+// http and redis (and compare): where the load's connections leave from.
+void add_source_address_option(CLI::App* app, RawOptions& raw) {
+  optional_option(app, "--source-address", raw.source_address,
+                  "local addresses to send from: 127.0.0.1-127.0.0.8, 10.0.0.5,10.0.0.6 (http: "
+                  "identity j from address j mod count, for limiters keyed by client IP; redis: "
+                  "connection c from address c mod count)");
+}
+
 void add_redis_options(CLI::App* app, RawOptions& raw) {
   optional_option(app, "--redis", raw.redis_url,
                   "redis://[user:pass@]host:port[/db], rediss:// (TLS) or unix:///path (default "
@@ -248,6 +256,7 @@ Apps build_apps(RawOptions& raw) {
 
   apps.redis = app.add_subcommand("redis", "drive a Redis limiter directly");
   add_common_options(apps.redis, raw);
+  add_source_address_option(apps.redis, raw);
   add_redis_options(apps.redis, raw);
   add_cluster_options(apps.redis, raw);
   add_pipeline_option(apps.redis, raw);
@@ -257,6 +266,7 @@ Apps build_apps(RawOptions& raw) {
   apps.compare = app.add_subcommand(
       "compare", "several strategies, or HTTP endpoints, side by side under the same load");
   add_common_options(apps.compare, raw);
+  add_source_address_option(apps.compare, raw);
   add_redis_options(apps.compare, raw);
   apps.compare->add_option("--strategies", raw.strategies,
                            "comma-separated strategies (default naive,lua)");
@@ -272,6 +282,7 @@ Apps build_apps(RawOptions& raw) {
   apps.http->add_option("URL", raw.url, "the endpoint; placeholders {run} {seq} {uuid}")
       ->required();
   add_common_options(apps.http, raw);
+  add_source_address_option(apps.http, raw);
   add_http_options(apps.http, raw);
   add_tls_options(apps.http, raw);
   add_fault_options(apps.http, raw, true);

@@ -36,6 +36,7 @@ struct RawOptions {
   std::optional<std::string> rate;
   std::optional<std::string> duration;
   int64_t identities = 1;
+  std::optional<std::string> source_address;  // --source-address LIST
   bool verify_retry_after = false;
   std::string html_path;
   std::string records_path;

@@ -53,6 +53,10 @@ struct LoadConfig {
   // rate x duration. Unset: the closed model.
   std::optional<Rate> rate;
   int64_t identities = 1;  // request i speaks for identity i mod identities
+  // --source-address: the local addresses requests leave from (empty: the system's choice).
+  // http: identity j sends from address j mod count; redis: connection c binds address c mod
+  // count.
+  std::vector<std::string> source_addresses;
   // Set: once more requests than this have errored, no more are sent (those in flight finish
   // or time out) and the run ends early: its errors already decide the test (--max-errors).
   std::optional<int64_t> stop_after_errors;

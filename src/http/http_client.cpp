@@ -110,6 +110,15 @@ void HttpClient::start(uint64_t seq) {
       header_list_ = curl_slist_append(header_list_, line.c_str());
     curl_easy_setopt(easy_, CURLOPT_HTTPHEADER, header_list_);
   }
+  if (!target_.source_addresses.empty()) {
+    // curl's connection cache matches the local interface too: a kept connection is reused
+    // only by requests that leave from the address it was bound to.
+    expanded_ = "host!" + target_.source_addresses[target_.source_index(seq)];
+    if (expanded_ != interface_) {
+      interface_.swap(expanded_);
+      curl_easy_setopt(easy_, CURLOPT_INTERFACE, interface_.c_str());
+    }
+  }
   if (target_.body) {
     target_.body->expand_into(context, body_);
     curl_easy_setopt(easy_, CURLOPT_POSTFIELDSIZE, static_cast<long>(body_.size()));

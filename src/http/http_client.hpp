@@ -3,6 +3,7 @@
 // handle (and through curl's connection cache, its keep-alive connection) is reused request
 // after request.
 
+#include <algorithm>
 #include <memory>
 #include <random>
 #include <string>
@@ -37,6 +38,18 @@ struct HttpTarget {
   int concurrency = 50;   // connections the multi handle may keep
   engine::PlaceholderContext placeholders;  // limit, window, run; seq and rng per request
   uint64_t seed = 0;
+  // --source-address: identity j (request seq's identity: seq mod placeholders.identities)
+  // sends from address j mod count; empty: the system's choice.
+  std::vector<std::string> source_addresses;
+
+  // The index into source_addresses of request `seq`'s address (0 without any).
+  size_t source_index(uint64_t seq) const {
+    if (source_addresses.empty())
+      return 0;
+    const auto identity =
+        seq % static_cast<uint64_t>(std::max<int64_t>(1, placeholders.identities));
+    return static_cast<size_t>(identity % source_addresses.size());
+  }
 };
 
 class HttpClient final : public engine::Client, private TransferOwner {
@@ -68,6 +81,7 @@ class HttpClient final : public engine::Client, private TransferOwner {
   std::string url_;       // the URL curl holds
   std::string expanded_;  // a URL or header of this request, expanded, before comparing
   std::string body_;
+  std::string interface_;  // CURLOPT_INTERFACE of this request: "host!ADDR" (empty: unset)
   std::vector<std::string> header_lines_;
   HeaderList response_headers_;
   size_t header_bytes_ = 0;         // of the response being read, counted against the cap

@@ -67,10 +67,19 @@ NativeHttpClient::NativeHttpClient(event_base* base, NativeLoop& loop, const Nat
       target_(target),
       listener_(listener),
       slot_(slot),
-      rng_(engine::client_seed(target.target.seed, client_id)) {}
+      rng_(engine::client_seed(target.target.seed, client_id)) {
+  // The connection made before the run leaves from the address this client's number picks,
+  // so that the clients' first connections spread over the addresses.
+  if (!target.target.source_addresses.empty())
+    source_ = static_cast<size_t>(client_id) % target.target.source_addresses.size();
+}
 
 NativeHttpClient::~NativeHttpClient() {
   close_connection();
+  for (auto& parked : parked_) {
+    if (parked)
+      drop(*parked);
+  }
 }
 
 void NativeHttpClient::connect() {
@@ -103,12 +112,71 @@ void NativeHttpClient::start(uint64_t seq) {
   parser_.reset(target_.request.head_request());
   in_flight_ = true;
   preconnecting_ = false;
+  if (!target_.target.source_addresses.empty())
+    use_source(target_.target.source_index(seq));
   if (!stream_ || phase_ != Phase::idle) {
     open_connection();  // none yet, or one still connecting from connect()
     return;
   }
   phase_ = Phase::sending;
   progress();
+}
+
+void NativeHttpClient::use_source(size_t source) {
+  if (source == source_)
+    return;
+  if (stream_ && phase_ == Phase::idle) {
+    park();
+  } else {
+    close_connection();  // still connecting from connect(): not worth keeping
+  }
+  source_ = source;
+  unpark();
+}
+
+void NativeHttpClient::park() {
+  if (parked_.size() <= source_)
+    parked_.resize(source_ + 1);
+  if (!parked_[source_])
+    parked_[source_] = std::make_unique<Parked>();
+  Parked& parked = *parked_[source_];
+  drop(parked);
+  parked.reused = reused_;
+  parked.stream = std::move(stream_);
+  close_connection();  // the events; the stream is parked's now
+  parked.idle_event = event_new(base_, parked.stream->fd(), EV_READ | EV_PERSIST,
+                                &NativeHttpClient::on_parked_io, &parked);
+  event_add(parked.idle_event, nullptr);
+}
+
+void NativeHttpClient::unpark() {
+  if (parked_.size() <= source_ || !parked_[source_] || !parked_[source_]->stream)
+    return;
+  Parked& parked = *parked_[source_];
+  event_free(parked.idle_event);
+  parked.idle_event = nullptr;
+  stream_ = std::move(parked.stream);
+  reused_ = parked.reused;
+  phase_ = Phase::idle;
+  watch(stream_->fd());
+  event_add(read_event_, nullptr);
+}
+
+void NativeHttpClient::drop(Parked& parked) {
+  if (parked.idle_event != nullptr) {
+    event_free(parked.idle_event);
+    parked.idle_event = nullptr;
+  }
+  parked.stream.reset();
+}
+
+void NativeHttpClient::on_parked_io(int, short, void* parked_arg) {
+  auto& parked = *static_cast<Parked*>(parked_arg);
+  // As on_idle_readable: an idle connection may only be closed by the server.
+  char scratch[512];
+  const redis::IoResult result = parked.stream->read(scratch, sizeof scratch);
+  if (result.status != redis::IoStatus::want_read && result.status != redis::IoStatus::want_write)
+    drop(parked);
 }
 
 void NativeHttpClient::abort(engine::ErrorKind why) {
@@ -150,6 +218,16 @@ void NativeHttpClient::try_address() {
     }
     const int on = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
+    if (!target_.target.source_addresses.empty()) {
+      auto bound = redis::bind_source(fd, address.storage.ss_family,
+                                      target_.target.source_addresses[source_]);
+      if (!bound) {
+        connect_failure_ = bound.error();
+        ::close(fd);
+        ++address_index_;
+        continue;
+      }
+    }
     if (::connect(fd, reinterpret_cast<const sockaddr*>(&address.storage), address.length) == 0 ||
         errno == EINPROGRESS) {
       connecting_fd_ = fd;

@@ -5,6 +5,9 @@
 // response means is decided by response_decision, as on the curl path. A connection the
 // server closes (Connection: close, an idle close) is made again for the next request; a
 // request that met a stale keep-alive connection is sent once more on a fresh one.
+// With --source-address a client serves requests of every identity, each from its identity's
+// address: it keeps one keep-alive connection per address it has needed (made when first
+// needed, bound before connect), the ones not in use parked and watched for the server's close.
 
 #include <sys/socket.h>
 #include <cstdint>
@@ -69,7 +72,18 @@ class NativeHttpClient final : public engine::Client {
 
  private:
   enum class Phase { idle, connecting, handshaking, sending, receiving };
+  // An idle keep-alive connection from another source address, kept for its next request.
+  struct Parked {
+    std::unique_ptr<redis::Stream> stream;
+    event* idle_event = nullptr;  // readable: the server closed it (or broke protocol)
+    bool reused = false;
+  };
   static void on_io(int fd, short what, void* self);
+  static void on_parked_io(int fd, short what, void* parked);
+  void use_source(size_t source);
+  void park();
+  void unpark();
+  static void drop(Parked& parked);
   void open_connection();
   void try_address();
   void on_connect_ready();
@@ -91,6 +105,8 @@ class NativeHttpClient final : public engine::Client {
   engine::ClientListener& listener_;
   int slot_;
   std::mt19937_64 rng_;
+  size_t source_ = 0;  // --source-address: the index of the address the connection is bound to
+  std::vector<std::unique_ptr<Parked>> parked_;  // by source index
 
   Phase phase_ = Phase::idle;
   bool in_flight_ = false;

@@ -23,6 +23,17 @@ std::string_view error_text(const redisReply* reply) {
   return std::string_view(reply->str, reply->len);
 }
 
+// The client's connection `index`, told first which source address it leaves from: client c
+// (of the whole run, across loops) shares connection c / pipeline, bound to that number's
+// address, so the run's connections spread over the addresses evenly.
+Connection& bound_connection(NodePool& pool, const RunTarget& target, int index, int client_id) {
+  if (!target.source_addresses.empty()) {
+    const auto connection = static_cast<size_t>(client_id / std::max(1, target.pipeline));
+    pool.source_for(index, target.source_addresses[connection % target.source_addresses.size()]);
+  }
+  return pool.connection(index);
+}
+
 }  // namespace
 
 AsyncClient::AsyncClient(NodePool& pool, engine::ClientListener& listener, int slot,
@@ -32,7 +43,7 @@ AsyncClient::AsyncClient(NodePool& pool, engine::ClientListener& listener, int s
       slot_(slot),
       target_(target),
       index_(slot / std::max(1, target.pipeline)),
-      connection_(&pool.connection(index_)),
+      connection_(&bound_connection(pool, target, index_, client_id)),
       rng_(engine::client_seed(target.seed, client_id)) {}
 
 AsyncClient::AsyncClient(event_base* base, engine::ClientListener& listener, int slot,

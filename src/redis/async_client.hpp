@@ -32,6 +32,8 @@ struct RunTarget {
   std::optional<SlotMap> slots;        // a Redis Cluster: where each slot lives
   config::Nanos connect_timeout{std::chrono::seconds(5)};  // each connect, and each reconnect
   TransportStats stats;                                    // written by every connection
+  // --source-address: client c's connection leaves from address (c / pipeline) mod count.
+  std::vector<std::string> source_addresses;
 };
 
 class AsyncClient final : public engine::Client,

@@ -144,7 +144,7 @@ void Connection::open() {
   if (state_ != State::idle && state_ != State::backing_off)
     return;
   evtimer_del(timer_);
-  auto fd = start_connect(settings_.endpoint);
+  auto fd = start_connect(settings_.endpoint, settings_.source_address);
   if (!fd) {
     state_ = State::connecting;
     lose(fd.error());

@@ -72,6 +72,7 @@ struct ConnectionSettings {
   config::Nanos connect_timeout{std::chrono::seconds(5)};  // connect, handshake and login
   bool reconnect = false;           // once ready, made again with backoff whenever lost
   TransportStats* stats = nullptr;  // reconnects counted here
+  std::string source_address;       // --source-address: bound before connect (empty: none)
 };
 
 class Connection {

@@ -37,6 +37,8 @@ Connection& NodePool::connection_of(Node& node, int index) {
         connection_settings(endpoint, target_.connect_timeout).value_or(ConnectionSettings{});
     settings.reconnect = reconnect_;
     settings.stats = &target_.stats;
+    if (at < sources_.size())
+      settings.source_address = sources_[at];
     node.connections[at] = std::make_unique<Connection>(base_, std::move(settings));
   }
   return *node.connections[at];
@@ -62,6 +64,14 @@ std::vector<Connection*> NodePool::every_master(int index) {
   for (const NodeAddress& master : slots_->masters())
     connections.push_back(&connection_to(master, index));
   return connections;
+}
+
+void NodePool::source_for(int index, const std::string& address) {
+  const auto at = static_cast<size_t>(index);
+  if (sources_.size() <= at)
+    sources_.resize(at + 1);
+  if (sources_[at].empty())
+    sources_[at] = address;
 }
 
 void NodePool::moved(uint16_t slot, const NodeAddress& address) {

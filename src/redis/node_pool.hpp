@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "engine/client.hpp"
@@ -36,6 +37,9 @@ class NodePool final : public engine::LoopShared {
   void moved(uint16_t slot, const NodeAddress& node);
   // Forgets `waiter` on every connection.
   void forget(ReadyWaiter* waiter);
+  // --source-address: connection `index` (to every node) leaves from `address`. Said before
+  // the connection is first asked for; the first word for an index holds.
+  void source_for(int index, const std::string& address);
 
  private:
   struct Node {
@@ -50,6 +54,7 @@ class NodePool final : public engine::LoopShared {
   bool reconnect_;
   std::optional<SlotMap> slots_;
   std::vector<std::unique_ptr<Node>> nodes_;  // standalone: one node, the endpoint
+  std::vector<std::string> sources_;          // by connection index; empty: unbound
 };
 
 }  // namespace rlcheck::redis

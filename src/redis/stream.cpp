@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -91,7 +92,56 @@ std::unique_ptr<Stream> plain_stream(int fd) {
   return std::make_unique<PlainStream>(fd);
 }
 
-std::expected<int, std::string> start_connect(const Endpoint& endpoint) {
+int address_family(const std::string& address) {
+  in6_addr scratch{};
+  if (inet_pton(AF_INET, address.c_str(), &scratch) == 1)
+    return AF_INET;
+  if (inet_pton(AF_INET6, address.c_str(), &scratch) == 1)
+    return AF_INET6;
+  return 0;
+}
+
+std::expected<void, std::string> bind_source(int fd, int family, const std::string& address) {
+  sockaddr_storage storage{};
+  socklen_t length = 0;
+  if (family == AF_INET) {
+    auto* v4 = reinterpret_cast<sockaddr_in*>(&storage);
+    v4->sin_family = AF_INET;
+    length = sizeof *v4;
+    if (inet_pton(AF_INET, address.c_str(), &v4->sin_addr) != 1)
+      return std::unexpected(fmt::format("{} is not an IPv4 address", address));
+  } else if (family == AF_INET6) {
+    auto* v6 = reinterpret_cast<sockaddr_in6*>(&storage);
+    v6->sin6_family = AF_INET6;
+    length = sizeof *v6;
+    if (inet_pton(AF_INET6, address.c_str(), &v6->sin6_addr) != 1)
+      return std::unexpected(fmt::format("{} is not an IPv6 address", address));
+  } else {
+    return std::unexpected(fmt::format("cannot bind {}: not an IP socket", address));
+  }
+#ifdef IP_BIND_ADDRESS_NO_PORT
+  const int on = 1;
+  setsockopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &on, sizeof on);
+#endif
+  if (::bind(fd, reinterpret_cast<const sockaddr*>(&storage), length) != 0)
+    return std::unexpected(fmt::format("cannot bind {}: {}", address, std::strerror(errno)));
+  return {};
+}
+
+std::expected<void, std::string> check_bindable(const std::string& address) {
+  const int family = address_family(address);
+  if (family == 0)
+    return std::unexpected(fmt::format("{} is not an IP address", address));
+  const int fd = ::socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0)
+    return std::unexpected(fmt::format("cannot bind {}: {}", address, std::strerror(errno)));
+  auto bound = bind_source(fd, family, address);
+  ::close(fd);
+  return bound;
+}
+
+std::expected<int, std::string> start_connect(const Endpoint& endpoint,
+                                              const std::string& source_address) {
   if (endpoint.is_unix())
     return connect_unix(endpoint.socket_path);
   addrinfo hints{};
@@ -115,6 +165,13 @@ std::expected<int, std::string> start_connect(const Endpoint& endpoint) {
     }
     const int on = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
+    if (!source_address.empty()) {
+      if (auto bound = bind_source(fd, address->ai_family, source_address); !bound) {
+        reason = bound.error();
+        ::close(fd);
+        continue;
+      }
+    }
     if (::connect(fd, address->ai_addr, address->ai_addrlen) == 0 || errno == EINPROGRESS) {
       freeaddrinfo(found);
       return fd;

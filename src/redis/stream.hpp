@@ -43,8 +43,20 @@ class Stream {
 std::unique_ptr<Stream> plain_stream(int fd);
 
 // Starts a non-blocking connect to the endpoint's host and port (or unix socket). The socket
-// is connected once writable and `connect_error(fd)` is empty. On error: why, in words.
-std::expected<int, std::string> start_connect(const Endpoint& endpoint);
+// is connected once writable and `connect_error(fd)` is empty. A `source_address` (an IPv4 or
+// IPv6 address; empty: the system's choice) is bound first, port 0, so the connection leaves
+// from it; a unix socket ignores it. On error: why, in words.
+std::expected<int, std::string> start_connect(const Endpoint& endpoint,
+                                              const std::string& source_address = {});
+// Binds a socket not yet connected to `address`, port 0 (the port is picked at connect, so
+// that many connections from one address do not run out of ports). On error: why, naming the
+// address ("cannot bind 192.0.2.1: Cannot assign requested address").
+std::expected<void, std::string> bind_source(int fd, int family, const std::string& address);
+// The address family (AF_INET, AF_INET6) of an address; 0 if it is none.
+int address_family(const std::string& address);
+// Whether this host can send from `address`: a socket bound to it and closed. On error: why,
+// as bind_source says it.
+std::expected<void, std::string> check_bindable(const std::string& address);
 // Empty once the connect started by start_connect succeeded; else the reason.
 std::string connect_error(int fd);
 

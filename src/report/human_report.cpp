@@ -97,6 +97,11 @@ std::string header(const Report& report) {
     load += fmt::format(", one every {}ms", params.interval_ms);
   if (params.identities > 1)
     load += fmt::format(", {} identities", params.identities);
+  if (!params.source_addresses.empty()) {
+    load += fmt::format(", from {}",
+                        config::counted(static_cast<int64_t>(params.source_addresses.size()),
+                                        "source address", "source addresses"));
+  }
   if (!params.contract.empty())
     load += fmt::format(", contract {}", params.contract);
   std::string where = report.target.embedded ? " (private)" : "";

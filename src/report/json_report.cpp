@@ -186,6 +186,8 @@ json to_json(const Report& report) {
     params["duration_ms"] = rounded(report.params.duration_ms);
   }
   params["identities"] = report.params.identities;
+  if (!report.params.source_addresses.empty())
+    params["source_addresses"] = report.params.source_addresses;
   params["contract"] = report.params.contract;
   params["early_tolerance_ms"] = report.params.early_tolerance_ms;
   params["late_tolerance_ms"] = report.params.late_tolerance_ms;

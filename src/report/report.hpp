@@ -39,9 +39,10 @@ struct Params {
   std::string rate;        // open model: "40/s"; empty: closed model
   double duration_ms = 0;  // open model: how long each run sent
   int64_t identities = 1;
-  std::string contract;               // sliding, fixed, token-bucket, gcra
-  int64_t early_tolerance_ms = 1000;  // retry-after-accuracy: hints early by more fail
-  int64_t late_tolerance_ms = 1000;   // retry-after-accuracy: hints late by more fail
+  std::vector<std::string> source_addresses;  // --source-address; empty: not given
+  std::string contract;                       // sliding, fixed, token-bucket, gcra
+  int64_t early_tolerance_ms = 1000;          // retry-after-accuracy: hints early by more fail
+  int64_t late_tolerance_ms = 1000;           // retry-after-accuracy: hints late by more fail
   // The resolution of the hints judged (1: milliseconds, 1000: whole seconds; 0: none judged),
   // whose tolerances the two above are; `retry_tolerances` holds every resolution's.
   int32_t hint_resolution_ms = 0;

@@ -250,6 +250,23 @@ TEST_CASE("open-model flags refuse what contradicts them, naming the flag") {
   CHECK(mentions(usage_error({"redis", "--contract", "leaky"}), "--contract"));
 }
 
+TEST_CASE("--source-address reaches the config for http, redis and compare, and names bad items") {
+  const auto http =
+      parse({"http", "http://127.0.0.1:1/", "--source-address", "127.0.0.1-127.0.0.3"});
+  CHECK(http.config.load.source_addresses ==
+        std::vector<std::string>{"127.0.0.1", "127.0.0.2", "127.0.0.3"});
+  const auto redis = parse({"redis", "--source-address", "10.0.0.5,::1"});
+  CHECK(redis.config.load.source_addresses == std::vector<std::string>{"10.0.0.5", "::1"});
+  CHECK(parse({"compare", "--source-address", "127.0.0.2"}).config.load.source_addresses.size() ==
+        1);
+  CHECK(parse({"redis"}).config.load.source_addresses.empty());
+  const std::string bad = usage_error({"http", "http://127.0.0.1:1/", "--source-address", "nope"});
+  CHECK(mentions(bad, "--source-address"));
+  CHECK(mentions(bad, "'nope'"));
+  CHECK(mentions(usage_error({"redis", "--source-address", "127.0.0.9-127.0.0.1"}),
+                 "--source-address"));
+}
+
 TEST_CASE("contract parameters, --verify-retry-after and --html reach the config, for http too") {
   const auto parsed =
       parse({"http", "http://127.0.0.1:1/", "--limit", "5", "--contract", "token-bucket", "--burst",

@@ -91,12 +91,14 @@ TEST_CASE("to_json target and params, with optional fields only when set") {
   CHECK_FALSE(params.contains("interval_ms"));
   CHECK_FALSE(params.contains("burst"));
   CHECK_FALSE(params.contains("refill"));
+  CHECK_FALSE(params.contains("source_addresses"));
 
   report.target.script = "limits/mine.lua";
   report.target.embedded = true;
   report.params.interval_ms = 2.5;
   report.params.burst = 15;
   report.params.refill = "5/1s";
+  report.params.source_addresses = {"127.0.0.1", "127.0.0.2"};
   report.interrupted = true;
   j = to_json(report);
   CHECK(j.at("target").at("script") == "limits/mine.lua");
@@ -104,6 +106,7 @@ TEST_CASE("to_json target and params, with optional fields only when set") {
   CHECK(j.at("params").at("interval_ms") == 2.5);
   CHECK(j.at("params").at("burst") == 15);
   CHECK(j.at("params").at("refill") == "5/1s");
+  CHECK(j.at("params").at("source_addresses") == json::array({"127.0.0.1", "127.0.0.2"}));
   CHECK(j.at("interrupted") == true);
 }
 
