@@ -11,14 +11,14 @@
 namespace rlcheck::app {
 
 std::vector<report::Report> run_checks(const config::Config& config, report::RecordsWriter* records,
-                                       std::string* cut_short) {
+                                       std::string* cut_short, coord::Session* shared) {
   ensure_descriptors(descriptors_needed(connections_needed(config)),
                      fmt::format("-p {}", config.load.concurrency));
   check_source_addresses(config.load.source_addresses);
   std::vector<report::Report> reports;
   if (config.command == config::Command::http || config.compare_urls) {
     for (const std::string& url : config.http.urls) {
-      reports.push_back(check_http_endpoint(config, url, nullptr, records));
+      reports.push_back(check_http_endpoint(config, url, nullptr, records, shared));
       if (reports.back().interrupted)
         break;
     }
@@ -43,7 +43,7 @@ std::vector<report::Report> run_checks(const config::Config& config, report::Rec
     }
   } else {
     reports.push_back(
-        check_redis_limiter(session, config, config.redis.strategy, nullptr, records));
+        check_redis_limiter(session, config, config.redis.strategy, nullptr, records, shared));
   }
   return reports;
 }
@@ -64,7 +64,8 @@ ExitCode exit_code_of(const report::Report& report, bool hook) {
   if (report.interrupted)
     return ExitCode::interrupted;
   ExitCode code = ExitCode::ok;
-  if (report.verdict == checks::Verdict::error || fault_failure(report))
+  if (report.verdict == checks::Verdict::error || fault_failure(report) ||
+      (report.workers && !report.workers->lost.empty()))
     code = ExitCode::cannot_test;
   if (report.verdict == checks::Verdict::fail)
     code = ExitCode::check_failed;

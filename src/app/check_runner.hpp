@@ -8,6 +8,7 @@
 
 #include "app/exit_code.hpp"
 #include "config/config.hpp"
+#include "coord/session.hpp"
 #include "report/records_writer.hpp"
 #include "report/report.hpp"
 
@@ -16,10 +17,13 @@ namespace rlcheck::app {
 // One report per target: the Redis strategy, each compared strategy, or each HTTP endpoint.
 // With `records`, every request of every run is written to it as the run ends. A compared
 // strategy that cannot start once another has been measured (Redis gone) ends the list:
-// `cut_short` (if given) receives why, and the strategies left are not run.
+// `cut_short` (if given) receives why, and the strategies left are not run. With `shared`
+// (many hosts: redis and http), this process is one worker of the session; only worker 0's
+// report says anything.
 std::vector<report::Report> run_checks(const config::Config& config,
                                        report::RecordsWriter* records = nullptr,
-                                       std::string* cut_short = nullptr);
+                                       std::string* cut_short = nullptr,
+                                       coord::Session* shared = nullptr);
 
 // The first --fault a run tried and could not apply, as one line naming it ("--fault
 // pause@1s+1s could not be applied in run 1: ..."); nullopt when every fault was applied

@@ -15,6 +15,7 @@
 #include "app/judgement.hpp"
 #include "app/progress.hpp"
 #include "app/retry_verification.hpp"
+#include "app/shared_test.hpp"
 #include "checks/checks.hpp"
 #include "engine/interrupt.hpp"
 #include "faults/fault_schedule.hpp"
@@ -94,12 +95,13 @@ bool run_reset_cmd(const std::string& command) {
 }
 
 // The pause between runs and the reset command; false when Ctrl-C came during either.
-bool prepare_run(const config::HttpConfig& options, int run) {
+// `reset`: whether this process runs --reset-cmd (many hosts: worker 0 alone).
+bool prepare_run(const config::HttpConfig& options, int run, bool reset) {
   if (run > 1 && options.between_runs.count() > 0 &&
       !engine::wait_until(std::chrono::steady_clock::now() + options.between_runs)) {
     return false;
   }
-  return options.reset_cmd.empty() || run_reset_cmd(options.reset_cmd);
+  return !reset || options.reset_cmd.empty() || run_reset_cmd(options.reset_cmd);
 }
 
 // Reason phrases of the statuses an endpoint that cannot be tested tends to answer.
@@ -243,7 +245,10 @@ faults::FaultTarget limiter_redis_target(const config::Config& config) {
 }  // namespace
 
 report::Report check_http_endpoint(const config::Config& config, const std::string& url,
-                                   engine::RunObserver* observer, report::RecordsWriter* records) {
+                                   engine::RunObserver* observer, report::RecordsWriter* records,
+                                   coord::Session* shared) {
+  // Many hosts: worker 0 prepares, merges and judges; the others only send their share.
+  const bool judging = shared == nullptr || shared->leader();
   const uint64_t seed = config.seed ? *config.seed : std::random_device{}();
   http::HttpTarget target = make_http_target(config, url, seed);
 
@@ -254,7 +259,7 @@ report::Report check_http_endpoint(const config::Config& config, const std::stri
   faults::FaultApplier fault_applier(limiter_redis_target(config));
   std::vector<std::vector<checks::FaultWindow>> fault_windows;  // per run
   for (int run = 1; run <= config.load.runs; ++run) {
-    if (!prepare_run(config.http, run)) {
+    if (!prepare_run(config.http, run, judging)) {
       interrupted = true;
       break;
     }
@@ -264,10 +269,23 @@ report::Report check_http_endpoint(const config::Config& config, const std::stri
         http::make_http_client_factory(target);
     engine::ClientFactory& factory = *factory_owner;
     // The endpoint's keys are its own: a failover acts on the first master.
-    faults::FaultSchedule fault_schedule(config.faults.faults, fault_applier, "", observer);
-    results.push_back(
-        engine::execute_run(factory, config.load, &fault_schedule,
-                            progress.for_run(fmt::format("run {}/{}", run, config.load.runs))));
+    faults::FaultSchedule fault_schedule(
+        judging ? config.faults.faults : std::vector<config::FaultSpec>{}, fault_applier, "",
+        observer);
+    RunCounters others;
+    engine::RunResult result = execute_shared_run(
+        shared, run, factory, config.load, &fault_schedule,
+        progress.for_run(fmt::format("run {}/{}", run, config.load.runs)), {}, others);
+    if (!judging) {
+      if (result.cancelled || result.interrupted)
+        break;
+      continue;
+    }
+    if (result.cancelled) {
+      fault_schedule.finish();
+      break;  // a worker was lost before the run could start
+    }
+    results.push_back(std::move(result));
     fault_windows.push_back(fault_schedule.finish());
     if (records != nullptr)
       records->write_run(url, run, results.back().records);
@@ -282,16 +300,21 @@ report::Report check_http_endpoint(const config::Config& config, const std::stri
                                         announce_wait(config), retried);
       interrupted = verification->interrupted;
     }
+    if (shared != nullptr && shared->lost_any())
+      break;  // the runs after a lost worker could not be shared as the test asks
   }
 
+  if (!judging)
+    return {};  // worker 0 reports for everyone
   report::Report report;
   report.mode = "http";
   report.retry_verification = verification;
   report.target.url = url;
   report.target.method = config.http.method;
   const Judged judged = judged_config(config, url, results, interrupted);
-  const ContractChoice contract =
+  ContractChoice contract =
       choose_contract(judged.config, std::nullopt, judged.config.checks.limit);
+  widen_for_clocks(contract, shared);
   report.params = configured_params(judged.config, contract);
   report.params.http_client = http::http_client_name(target.native);
   report.params.limit_source = judged.limit_source;
@@ -310,6 +333,7 @@ report::Report check_http_endpoint(const config::Config& config, const std::stri
   params.retry_hint_optional = !config.http.require_retry_after;
   judge(report, params);
   fit.explain(report, params, contract);
+  describe_workers(report, shared);
   return report;
 }
 

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "config/config.hpp"
+#include "coord/session.hpp"
 #include "engine/run.hpp"
 #include "http/http_client.hpp"
 #include "report/records_writer.hpp"
@@ -25,6 +26,7 @@ http::HttpTarget make_http_target(const config::Config& config, const std::strin
 // FatalError(cannot_test). With `records`, every run's requests are written to it under `url`.
 report::Report check_http_endpoint(const config::Config& config, const std::string& url,
                                    engine::RunObserver* observer = nullptr,
-                                   report::RecordsWriter* records = nullptr);
+                                   report::RecordsWriter* records = nullptr,
+                                   coord::Session* shared = nullptr);
 
 }  // namespace rlcheck::app

@@ -15,6 +15,7 @@
 #include "app/judgement.hpp"
 #include "app/progress.hpp"
 #include "app/retry_verification.hpp"
+#include "app/shared_test.hpp"
 #include "checks/checks.hpp"
 #include "config/strategy_name.hpp"
 #include "faults/fault_schedule.hpp"
@@ -26,6 +27,16 @@ namespace rlcheck::app {
 namespace {
 
 using config::Strategy;
+
+// A hash every build computes alike (std::hash need not): the session's key prefix.
+uint32_t fnv1a32(std::string_view text) {
+  uint32_t hash = 2166136261U;
+  for (char c : text) {
+    hash ^= static_cast<uint8_t>(c);
+    hash *= 16777619U;
+  }
+  return hash;
+}
 
 }  // namespace
 
@@ -137,6 +148,23 @@ void add_transport_counts(report::TransportCounts& counts, const redis::Transpor
   counts.reconnects += stats.reconnects.load();
 }
 
+RunCounters counters_of(const redis::TransportStats& stats) {
+  return {{"moved", stats.moved.load()},
+          {"ask", stats.ask.load()},
+          {"tryagain", stats.tryagain.load()},
+          {"reconnects", stats.reconnects.load()},
+          {"script_reloads", stats.script_reloads.load()}};
+}
+
+// Many hosts: what the other workers' connections met.
+void add_shared_counts(report::Report& report, RunCounters& others) {
+  report.transport.moved += others["moved"];
+  report.transport.ask += others["ask"];
+  report.transport.tryagain += others["tryagain"];
+  report.transport.reconnects += others["reconnects"];
+  report.script_reloads += others["script_reloads"];
+}
+
 }  // namespace
 
 faults::FaultTarget fault_target_of(RedisSession& session, const config::Config& config) {
@@ -172,6 +200,11 @@ RedisSession open_redis_session(const config::Config& config) {
 
   RedisSession session;
   session.target = std::move(*target);
+  if (config.workers.distributed() && session.target.embedded) {
+    throw usage_error(
+        "--workers: no Redis was named, and each worker would test a private redis-server of "
+        "its own; give every worker the same --redis (or REDIS_URL)");
+  }
   if (!config.faults.faults.empty()) {
     const faults::FaultTarget fault_target = fault_target_of(session, config);
     if (auto refusal = faults::restart_refusal(fault_target, config.faults.faults))
@@ -185,18 +218,24 @@ RedisSession open_redis_session(const config::Config& config) {
                   : std::random_device{}() ^ (static_cast<uint64_t>(std::random_device{}()) << 32);
   std::mt19937_64 rng(session.seed);
   session.instance_id = fmt::format("{:08x}", rng() & 0xffffffffULL);
+  // Many hosts: every worker's requests count against the same keys, named by the session.
+  if (config.workers.distributed())
+    session.instance_id = fmt::format("{:08x}", fnv1a32(config.workers.session));
   return session;
 }
 
 report::Report check_redis_limiter(RedisSession& session, const config::Config& config,
                                    Strategy strategy, engine::RunObserver* observer,
-                                   report::RecordsWriter* records) {
+                                   report::RecordsWriter* records, coord::Session* shared) {
+  // Many hosts: worker 0 prepares, merges and judges; the others only send their share.
+  const bool judging = shared == nullptr || shared->leader();
   const config::Nanos timeout = config.load.timeout;
   // A strategy compared after another finds Redis as that one left it: connected again, or gone.
   if (auto ping = control_call(session, {"PING"}, timeout); !ping)
     throw cannot_test(ping.error());
   const auto script = load_limiter_script(*session.target.control, config, strategy);
-  const ContractChoice contract = choose_contract(config, strategy, config.checks.limit);
+  ContractChoice contract = choose_contract(config, strategy, config.checks.limit);
+  widen_for_clocks(contract, shared);
   const int64_t burst = contract.burst;
   const config::Rate refill = contract.refill;
   const std::string name(config::strategy_name(strategy));
@@ -239,7 +278,7 @@ report::Report check_redis_limiter(RedisSession& session, const config::Config& 
     params.script_keys = config.redis.script_keys;
     params.hash_tag_each_identity =
         !config.redis.key && session.target.control->slot_map().has_value();
-    if (config.redis.key && config.redis.reset) {
+    if (config.redis.key && config.redis.reset && judging) {
       std::vector<std::string> keys;
       for (const std::string& key : redis::IdentityKeys(params.key, params.identities).all()) {
         for (std::string& script_key : redis::script_keys(key, params.script_keys))
@@ -267,14 +306,23 @@ report::Report check_redis_limiter(RedisSession& session, const config::Config& 
     run_load.concurrency *= config.redis.pipeline;  // --pipeline D: D clients per connection
     // A failover acts on the master of the first identity's key.
     faults::FaultSchedule fault_schedule(
-        config.faults.faults, fault_applier,
+        judging ? config.faults.faults : std::vector<config::FaultSpec>{}, fault_applier,
         redis::IdentityKeys(params.key, params.identities, params.hash_tag_each_identity)
             .of_identity(0),
         observer);
-    engine::RunResult result = engine::execute_run(
-        factory, run_load, &fault_schedule,
-        progress.for_run(fmt::format("{} run {}/{}", name, run, config.load.runs)));
+    RunCounters others;  // worker 0: the other workers' transport counts of this run
+    engine::RunResult result = execute_shared_run(
+        shared, run, factory, run_load, &fault_schedule,
+        progress.for_run(fmt::format("{} run {}/{}", name, run, config.load.runs)),
+        [&target] { return counters_of(target.stats); }, others);
     std::vector<checks::FaultWindow> fault_windows = fault_schedule.finish();
+    if (!judging) {
+      if (result.cancelled || result.interrupted)
+        break;
+      continue;
+    }
+    if (result.cancelled)
+      break;  // a worker was lost before the run could start
     // Nothing measured yet: the test could not start. Once a run has, a later run without a
     // connection is reported with the others (its requests are errors).
     if (result.clients_ready == 0 && !result.interrupted && run == 1) {
@@ -319,17 +367,23 @@ report::Report check_redis_limiter(RedisSession& session, const config::Config& 
     fit.keep(result);
     report.script_reloads += target.stats.script_reloads.load();
     add_transport_counts(report.transport, target.stats);
+    add_shared_counts(report, others);
     report.runs.push_back(std::move(stats));
     if (result.interrupted ||
         (report.retry_verification && report.retry_verification->interrupted)) {
       report.interrupted = true;
       break;
     }
+    if (shared != nullptr && shared->lost_any())
+      break;  // the runs after a lost worker could not be shared as the test asks
   }
 
+  if (!judging)
+    return {};  // worker 0 reports for everyone
   const checks::CheckParams judged = check_params(config, config.checks.limit, contract);
   judge(report, judged);
   fit.explain(report, judged, contract);
+  describe_workers(report, shared);
   return report;
 }
 

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "config/config.hpp"
+#include "coord/session.hpp"
 #include "engine/run.hpp"
 #include "faults/fault_applier.hpp"
 #include "redis/connect_target.hpp"
@@ -44,10 +45,13 @@ std::optional<redis::LoadedScript> load_limiter_script(redis::SyncClient& contro
 // audit unread (RunStats::keys_unread) and the keys it could not delete in keys_left, and a
 // later run without a connection counts its requests as errors. Exit code left 0: the caller
 // decides it. With `records`, every run's requests are written to it, under the strategy's
-// name (the script's path for --script).
+// name (the script's path for --script). With `shared` (many hosts), this process sends its
+// share of each run; worker 0 alone prepares (--reset, --fault), merges, audits the keys and
+// judges, and the others' report is empty.
 report::Report check_redis_limiter(RedisSession& session, const config::Config& config,
                                    config::Strategy strategy,
                                    engine::RunObserver* observer = nullptr,
-                                   report::RecordsWriter* records = nullptr);
+                                   report::RecordsWriter* records = nullptr,
+                                   coord::Session* shared = nullptr);
 
 }  // namespace rlcheck::app

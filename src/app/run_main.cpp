@@ -13,12 +13,14 @@
 #include <fmt/ranges.h>
 
 #include "app/check_runner.hpp"
+#include "app/delivery.hpp"
 #include "app/exit_code.hpp"
 #include "app/hook.hpp"
 #include "app/hook_config.hpp"
 #include "app/probe_command.hpp"
 #include "app/run_preflight.hpp"
 #include "app/serve_command.hpp"
+#include "app/shared_test.hpp"
 #include "app/suite_command.hpp"
 #include "cli/command_line.hpp"
 #include "config/strategy_name.hpp"
@@ -28,7 +30,6 @@
 #include "report/json_report.hpp"
 #include "report/junit_report.hpp"
 #include "report/records_writer.hpp"
-#include "report/report_file.hpp"
 
 namespace rlcheck::app {
 namespace {
@@ -57,21 +58,18 @@ std::vector<std::string> compare_not_run(const config::Config& config, size_t ra
   return names;
 }
 
-void write_report_file(const std::string& flag, const std::string& path, std::string_view text) {
-  if (auto written = report::write_whole_file(path, text); !written)
-    throw cannot_test(fmt::format("{}: {}", flag, written.error()));
-}
-
 // `cut_short`: why compare could not go on to the strategies left (Redis gone); empty when
 // it did not stop, or stopped for Ctrl-C.
-int deliver(const config::Config& config, std::vector<report::Report>& reports,
-            const std::string& cut_short) {
+Delivery deliver(const config::Config& config, std::vector<report::Report>& reports,
+                 const std::string& cut_short) {
+  Delivery delivery;
   const bool hook = config.output.hook;
   for (report::Report& report : reports)
     report.exit_code = static_cast<int>(exit_code_of(report, hook));
   ExitCode overall = overall_exit_code(reports);
   if (!cut_short.empty() && overall != ExitCode::interrupted)
     overall = hook ? ExitCode::hook_blocked : ExitCode::cannot_test;
+  delivery.exit_code = static_cast<int>(overall);
   const bool compare = config.command == config::Command::compare;
   const std::vector<std::string> not_run =
       compare ? compare_not_run(config, reports.size()) : std::vector<std::string>{};
@@ -86,7 +84,7 @@ int deliver(const config::Config& config, std::vector<report::Report>& reports,
   }
 
   if (!config.output.report_path.empty())
-    write_report_file("--report", config.output.report_path, json.dump(2) + "\n");
+    delivery.files.push_back({"--report", config.output.report_path, json.dump(2) + "\n"});
   if (!config.output.junit_path.empty()) {
     std::vector<report::JunitSuite> suites;
     for (const report::Report& report : reports) {
@@ -96,51 +94,80 @@ int deliver(const config::Config& config, std::vector<report::Report>& reports,
       suites.push_back(
           report::junit_suite_of(report, fmt::format("rlcheck {} {}", report.mode, subject)));
     }
-    write_report_file("--junit", config.output.junit_path, report::render_junit(suites));
+    delivery.files.push_back({"--junit", config.output.junit_path, report::render_junit(suites)});
   }
   if (!config.output.html_path.empty())
-    write_report_file("--html", config.output.html_path, report::render_html(reports));
+    delivery.files.push_back({"--html", config.output.html_path, report::render_html(reports)});
   const std::string not_run_line =
       cut_short.empty()
           ? ""
           : fmt::format("rlcheck: could not test {}: {}\n", fmt::join(not_run, ", "), cut_short);
-  // A fault that could not be applied is why the test could not be done as asked.
+  // A fault that could not be applied is why the test could not be done as asked; so is a
+  // worker lost from a shared test.
   std::string fault_lines;
   for (const report::Report& report : reports) {
     if (auto failure = fault_failure(report))
       fault_lines += fmt::format("rlcheck: {}\n", *failure);
+    if (report.workers && !report.workers->lost.empty()) {
+      fault_lines += fmt::format(
+          "rlcheck: session {}: {}; the report holds the other workers' "
+          "requests only\n",
+          report.workers->session, report.workers->lost);
+    }
   }
   if (hook) {
     if (overall != ExitCode::ok)
-      std::cerr << hook_reason(reports, config.command_line) << not_run_line << fault_lines;
-    return static_cast<int>(overall);
+      delivery.err = hook_reason(reports, config.command_line) + not_run_line + fault_lines;
+    return delivery;
   }
-  std::cerr << not_run_line << fault_lines;
+  delivery.err = not_run_line + fault_lines;
   // A run drowned in errors says why on stderr too, where scripts and CI logs look.
   for (const report::Report& report : reports) {
-    if (report.verdict == checks::Verdict::error) {
-      std::cerr << "rlcheck: could not test " << report.target.url << ": "
-                << report::verdict_line(report) << "\n";
+    if (report.verdict == checks::Verdict::error &&
+        (!report.workers || report.workers->lost.empty())) {
+      delivery.err += fmt::format("rlcheck: could not test {}: {}\n", report.target.url,
+                                  report::verdict_line(report));
     }
   }
   if (config.output.json) {
-    std::cout << json.dump(2) << "\n";
+    delivery.out = json.dump(2) + "\n";
   } else {
     const report::TextStyle style{use_color(config.output.color), config.output.quiet};
     if (compare) {
-      std::cout << report::render_compare(reports, style);
+      delivery.out = report::render_compare(reports, style);
       if (!not_run.empty()) {
-        std::cout << fmt::format("not run ({}): {}\n",
-                                 cut_short.empty() ? "interrupted" : cut_short,
-                                 fmt::join(not_run, ", "));
+        delivery.out +=
+            fmt::format("not run ({}): {}\n", cut_short.empty() ? "interrupted" : cut_short,
+                        fmt::join(not_run, ", "));
       }
     } else {
       for (const report::Report& report : reports)
-        std::cout << report::render_human(report, style);
+        delivery.out += report::render_human(report, style);
     }
   }
-  std::cout.flush();
-  return static_cast<int>(overall);
+  return delivery;
+}
+
+// Many hosts, a worker other than 0: the report worker 0 published, emitted here too.
+int deliver_published(coord::Session& session) {
+  auto published = session.await_outputs();
+  if (!published)
+    throw cannot_test(published.error());
+  auto delivery = delivery_from_json(*published);
+  if (!delivery)
+    throw cannot_test(fmt::format("session {}: {}", session.id(), delivery.error()));
+  return emit(*delivery);
+}
+
+// Many hosts, worker 0: the others print what it prints; failing to tell them is said, and
+// they find out that worker 0 is gone.
+void publish(coord::Session* session, const Delivery& delivery) {
+  if (session == nullptr || !session->leader())
+    return;
+  if (auto published = session->publish(delivery_to_json(delivery)); !published) {
+    std::cerr << fmt::format("rlcheck: session {}: could not publish the report: {}\n",
+                             session->id(), published.error());
+  }
 }
 
 }  // namespace
@@ -153,6 +180,7 @@ int run_main(int argc, const char* const* argv) {
   std::signal(SIGPIPE, SIG_IGN);
   const std::vector<std::string> command_line(argv, argv + argc);
   bool hook = false;
+  std::unique_ptr<coord::Session> shared;  // many hosts: this worker's place in the session
   try {
     cli::ParsedCommandLine parsed = cli::parse_command_line(argc, argv);
     if (parsed.immediate_output) {
@@ -173,7 +201,9 @@ int run_main(int argc, const char* const* argv) {
       return run_probe(config);
     // Opened before the first request: a path that cannot be written is known before the run.
     std::unique_ptr<report::RecordsWriter> records;
-    if (!config.output.records_path.empty()) {
+    // Many hosts: worker 0 writes the merged records; the others none.
+    const bool writes_records = !config.workers.distributed() || config.workers.index == 0;
+    if (!config.output.records_path.empty() && writes_records) {
       auto opened = report::RecordsWriter::open_file(config.output.records_path,
                                                      config.command == config::Command::compare);
       if (!opened)
@@ -181,24 +211,36 @@ int run_main(int argc, const char* const* argv) {
       records = std::move(*opened);
     }
     check_report_paths(config.output);
+    shared = join_session(config);
     std::string cut_short;
-    std::vector<report::Report> reports = run_checks(config, records.get(), &cut_short);
+    std::vector<report::Report> reports =
+        run_checks(config, records.get(), &cut_short, shared.get());
+    if (shared && !shared->leader())
+      return deliver_published(*shared);
     if (records && !records->finish()) {
       throw cannot_test(fmt::format("--records: cannot write {}", config.output.records_path));
     }
-    return deliver(config, reports, cut_short);
+    const Delivery delivery = deliver(config, reports, cut_short);
+    publish(shared.get(), delivery);
+    return emit(delivery);
   } catch (const FatalError& error) {
+    Delivery failed;
     if (hook && error.code() != ExitCode::usage) {
-      std::cerr << fmt::format("rlcheck: could not test the rate limiter: {}\n  reproduce: {}\n",
+      failed.err = fmt::format("rlcheck: could not test the rate limiter: {}\n  reproduce: {}\n",
                                error.what(), reproduce_command(command_line));
-      return static_cast<int>(ExitCode::hook_blocked);
+      failed.exit_code = static_cast<int>(ExitCode::hook_blocked);
+    } else {
+      // One line per problem (a suite lists every bad key of every file), each marked.
+      std::string message = error.what();
+      for (size_t at = message.find('\n'); at != std::string::npos; at = message.find('\n', at + 1))
+        message.insert(at + 1, "rlcheck: ");
+      failed.err = "rlcheck: " + message + "\n";
+      failed.exit_code = static_cast<int>(error.code());
     }
-    // One line per problem (a suite lists every bad key of every file), each marked.
-    std::string message = error.what();
-    for (size_t at = message.find('\n'); at != std::string::npos; at = message.find('\n', at + 1))
-      message.insert(at + 1, "rlcheck: ");
-    std::cerr << "rlcheck: " << message << "\n";
-    return static_cast<int>(error.code());
+    // Worker 0 could not finish: the others exit as it does, with its reason.
+    publish(shared.get(), failed);
+    std::cerr << failed.err;
+    return failed.exit_code;
   }
 }
 

@@ -83,7 +83,14 @@ HintTolerance hint_tolerance(int32_t resolution_ms, int64_t window_ms);
 
 struct AccuracyTolerance {
   int64_t window_ms = 60'000;  // the contract's window: the late share and the clock drift
-  HintTolerance at(int32_t resolution_ms) const { return hint_tolerance(resolution_ms, window_ms); }
+  // Many hosts: how far two workers' clocks may disagree (rounded up), added on both sides.
+  int64_t clock_ms = 0;
+  HintTolerance at(int32_t resolution_ms) const {
+    HintTolerance tolerance = hint_tolerance(resolution_ms, window_ms);
+    tolerance.early_ms += clock_ms;
+    tolerance.late_ms += clock_ms;
+    return tolerance;
+  }
 };
 
 // The hint of a denial in milliseconds: the limiter's retry_ms (Retry-After), else an

@@ -320,6 +320,7 @@ config::Config build_config(const RawOptions& raw) {
     fill_http(raw, config);
     fill_tls(raw, true, config);
     fill_faults(raw, true, config);
+    fill_workers(raw, config);
     if (probe)
       fill_probe(raw, config);
     return config;
@@ -327,6 +328,7 @@ config::Config build_config(const RawOptions& raw) {
   fill_redis(raw, config);
   fill_tls(raw, false, config);
   fill_faults(raw, false, config);
+  fill_workers(raw, config);
   if (probe)
     fill_probe(raw, config);
   if (config.command == config::Command::compare)

@@ -85,6 +85,22 @@ void add_common_options(CLI::App* app, RawOptions& raw) {
 }
 
 // http and redis (and compare): where the load's connections leave from.
+// Many hosts: one test shared by N copies of the command line (worker_options.cpp checks them).
+void add_worker_options(CLI::App* app, RawOptions& raw) {
+  optional_option(app, "--workers", raw.workers,
+                  "share the test among N processes on any hosts (env RLCHECK_WORKERS; "
+                  "default 1: alone)");
+  optional_option(app, "--worker-index", raw.worker_index,
+                  "this process's index K, 0 <= K < N (env RLCHECK_WORKER_INDEX, else "
+                  "JOB_COMPLETION_INDEX)");
+  optional_option(app, "--coordinator", raw.coordinator,
+                  "the Redis the workers meet on: redis://, rediss:// (env RLCHECK_COORDINATOR)");
+  optional_option(app, "--session", raw.session,
+                  "the shared test's name, new for every test (env RLCHECK_SESSION)");
+  optional_option(app, "--join-timeout", raw.join_timeout,
+                  "how long to wait for every worker to join (default 60s)");
+}
+
 void add_source_address_option(CLI::App* app, RawOptions& raw) {
   optional_option(app, "--source-address", raw.source_address,
                   "local addresses to send from: 127.0.0.1-127.0.0.8, 10.0.0.5,10.0.0.6 (http: "
@@ -257,6 +273,7 @@ Apps build_apps(RawOptions& raw) {
   apps.redis = app.add_subcommand("redis", "drive a Redis limiter directly");
   add_common_options(apps.redis, raw);
   add_source_address_option(apps.redis, raw);
+  add_worker_options(apps.redis, raw);
   add_redis_options(apps.redis, raw);
   add_cluster_options(apps.redis, raw);
   add_pipeline_option(apps.redis, raw);
@@ -283,6 +300,7 @@ Apps build_apps(RawOptions& raw) {
       ->required();
   add_common_options(apps.http, raw);
   add_source_address_option(apps.http, raw);
+  add_worker_options(apps.http, raw);
   add_http_options(apps.http, raw);
   add_tls_options(apps.http, raw);
   add_fault_options(apps.http, raw, true);

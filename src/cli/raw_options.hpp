@@ -37,6 +37,12 @@ struct RawOptions {
   std::optional<std::string> duration;
   int64_t identities = 1;
   std::optional<std::string> source_address;  // --source-address LIST
+  // Many hosts (redis, http); each also from the environment (worker_options.cpp).
+  std::optional<int64_t> workers;
+  std::optional<int64_t> worker_index;
+  std::optional<std::string> coordinator;
+  std::optional<std::string> session;
+  std::optional<std::string> join_timeout;
   bool verify_retry_after = false;
   std::string html_path;
   std::string records_path;
@@ -112,5 +118,8 @@ void fill_tls(const RawOptions& raw, bool http, config::Config& config);
 // fault_options.cpp: --fault, --limiter-redis, --expect-fail-mode and --recovery, with `http`
 // as for fill_tls (the Redis the faults act on is then --limiter-redis).
 void fill_faults(const RawOptions& raw, bool http, config::Config& config);
+// worker_options.cpp: --workers, --worker-index, --coordinator, --session, --join-timeout and
+// their environment forms (redis and http only), and what sharing a test rules out.
+void fill_workers(const RawOptions& raw, config::Config& config);
 
 }  // namespace rlcheck::cli

@@ -2,8 +2,10 @@
 // Plain configuration filled by the command line (cli/) and read by everything else.
 // Every field has its default here; units are in the names or the comments.
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -63,6 +65,18 @@ struct LoadConfig {
   uint64_t first_seq = 0;  // the first request's number (a retry after the run continues it)
   // The start line is not crossed before this instant (connections are made before it).
   std::chrono::steady_clock::time_point not_before{};
+  // Many hosts (--workers N): this process sends request i only when i mod share_count is
+  // share_index; the others are another worker's, and not recorded here.
+  uint64_t share_count = 1;
+  uint64_t share_index = 0;
+  // Many hosts: called once every connection is made (or failed), before the start line, on
+  // one worker thread. Returns the instant the workers agreed to start at (the run waits for
+  // it instead of --start-before-boundary), or nullopt: the run must not start (the session
+  // ended meanwhile); RunResult::cancelled says so.
+  std::function<std::optional<std::chrono::steady_clock::time_point>()> start_gate;
+  // Many hosts: set (by the session's heartbeat) when the session lost a worker or was
+  // interrupted elsewhere: no request leaves any more, and the run holds the ones sent.
+  const std::atomic<bool>* abandon = nullptr;
 };
 
 struct CheckConfig {
@@ -158,6 +172,16 @@ struct ProbeConfig {
   Nanos max_time = 60s;  // the whole probe's budget; past it, it could not tell (exit 3)
 };
 
+// Many hosts (--workers): N copies of one command line share one test through a Redis.
+struct WorkersConfig {
+  int count = 1;            // --workers N
+  int index = 0;            // --worker-index K, 0 <= K < N
+  std::string coordinator;  // --coordinator URL; empty: one process alone
+  std::string session;      // --session ID
+  Nanos join_timeout = 60s;
+  bool distributed() const { return !coordinator.empty(); }
+};
+
 struct Config {
   Command command = Command::redis;
   bool compare_urls = false;  // compare: HTTP endpoints rather than strategies
@@ -170,6 +194,7 @@ struct Config {
   FaultConfig faults;
   ServeConfig serve;
   ProbeConfig probe;
+  WorkersConfig workers;
   std::vector<std::string> scenario_paths;    // run: files and folders
   std::vector<std::string> hook_args;         // hook-config: the rlcheck command line
   std::optional<std::string> merge_settings;  // hook-config: settings.json to merge into

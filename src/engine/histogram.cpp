@@ -59,6 +59,28 @@ void Histogram::merge(const Histogram& other) {
   count_ += other.count_;
 }
 
+std::vector<Histogram::Bucket> Histogram::nonzero_buckets() const {
+  std::vector<Bucket> counted;
+  for (size_t i = 0; i < buckets_.size(); ++i) {
+    if (buckets_[i] != 0)
+      counted.push_back({static_cast<uint32_t>(i), buckets_[i]});
+  }
+  return counted;
+}
+
+Histogram Histogram::restore(const std::vector<Bucket>& buckets, int64_t min, int64_t max) {
+  Histogram histogram;
+  for (const Bucket& bucket : buckets) {
+    if (bucket.index >= histogram.buckets_.size() || bucket.count == 0)
+      continue;
+    histogram.buckets_[bucket.index] += bucket.count;
+    histogram.count_ += bucket.count;
+  }
+  histogram.min_ = std::max<int64_t>(0, std::min(min, max));
+  histogram.max_ = std::max<int64_t>(histogram.min_, max);
+  return histogram;
+}
+
 int64_t Histogram::percentile(double p) const {
   if (count_ == 0)
     return 0;

@@ -28,6 +28,15 @@ class Histogram {
   // 0 when empty.
   int64_t percentile(double p) const;
 
+  // The counted buckets as (index, count) pairs, and back: how a histogram travels between
+  // processes (many hosts). restore ignores pairs whose index is out of range.
+  struct Bucket {
+    uint32_t index = 0;
+    uint64_t count = 0;
+  };
+  std::vector<Bucket> nonzero_buckets() const;
+  static Histogram restore(const std::vector<Bucket>& buckets, int64_t min, int64_t max);
+
  private:
   static size_t bucket_of(int64_t value);
   static int64_t upper_edge(size_t bucket);

@@ -16,7 +16,7 @@ void record_unsent(RunResult& result, const config::LoadConfig& load) {
   for (size_t i = 0; i < result.records.size(); ++i)
     seen[result.records.seq(i) - load.first_seq] = true;
   bool any_unsent = false;
-  for (uint64_t index = 0; index < seen.size(); ++index) {
+  for (uint64_t index = load.share_index; index < seen.size(); index += load.share_count) {
     if (seen[index])
       continue;
     RequestRecord unsent;
@@ -36,6 +36,13 @@ void record_unsent(RunResult& result, const config::LoadConfig& load) {
 }
 
 }  // namespace
+
+uint64_t share_size(const config::LoadConfig& load) {
+  const auto requests = static_cast<uint64_t>(load.requests);
+  if (load.share_index >= requests)
+    return 0;
+  return (requests - load.share_index + load.share_count - 1) / load.share_count;
+}
 
 RunResult execute_run(ClientFactory& factory, const config::LoadConfig& load, RunObserver* observer,
                       const ProgressFn& progress) {
@@ -65,8 +72,8 @@ RunResult execute_run(ClientFactory& factory, const config::LoadConfig& load, Ru
     std::unique_lock lock(mutex);
     while (!finished.wait_for(lock, std::chrono::milliseconds(200), [&] { return running == 0; })) {
       RunProgress now;
-      now.sent = std::min<uint64_t>(shared.next_seq.load(std::memory_order_relaxed),
-                                    static_cast<uint64_t>(load.requests));
+      now.sent =
+          std::min<uint64_t>(shared.next_seq.load(std::memory_order_relaxed), share_size(load));
       now.allowed = shared.decided[0].load(std::memory_order_relaxed);
       now.denied = shared.decided[1].load(std::memory_order_relaxed);
       now.errors = shared.decided[2].load(std::memory_order_relaxed);
@@ -102,13 +109,15 @@ RunResult execute_run(ClientFactory& factory, const config::LoadConfig& load, Ru
       result.by_node[node] += requests;
   }
   result.stopped_on_errors = shared.stopped.load();
+  result.cancelled = shared.cancelled;
+  result.abandoned = load.abandon != nullptr && load.abandon->load();
   result.records.sort_by_seq();
   for (const RequestRecord& record : result.records) {
     result.duration_ns = std::max(result.duration_ns, record.replied_ns);
   }
 
   // A run cut short (Ctrl-C, or stopped on errors) holds only the requests that were sent.
-  if (!result.interrupted && !result.stopped_on_errors)
+  if (!result.interrupted && !result.stopped_on_errors && !result.cancelled && !result.abandoned)
     record_unsent(result, load);
   return result;
 }

@@ -42,7 +42,12 @@ struct RunResult {
   std::string header_sample;                       // the first malformed rate-limit header
   std::map<std::string, int64_t> by_node;          // Redis Cluster: requests decided per master
   bool stopped_on_errors = false;  // more requests errored than load.stop_after_errors
+  bool cancelled = false;          // load.start_gate said not to start: no request left
+  bool abandoned = false;          // load.abandon was set: records hold the requests sent
 };
+
+// The requests of a run this process sends (load.requests, or its share of them).
+uint64_t share_size(const config::LoadConfig& load);
 
 // Connects every client before the first request leaves, then lets the first P requests go
 // together (a barrier across threads), so a check-then-act race shows every time rather than

@@ -56,7 +56,14 @@ void prefer_huge_pages(void* data, size_t bytes) {
 
 RunShared::RunShared(const config::LoadConfig& load_config, int workers, RunObserver* run_observer)
     : load(load_config), observer(run_observer), start_line(workers, [this]() noexcept {
-        wait_for_boundary(load.boundary_window, load.start_before_boundary);
+        if (load.start_gate) {
+          const auto agreed = load.start_gate();
+          cancelled = !agreed.has_value();
+          if (agreed)
+            wait_until(*agreed);
+        } else {
+          wait_for_boundary(load.boundary_window, load.start_before_boundary);
+        }
         wait_until(load.not_before);
         start = Clock::now();
         start_wall_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -144,6 +151,8 @@ void Worker::run() {
     clients_ready += slot->ready ? 1 : 0;
 
   shared_.start_line.arrive_and_wait();
+  if (shared_.cancelled)
+    return;
   if (engine::interrupted()) {
     was_interrupted = true;
     return;
@@ -178,7 +187,9 @@ void Worker::launch_next(int slot_index) {
     exhausted_ = true;
     return;
   }
-  const uint64_t index = shared_.next_seq.fetch_add(1, std::memory_order_relaxed);
+  // This process's share: the n-th request it takes is request share_index + n x share_count.
+  const uint64_t nth = shared_.next_seq.fetch_add(1, std::memory_order_relaxed);
+  const uint64_t index = shared_.load.share_index + nth * shared_.load.share_count;
   if (index >= static_cast<uint64_t>(shared_.load.requests)) {
     exhausted_ = true;
     return;
@@ -318,7 +329,9 @@ void Worker::drop_waiting() {
 }
 
 bool Worker::stopping() const {
-  return shared_.stopped.load(std::memory_order_relaxed);
+  const std::atomic<bool>* abandon = shared_.load.abandon;
+  return shared_.stopped.load(std::memory_order_relaxed) ||
+         (abandon != nullptr && abandon->load(std::memory_order_relaxed));
 }
 
 void Worker::finish_if_idle() {

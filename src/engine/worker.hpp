@@ -30,6 +30,7 @@ struct RunShared {
   std::atomic<int64_t> errors{0};  // errored requests so far, counted for stop_after_errors
   std::array<std::atomic<uint64_t>, 3> decided{};  // requests done so far, by Outcome (progress)
   std::atomic<bool> stopped{false};  // more than stop_after_errors: no request leaves any more
+  bool cancelled = false;  // the start gate said not to start (written before the start line)
   std::chrono::steady_clock::time_point start;
   int64_t start_wall_ns = 0;
   StartLine start_line;

@@ -141,10 +141,31 @@ std::string fault_lines(const Report& report) {
   return out;
 }
 
+// Many hosts: one line for the session and its clocks, one per worker lost.
+std::string worker_lines(const Report& report) {
+  if (!report.workers)
+    return "";
+  const Workers& workers = *report.workers;
+  std::string hosts;
+  for (const WorkerSummary& worker : workers.list) {
+    hosts += fmt::format("{}{}{} {} ({:+.3f} ms)", hosts.empty() ? "" : ", ", worker.index,
+                         worker.host.empty() ? "" : "@" + worker.host,
+                         config::counted(worker.requests, "request"), worker.clock_offset_ms);
+  }
+  std::string out = fmt::format(
+      "session {}: {} ({}); clocks agree to within {:.3f} ms, added to the time tolerances\n",
+      workers.session, config::counted(static_cast<int64_t>(workers.list.size()), "worker"), hosts,
+      workers.clock_uncertainty_ms);
+  if (!workers.lost.empty())
+    out += fmt::format("{}: its requests after that are missing; the test could not be done\n",
+                       workers.lost);
+  return out;
+}
+
 // What happened on the way, when anything did: runs stopped on errors, redirects and
 // reconnects, keys rlcheck could not delete.
 std::string incident_lines(const Report& report) {
-  std::string out = fault_lines(report);
+  std::string out = worker_lines(report) + fault_lines(report);
   for (const auto& run : report.runs) {
     if (run.stopped_on_errors) {
       out += fmt::format("run {} stopped on errors after {} of {}: no more were sent\n", run.run,

@@ -260,6 +260,27 @@ json to_json(const Report& report) {
     }
     out["contract_fit"] = fitted;
   }
+  if (report.workers) {
+    const Workers& workers = *report.workers;
+    json list = json::array();
+    for (const WorkerSummary& worker : workers.list) {
+      json entry = {{"index", worker.index},
+                    {"host", worker.host},
+                    {"requests", worker.requests},
+                    {"clock_offset_ms", worker.clock_offset_ms},
+                    {"clock_uncertainty_ms", worker.clock_uncertainty_ms}};
+      if (worker.lost) {
+        entry["lost"] = true;
+        entry["lost_in_run"] = worker.lost_in_run;
+      }
+      list.push_back(entry);
+    }
+    out["workers"] = list;
+    out["session"] = {{"id", workers.session},
+                      {"clock_uncertainty_ms", workers.clock_uncertainty_ms}};
+    if (!workers.lost.empty())
+      out["session"]["lost"] = workers.lost;
+  }
   if (report.interrupted)
     out["interrupted"] = true;
   return out;

@@ -68,6 +68,24 @@ struct TransportCounts {
   uint64_t reconnects = 0;  // connections made again after one was lost
 };
 
+// Many hosts: one worker of the session, as the report shows it (workers[]).
+struct WorkerSummary {
+  int index = 0;
+  std::string host;
+  int64_t requests = 0;  // records it shipped over every run
+  double clock_offset_ms = 0;
+  double clock_uncertainty_ms = 0;
+  bool lost = false;  // it stopped answering: its requests after that are missing
+  int lost_in_run = 0;
+};
+
+struct Workers {
+  std::string session;
+  std::vector<WorkerSummary> list;
+  double clock_uncertainty_ms = 0;  // how far two workers' clocks may disagree
+  std::string lost;                 // who was lost, in words; empty: nobody
+};
+
 struct Summary {
   int64_t allowed_min = 0;
   double allowed_median = 0;
@@ -93,6 +111,7 @@ struct Report {
   bool interrupted = false;
   // A failed test judged by a contract the user did not name: the one that fits what it saw.
   std::optional<checks::ContractFit> contract_fit;
+  std::optional<Workers> workers;  // many hosts (--workers)
 };
 
 Summary summarize(const std::vector<checks::RunStats>& runs);

@@ -1,0 +1,148 @@
+#include "app/shared_test.hpp"
+
+#include <cmath>
+#include <iostream>
+
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "app/exit_code.hpp"
+#include "config/duration.hpp"
+#include "config/rate.hpp"
+#include "config/strategy_name.hpp"
+#include "redis/endpoint.hpp"
+
+namespace rlcheck::app {
+namespace {
+
+std::string host_name() {
+  char name[256] = {};
+  if (gethostname(name, sizeof name - 1) != 0)
+    return "unknown";
+  return name;
+}
+
+}  // namespace
+
+std::string test_fingerprint(const config::Config& config) {
+  const config::LoadConfig& load = config.load;
+  std::string lines;
+  const auto line = [&lines](std::string_view name, const std::string& value) {
+    lines += fmt::format("{}={}\n", name, value);
+  };
+  line("command", config.command == config::Command::http ? "http" : "redis");
+  if (config.command == config::Command::http) {
+    line("url", config.http.urls.empty() ? "" : config.http.urls.front());
+  } else {
+    line("strategy", std::string(config::strategy_name(config.redis.strategy)));
+    line("script", config.redis.script_path);
+    line("key", config.redis.key.value_or(""));
+  }
+  line("workers", std::to_string(config.workers.count));
+  line("requests", std::to_string(load.requests));
+  line("concurrency", std::to_string(load.concurrency));
+  line("runs", std::to_string(load.runs));
+  line("identities", std::to_string(load.identities));
+  line("rate", load.rate ? config::format_rate(*load.rate) : "");
+  line("interval", config::format_duration(load.interval));
+  line("limit", std::to_string(config.checks.limit));
+  line("window", config::format_duration(config.checks.window));
+  line("contract", config.checks.contract.value_or(""));
+  return lines;
+}
+
+std::unique_ptr<coord::Session> join_session(const config::Config& config) {
+  if (!config.workers.distributed())
+    return nullptr;
+  auto endpoint = redis::parse_endpoint(config.workers.coordinator);
+  if (!endpoint)
+    throw usage_error(fmt::format("--coordinator: {}", endpoint.error()));
+  if (endpoint->tls)
+    endpoint->tls_options = config.tls;
+  coord::SessionOptions options;
+  options.workers = config.workers.count;
+  options.index = config.workers.index;
+  options.coordinator = std::move(*endpoint);
+  options.id = config.workers.session;
+  options.join_timeout = config.workers.join_timeout;
+  options.timeout = config.load.timeout;
+  options.host = host_name();
+  options.fingerprint = test_fingerprint(config);
+  const bool say = !config.output.hook && !config.output.quiet;
+  auto session = coord::Session::join(options, [say](const std::string& line) {
+    if (say)
+      std::cerr << "rlcheck: " << line << "\n";
+  });
+  if (!session) {
+    if (session.error().usage)
+      throw usage_error(session.error().message);
+    throw cannot_test(session.error().message);
+  }
+  return std::move(*session);
+}
+
+engine::RunResult execute_shared_run(coord::Session* session, int run,
+                                     engine::ClientFactory& factory, config::LoadConfig load,
+                                     engine::RunObserver* observer,
+                                     const engine::ProgressFn& progress,
+                                     const std::function<RunCounters()>& own_counters,
+                                     RunCounters& others) {
+  if (session == nullptr)
+    return engine::execute_run(factory, load, observer, progress);
+  const auto workers = static_cast<uint64_t>(session->workers());
+  const auto index = static_cast<uint64_t>(session->index());
+  load.share_count = workers;
+  load.share_index = index;
+  // -p is the whole test's: each worker opens its share of the connections.
+  load.concurrency = static_cast<int>(static_cast<uint64_t>(load.concurrency) / workers +
+                                      (index < static_cast<uint64_t>(load.concurrency) % workers));
+  load.abandon = session->abandon_flag();
+  load.start_gate = [session, run, &load] { return session->agree_start(run, load); };
+  engine::RunResult result = engine::execute_run(factory, load, observer, progress);
+  if (result.cancelled)
+    return result;
+  if (!session->leader()) {
+    const RunCounters counters = own_counters ? own_counters() : RunCounters{};
+    if (auto shipped = session->ship(run, result, counters); !shipped)
+      throw cannot_test(fmt::format("--coordinator: cannot ship run {}: {}", run, shipped.error()));
+    return result;
+  }
+  auto merged = session->merge_run(run, std::move(result), others);
+  if (!merged)
+    throw cannot_test(fmt::format("--coordinator: cannot merge run {}: {}", run, merged.error()));
+  return std::move(*merged);
+}
+
+void widen_for_clocks(ContractChoice& contract, const coord::Session* session) {
+  if (session == nullptr)
+    return;
+  const int64_t uncertainty_ns = session->clock_uncertainty_ns();
+  contract.audit.rule.clock_ns += uncertainty_ns;
+  contract.audit.tolerance.clock_ms = (uncertainty_ns + 999'999) / 1'000'000;
+}
+
+void describe_workers(report::Report& report, const coord::Session* session) {
+  if (session == nullptr)
+    return;
+  report::Workers workers;
+  workers.session = session->id();
+  workers.clock_uncertainty_ms = static_cast<double>(session->clock_uncertainty_ns()) / 1e6;
+  for (const coord::WorkerInfo& info : session->worker_info()) {
+    report::WorkerSummary worker;
+    worker.index = info.index;
+    worker.host = info.host;
+    worker.requests = info.requests;
+    worker.clock_offset_ms = static_cast<double>(info.clock_offset_ns) / 1e6;
+    worker.clock_uncertainty_ms = static_cast<double>(info.clock_uncertainty_ns) / 1e6;
+    worker.lost = info.lost;
+    worker.lost_in_run = info.lost_in_run;
+    workers.list.push_back(worker);
+  }
+  workers.lost = session->lost_description();
+  report.workers = std::move(workers);
+  if (!report.workers->lost.empty() && !report.interrupted)
+    report.verdict = checks::Verdict::error;
+}
+
+}  // namespace rlcheck::app

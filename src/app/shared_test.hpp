@@ -1,0 +1,53 @@
+#pragma once
+// A test shared by many hosts (--workers N), as the redis and http checks see it: join the
+// session, run this worker's share of each run on the agreed start, and (worker 0) merge the
+// shares into the run the checks judge.
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "app/contract_choice.hpp"
+#include "config/config.hpp"
+#include "coord/session.hpp"
+#include "engine/client.hpp"
+#include "engine/run.hpp"
+#include "report/report.hpp"
+
+namespace rlcheck::app {
+
+// Joins the session config.workers names; nullptr when the test runs alone. Throws FatalError:
+// usage (an index taken, a worker running another test), cannot_test (the coordinator cannot
+// be reached, a worker did not join within --join-timeout).
+std::unique_ptr<coord::Session> join_session(const config::Config& config);
+
+// The load settings every worker must share, one "name=value" a line.
+std::string test_fingerprint(const config::Config& config);
+
+// Transport counts a run's factory gathered (redis: moved, reconnects...), summed over workers.
+using RunCounters = std::map<std::string, uint64_t>;
+
+// One run, alone (session null: engine::execute_run) or as this worker's share: requests i
+// with i mod N = K, its share of the connections, started at the instant the workers agree
+// on, then shipped. Worker 0 gets back the merged run (every worker's records on the common
+// clock, and in `others` the other workers' counters summed); the others their own share,
+// shipped with `own_counters()`. RunResult::cancelled: the session ended before the run could
+// start. Throws FatalError(cannot_test) when the coordinator fails.
+engine::RunResult execute_shared_run(coord::Session* session, int run,
+                                     engine::ClientFactory& factory, config::LoadConfig load,
+                                     engine::RunObserver* observer,
+                                     const engine::ProgressFn& progress,
+                                     const std::function<RunCounters()>& own_counters,
+                                     RunCounters& others);
+
+// Many hosts: the clocks of two workers may disagree by the session's uncertainty; every time
+// tolerance of the audits grows by it, so no verdict rests on it.
+void widen_for_clocks(ContractChoice& contract, const coord::Session* session);
+
+// report.workers from the session: each worker, its requests and clock, and who was lost (the
+// test then could not be done: verdict error, exit 3).
+void describe_workers(report::Report& report, const coord::Session* session);
+
+}  // namespace rlcheck::app
