@@ -258,6 +258,7 @@ report::Report check_http_endpoint(const config::Config& config, const std::stri
   ProgressLine progress(config);
   faults::FaultApplier fault_applier(limiter_redis_target(config));
   std::vector<std::vector<checks::FaultWindow>> fault_windows;  // per run
+  int runs_shipped = 0;  // many hosts: the runs this worker sent its share of
   for (int run = 1; run <= config.load.runs; ++run) {
     if (!prepare_run(config.http, run, judging)) {
       interrupted = true;
@@ -277,7 +278,10 @@ report::Report check_http_endpoint(const config::Config& config, const std::stri
         shared, run, factory, config.load, &fault_schedule,
         progress.for_run(fmt::format("run {}/{}", run, config.load.runs)), {}, others);
     if (!judging) {
-      if (result.cancelled || result.interrupted)
+      if (result.cancelled)
+        break;
+      ++runs_shipped;
+      if (result.interrupted || shared->lost_any())
         break;
       continue;
     }
@@ -304,8 +308,20 @@ report::Report check_http_endpoint(const config::Config& config, const std::stri
       break;  // the runs after a lost worker could not be shared as the test asks
   }
 
-  if (!judging)
-    return {};  // worker 0 reports for everyone
+  if (!judging) {
+    // Worker 0 reports for everyone; should it be lost, the first worker to take its place
+    // judges what was shipped (no faults were applied after it was lost, none are measured).
+    RunCounters ignored;  // http has no transport counts
+    const bool stands_in = judge_in_place_of_lost_leader(
+        shared, runs_shipped,
+        [&](int, engine::RunResult merged) {
+          results.push_back(std::move(merged));
+          fault_windows.emplace_back();
+        },
+        ignored);
+    if (!stands_in)
+      return {};
+  }
   report::Report report;
   report.mode = "http";
   report.retry_verification = verification;

@@ -137,6 +137,29 @@ bool reached_redis(engine::RecordView records) {
   });
 }
 
+// Reads the TTLs of a run's keys into `stats` (or why they could not be read).
+void audit_key_ttls(RedisSession& session, const std::vector<std::string>& keys,
+                    config::Nanos timeout, checks::RunStats& stats) {
+  if (auto ttls = key_ttls(session, keys, timeout)) {
+    stats.key_ttls = std::move(*ttls);
+    stats.keys_without_ttl = keys_without_ttl(stats.key_ttls);
+  } else {
+    stats.keys_unread = ttls.error();
+  }
+}
+
+// Deletes the keys of a run that rlcheck named itself (never a --key); those it could not
+// delete join `left`. Redis that could not be read is not tried again: its keys are left.
+void delete_own_keys(RedisSession& session, const config::Config& config,
+                     const checks::RunStats& stats, const std::vector<std::string>& keys,
+                     std::vector<std::string>& left) {
+  if (config.redis.key)
+    return;
+  const auto kept =
+      stats.keys_unread.empty() ? delete_keys(session, keys, config.load.timeout) : keys;
+  left.insert(left.end(), kept.begin(), kept.end());
+}
+
 report::Topology topology_of(const redis::Topology& topology) {
   return {redis::topology_kind_name(topology.kind), topology.masters, topology.tls};
 }
@@ -260,7 +283,7 @@ report::Report check_redis_limiter(RedisSession& session, const config::Config& 
   ProgressLine progress(config);
   FitRecords fit(config);
   faults::FaultApplier fault_applier(fault_target_of(session, config));
-  for (int run = 1; run <= config.load.runs; ++run) {
+  const auto params_of_run = [&](int run) {
     redis::StrategyParams params;
     params.kind = strategy;
     params.key =
@@ -278,6 +301,11 @@ report::Report check_redis_limiter(RedisSession& session, const config::Config& 
     params.script_keys = config.redis.script_keys;
     params.hash_tag_each_identity =
         !config.redis.key && session.target.control->slot_map().has_value();
+    return params;
+  };
+  int runs_shipped = 0;  // many hosts: the runs this worker sent its share of
+  for (int run = 1; run <= config.load.runs; ++run) {
+    const redis::StrategyParams params = params_of_run(run);
     if (config.redis.key && config.redis.reset && judging) {
       std::vector<std::string> keys;
       for (const std::string& key : redis::IdentityKeys(params.key, params.identities).all()) {
@@ -317,7 +345,10 @@ report::Report check_redis_limiter(RedisSession& session, const config::Config& 
         [&target] { return counters_of(target.stats); }, others);
     std::vector<checks::FaultWindow> fault_windows = fault_schedule.finish();
     if (!judging) {
-      if (result.cancelled || result.interrupted)
+      if (result.cancelled)
+        break;
+      ++runs_shipped;
+      if (result.interrupted || shared->lost_any())
         break;
       continue;
     }
@@ -339,12 +370,7 @@ report::Report check_redis_limiter(RedisSession& session, const config::Config& 
     std::vector<std::string> keys;
     if (reached_redis(result.records))
       keys = limiter->keys_touched(result.records);
-    if (auto ttls = key_ttls(session, keys, timeout)) {
-      stats.key_ttls = std::move(*ttls);
-      stats.keys_without_ttl = keys_without_ttl(stats.key_ttls);
-    } else {
-      stats.keys_unread = ttls.error();
-    }
+    audit_key_ttls(session, keys, timeout, stats);
     if (config.checks.verify_retry_after && run == config.load.runs && !result.interrupted) {
       if (!stats.keys_unread.empty()) {
         report.retry_verification.emplace();
@@ -358,12 +384,7 @@ report::Report check_redis_limiter(RedisSession& session, const config::Config& 
         keys.insert(keys.end(), more.begin(), more.end());
       }
     }
-    if (!config.redis.key) {
-      // Only keys this run created. Redis that could not be read is not tried again: the
-      // keys are listed as left behind, for the user to delete.
-      const auto left = stats.keys_unread.empty() ? delete_keys(session, keys, timeout) : keys;
-      report.keys_left.insert(report.keys_left.end(), left.begin(), left.end());
-    }
+    delete_own_keys(session, config, stats, keys, report.keys_left);
     fit.keep(result);
     report.script_reloads += target.stats.script_reloads.load();
     add_transport_counts(report.transport, target.stats);
@@ -378,8 +399,27 @@ report::Report check_redis_limiter(RedisSession& session, const config::Config& 
       break;  // the runs after a lost worker could not be shared as the test asks
   }
 
-  if (!judging)
-    return {};  // worker 0 reports for everyone
+  if (!judging) {
+    // Worker 0 reports for everyone; should it be lost, the first worker to take its place
+    // judges what was shipped (no faults were applied after it was lost, none are measured).
+    RunCounters counters;
+    const bool stands_in = judge_in_place_of_lost_leader(
+        shared, runs_shipped,
+        [&](int run, engine::RunResult merged) {
+          const auto limiter = redis::make_strategy(params_of_run(run));
+          checks::RunStats stats = checks::summarize_run(run, merged, contract.audit, {});
+          std::vector<std::string> keys;
+          if (reached_redis(merged.records))
+            keys = limiter->keys_touched(merged.records);
+          audit_key_ttls(session, keys, timeout, stats);
+          delete_own_keys(session, config, stats, keys, report.keys_left);
+          report.runs.push_back(std::move(stats));
+        },
+        counters);
+    if (!stands_in)
+      return {};
+    add_shared_counts(report, counters);
+  }
   const checks::CheckParams judged = check_params(config, config.checks.limit, contract);
   judge(report, judged);
   fit.explain(report, judged, contract);

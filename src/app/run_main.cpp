@@ -148,7 +148,8 @@ Delivery deliver(const config::Config& config, std::vector<report::Report>& repo
   return delivery;
 }
 
-// Many hosts, a worker other than 0: the report worker 0 published, emitted here too.
+// Many hosts, a worker other than 0: the report worker 0 (or the worker that took its place)
+// published, emitted here too.
 int deliver_published(coord::Session& session) {
   auto published = session.await_outputs();
   if (!published)
@@ -159,10 +160,10 @@ int deliver_published(coord::Session& session) {
   return emit(*delivery);
 }
 
-// Many hosts, worker 0: the others print what it prints; failing to tell them is said, and
-// they find out that worker 0 is gone.
+// Many hosts, worker 0 (or the worker that took its place): the others print what it prints;
+// failing to tell them is said, and they find out that it is gone.
 void publish(coord::Session* session, const Delivery& delivery) {
-  if (session == nullptr || !session->leader())
+  if (session == nullptr || !session->publishes())
     return;
   if (auto published = session->publish(delivery_to_json(delivery)); !published) {
     std::cerr << fmt::format("rlcheck: session {}: could not publish the report: {}\n",
@@ -215,7 +216,7 @@ int run_main(int argc, const char* const* argv) {
     std::string cut_short;
     std::vector<report::Report> reports =
         run_checks(config, records.get(), &cut_short, shared.get());
-    if (shared && !shared->leader())
+    if (shared && !shared->publishes())
       return deliver_published(*shared);
     if (records && !records->finish()) {
       throw cannot_test(fmt::format("--records: cannot write {}", config.output.records_path));

@@ -32,15 +32,24 @@ using RunCounters = std::map<std::string, uint64_t>;
 // One run, alone (session null: engine::execute_run) or as this worker's share: requests i
 // with i mod N = K, its share of the connections, started at the instant the workers agree
 // on, then shipped. Worker 0 gets back the merged run (every worker's records on the common
-// clock, and in `others` the other workers' counters summed); the others their own share,
-// shipped with `own_counters()`. RunResult::cancelled: the session ended before the run could
-// start. Throws FatalError(cannot_test) when the coordinator fails.
+// clock, and in `others` the other workers' counters summed); the others their own share.
+// Every worker ships its share, with `own_counters()`. RunResult::cancelled: the session ended
+// before the run could start. Throws FatalError(cannot_test) when the coordinator fails.
 engine::RunResult execute_shared_run(coord::Session* session, int run,
                                      engine::ClientFactory& factory, config::LoadConfig load,
                                      engine::RunObserver* observer,
                                      const engine::ProgressFn& progress,
                                      const std::function<RunCounters()>& own_counters,
                                      RunCounters& others);
+
+// Many hosts, a worker other than 0 after its runs: when worker 0 was lost and this worker is
+// the first to take its place, every worker's shipment of runs 1..runs_shipped is merged and
+// handed to `judge_run` (run number, merged run), `counters` sums every worker's counters, and
+// the answer is true: this worker then reports for everyone. False: worker 0 (or another in
+// its place) reports. Throws FatalError(cannot_test) when the coordinator fails.
+bool judge_in_place_of_lost_leader(coord::Session* session, int runs_shipped,
+                                   const std::function<void(int, engine::RunResult)>& judge_run,
+                                   RunCounters& counters);
 
 // Many hosts: the clocks of two workers may disagree by the session's uncertainty; every time
 // tolerance of the audits grows by it, so no verdict rests on it.

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <charconv>
-#include <sstream>
 
 #include <unistd.h>
 
@@ -11,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "config/duration.hpp"
+#include "coord/fingerprint.hpp"
 #include "coord/record_codec.hpp"
 #include "coord/run_shipment.hpp"
 #include "engine/interrupt.hpp"
@@ -42,34 +42,6 @@ int64_t wall_now_ns() {
 
 std::string reply_text(const redisReply* reply) {
   return reply->type == REDIS_REPLY_STRING ? std::string(reply->str, reply->len) : std::string();
-}
-
-std::map<std::string, std::string> settings_of(const std::string& fingerprint) {
-  std::map<std::string, std::string> settings;
-  std::istringstream lines(fingerprint);
-  std::string line;
-  while (std::getline(lines, line)) {
-    const auto equals = line.find('=');
-    settings[line.substr(0, equals)] = equals == std::string::npos ? "" : line.substr(equals + 1);
-  }
-  return settings;
-}
-
-// The first setting two fingerprints disagree on, as "requests=300 there, requests=200 here".
-std::optional<std::string> first_difference(const std::string& theirs, const std::string& ours) {
-  const auto their_settings = settings_of(theirs);
-  const auto our_settings = settings_of(ours);
-  for (const auto& [name, value] : our_settings) {
-    const auto there = their_settings.find(name);
-    const std::string their_value = there == their_settings.end() ? "(unset)" : there->second;
-    if (their_value != value)
-      return fmt::format("{}={} there, {}={} here", name, their_value, name, value);
-  }
-  for (const auto& [name, value] : their_settings) {
-    if (!our_settings.contains(name))
-      return fmt::format("{}={} there, unset here", name, value);
-  }
-  return std::nullopt;
 }
 
 // A number another worker wrote; nullopt when it is not one.
@@ -438,6 +410,7 @@ std::optional<Clock::time_point> Session::agree_start(int run, const config::Loa
       agreed_coordinator_ns_ = start;
       agreed_steady_ = Clock::time_point(std::chrono::duration_cast<Clock::duration>(
           std::chrono::nanoseconds(start - clock_.steady_offset_ns)));
+      agreed_by_run_[run] = AgreedStart{agreed_steady_, agreed_coordinator_ns_};
       return agreed_steady_;
     }
     std::this_thread::sleep_for(5ms);
@@ -466,32 +439,14 @@ std::expected<void, std::string> Session::ship(int run, const engine::RunResult&
   return set(key(fmt::format("run:{}:done:{}", run, options_.index)), shipment_to_json(shipment));
 }
 
-std::expected<engine::RunResult, std::string> Session::merge_run(
-    int run, engine::RunResult own, std::map<std::string, uint64_t>& counters) {
-  const int64_t own_late_ns =
-      std::chrono::duration_cast<std::chrono::nanoseconds>(own.start - agreed_steady_).count();
+std::expected<engine::RunResult, std::string> Session::merge_shipped(
+    int run, std::map<std::string, uint64_t>& counters, bool own_counters) {
   engine::RunResult merged;
-  merged.start = agreed_steady_;
-  merged.start_wall_ns = agreed_coordinator_ns_;
-  // The leader's own records, moved onto the agreed start the same way the others' were.
-  for (size_t begin = 0; begin < own.records.size(); begin += k_records_per_chunk) {
-    const size_t end = std::min(own.records.size(), begin + k_records_per_chunk);
-    if (auto decoded =
-            decode_records(encode_records(own.records, begin, end, own_late_ns), merged.records);
-        !decoded) {
-      return std::unexpected(decoded.error());
-    }
+  if (const auto agreed = agreed_by_run_.find(run); agreed != agreed_by_run_.end()) {
+    merged.start = agreed->second.steady;
+    merged.start_wall_ns = agreed->second.coordinator_ns;
   }
-  merge_shipment(merged, shipment_of(options_.index, own, own_late_ns));
-  {
-    std::lock_guard lock(info_mutex_);
-    info_[static_cast<size_t>(options_.index)].requests += static_cast<int64_t>(own.records.size());
-  }
-  own.records.clear();
-
   for (int worker = 0; worker < options_.workers; ++worker) {
-    if (worker == options_.index)
-      continue;
     const std::string done = key(fmt::format("run:{}:done:{}", run, worker));
     std::optional<std::string> summary;
     while (true) {
@@ -531,8 +486,10 @@ std::expected<engine::RunResult, std::string> Session::merge_run(
                                          shipment->records));
     }
     merge_shipment(merged, *shipment);
-    for (const auto& [name, count] : shipment->counters)
-      counters[name] += count;
+    if (worker != options_.index || own_counters) {
+      for (const auto& [name, count] : shipment->counters)
+        counters[name] += count;
+    }
     std::lock_guard lock(info_mutex_);
     info_[static_cast<size_t>(worker)].requests += static_cast<int64_t>(shipment->records);
   }
@@ -542,12 +499,43 @@ std::expected<engine::RunResult, std::string> Session::merge_run(
   return merged;
 }
 
+std::optional<int> Session::stand_in() {
+  auto claimed = get(key("merged-by"));
+  if (!claimed || !*claimed)
+    return std::nullopt;
+  const auto index = number_of(**claimed);
+  return index ? std::optional<int>(static_cast<int>(*index)) : std::nullopt;
+}
+
+bool Session::take_over_from_lost_leader() {
+  if (leader())
+    return false;
+  while (true) {
+    auto published = control_->call({"EXISTS", key("outputs")});
+    if (!published)
+      return false;  // the coordinator is gone: await_outputs says so
+    if ((*published)->type == REDIS_REPLY_INTEGER && (*published)->integer > 0)
+      return false;
+    if (is_lost(0))
+      break;
+    if (engine::interrupted())
+      return false;
+    std::this_thread::sleep_for(50ms);
+  }
+  // The first survivor to claim worker 0's place merges; the others wait for its report.
+  auto claimed = control_->call({"SET", key("merged-by"), std::to_string(options_.index), "NX",
+                                 "EX", std::to_string(k_key_ttl_s)});
+  stood_in_ = claimed && (*claimed)->type != REDIS_REPLY_NIL && !redis::is_error(claimed->get());
+  return stood_in_;
+}
+
 std::expected<void, std::string> Session::publish(const std::string& outputs) {
   return set(key("outputs"), outputs);
 }
 
 std::expected<std::string, std::string> Session::await_outputs() {
   std::optional<Clock::time_point> give_up;
+  std::optional<Clock::time_point> no_merger_since;
   while (true) {
     auto value = get(key("outputs"));
     if (!value)
@@ -555,9 +543,21 @@ std::expected<std::string, std::string> Session::await_outputs() {
     if (*value)
       return std::move(**value);
     if (is_lost(0)) {
-      return std::unexpected(
-          fmt::format("session {}: {}; worker 0 merges the runs, so there is no report",
-                      options_.id, lost_description()));
+      // Another worker merges in its place, unless it is lost too (or nobody could claim).
+      const std::optional<int> merger = stand_in();
+      if (!merger) {
+        if (!no_merger_since)
+          no_merger_since = Clock::now();
+        if (Clock::now() - *no_merger_since > 10s)
+          return std::unexpected(fmt::format(
+              "session {}: {}; no worker took its place to merge the runs, so there is no "
+              "report",
+              options_.id, lost_description()));
+      } else if (*merger < 0 || *merger >= options_.workers || is_lost(*merger)) {
+        return std::unexpected(fmt::format(
+            "session {}: {}; worker {}, which took its place, was lost too: there is no report",
+            options_.id, lost_description(), *merger));
+      }
     }
     // After Ctrl-C, worker 0 is told (the abort key) and reports soon; not forever.
     if (engine::interrupted() && !give_up)

@@ -93,13 +93,23 @@ class Session {
   int64_t agreed_start_coordinator_ns() const { return agreed_coordinator_ns_; }
 
   // Ships `result` (this worker's share of run `run`), its instants moved onto the agreed start.
+  // Every worker ships, worker 0 too: should it be lost, another merges what it shipped.
   std::expected<void, std::string> ship(int run, const engine::RunResult& result,
                                         const std::map<std::string, uint64_t>& counters);
-  // Worker 0: its own result of run `run` and every other worker's shipment, merged on the
-  // common clock (start: the agreed instant). A worker lost before shipping is marked lost and
-  // left out; `counters` sums the shipped counters.
-  std::expected<engine::RunResult, std::string> merge_run(
-      int run, engine::RunResult own, std::map<std::string, uint64_t>& counters);
+  // Every worker's shipment of run `run`, merged on the common clock (start: the agreed
+  // instant); waits for each until it shipped or was lost (then marked lost and left out).
+  // `counters` sums the shipped counters, this worker's own only with `own_counters`.
+  std::expected<engine::RunResult, std::string> merge_shipped(
+      int run, std::map<std::string, uint64_t>& counters, bool own_counters);
+
+  // A worker other than 0, after its runs: waits until worker 0 published the report (false),
+  // or was lost (true when this worker is the first to claim its place: it then merges what
+  // was shipped and publishes, and publishes() is true).
+  bool take_over_from_lost_leader();
+  // Whether this worker publishes the report: worker 0, or the one that took its place.
+  bool publishes() const { return leader() || stood_in_; }
+  // The worker that merged and judged: 0, unless another took over from it.
+  int merged_by() const { return stood_in_ ? options_.index : 0; }
 
   // Worker 0: the outputs every worker prints. Others: wait for them (error: worker 0 was lost,
   // or Ctrl-C).
@@ -122,6 +132,8 @@ class Session {
       const std::string& suffix_of_worker);  // "...:{}" with the index
   std::expected<std::optional<std::string>, std::string> get(const std::string& key);
   std::expected<void, std::string> set(const std::string& key, std::string_view value);
+  // Who claimed worker 0's place (nullopt: nobody yet, or the coordinator did not answer).
+  std::optional<int> stand_in();
 
   SessionOptions options_;
   std::optional<redis::SyncClient> control_;
@@ -135,6 +147,12 @@ class Session {
   std::jthread heartbeat_;
   Clock::time_point agreed_steady_{};
   int64_t agreed_coordinator_ns_ = 0;
+  struct AgreedStart {
+    Clock::time_point steady;
+    int64_t coordinator_ns = 0;
+  };
+  std::map<int, AgreedStart> agreed_by_run_;  // for a merge after the runs (a stand-in's)
+  bool stood_in_ = false;  // worker 0 was lost, and this worker merges in its place
 };
 
 }  // namespace rlcheck::coord

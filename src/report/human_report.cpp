@@ -159,6 +159,12 @@ std::string worker_lines(const Report& report) {
   if (!workers.lost.empty())
     out += fmt::format("{}: its requests after that are missing; the test could not be done\n",
                        workers.lost);
+  if (workers.merged_by != 0) {
+    out += fmt::format(
+        "worker {} merged the runs in worker 0's place: the faults, resets and "
+        "key audits worker 0 does were not done\n",
+        workers.merged_by);
+  }
   return out;
 }
 
@@ -275,6 +281,8 @@ std::string verdict_line(const Report& report) {
       return fmt::format("{}: {}: {}", error ? "ERROR" : "FAIL", check.id, check.detail);
     }
   }
+  if (error && report.workers && !report.workers->lost.empty())
+    return fmt::format("ERROR: {}: the test could not be done", report.workers->lost);
   return report.interrupted ? "INTERRUPTED: partial results" : "PASS";
 }
 

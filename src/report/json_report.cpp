@@ -280,6 +280,7 @@ json to_json(const Report& report) {
                       {"clock_uncertainty_ms", workers.clock_uncertainty_ms}};
     if (!workers.lost.empty())
       out["session"]["lost"] = workers.lost;
+    out["session"]["merged_by"] = workers.merged_by;
   }
   if (report.interrupted)
     out["interrupted"] = true;

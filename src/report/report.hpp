@@ -84,6 +84,7 @@ struct Workers {
   std::vector<WorkerSummary> list;
   double clock_uncertainty_ms = 0;  // how far two workers' clocks may disagree
   std::string lost;                 // who was lost, in words; empty: nobody
+  int merged_by = 0;                // the worker that merged and judged (worker 0 lost: another)
 };
 
 struct Summary {

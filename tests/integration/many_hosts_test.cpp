@@ -225,25 +225,27 @@ TEST_CASE("many hosts: workers running different tests are refused, naming the d
   CHECK(second.err.find("requests=") != std::string::npos);
 }
 
-TEST_CASE("many hosts: a worker killed mid-run makes the others exit 3 with the partial report") {
-  const std::string session = new_session("killed");
-  // Runs long enough (20 s at 30/s) that the others are still in the first when it is lost.
+namespace {
+
+// Three workers run two runs of 20 s (30 requests a second); worker `victim` is killed once
+// every worker said it is ready for run 1, so the run starts without it. Returns the outcomes
+// of the other two.
+std::vector<ProcessOutcome> kill_mid_run(int victim, const std::string& session) {
   const std::vector<std::string> load{"redis",      "--redis", TestRedis::shared().tcp_url(),
                                       "--limit",    "10",      "--window",
                                       "1s",         "--rate",  "30/s",
                                       "--duration", "20s",     "-p",
                                       "6",          "-r",      "2",
                                       "--json"};
-  std::atomic<pid_t> victim{-1};
+  std::atomic<pid_t> victim_pid{-1};
   RunOptions victim_options;
-  victim_options.on_started = [&victim](pid_t pid) { victim = pid; };
+  victim_options.on_started = [&victim_pid](pid_t pid) { victim_pid = pid; };
   auto killed = std::async(std::launch::async, [&] {
-    return run_rlcheck(worker_args(load, 3, 2, session), victim_options);
+    return run_rlcheck(worker_args(load, 3, victim, session), victim_options);
   });
   auto survivors =
-      std::async(std::launch::async, [&] { return run_workers(load, 3, session, {2}); });
+      std::async(std::launch::async, [&] { return run_workers(load, 3, session, {victim}); });
 
-  // Killed once every worker said it is ready for run 1: the run starts without it.
   rlcheck::redis::SyncClient coordinator = TestRedis::shared().connect();
   REQUIRE(coordinator.call({"SELECT", "2"}).has_value());
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
@@ -260,16 +262,23 @@ TEST_CASE("many hosts: a worker killed mid-run makes the others exit 3 with the 
       std::this_thread::sleep_for(std::chrono::milliseconds(10));  // polling, not waiting out
   }
   REQUIRE(all_ready);
-  REQUIRE(victim.load() > 0);
-  kill(victim.load(), SIGKILL);
+  REQUIRE(victim_pid.load() > 0);
+  kill(victim_pid.load(), SIGKILL);
   CHECK(killed.get().exit_code == 128 + SIGKILL);
+  return survivors.get();
+}
 
-  const auto outcomes = survivors.get();
+}  // namespace
+
+TEST_CASE("many hosts: a worker killed mid-run makes the others exit 3 with the partial report") {
+  const std::string session = new_session("killed");
+  const auto outcomes = kill_mid_run(2, session);
   const json report = report_of(outcomes.front());
   for (const ProcessOutcome& outcome : outcomes) {
     INFO(outcome.err);
     CHECK(outcome.exit_code == 3);
     CHECK(outcome.err.find("worker 2") != std::string::npos);
+    CHECK(outcome.out == outcomes.front().out);
   }
   CHECK(report.at("verdict") == "error");
   CHECK(report.at("runs").size() == 1);  // the run it was lost in; no second run
@@ -279,6 +288,40 @@ TEST_CASE("many hosts: a worker killed mid-run makes the others exit 3 with the 
   CHECK(lost.at("requests") == 0);
   CHECK(report.at("workers").at(0).at("requests").get<int64_t>() > 0);
   CHECK(report.at("session").at("lost").get<std::string>().find("worker 2") != std::string::npos);
+  CHECK(report.at("session").at("merged_by") == 0);
+}
+
+TEST_CASE("many hosts: worker 0 killed mid-run: another merges what was shipped, and all exit 3") {
+  const std::string session = new_session("killed-leader");
+  const auto outcomes = kill_mid_run(0, session);
+  REQUIRE(outcomes.size() == 2);
+  const json report = report_of(outcomes.front());
+  for (const ProcessOutcome& outcome : outcomes) {
+    INFO(outcome.err);
+    CHECK(outcome.exit_code == 3);
+    CHECK(outcome.err.find("worker 0") != std::string::npos);
+    CHECK(outcome.out == outcomes.front().out);  // one report, from the worker in its place
+  }
+  CHECK(report.at("verdict") == "error");
+  REQUIRE(report.at("runs").size() == 1);
+  const int merger = report.at("session").at("merged_by").get<int>();
+  CHECK((merger == 1 || merger == 2));
+  const json& lost = report.at("workers").at(0);
+  CHECK(lost.at("lost") == true);
+  CHECK(lost.at("lost_in_run") == 1);
+  CHECK(lost.at("requests") == 0);
+  // The survivors' shares of run 1 are all there, and judged: one identity, limit 10 per 1 s.
+  const int64_t sent = report.at("workers").at(1).at("requests").get<int64_t>() +
+                       report.at("workers").at(2).at("requests").get<int64_t>();
+  CHECK(sent > 0);
+  CHECK(report.at("runs").at(0).at("allowed").get<int64_t>() +
+            report.at("runs").at(0).at("denied").get<int64_t>() +
+            report.at("runs").at(0).at("errors").get<int64_t>() ==
+        sent);
+  CHECK(check_status(report, "contract") == "pass");
+  // Worker 0's admissions are missing from the records: what they would decide is not judged.
+  for (const char* id : {"utilisation", "retry-after-accuracy"})
+    CHECK(check_status(report, id) != "fail");
 }
 
 TEST_CASE("many hosts: two sessions on one coordinator at once do not mix") {

@@ -312,3 +312,30 @@ TEST_CASE("render_human has a line per fault: its window, what it met, when deci
   CHECK(two.find("run 2: fault pause@1s+1s at 1000ms-2000ms: 0 allowed, 12 denied, 3 errors "
                  "during; never decided normally again\n") != std::string::npos);
 }
+
+TEST_CASE("verdict_line: a worker lost from a shared test is why it could not be done") {
+  Report r = report_with({{"limit", Status::pass, "max allowed 10 <= limit 10"}}, Verdict::error);
+  r.workers.emplace();
+  r.workers->session = "ci-42";
+  r.workers->lost = "worker 2 (host-c) stopped answering during run 1";
+  CHECK(verdict_line(r) ==
+        "ERROR: worker 2 (host-c) stopped answering during run 1: the test could not be done");
+  // A failed errors check is still the first reason given.
+  r.checks.push_back({"errors", Status::fail, "run 1 had 3 errored requests > --max-errors 0"});
+  CHECK(verdict_line(r) == "ERROR: errors: run 1 had 3 errored requests > --max-errors 0");
+}
+
+TEST_CASE("render_human: the session line, and who merged in worker 0's place") {
+  Report r = report_with({{"limit", Status::pass, "max allowed 10 <= limit 10"}}, Verdict::error);
+  r.workers.emplace();
+  r.workers->session = "ci-42";
+  r.workers->list = {{0, "host-a", 0, 0.5, 0.02, true, 1},
+                     {1, "host-b", 60, -0.25, 0.03, false, 0}};
+  r.workers->clock_uncertainty_ms = 0.05;
+  r.workers->lost = "worker 0 (host-a) stopped answering during run 1";
+  r.workers->merged_by = 1;
+  const std::string text = render_human(r, TextStyle{});
+  CHECK(text.find("session ci-42: 2 workers (0@host-a 0 requests (+0.500 ms), 1@host-b 60 requests "
+                  "(-0.250 ms)); clocks agree to within 0.050 ms") != std::string::npos);
+  CHECK(text.find("worker 1 merged the runs in worker 0's place") != std::string::npos);
+}

@@ -322,3 +322,29 @@ TEST_CASE("to_json runs[].faults: window, during counts, recovery; applied and e
   CHECK(faults[1]["error"] == "the run ended first");
   CHECK(faults[1]["recovered_after_ms"].is_null());
 }
+
+TEST_CASE("to_json many hosts: workers[] and the session, with who was lost and who merged") {
+  Report report = sample_report();
+  CHECK_FALSE(to_json(report).contains("workers"));
+  report.workers.emplace();
+  report.workers->session = "ci-42";
+  report.workers->clock_uncertainty_ms = 0.05;
+  report.workers->list = {{0, "host-a", 0, 0.5, 0.02, true, 1},
+                          {1, "host-b", 60, -0.25, 0.03, false, 0}};
+  report.workers->lost = "worker 0 (host-a) stopped answering during run 1";
+  report.workers->merged_by = 1;
+  const json out = to_json(report);
+  REQUIRE(out["workers"].size() == 2);
+  CHECK(out["workers"][0] == json({{"index", 0},
+                                   {"host", "host-a"},
+                                   {"requests", 0},
+                                   {"clock_offset_ms", 0.5},
+                                   {"clock_uncertainty_ms", 0.02},
+                                   {"lost", true},
+                                   {"lost_in_run", 1}}));
+  CHECK_FALSE(out["workers"][1].contains("lost"));
+  CHECK(out["session"] == json({{"id", "ci-42"},
+                                {"clock_uncertainty_ms", 0.05},
+                                {"lost", report.workers->lost},
+                                {"merged_by", 1}}));
+}
