@@ -278,10 +278,7 @@ report::Report check_http_endpoint(const config::Config& config, const std::stri
         shared, run, factory, config.load, &fault_schedule,
         progress.for_run(fmt::format("run {}/{}", run, config.load.runs)), {}, others);
     if (!judging) {
-      if (result.cancelled)
-        break;
-      ++runs_shipped;
-      if (result.interrupted || shared->lost_any())
+      if (shared_runs_end(result, *shared, runs_shipped))
         break;
       continue;
     }

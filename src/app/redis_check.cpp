@@ -345,10 +345,7 @@ report::Report check_redis_limiter(RedisSession& session, const config::Config& 
         [&target] { return counters_of(target.stats); }, others);
     std::vector<checks::FaultWindow> fault_windows = fault_schedule.finish();
     if (!judging) {
-      if (result.cancelled)
-        break;
-      ++runs_shipped;
-      if (result.interrupted || shared->lost_any())
+      if (shared_runs_end(result, *shared, runs_shipped))
         break;
       continue;
     }

@@ -115,6 +115,14 @@ engine::RunResult execute_shared_run(coord::Session* session, int run,
   return std::move(*merged);
 }
 
+bool shared_runs_end(const engine::RunResult& result, const coord::Session& session,
+                     int& runs_shipped) {
+  if (result.cancelled)
+    return true;
+  ++runs_shipped;
+  return result.interrupted || session.lost_any();
+}
+
 bool judge_in_place_of_lost_leader(coord::Session* session, int runs_shipped,
                                    const std::function<void(int, engine::RunResult)>& judge_run,
                                    RunCounters& counters) {

@@ -42,6 +42,12 @@ engine::RunResult execute_shared_run(coord::Session* session, int run,
                                      const std::function<RunCounters()>& own_counters,
                                      RunCounters& others);
 
+// Many hosts, a worker other than 0, after its share of a run: counts the run in
+// `runs_shipped` (unless it never started) and says whether the runs end here (it never
+// started, Ctrl-C, a worker lost).
+bool shared_runs_end(const engine::RunResult& result, const coord::Session& session,
+                     int& runs_shipped);
+
 // Many hosts, a worker other than 0 after its runs: when worker 0 was lost and this worker is
 // the first to take its place, every worker's shipment of runs 1..runs_shipped is merged and
 // handed to `judge_run` (run number, merged run), `counters` sums every worker's counters, and

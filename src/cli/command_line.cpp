@@ -94,7 +94,8 @@ void add_worker_options(CLI::App* app, RawOptions& raw) {
                   "this process's index K, 0 <= K < N (env RLCHECK_WORKER_INDEX, else "
                   "JOB_COMPLETION_INDEX)");
   optional_option(app, "--coordinator", raw.coordinator,
-                  "the Redis the workers meet on: redis://, rediss:// (env RLCHECK_COORDINATOR)");
+                  "the Redis the workers meet on: redis://, rediss://, unix:// (env "
+                  "RLCHECK_COORDINATOR)");
   optional_option(app, "--session", raw.session,
                   "the shared test's name, new for every test (env RLCHECK_SESSION)");
   optional_option(app, "--join-timeout", raw.join_timeout,
