@@ -1,7 +1,9 @@
 // Many hosts, one verdict: N rlcheck processes share one test through a coordinator Redis.
 // The workers here are separate processes on this host; their coordinator is database 2 of the
 // shared redis-server (other tests expect database 0 to hold no rlcheck:* keys, and session
-// keys live an hour). Every test takes a session ID of its own.
+// keys live an hour). Every test takes a session ID of its own. Each worker runs a heartbeat
+// thread beside its load: two of the tests are in the "threads" suite, which the
+// ThreadSanitizer pass runs.
 
 #include <doctest/doctest.h>
 
@@ -83,7 +85,8 @@ int64_t shipped_requests(const json& report) {
 
 }  // namespace
 
-TEST_CASE("many hosts: 3 workers on the Lua limiter allow exactly the limit, every run") {
+TEST_CASE("many hosts: 3 workers on the Lua limiter allow exactly the limit, every run" *
+          doctest::test_suite("threads")) {
   const std::string session = new_session("lua");
   const auto outcomes =
       run_workers({"redis", "--redis", TestRedis::shared().tcp_url(), "--strategy", "lua", "-n",
@@ -291,7 +294,8 @@ TEST_CASE("many hosts: a worker killed mid-run makes the others exit 3 with the 
   CHECK(report.at("session").at("merged_by") == 0);
 }
 
-TEST_CASE("many hosts: worker 0 killed mid-run: another merges what was shipped, and all exit 3") {
+TEST_CASE("many hosts: worker 0 killed mid-run: another merges what was shipped, and all exit 3" *
+          doctest::test_suite("threads")) {
   const std::string session = new_session("killed-leader");
   const auto outcomes = kill_mid_run(0, session);
   REQUIRE(outcomes.size() == 2);
