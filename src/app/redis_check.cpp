@@ -137,6 +137,11 @@ bool reached_redis(engine::RecordView records) {
   });
 }
 
+// The keys a run's requests touched (none when no request reached Redis).
+std::vector<std::string> keys_of_run(const redis::Strategy& limiter, engine::RecordView records) {
+  return reached_redis(records) ? limiter.keys_touched(records) : std::vector<std::string>{};
+}
+
 // Reads the TTLs of a run's keys into `stats` (or why they could not be read).
 void audit_key_ttls(RedisSession& session, const std::vector<std::string>& keys,
                     config::Nanos timeout, checks::RunStats& stats) {
@@ -364,9 +369,7 @@ report::Report check_redis_limiter(RedisSession& session, const config::Config& 
     }
     checks::RunStats stats =
         checks::summarize_run(run, result, contract.audit, std::move(fault_windows));
-    std::vector<std::string> keys;
-    if (reached_redis(result.records))
-      keys = limiter->keys_touched(result.records);
+    std::vector<std::string> keys = keys_of_run(*limiter, result.records);
     audit_key_ttls(session, keys, timeout, stats);
     if (config.checks.verify_retry_after && run == config.load.runs && !result.interrupted) {
       if (!stats.keys_unread.empty()) {
@@ -405,9 +408,7 @@ report::Report check_redis_limiter(RedisSession& session, const config::Config& 
         [&](int run, engine::RunResult merged) {
           const auto limiter = redis::make_strategy(params_of_run(run));
           checks::RunStats stats = checks::summarize_run(run, merged, contract.audit, {});
-          std::vector<std::string> keys;
-          if (reached_redis(merged.records))
-            keys = limiter->keys_touched(merged.records);
+          const std::vector<std::string> keys = keys_of_run(*limiter, merged.records);
           audit_key_ttls(session, keys, timeout, stats);
           delete_own_keys(session, config, stats, keys, report.keys_left);
           report.runs.push_back(std::move(stats));

@@ -407,11 +407,10 @@ std::optional<Clock::time_point> Session::agree_start(int run, const config::Loa
           aligned += window;
         start = aligned;
       }
-      agreed_coordinator_ns_ = start;
-      agreed_steady_ = Clock::time_point(std::chrono::duration_cast<Clock::duration>(
+      const Clock::time_point steady(std::chrono::duration_cast<Clock::duration>(
           std::chrono::nanoseconds(start - clock_.steady_offset_ns)));
-      agreed_by_run_[run] = AgreedStart{agreed_steady_, agreed_coordinator_ns_};
-      return agreed_steady_;
+      agreed_by_run_[run] = AgreedStart{steady, start};
+      return steady;
     }
     std::this_thread::sleep_for(5ms);
   }
@@ -419,8 +418,13 @@ std::optional<Clock::time_point> Session::agree_start(int run, const config::Loa
 
 std::expected<void, std::string> Session::ship(int run, const engine::RunResult& result,
                                                const std::map<std::string, uint64_t>& counters) {
-  const int64_t late_ns =
-      std::chrono::duration_cast<std::chrono::nanoseconds>(result.start - agreed_steady_).count();
+  // A run started without an agreement (Ctrl-C at the start line) keeps its own start.
+  const auto agreed = agreed_by_run_.find(run);
+  const int64_t late_ns = agreed == agreed_by_run_.end()
+                              ? 0
+                              : std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                    result.start - agreed->second.steady)
+                                    .count();
   const std::string records = key(fmt::format("run:{}:records:{}", run, options_.index));
   RunShipment shipment = shipment_of(options_.index, result, late_ns);
   shipment.counters = counters;

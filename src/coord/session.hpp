@@ -88,9 +88,6 @@ class Session {
   // coordinator's clock with --start-before-boundary). nullopt: the session ended instead (a
   // worker was lost, or the report is out).
   std::optional<Clock::time_point> agree_start(int run, const config::LoadConfig& load);
-  // The last agreed start, on this host's steady clock and on the coordinator's (epoch ns).
-  Clock::time_point agreed_start() const { return agreed_steady_; }
-  int64_t agreed_start_coordinator_ns() const { return agreed_coordinator_ns_; }
 
   // Ships `result` (this worker's share of run `run`), its instants moved onto the agreed start.
   // Every worker ships, worker 0 too: should it be lost, another merges what it shipped.
@@ -145,13 +142,13 @@ class Session {
   std::atomic<bool> stop_{false};
   std::atomic<bool> everyone_joined_{false};  // from then on, a missing heartbeat is a lost worker
   std::jthread heartbeat_;
-  Clock::time_point agreed_steady_{};
-  int64_t agreed_coordinator_ns_ = 0;
+  // Each run's agreed start, on this host's steady clock and on the coordinator's (epoch ns):
+  // shipping moves records onto it, and a merge (a stand-in's, after the runs) starts there.
   struct AgreedStart {
     Clock::time_point steady;
     int64_t coordinator_ns = 0;
   };
-  std::map<int, AgreedStart> agreed_by_run_;  // for a merge after the runs (a stand-in's)
+  std::map<int, AgreedStart> agreed_by_run_;
   bool stood_in_ = false;  // worker 0 was lost, and this worker merges in its place
 };
 
