@@ -11,7 +11,6 @@
 #include "config/duration.hpp"
 
 namespace rlcheck::app {
-namespace {
 
 std::string shell_quote(const std::string& arg) {
   if (!arg.empty() && arg.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -28,8 +27,6 @@ std::string shell_quote(const std::string& arg) {
   }
   return quoted + "'";
 }
-
-}  // namespace
 
 std::string read_hook_input(int wait_ms) {
   if (isatty(STDIN_FILENO))

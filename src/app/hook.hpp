@@ -13,6 +13,10 @@ namespace rlcheck::app {
 // never closed (gives up after `wait_ms`) are all fine. Returns what was read.
 std::string read_hook_input(int wait_ms = 1000);
 
+// One word for a POSIX shell: as it is when it holds no special character, else in single
+// quotes.
+std::string shell_quote(const std::string& arg);
+
 // The command line without --hook, shell-quoted, for "reproduce:".
 std::string reproduce_command(const std::vector<std::string>& command_line);
 

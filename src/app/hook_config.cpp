@@ -1,9 +1,13 @@
 #include "app/hook_config.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <string_view>
+
+#include <unistd.h>
 
 #include <fmt/format.h>
 
@@ -36,11 +40,34 @@ void check_wrapped_command(const std::vector<std::string>& rlcheck_args) {
 
 }  // namespace
 
+std::string hook_program(const char* path_env, const std::filesystem::path& self) {
+  if (self.empty())
+    return "";
+  std::error_code error;
+  const std::string path = path_env ? path_env : "";
+  for (size_t start = 0; start <= path.size();) {
+    size_t end = path.find(':', start);
+    if (end == std::string::npos)
+      end = path.size();
+    // An empty entry is the current directory, as the shell reads it.
+    const std::filesystem::path directory = end == start ? "." : path.substr(start, end - start);
+    const std::filesystem::path candidate = directory / "rlcheck";
+    if (::access(candidate.c_str(), X_OK) == 0) {
+      // The first match is what the shell runs; it must be this program, not another copy.
+      return std::filesystem::equivalent(candidate, self, error) ? "rlcheck" : self.string();
+    }
+    start = end + 1;
+  }
+  return self.string();
+}
+
 nlohmann::ordered_json hook_settings(const std::vector<std::string>& rlcheck_args,
-                                     const std::optional<nlohmann::ordered_json>& existing) {
+                                     const std::optional<nlohmann::ordered_json>& existing,
+                                     const std::string& program) {
   std::vector<std::string> command_line{"rlcheck"};
   command_line.insert(command_line.end(), rlcheck_args.begin(), rlcheck_args.end());
   std::string command = reproduce_command(command_line);  // quoted, without --hook
+  command.replace(0, std::string_view("rlcheck").size(), shell_quote(program));
   command += " --hook";
   const nlohmann::ordered_json hook = {{"type", "command"}, {"command", command}};
 
@@ -98,7 +125,22 @@ int run_hook_config(const std::vector<std::string>& rlcheck_args,
     }
     indent = indent_of(text.str());
   }
-  std::cout << hook_settings(rlcheck_args, existing).dump(indent.width, indent.character) << "\n";
+  std::error_code error;
+  const std::string program =
+      hook_program(std::getenv("PATH"), std::filesystem::read_symlink("/proc/self/exe", error));
+  if (program.empty()) {
+    throw usage_error(
+        "hook-config: rlcheck is not on PATH and its own path cannot be read: put rlcheck on "
+        "PATH (a bare `rlcheck` the hook's shell cannot find exits 127, which does not block)");
+  }
+  if (program != "rlcheck") {
+    std::cerr << fmt::format(
+        "hook-config: `rlcheck` on PATH is not this program (or not there): the command starts "
+        "with this one's path, {}\n",
+        program);
+  }
+  std::cout << hook_settings(rlcheck_args, existing, program).dump(indent.width, indent.character)
+            << "\n";
   return static_cast<int>(ExitCode::ok);
 }
 

@@ -123,7 +123,8 @@ TEST_CASE("hook-config --merge keeps the user's keys in order, and their indenta
 )json";
   const std::string settings = dir.write("settings.json", original);
   const ProcessOutcome merged =
-      run_rlcheck({"hook-config", "--merge", settings, "--", "redis", "--strategy", "lua"});
+      run_rlcheck({"hook-config", "--merge", settings, "--", "redis", "--strategy", "lua"},
+                  with_rlcheck_on_path());
   INFO(merged.err);
   REQUIRE(merged.exit_code == 0);
   // Everything the user wrote comes back as written, the Stop hook added after PreToolUse.

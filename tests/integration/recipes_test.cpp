@@ -99,3 +99,31 @@ TEST_CASE("the README's Stop-hook settings run a check that blocks a naive limit
   CHECK(blocked.out.empty());
   CHECK(blocked.err.find("broke its contract") != std::string::npos);
 }
+
+TEST_CASE("hook-config, where rlcheck is not on PATH, writes a command the hook's shell runs") {
+  RunOptions options;
+  options.env["PATH"] = "/usr/bin:/bin";  // the build directory is not on it
+  const ProcessOutcome printed = run_rlcheck(
+      {"hook-config", "--", "redis", "--strategy", "lua", "-n", "100", "-p", "50", "-r", "2"},
+      options);
+  REQUIRE(printed.exit_code == 0);
+  CHECK(printed.err.find("the command starts with this one's path, /") != std::string::npos);
+  const auto settings = nlohmann::json::parse(printed.out);
+  const std::string command = settings["hooks"]["Stop"][0]["hooks"][0]["command"];
+  REQUIRE(command.front() == '/');
+  CHECK(std::filesystem::equivalent(command.substr(0, command.find(' ')), rlcheck_binary()));
+
+  // As Claude Code runs it: through a shell, with the hook's JSON on stdin.
+  RunOptions hook = options;
+  hook.env["REDIS_URL"] = TestRedis::shared().tcp_url() + "/3";
+  hook.stdin_mode = StdinMode::text;
+  hook.stdin_text = R"({"hook_event_name":"Stop","stop_hook_active":false})";
+  const ProcessOutcome passed = run_process({"/bin/sh", "-c", command}, hook);
+  CHECK(passed.exit_code == 0);
+  CHECK(passed.err.empty());
+  std::string naive = command;
+  naive.replace(naive.find(" lua "), 5, " naive ");
+  const ProcessOutcome blocked = run_process({"/bin/sh", "-c", naive}, hook);
+  CHECK(blocked.exit_code == 2);  // blocks the stop; 127 (not found) would not
+  CHECK(blocked.err.find("broke its contract") != std::string::npos);
+}

@@ -118,7 +118,8 @@ TEST_CASE("--junit writes one testcase per check, failures with their figure, to
 
 TEST_CASE("hook-config prints the settings block for the given check") {
   const ProcessOutcome outcome =
-      run_rlcheck({"hook-config", "--", "redis", "--strategy", "lua", "-n", "200", "-p", "50"});
+      run_rlcheck({"hook-config", "--", "redis", "--strategy", "lua", "-n", "200", "-p", "50"},
+                  with_rlcheck_on_path());
   CHECK(outcome.exit_code == 0);
   const json settings = json::parse(outcome.out);
   CHECK(settings["hooks"]["Stop"][0]["hooks"][0]["type"] == "command");

@@ -1,7 +1,12 @@
 #include <doctest/doctest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
+
+#include <fmt/format.h>
+#include <unistd.h>
 
 #include "app/hook_config.hpp"
 
@@ -41,4 +46,36 @@ TEST_CASE("indent_of reads the indentation of a settings file") {
   CHECK(indent_of("{\"a\": 1}\n").width == -1);  // one line stays one line
   CHECK(indent_of("{\"a\": 1}").width == -1);
   CHECK(indent_of("{\n\"a\": 1\n}").width == 2);  // broken over lines, not indented
+}
+
+TEST_CASE("hook_program is a bare rlcheck only when PATH finds this very program") {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::temp_directory_path() / fmt::format("rlcheck-hook-{}", ::getpid());
+  fs::create_directories(root / "bin");
+  fs::create_directories(root / "other");
+  const fs::path self = root / "bin" / "rlcheck";
+  std::ofstream(self) << "#!/bin/sh\n";
+  fs::permissions(self, fs::perms::owner_all);
+  const std::string bin = (root / "bin").string();
+  const std::string other = (root / "other").string();
+
+  using rlcheck::app::hook_program;
+  CHECK(hook_program(bin.c_str(), self) == "rlcheck");
+  CHECK(hook_program(("/nonexistent:" + bin).c_str(), self) == "rlcheck");
+  // Not on PATH (or no PATH at all): the absolute path, which the hook's shell always finds.
+  CHECK(hook_program(other.c_str(), self) == self.string());
+  CHECK(hook_program(nullptr, self) == self.string());
+  // Another rlcheck first on PATH would be the one the hook runs: not this program.
+  const fs::path another = root / "other" / "rlcheck";
+  std::ofstream(another) << "#!/bin/sh\n";
+  fs::permissions(another, fs::perms::owner_all);
+  CHECK(hook_program((other + ":" + bin).c_str(), self) == self.string());
+  CHECK(hook_program(bin.c_str(), "").empty());
+  fs::remove_all(root);
+}
+
+TEST_CASE("hook_settings starts the command with the program it is given, shell-quoted") {
+  const ordered_json settings = hook_settings({"redis"}, std::nullopt, "/opt/my tools/rlcheck");
+  CHECK(settings["hooks"]["Stop"][0]["hooks"][0]["command"] ==
+        "'/opt/my tools/rlcheck' redis --hook");
 }

@@ -122,6 +122,13 @@ std::string rlcheck_binary() {
   return chosen != nullptr && *chosen != '\0' ? chosen : RLCHECK_BINARY;
 }
 
+RunOptions with_rlcheck_on_path(RunOptions options) {
+  const std::string binary = rlcheck_binary();
+  const char* path = std::getenv("PATH");
+  options.env["PATH"] = binary.substr(0, binary.rfind('/')) + ":" + (path ? path : "/usr/bin:/bin");
+  return options;
+}
+
 ProcessOutcome run_rlcheck(const std::vector<std::string>& args, const RunOptions& options) {
   std::vector<std::string> argv{rlcheck_binary()};
   argv.insert(argv.end(), args.begin(), args.end());

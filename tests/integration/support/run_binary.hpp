@@ -42,6 +42,9 @@ ProcessOutcome run_process(const std::vector<std::string>& argv, const RunOption
 // these tests against its own build), else the one built beside the tests.
 std::string rlcheck_binary();
 
+// Options whose PATH finds the rlcheck under test first, as an installed rlcheck is found.
+RunOptions with_rlcheck_on_path(RunOptions options = {});
+
 // The rlcheck binary under test, followed by `args`.
 ProcessOutcome run_rlcheck(const std::vector<std::string>& args, const RunOptions& options = {});
 
