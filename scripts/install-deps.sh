@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake pkg-config git
+  build-essential cmake pkg-config git ccache
   libhiredis-dev libevent-dev libcurl4-openssl-dev libhttp-parser-dev libcli11-dev libfmt-dev
   nlohmann-json3-dev
   doctest-dev libssl-dev openssl

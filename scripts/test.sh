@@ -48,9 +48,8 @@ if [[ "${SANITIZE:-1}" != 0 ]]; then
   # ThreadSanitizer: rlcheck alone is built with it; the integration tests of the "threads"
   # suite (those with --threads 2) run it, and every `rlcheck serve` they start, from the
   # RelWithDebInfo test binary. A race makes rlcheck exit 66 with the report on stderr.
-  cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Debug -DRLCHECK_TSAN=ON -DRLCHECK_TESTS=OFF \
-    -DCMAKE_UNITY_BUILD=ON >/dev/null
-  cmake --build build-tsan -j"$(nproc)" --target rlcheck
+  BUILD_DIR=build-tsan BUILD_TYPE=Debug BUILD_TARGET=rlcheck scripts/build.sh -DRLCHECK_TSAN=ON \
+    -DRLCHECK_TESTS=OFF -DCMAKE_UNITY_BUILD=ON
   phase "build (TSan)"
   # gcc 12's TSan cannot map its shadow memory under the widest address randomisation of recent
   # kernels; without randomisation (where the container allows it) it always can.
