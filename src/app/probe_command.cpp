@@ -221,7 +221,7 @@ class Sequence {
     if (count.first_hint_ms) {
       // The readmission, and two windows more to confirm it (three without fresh identities).
       const double hint_ns = static_cast<double>(*count.first_hint_ms) * 1e6;
-      const int spans = target_.fresh_identities() ? 3 : 4;
+      const double spans = target_.fresh_identities() ? 3.25 : 4.25;
       plan(hint_ns * spans * (1 + k_agreement),
            fmt::format("the first denial's hint says capacity returns in {} ms",
                        *count.first_hint_ms));
@@ -308,9 +308,10 @@ class Sequence {
     const double expected_ns = follow_count.first_hint_ms
                                    ? static_cast<double>(*follow_count.first_hint_ms) * 1e6
                                    : static_cast<double>(first.admitted_ns - first_admitted);
-    plan(expected_ns * (target_.fresh_identities() ? 2 : 3) * (1 + k_agreement),
+    const double windows = target_.fresh_identities() ? 2.25 : 3.25;
+    plan(expected_ns * windows * (1 + k_agreement),
          fmt::format("a window lasts about {:.0f} ms and is confirmed over {} more",
-                     expected_ns / 1e6, target_.fresh_identities() ? 2 : 3));
+                     expected_ns / 1e6, windows));
     // A window after `first`: at least as long as the wait for the first readmission was.
     const int64_t from = std::max(follow_up.back().at_ns,
                                   first.admitted_ns + (first.admitted_ns - first_admitted) / 2);
@@ -320,16 +321,17 @@ class Sequence {
     evidence.push_back(fmt::format("capacity came back again {:.1f} ms (±{:.1f}) later",
                                    ms(window_guess), ms(second.uncertainty_ns())));
 
-    // The spread test on a fresh identity: one admission, the rest half a window later.
-    // Without fresh identities the same one, once everything it was admitted has left even a
-    // sliding window.
+    // The spread test on a fresh identity: one admission, the rest half a window later. The
+    // single admission comes a quarter window after the boundary just seen, so that a clock's
+    // next boundary (3/4 W after it) is not where a first-hit window ends (W after it). Without
+    // fresh identities the same one, once everything it was admitted has left even a sliding
+    // window.
     const int spread = target_.fresh_identities() ? 2 : 1;
-    int64_t single_at = target_.now_ns();
+    const double spread_wait = target_.fresh_identities() ? 0.25 : 1.25;
+    const int64_t single_at =
+        second.admitted_ns + static_cast<int64_t>(static_cast<double>(window_guess) * spread_wait) +
+        k_timing_slack_ns;
     if (!target_.fresh_identities()) {
-      single_at =
-          second.admitted_ns +
-          static_cast<int64_t>(static_cast<double>(window_guess) * (1 + k_anchor_tolerance)) +
-          k_timing_slack_ns;
       evidence.push_back(fmt::format(
           "one identity (no {{run}}): waited {:.0f} ms for its window to empty before the spread "
           "test",
