@@ -410,10 +410,6 @@ TEST_CASE("probe: a URL is an HTTP probe, none a Redis one; --max-time is its bu
   const auto per_ip =
       parse({"probe", "http://127.0.0.1:1/", "--source-address", "127.0.0.1-127.0.0.2"}).config;
   CHECK(per_ip.load.source_addresses == std::vector<std::string>{"127.0.0.1", "127.0.0.2"});
-  const auto script =
-      parse({"probe", "--script", "f.lua", "--reply", "counter", "--script-keys", "2"}).config;
-  CHECK(script.redis.reply == rlcheck::config::ReplyFormat::counter);
-  CHECK(script.redis.script_keys == 2);
   CHECK(mentions(usage_error({"probe", "--max-time", "0s"}), "--max-time"));
   CHECK(mentions(usage_error({"probe", "--reset", "x"}), "--reset"));
 }
