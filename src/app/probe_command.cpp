@@ -90,7 +90,8 @@ class Sequence {
   std::vector<ProbeRequest> send(int identity, int64_t count, int64_t at_ns) {
     if (engine::interrupted())
       throw Halt{"interrupted"};
-    if (target_.at(at_ns) > deadline_) {
+    // Each request of the batch needs a millisecond of the budget at least.
+    if (target_.at(at_ns) + std::chrono::milliseconds(count) > deadline_) {
       budget_halt_ = true;
       throw Halt{"--max-time ran out before the probe could tell"};
     }
