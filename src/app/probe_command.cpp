@@ -311,7 +311,7 @@ class Sequence {
                                    : static_cast<double>(first.admitted_ns - first_admitted);
     const double windows = target_.fresh_identities() ? 2.25 : 3.25;
     plan(expected_ns * windows * (1 + k_agreement),
-         fmt::format("a window lasts about {:.0f} ms and is confirmed over {} more",
+         fmt::format("a window lasts about {:.0f} ms and is confirmed over {} windows more",
                      expected_ns / 1e6, windows));
     // A window after `first`: at least as long as the wait for the first readmission was.
     const int64_t from = std::max(follow_up.back().at_ns,
