@@ -8,10 +8,13 @@
 
 namespace rlcheck::app {
 
-// Runs the probe sequence against `target` until it can tell or the deadline passes. Never
-// throws for what the limiter does; a request error, the deadline or Ctrl-C end it with the
-// algorithm "unknown" and the reason.
-checks::InferredContract infer_contract(ProbeTarget& target,
+// Runs the probe sequence against `target` until it can tell or the deadline passes (the
+// budget that began at `started`). No request is sent after the deadline and none is awaited
+// past it; when what is known (the first denial's hint, the window) says the rest cannot fit,
+// it stops at once and names the --max-time that would do. Never throws for what the limiter
+// does; a request error, the budget or Ctrl-C end it with the algorithm "unknown" and the
+// reason.
+checks::InferredContract infer_contract(ProbeTarget& target, ProbeTarget::Clock::time_point started,
                                         ProbeTarget::Clock::time_point deadline);
 
 // The whole command: probes, prints the human report or rlcheck.probe/v1, and returns the exit

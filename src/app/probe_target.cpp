@@ -17,8 +17,15 @@
 namespace rlcheck::app {
 
 std::vector<checks::ProbeRequest> ProbeTarget::send(int identity, int64_t count,
-                                                    Clock::time_point not_before) {
+                                                    Clock::time_point not_before,
+                                                    Clock::time_point deadline) {
   config::LoadConfig load = load_;
+  // Every request of this send ends by the deadline, whatever the limiter does with it.
+  const auto share = (deadline - std::max(Clock::now(), not_before)) / std::max<int64_t>(1, count);
+  const bool capped = share < load.timeout;
+  if (capped)
+    load.timeout = std::max<config::Nanos>(std::chrono::milliseconds(1),
+                                           std::chrono::duration_cast<config::Nanos>(share));
   load.requests = count;
   load.concurrency = 1;
   load.threads = 1;
@@ -33,8 +40,10 @@ std::vector<checks::ProbeRequest> ProbeTarget::send(int identity, int64_t count,
       std::chrono::duration_cast<std::chrono::nanoseconds>(result.start - origin_).count();
   std::vector<checks::ProbeRequest> requests;
   last_error_.clear();
+  budget_ran_out_ = false;
   for (const engine::RequestRecord& record : result.records) {
     if (record.outcome == engine::Outcome::error && last_error_.empty()) {
+      budget_ran_out_ = capped && record.error == engine::ErrorKind::timeout;
       const auto sample = result.error_samples.find(record.error);
       last_error_ = fmt::format(
           "{}{}",
@@ -42,8 +51,8 @@ std::vector<checks::ProbeRequest> ProbeTarget::send(int identity, int64_t count,
                              : engine::error_kind_name(record.error),
           sample != result.error_samples.end() ? fmt::format(" ({})", sample->second) : "");
     }
-    requests.push_back(
-        {offset + (record.sent_ns + record.replied_ns) / 2, record.outcome, record.retry_ms});
+    requests.push_back({offset + (record.sent_ns + record.replied_ns) / 2, record.outcome,
+                        record.retry_ms, record.replied_ns - record.sent_ns});
   }
   requests_sent_ += count;
   interrupted_ = interrupted_ || result.interrupted;
@@ -63,28 +72,45 @@ uint64_t probe_seed(const config::Config& config) {
              : std::random_device{}() ^ (static_cast<uint64_t>(std::random_device{}()) << 32);
 }
 
+bool mentions_run(const std::string& text) {
+  return text.find("{run}") != std::string::npos;
+}
+
 class HttpProbeTarget final : public ProbeTarget {
  public:
   explicit HttpProbeTarget(const config::Config& config)
       : url_(config.http.urls.front()),
-        target_(make_http_target(config, url_, probe_seed(config))) {
+        target_(make_http_target(config, url_, probe_seed(config))),
+        addresses_(config.load.source_addresses) {
     load_ = config.load;
     // Large and random, so that a second probe of the same server meets fresh identities too.
     first_run_ = 1'000'000 + static_cast<int>(target_.seed % 1'000'000'000);
+    fresh_ = mentions_run(url_) || addresses_.size() >= 2;
+    for (const std::string& header : config.http.headers)
+      fresh_ = fresh_ || mentions_run(header);
+    if (config.http.body)
+      fresh_ = fresh_ || mentions_run(*config.http.body);
   }
   std::string describe() const override { return url_; }
+  bool fresh_identities() const override { return fresh_; }
 
  protected:
   engine::RunResult run(int identity, const config::LoadConfig& load) override {
     target_.placeholders.run = first_run_ + identity;
     target_.concurrency = 1;
-    return engine::execute_run(*http::make_http_client_factory(target_), load);
+    config::LoadConfig each = load;
+    // A limiter keyed by the client address: every identity from an address of its own.
+    if (!addresses_.empty())
+      each.source_addresses = {addresses_[static_cast<size_t>(identity - 1) % addresses_.size()]};
+    return engine::execute_run(*http::make_http_client_factory(target_), each);
   }
 
  private:
   std::string url_;
   http::HttpTarget target_;
+  std::vector<std::string> addresses_;
   int first_run_ = 1;
+  bool fresh_ = true;
 };
 
 class RedisProbeTarget final : public ProbeTarget {
@@ -102,6 +128,8 @@ class RedisProbeTarget final : public ProbeTarget {
     params_.instance_id = session_.instance_id;
     params_.script = script_ ? &*script_ : nullptr;
     params_.arg_templates = config.redis.script_args;
+    params_.reply = config.redis.reply;
+    params_.script_keys = config.redis.script_keys;
     name_ = strategy_ == config::Strategy::script ? config.redis.script_path
                                                   : std::string(config::strategy_name(strategy_));
   }

@@ -20,10 +20,13 @@ class ProbeTarget {
   virtual ~ProbeTarget() = default;
 
   // Sends `count` requests one after another on one connection, speaking for `identity` (a
-  // limiter state no other identity shares), the first not before `not_before`. Returns each
-  // request's decision on the probe's timeline (ns since the target was made). Throws
+  // limiter state no other identity shares, when fresh_identities()), the first not before
+  // `not_before`. Each request's timeout is the configured one, capped so that all `count` end
+  // by `deadline` (a request past its cap is an error, and budget_ran_out() says why). Returns
+  // each request's decision on the probe's timeline (ns since the target was made). Throws
   // FatalError(cannot_test) when no connection could be made.
-  std::vector<checks::ProbeRequest> send(int identity, int64_t count, Clock::time_point not_before);
+  std::vector<checks::ProbeRequest> send(int identity, int64_t count, Clock::time_point not_before,
+                                         Clock::time_point deadline);
 
   int64_t now_ns() const;
   Clock::time_point at(int64_t ns) const { return origin_ + std::chrono::nanoseconds(ns); }
@@ -33,6 +36,12 @@ class ProbeTarget {
   // The first error of the last send, "" when none: the probe stops on errors.
   const std::string& last_error() const { return last_error_; }
   bool interrupted() const { return interrupted_; }
+  // The last send's error was a timeout that the deadline, not --timeout, imposed.
+  bool budget_ran_out() const { return budget_ran_out_; }
+  // Whether each identity meets a limiter state of its own: an HTTP endpoint needs {run} where
+  // it reads the identity, or a source address per identity (--source-address, two or more);
+  // else every identity is the same one.
+  virtual bool fresh_identities() const { return true; }
 
   virtual std::string describe() const = 0;  // the URL, or the Redis and the limiter
 
@@ -46,9 +55,11 @@ class ProbeTarget {
   std::vector<engine::RunResult> results_;
   std::string last_error_;
   bool interrupted_ = false;
+  bool budget_ran_out_ = false;
 };
 
-// `rlcheck probe URL`: identity i is the {run} placeholder, a number drawn per probe plus i.
+// `rlcheck probe URL`: identity i is the {run} placeholder, a number drawn per probe plus i,
+// and with --source-address its own address (address i - 1 of the list, cycling).
 std::unique_ptr<ProbeTarget> make_http_probe_target(const config::Config& config);
 // `rlcheck probe --redis`: identity i is a fresh key under rlcheck:<id>:probe:, deleted at the
 // end. Throws FatalError(cannot_test) when Redis cannot be reached or the script not loaded.

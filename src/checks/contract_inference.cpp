@@ -126,20 +126,85 @@ AdvertisedJudgement judge_advertised(const InferredContract& inferred,
   return judgement;
 }
 
-std::string contract_flags(const InferredContract& inferred) {
+bool first_hit_anchor(int64_t window_ns, int64_t tolerance_ns, int64_t first_since_admission_ns,
+                      std::optional<int64_t> second_since_admission_ns) {
+  // A boundary shared by every identity falls anywhere in (0, W] after an identity's first
+  // admission; a window opened by that admission ends exactly W after it, for every identity.
+  const auto near_window = [&](int64_t since) {
+    return std::llabs(since - window_ns) <= tolerance_ns;
+  };
+  return second_since_admission_ns && near_window(first_since_admission_ns) &&
+         near_window(*second_since_admission_ns);
+}
+
+SnappedDuration snap_duration_ms(double measured_ms, double tolerance_ms,
+                                 std::optional<int64_t> advertised_ms) {
+  const auto fits = [&](double candidate) {
+    return candidate > 0 && std::abs(candidate - measured_ms) <= tolerance_ms;
+  };
+  if (advertised_ms && fits(static_cast<double>(*advertised_ms)))
+    return {*advertised_ms, "advertised"};
+  for (const double step : {1000.0, 100.0, 10.0}) {
+    const double candidate = std::round(measured_ms / step) * step;
+    if (fits(candidate))
+      return {std::llround(candidate), "round"};
+  }
+  return {std::max<int64_t>(1, std::llround(measured_ms)), "measured"};
+}
+
+SnappedRate snap_rate(double measured_per_s, double tolerance, std::optional<int64_t> advertised_q,
+                      std::optional<int64_t> advertised_w_s) {
+  const auto fits = [&](double candidate) {
+    return candidate > 0 && std::abs(candidate - measured_per_s) <= tolerance * measured_per_s;
+  };
+  if (advertised_q && advertised_w_s && *advertised_w_s > 0) {
+    const double rate = static_cast<double>(*advertised_q) / static_cast<double>(*advertised_w_s);
+    if (fits(rate)) {
+      return {*advertised_w_s == 1 ? fmt::format("{}/s", *advertised_q)
+                                   : fmt::format("{}/{}s", *advertised_q, *advertised_w_s),
+              rate, "advertised"};
+    }
+  }
+  const double per_s = std::round(measured_per_s);
+  if (fits(per_s))
+    return {fmt::format("{}/s", std::llround(per_s)), per_s, "round"};
+  const double seconds = std::round(1 / measured_per_s);
+  if (fits(1 / seconds))
+    return {fmt::format("1/{}s", std::llround(seconds)), 1 / seconds, "round"};
+  // One token per interval: the interval snapped as a duration, within the same fraction.
+  const double interval_ms = 1000 / measured_per_s;
+  const SnappedDuration interval = snap_duration_ms(interval_ms, tolerance * interval_ms, {});
+  return {fmt::format("1/{}ms", interval.ms), 1000 / static_cast<double>(interval.ms),
+          interval.basis};
+}
+
+namespace {
+
+std::string duration_flag(int64_t ms) {
+  return ms % 1000 == 0 ? fmt::format("{}s", ms / 1000) : fmt::format("{}ms", ms);
+}
+
+}  // namespace
+
+std::string contract_flags(const InferredContract& inferred, const AdvertisedContract& advertised) {
   if ((inferred.algorithm == "fixed" || inferred.algorithm == "sliding") && inferred.limit &&
       inferred.window_ms) {
-    return fmt::format("--contract {} --limit {} --window {}ms", inferred.algorithm,
-                       *inferred.limit, *inferred.window_ms);
+    std::optional<int64_t> advertised_ms;
+    if (advertised.window_s)
+      advertised_ms = *advertised.window_s * 1000;
+    const SnappedDuration window = snap_duration_ms(static_cast<double>(*inferred.window_ms),
+                                                    inferred.window_tolerance_ms, advertised_ms);
+    const std::string anchor =
+        inferred.anchor == "first-hit" ? std::string(" --anchor first-hit") : std::string();
+    return fmt::format("--contract {}{} --limit {} --window {}", inferred.algorithm, anchor,
+                       *inferred.limit, duration_flag(window.ms));
   }
   if ((inferred.algorithm == "token-bucket" || inferred.algorithm == "gcra") && inferred.burst &&
       inferred.refill_per_s && *inferred.refill_per_s > 0) {
-    const double rate = *inferred.refill_per_s;
-    const std::string refill =
-        rate >= 10 ? fmt::format("{}/s", std::llround(rate))
-                   : fmt::format("1/{}ms", std::max<long long>(1, std::llround(1000 / rate)));
+    const SnappedRate refill = snap_rate(*inferred.refill_per_s, inferred.refill_tolerance,
+                                         advertised.limit, advertised.window_s);
     return fmt::format("--contract {} --burst {} --refill {}", inferred.algorithm, *inferred.burst,
-                       refill);
+                       refill.text);
   }
   return "";
 }

@@ -19,6 +19,7 @@ struct ProbeRequest {
   int64_t at_ns = 0;
   engine::Outcome outcome = engine::Outcome::error;
   std::optional<int64_t> retry_ms;  // the hint the request carried, when it carried one
+  int64_t latency_ns = 0;           // from send to reply
 };
 
 // What a burst sent as fast as possible did: admissions before the first denial.
@@ -70,12 +71,28 @@ int64_t window_between(WindowKind kind, const Readmission& first, const Readmiss
 // (each an admitted probe). Unset with fewer than two.
 std::optional<double> refill_from(std::span<const int64_t> readmissions_ns);
 
+// Whether a fixed window's identity readmissions came W after its own first admission (a
+// window opened by the first hit: INCR + EXPIRE) rather than at a boundary shared by every
+// identity (multiples of W on the limiter's clock). `window_ns` is the measured window,
+// `tolerance_ns` how far an instant may be off; both readmissions must agree for first-hit.
+// `second_since_first_ns` is unset when the second identity met a boundary before that.
+bool first_hit_anchor(int64_t window_ns, int64_t tolerance_ns, int64_t first_since_admission_ns,
+                      std::optional<int64_t> second_since_admission_ns);
+
 struct InferredContract {
   std::string algorithm = "unknown";  // fixed, sliding, token-bucket, gcra, none, unknown
   std::optional<int64_t> limit;       // fixed, sliding
-  std::optional<int64_t> window_ms;   // fixed, sliding
+  std::optional<int64_t> window_ms;   // fixed, sliding: as measured
+  std::optional<std::string> anchor;  // fixed: "clock" or "first-hit"
   std::optional<int64_t> burst;       // token-bucket, gcra
   std::optional<double> refill_per_s;
+  // How far the measured window (ms) or refill (a fraction of it) may be from the true one:
+  // the brackets of the readmissions it came from and the probes' own timing.
+  double window_tolerance_ms = 0;
+  double refill_tolerance = 0;
+  // Unknown because the budget is too short: the --max-time that would do (ms), planned from
+  // the first denial's hint.
+  std::optional<int64_t> max_time_needed_ms;
   std::string confidence = "low";     // high: every cross-check agreed; low: see notes
   std::vector<std::string> evidence;  // what was observed, one sentence each
   std::vector<std::string> notes;     // caveats
@@ -100,8 +117,36 @@ struct AdvertisedJudgement {
 AdvertisedJudgement judge_advertised(const InferredContract& inferred,
                                      const AdvertisedContract& advertised);
 
+// Snapping a measured duration to the value the limiter was most likely configured with, so
+// that flags pasted back judge the limiter with its own parameters rather than with the
+// measurement's error. First rule that lands within `tolerance_ms` of `measured_ms`:
+//  1. the advertised value (the headers' window, in whole seconds);
+//  2. the nearest whole second, then 100 ms, then 10 ms step (never 0);
+//  3. else the measurement, to the millisecond.
+struct SnappedDuration {
+  int64_t ms = 0;
+  std::string basis;  // "advertised", "round", "measured"
+};
+SnappedDuration snap_duration_ms(double measured_ms, double tolerance_ms,
+                                 std::optional<int64_t> advertised_ms);
+
+// The same for a refill rate, `tolerance` a fraction of it: the advertised q per w, then a
+// whole number of tokens per second, then one token per whole seconds, then one token per the
+// token interval snapped as a duration. `text` is the --refill value ("5/s", "10/60s",
+// "1/250ms").
+struct SnappedRate {
+  std::string text;
+  double per_s = 0;
+  std::string basis;  // "advertised", "round", "measured"
+};
+SnappedRate snap_rate(double measured_per_s, double tolerance, std::optional<int64_t> advertised_q,
+                      std::optional<int64_t> advertised_w_s);
+
 // The flags that make `rlcheck redis` / `http` judge this contract ("--contract sliding
-// --limit 5 --window 1000ms"); empty when nothing was inferred.
-std::string contract_flags(const InferredContract& inferred);
+// --limit 5 --window 1s"), with the window and refill snapped (above) against what was
+// advertised; empty when nothing was inferred. A first-hit fixed window adds
+// `--anchor first-hit`.
+std::string contract_flags(const InferredContract& inferred,
+                           const AdvertisedContract& advertised = {});
 
 }  // namespace rlcheck::checks

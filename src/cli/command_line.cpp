@@ -326,6 +326,7 @@ Apps build_apps(RawOptions& raw) {
   apps.probe = app.add_subcommand(
       "probe", "infer a limiter's contract (algorithm, limit and window, or burst and refill)");
   add_probe_options(apps.probe, raw);
+  add_source_address_option(apps.probe, raw);
   add_cluster_options(apps.probe, raw);
   add_tls_options(apps.probe, raw);
   return apps;

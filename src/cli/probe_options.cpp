@@ -4,14 +4,6 @@
 #include "cli/raw_options.hpp"
 
 namespace rlcheck::cli {
-namespace {
-
-bool mentions_run(const std::string& text) {
-  return text.find("{run}") != std::string::npos;
-}
-
-}  // namespace
-
 void fill_probe(const RawOptions& raw, config::Config& config) {
   auto max_time = config::parse_duration(raw.max_time);
   if (!max_time)
@@ -19,20 +11,8 @@ void fill_probe(const RawOptions& raw, config::Config& config) {
   if (max_time->count() <= 0)
     throw app::usage_error(fmt::format("--max-time: must be above 0, got {}", raw.max_time));
   config.probe.max_time = *max_time;
-  if (config.http.urls.empty())
-    return;
-  // Every phase of the probe needs a limiter state of its own.
-  bool fresh = mentions_run(config.http.urls.front());
-  for (const std::string& header : config.http.headers)
-    fresh = fresh || mentions_run(header);
-  if (config.http.body)
-    fresh = fresh || mentions_run(*config.http.body);
-  if (!fresh) {
-    throw app::usage_error(
-        "URL: rlcheck probe needs {run} where the limiter reads the identity (the URL, a header "
-        "such as -H 'X-API-Key: probe-{run}', or the body): each phase of the probe must meet a "
-        "fresh limiter state");
-  }
+  // Without {run} (or a source address per identity) the probe has one identity and waits for
+  // it to be fresh again between trials (app/probe_command).
 }
 
 }  // namespace rlcheck::cli

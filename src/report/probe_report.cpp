@@ -1,5 +1,7 @@
 #include "report/probe_report.hpp"
 
+#include <cmath>
+
 #include <fmt/format.h>
 
 namespace rlcheck::report {
@@ -19,8 +21,10 @@ std::string contract_text(const checks::InferredContract& inferred) {
   if (algorithm == "unknown")
     return fmt::format("could not tell: {}", inferred.reason);
   if (algorithm == "fixed" || algorithm == "sliding") {
-    return fmt::format("{} window, limit {} per {} ms", algorithm, inferred.limit.value_or(0),
-                       inferred.window_ms.value_or(0));
+    return fmt::format("{} window{}, limit {} per {} ms (±{:.0f})", algorithm,
+                       inferred.anchor ? fmt::format(" (anchor {})", *inferred.anchor) : "",
+                       inferred.limit.value_or(0), inferred.window_ms.value_or(0),
+                       inferred.window_tolerance_ms);
   }
   return fmt::format("{}, burst {}, refill {:.2f}/s", algorithm, inferred.burst.value_or(0),
                      inferred.refill_per_s.value_or(0));
@@ -57,10 +61,14 @@ json probe_to_json(const ProbeReport& report) {
           {"algorithm", inferred.algorithm},
           {"limit", or_null(inferred.limit)},
           {"window_ms", or_null(inferred.window_ms)},
+          {"window_tolerance_ms",
+           inferred.window_ms ? json(std::llround(inferred.window_tolerance_ms)) : json(nullptr)},
+          {"anchor", or_null(inferred.anchor)},
           {"burst", or_null(inferred.burst)},
           {"refill_per_s", or_null(inferred.refill_per_s)},
           {"confidence", inferred.confidence},
           {"reason", inferred.reason.empty() ? json(nullptr) : json(inferred.reason)},
+          {"max_time_needed_ms", or_null(inferred.max_time_needed_ms)},
           {"advertised", advertised},
           {"advertised_matches", or_null(report.judgement.matches)},
           {"contradictions", report.judgement.reasons},

@@ -16,16 +16,19 @@ struct ProbeReport {
   checks::InferredContract inferred;
   checks::AdvertisedContract advertised;
   checks::AdvertisedJudgement judgement;
-  std::string flags;  // --contract ... for rlcheck redis / http; "" when nothing inferred
+  std::string flags;  // --contract ... for rlcheck redis / http, snapped; "" when nothing inferred
   int64_t requests = 0;
   int64_t elapsed_ms = 0;
   bool interrupted = false;
   int exit_code = 0;
 };
 
-// {"schema": "rlcheck.probe/v1", "algorithm", "limit", "window_ms", "burst", "refill_per_s",
-// "confidence", "advertised": {"limit", "window_ms"}, "advertised_matches" (null when nothing
-// was advertised), "evidence", "notes", "flags", ...}; parameters that do not apply are null.
+// {"schema": "rlcheck.probe/v1", "algorithm", "limit", "window_ms" (as measured),
+// "window_tolerance_ms", "anchor" ("clock" | "first-hit" for a fixed window), "burst",
+// "refill_per_s", "confidence", "reason", "max_time_needed_ms" (the budget was too short),
+// "advertised": {"limit", "window_ms"}, "advertised_matches" (null when nothing was
+// advertised), "evidence", "notes", "flags" (snapped: checks::contract_flags), ...}; parameters
+// that do not apply are null.
 nlohmann::json probe_to_json(const ProbeReport& report);
 
 // A few aligned lines; with `quiet` only the first.

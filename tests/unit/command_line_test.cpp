@@ -396,7 +396,7 @@ TEST_CASE("--reply and --script-keys reach the config, with --script only") {
   CHECK(mentions(usage_error({"serve", "--reply", "counter"}), "--reply"));
 }
 
-TEST_CASE("probe: a URL with {run} is an HTTP probe, none a Redis one; --max-time is its budget") {
+TEST_CASE("probe: a URL is an HTTP probe, none a Redis one; --max-time is its budget") {
   const auto http = parse({"probe", "http://127.0.0.1:1/?k={run}", "--max-time", "30s"}).config;
   CHECK(http.command == rlcheck::config::Command::probe);
   CHECK(http.http.urls == std::vector<std::string>{"http://127.0.0.1:1/?k={run}"});
@@ -406,7 +406,10 @@ TEST_CASE("probe: a URL with {run} is an HTTP probe, none a Redis one; --max-tim
   CHECK(redis.redis.strategy == rlcheck::config::Strategy::gcra);
   CHECK(redis.checks.window == std::chrono::seconds(2));
   CHECK(redis.probe.max_time == std::chrono::seconds(60));
-  CHECK(mentions(usage_error({"probe", "http://127.0.0.1:1/"}), "{run}"));
+  // Without {run}: one identity, or one per source address (app/probe_command).
+  const auto per_ip =
+      parse({"probe", "http://127.0.0.1:1/", "--source-address", "127.0.0.1-127.0.0.2"}).config;
+  CHECK(per_ip.load.source_addresses == std::vector<std::string>{"127.0.0.1", "127.0.0.2"});
   CHECK(mentions(usage_error({"probe", "--max-time", "0s"}), "--max-time"));
   CHECK(mentions(usage_error({"probe", "--reset", "x"}), "--reset"));
 }

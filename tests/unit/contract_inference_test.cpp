@@ -140,10 +140,70 @@ TEST_CASE("judge_advertised: an unknown contract is not judged") {
   CHECK_FALSE(judge_advertised(InferredContract{}, {5, 1}).matches.has_value());
 }
 
-TEST_CASE("contract_flags: the options that make rlcheck judge this contract") {
+TEST_CASE("contract_flags: the options that make rlcheck judge this contract, snapped") {
+  InferredContract sliding = window("sliding", 5, 992);
+  sliding.window_tolerance_ms = 20;
+  CHECK(contract_flags(sliding) == "--contract sliding --limit 5 --window 1s");
+  // Nothing round within the tolerance: the measurement, to the millisecond.
   CHECK(contract_flags(window("sliding", 5, 1003)) ==
         "--contract sliding --limit 5 --window 1003ms");
+  InferredContract first_hit = window("fixed", 3, 2010);
+  first_hit.window_tolerance_ms = 40;
+  first_hit.anchor = "first-hit";
+  CHECK(contract_flags(first_hit) == "--contract fixed --anchor first-hit --limit 3 --window 2s");
+  InferredContract clock = window("fixed", 3, 1009);
+  clock.window_tolerance_ms = 20;
+  clock.anchor = "clock";
+  CHECK(contract_flags(clock) == "--contract fixed --limit 3 --window 1s");
+  InferredContract tokens = bucket(5, 4.96);
+  tokens.refill_tolerance = 0.03;
+  CHECK(contract_flags(tokens) == "--contract token-bucket --burst 5 --refill 5/s");
   CHECK(contract_flags(bucket(5, 4.96)) == "--contract token-bucket --burst 5 --refill 1/202ms");
-  CHECK(contract_flags(bucket(20, 49.6)) == "--contract token-bucket --burst 20 --refill 50/s");
   CHECK(contract_flags(InferredContract{}).empty());
+}
+
+TEST_CASE("contract_flags: the advertised window or rate when the measurement agrees") {
+  InferredContract sliding = window("sliding", 5, 1480);
+  sliding.window_tolerance_ms = 30;
+  CHECK(contract_flags(sliding, {5, 1}) == "--contract sliding --limit 5 --window 1500ms");
+  sliding.window_ms = 1980;
+  CHECK(contract_flags(sliding, {5, 2}) == "--contract sliding --limit 5 --window 2s");
+  InferredContract tokens = bucket(10, 0.168);
+  tokens.refill_tolerance = 0.03;
+  CHECK(contract_flags(tokens, {10, 60}) == "--contract token-bucket --burst 10 --refill 10/60s");
+  // Advertised values the measurement contradicts are not suggested.
+  CHECK(contract_flags(tokens, {10, 1}) == "--contract token-bucket --burst 10 --refill 1/6s");
+}
+
+TEST_CASE("snap_duration_ms: advertised, then whole seconds, 100 ms, 10 ms, else measured") {
+  CHECK(snap_duration_ms(992, 20, std::nullopt).ms == 1000);
+  CHECK(snap_duration_ms(992, 20, std::nullopt).basis == "round");
+  CHECK(snap_duration_ms(2010, 40, 2000).basis == "advertised");
+  CHECK(snap_duration_ms(2010, 40, 3000).ms == 2000);  // 3 s is not within the tolerance
+  CHECK(snap_duration_ms(1460, 50, std::nullopt).ms == 1500);
+  CHECK(snap_duration_ms(1046, 20, std::nullopt).ms == 1050);
+  CHECK(snap_duration_ms(1046, 3, std::nullopt).ms == 1046);
+  CHECK(snap_duration_ms(1046, 3, std::nullopt).basis == "measured");
+  CHECK(snap_duration_ms(4, 10, std::nullopt).ms == 4);  // never 0
+  CHECK(snap_duration_ms(250, 30, std::nullopt).ms == 250);
+}
+
+TEST_CASE("snap_rate: advertised q per w, whole tokens per second, one per whole seconds") {
+  CHECK(snap_rate(4.9, 0.05, 5, 1).text == "5/s");
+  CHECK(snap_rate(4.9, 0.05, 5, 1).basis == "advertised");
+  CHECK(snap_rate(7.9, 0.05, 5, 1).text == "8/s");
+  CHECK(snap_rate(0.335, 0.05, std::nullopt, std::nullopt).text == "1/3s");
+  CHECK(snap_rate(2.5, 0.02, std::nullopt, std::nullopt).text == "1/400ms");
+  CHECK(snap_rate(2.5, 0.02, std::nullopt, std::nullopt).per_s == doctest::Approx(2.5));
+}
+
+TEST_CASE("first_hit_anchor: readmitted one window after each identity's own first admission") {
+  constexpr int64_t w = 1000 * k_ms;
+  constexpr int64_t tolerance = 60 * k_ms;
+  CHECK(first_hit_anchor(w, tolerance, 1010 * k_ms, 990 * k_ms));
+  // A clock boundary came sooner for one of them.
+  CHECK_FALSE(first_hit_anchor(w, tolerance, 1010 * k_ms, 400 * k_ms));
+  CHECK_FALSE(first_hit_anchor(w, tolerance, 300 * k_ms, 1000 * k_ms));
+  // The second identity met a boundary before its readmission search: clock-aligned.
+  CHECK_FALSE(first_hit_anchor(w, tolerance, 1000 * k_ms, std::nullopt));
 }
