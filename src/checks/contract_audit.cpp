@@ -77,6 +77,23 @@ int64_t contract_admissions(RecordSpan records, const std::vector<uint32_t>& dec
 
 }  // namespace
 
+std::vector<int64_t> unknown_sends(RecordSpan records) {
+  std::vector<int64_t> sends;
+  for (size_t i = 0; i < records.size(); ++i) {
+    if (records.outcome(i) != Outcome::error)
+      continue;
+    const RequestRecord record = records[i];
+    if (engine::is_unknown(record))
+      sends.push_back(record.sent_ns);
+  }
+  std::sort(sends.begin(), sends.end());
+  return sends;
+}
+
+int64_t sent_before(const std::vector<int64_t>& sorted_sends, int64_t at_ns) {
+  return std::lower_bound(sorted_sends.begin(), sorted_sends.end(), at_ns) - sorted_sends.begin();
+}
+
 int64_t wall_window(int64_t start_wall_ns, int64_t at_ns, int64_t window_ns) {
   const int64_t wall = start_wall_ns + at_ns;
   const int64_t quotient = wall / window_ns;
@@ -191,6 +208,10 @@ Utilisation measure_utilisation(const IdentityRecords& identities, const Admissi
     share.allowed = contract_admissions(identities[id], decided, rule, start_wall_ns);
     for (const uint32_t index : decided)
       share.admitted += identities[id].outcome(index) == Outcome::allowed ? 1 : 0;
+    // A request that may have been admitted unseen favours the limiter: it counts as admitted
+    // (and is left out of the replay, which would only allow more).
+    share.unknown = static_cast<int64_t>(unknown_sends(identities[id]).size());
+    share.admitted += share.unknown;
     if (first || share.ratio() < lowest.ratio())
       lowest = share;
     first = false;

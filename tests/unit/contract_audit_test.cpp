@@ -151,3 +151,18 @@ TEST_CASE("errored requests are neither offered nor admitted") {
   CHECK(share.allowed == 5);
   CHECK(share.admitted == 5);
 }
+
+TEST_CASE("requests that errored after sending count as possibly admitted in the share") {
+  std::vector<RequestRecord> records = steady(5, 5);
+  RequestRecord lost = request(5, 200 * k_ms, Outcome::error);
+  lost.error = rlcheck::engine::ErrorKind::timeout;
+  records.push_back(lost);
+  RequestRecord refused = request(6, 210 * k_ms, Outcome::error);
+  refused.error = rlcheck::engine::ErrorKind::refused;
+  records.push_back(refused);
+  const auto share = measure_utilisation(split_by_identity(records, 1),
+                                         rule_of(AdmissionRule::Kind::sliding, 10, 1000), 0);
+  CHECK(share.allowed == 5);
+  CHECK(share.admitted == 6);
+  CHECK(share.unknown == 1);
+}
