@@ -11,11 +11,12 @@ using engine::Outcome;
 using engine::RequestRecord;
 
 // The requests the limiter decided (errors never reached a decision), by send instant: their
-// indices in `records` (4 bytes a request, where a copy would take a record's size).
-std::vector<uint32_t> decided_by_send(RecordSpan records) {
+// indices in `records` (4 bytes a request, where a copy would take a record's size). With
+// `unknown`, also the errored ones it may have decided (engine::is_unknown).
+std::vector<uint32_t> decided_by_send(RecordSpan records, bool unknown = false) {
   std::vector<uint32_t> decided;
   for (size_t i = 0; i < records.size(); ++i) {
-    if (records.outcome(i) != Outcome::error)
+    if (records.outcome(i) != Outcome::error || (unknown && engine::is_unknown(records[i])))
       decided.push_back(static_cast<uint32_t>(i));
   }
   std::stable_sort(decided.begin(), decided.end(),
@@ -208,10 +209,18 @@ Utilisation measure_utilisation(const IdentityRecords& identities, const Admissi
     share.allowed = contract_admissions(identities[id], decided, rule, start_wall_ns);
     for (const uint32_t index : decided)
       share.admitted += identities[id].outcome(index) == Outcome::allowed ? 1 : 0;
-    // A request that may have been admitted unseen favours the limiter: it counts as admitted
-    // (and is left out of the replay, which would only allow more).
-    share.unknown = static_cast<int64_t>(unknown_sends(identities[id]).size());
-    share.admitted += share.unknown;
+    // Requests that may have been admitted unseen: read either as never offered, or as offered
+    // and admitted, whichever gives the limiter the larger share.
+    if (const auto unknown = static_cast<int64_t>(unknown_sends(identities[id]).size());
+        unknown > 0) {
+      Utilisation admitted = share;
+      admitted.unknown = unknown;
+      admitted.admitted += unknown;
+      admitted.allowed = contract_admissions(identities[id], decided_by_send(identities[id], true),
+                                             rule, start_wall_ns);
+      if (admitted.ratio() > share.ratio())
+        share = admitted;
+    }
     if (first || share.ratio() < lowest.ratio())
       lowest = share;
     first = false;

@@ -55,7 +55,7 @@ ContractAudit audit_contract(const IdentityRecords& identities, const AdmissionR
 
 struct Utilisation {
   int64_t admitted = 0;  // admissions of the identity with the lowest share
-  int64_t unknown = 0;   // of those, errored requests counted as possibly admitted
+  int64_t unknown = 0;   // of those, errored requests read as admitted (see below)
   int64_t allowed = 0;   // what the contract allows for its requests, first come first served
   uint32_t identity = 0;
   double ratio() const { return allowed == 0 ? 1.0 : static_cast<double>(admitted) / allowed; }
@@ -63,7 +63,9 @@ struct Utilisation {
 
 // The identity that got the smallest share of what the contract would have admitted of the
 // requests it sent (replayed at their send instants; fixed windows of requests without a
-// window index placed by `start_wall_ns`).
+// window index placed by `start_wall_ns`). Requests that may have been admitted unseen
+// (engine::is_unknown) are read as never sent, or as sent and admitted, whichever reading
+// gives the identity the larger share.
 Utilisation measure_utilisation(const IdentityRecords& identities, const AdmissionRule& rule,
                                 int64_t start_wall_ns);
 
