@@ -202,6 +202,27 @@ TEST_CASE("no false alarm: the correct Lua limiter passes a stall longer than --
   CHECK(human.out.find(" unknown (errored after sending): possibly admitted") != std::string::npos);
 }
 
+// serve gives up on Redis first (its --timeout 200ms) and answers 503: those requests reached
+// Redis, which runs them once the stall ends. A status that is neither allowed nor denied is
+// unknown too.
+TEST_CASE("no false alarm: serve's 503 after its own timeout is unknown, not a lock-out") {
+  PrivateRedis redis;
+  const Strategy lua{"sliding-window", {"--limit", "10", "--window", "1s"}, {}};
+  ServeProcess serve(joined(serve_args(redis.tcp_url(), lua), {{"--timeout", "200ms"}}));
+  const ProcessOutcome outcome = run_rlcheck(
+      joined({"http", serve.url(), "-H", "X-API-Key: serve-503-{run}", "--contract", "sliding",
+              "--limit", "10", "--window", "1s", "--limiter-redis", redis.tcp_url()},
+             {k_open, {"--fault", "pause@700ms+800ms", "--max-errors", "1000", "--json"}}));
+  INFO("exit " << outcome.exit_code << "\nstdout: " << outcome.out << "\nstderr: " << outcome.err);
+  REQUIRE_FALSE(outcome.out.empty());
+  const json report = json::parse(outcome.out);
+  CHECK(report.at("runs").at(0).at("error_kinds").contains("status-503"));
+  CHECK(report.at("summary").at("unknown").get<int>() > 0);
+  for (const std::string id : {"limit", "contract", "utilisation", "retry-after-accuracy"})
+    CHECK(check_status(report, id) == "pass");
+  CHECK(report.at("verdict") == "pass");
+}
+
 // The naive counter (GET, then INCR) admits every request whose GET ran before another's
 // INCR: the requests held by the stall and answered once it ends race so, far past the limit.
 TEST_CASE("no false alarm: a stall does not hide a limiter that over-admits") {
