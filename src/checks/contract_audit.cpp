@@ -11,11 +11,12 @@ using engine::Outcome;
 using engine::RequestRecord;
 
 // The requests the limiter decided (errors never reached a decision), by send instant: their
-// indices in `records` (4 bytes a request, where a copy would take a record's size).
-std::vector<uint32_t> decided_by_send(RecordSpan records) {
+// indices in `records` (4 bytes a request, where a copy would take a record's size). With
+// `unknown`, also the errored ones it may have decided (engine::is_unknown).
+std::vector<uint32_t> decided_by_send(RecordSpan records, bool unknown = false) {
   std::vector<uint32_t> decided;
   for (size_t i = 0; i < records.size(); ++i) {
-    if (records.outcome(i) != Outcome::error)
+    if (records.outcome(i) != Outcome::error || (unknown && engine::is_unknown(records[i])))
       decided.push_back(static_cast<uint32_t>(i));
   }
   std::stable_sort(decided.begin(), decided.end(),
@@ -76,6 +77,23 @@ int64_t contract_admissions(RecordSpan records, const std::vector<uint32_t>& dec
 }
 
 }  // namespace
+
+std::vector<int64_t> unknown_sends(RecordSpan records) {
+  std::vector<int64_t> sends;
+  for (size_t i = 0; i < records.size(); ++i) {
+    if (records.outcome(i) != Outcome::error)
+      continue;
+    const RequestRecord record = records[i];
+    if (engine::is_unknown(record))
+      sends.push_back(record.sent_ns);
+  }
+  std::sort(sends.begin(), sends.end());
+  return sends;
+}
+
+int64_t sent_before(const std::vector<int64_t>& sorted_sends, int64_t at_ns) {
+  return std::lower_bound(sorted_sends.begin(), sorted_sends.end(), at_ns) - sorted_sends.begin();
+}
 
 int64_t wall_window(int64_t start_wall_ns, int64_t at_ns, int64_t window_ns) {
   const int64_t wall = start_wall_ns + at_ns;
@@ -191,6 +209,18 @@ Utilisation measure_utilisation(const IdentityRecords& identities, const Admissi
     share.allowed = contract_admissions(identities[id], decided, rule, start_wall_ns);
     for (const uint32_t index : decided)
       share.admitted += identities[id].outcome(index) == Outcome::allowed ? 1 : 0;
+    // Requests that may have been admitted unseen: read either as never offered, or as offered
+    // and admitted, whichever gives the limiter the larger share.
+    if (const auto unknown = static_cast<int64_t>(unknown_sends(identities[id]).size());
+        unknown > 0) {
+      Utilisation admitted = share;
+      admitted.unknown = unknown;
+      admitted.admitted += unknown;
+      admitted.allowed = contract_admissions(identities[id], decided_by_send(identities[id], true),
+                                             rule, start_wall_ns);
+      if (admitted.ratio() > share.ratio())
+        share = admitted;
+    }
     if (first || share.ratio() < lowest.ratio())
       lowest = share;
     first = false;

@@ -22,6 +22,15 @@ using IdentityRecords = std::vector<RecordSpan>;
 IdentityRecords split_by_identity(engine::RecordLog& records, int64_t identities);
 IdentityRecords split_by_identity(std::vector<engine::RequestRecord>& records, int64_t identities);
 
+// The send instants of the requests in `records` that may have been admitted unseen
+// (engine::is_unknown), sorted. Each may have been decided any time from its send on: a server
+// can run a request after rlcheck stopped waiting for it (Redis runs the commands a stall held
+// once it ends), so it may count against the limit at any later instant.
+std::vector<int64_t> unknown_sends(RecordSpan records);
+
+// How many of `sorted_sends` (unknown_sends) came before `at_ns`.
+int64_t sent_before(const std::vector<int64_t>& sorted_sends, int64_t at_ns);
+
 // The index of the fixed window (of `window_ns`, aligned to the epoch) holding the instant
 // `at_ns` after a run started at `start_wall_ns` on the wall clock.
 int64_t wall_window(int64_t start_wall_ns, int64_t at_ns, int64_t window_ns);
@@ -46,6 +55,7 @@ ContractAudit audit_contract(const IdentityRecords& identities, const AdmissionR
 
 struct Utilisation {
   int64_t admitted = 0;  // admissions of the identity with the lowest share
+  int64_t unknown = 0;   // of those, errored requests read as admitted (see below)
   int64_t allowed = 0;   // what the contract allows for its requests, first come first served
   uint32_t identity = 0;
   double ratio() const { return allowed == 0 ? 1.0 : static_cast<double>(admitted) / allowed; }
@@ -53,7 +63,9 @@ struct Utilisation {
 
 // The identity that got the smallest share of what the contract would have admitted of the
 // requests it sent (replayed at their send instants; fixed windows of requests without a
-// window index placed by `start_wall_ns`).
+// window index placed by `start_wall_ns`). Requests that may have been admitted unseen
+// (engine::is_unknown) are read as never sent, or as sent and admitted, whichever reading
+// gives the identity the larger share.
 Utilisation measure_utilisation(const IdentityRecords& identities, const AdmissionRule& rule,
                                 int64_t start_wall_ns);
 

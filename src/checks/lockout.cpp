@@ -185,12 +185,19 @@ LockOuts find_lockouts(const IdentityRecords& identities, const AdmissionRule& r
     };
     if (std::none_of(records.begin(), records.end(), judged))
       continue;
+    // A request that may have been admitted unseen may have been decided any time after its
+    // send: every one sent before the denial may have been just before it, in its window.
+    const std::vector<int64_t> unknown = unknown_sends(records);
+    const auto unseen = [&](const RequestRecord& denial) {
+      return static_cast<double>(sent_before(unknown, denial.replied_ns + rule.clock_ns));
+    };
     switch (rule.kind) {
       case AdmissionRule::Kind::sliding: {
         const SlidingRoom room(records, rule);
         for (const RequestRecord& record : records) {
           if (judged(record))
-            judge(found, record, identity, room.used(record), static_cast<double>(rule.limit));
+            judge(found, record, identity, room.used(record) + unseen(record),
+                  static_cast<double>(rule.limit));
         }
         break;
       }
@@ -200,7 +207,7 @@ LockOuts find_lockouts(const IdentityRecords& identities, const AdmissionRule& r
           if (!judged(record))
             continue;
           if (const auto used = room.used(record))
-            judge(found, record, identity, *used, static_cast<double>(rule.limit));
+            judge(found, record, identity, *used + unseen(record), static_cast<double>(rule.limit));
         }
         break;
       }
@@ -208,7 +215,8 @@ LockOuts find_lockouts(const IdentityRecords& identities, const AdmissionRule& r
         const BucketRoom room(records, rule);
         for (const RequestRecord& record : records) {
           if (judged(record))
-            judge(found, record, identity, room.used(record), static_cast<double>(rule.burst));
+            judge(found, record, identity, room.used(record) + unseen(record),
+                  static_cast<double>(rule.burst));
         }
         break;
       }

@@ -8,6 +8,8 @@
 // stays in the window longest (its reply, plus the limiter's clock tolerance), and the denial
 // where the window is fullest (its send). A request sent while the window had room but decided
 // after it filled is therefore never held against the limiter.
+// A request that errored after it may have reached the limiter (engine::is_unknown) counts as
+// used by every denial sent after it: the server may have admitted it at any later instant.
 
 #include <cstdint>
 #include <optional>

@@ -51,7 +51,8 @@ struct BucketReplay {
   // it still counts, and the level at `now_ns` is the level after it less the refill between
   // the two. (Reading the level after it as the level at `now_ns` credited that refill early,
   // and a queued denial's true hint looked late by it.)
-  double wait_ns(size_t count, int64_t now_ns, const AdmissionRule& rule) const {
+  // `taken`: tokens taken right at `now_ns` besides (requests possibly admitted unseen).
+  double wait_ns(size_t count, int64_t now_ns, const AdmissionRule& rule, size_t taken = 0) const {
     if (rule.tokens_per_ns <= 0)
       return 0;
     double level = static_cast<double>(rule.burst);
@@ -61,6 +62,7 @@ struct BucketReplay {
       if (since > 0)
         level = std::min(static_cast<double>(rule.burst), level);
     }
+    level -= static_cast<double>(taken);
     return std::max(0.0, (1.0 - level) / rule.tokens_per_ns);
   }
 
@@ -116,6 +118,7 @@ class IdentityPredictor {
       latest = std::max(latest, admission.replied_ns);
       latest_reply_.push_back(latest);
     }
+    unknown_ = unknown_sends(records);
     if (rule.kind == AdmissionRule::Kind::bucket) {
       sent_replay_.emplace(by_send_, false, rule);
       reply_replay_.emplace(by_reply_, true, rule);
@@ -133,17 +136,19 @@ class IdentityPredictor {
         std::upper_bound(by_reply_.begin(), by_reply_.end(), denial.sent_ns,
                          [](int64_t t, const Instants& a) { return t < a.replied_ns; }) -
         by_reply_.begin());
+    // Unknown requests sent before the denial's reply may have been admitted as late as it.
+    const auto unknown = static_cast<size_t>(sent_before(unknown_, denial.replied_ns));
     Range range;
     const auto clock = static_cast<double>(rule_.clock_ns);
     switch (rule_.kind) {
       case AdmissionRule::Kind::sliding:
-        range = sliding(denial, possible, sure);
+        range = sliding(denial, possible, sure, unknown);
         break;
       case AdmissionRule::Kind::fixed:
         range = fixed(denial);
         break;
       case AdmissionRule::Kind::bucket:
-        range = bucket(denial, possible);
+        range = bucket(denial, possible, unknown);
         break;
     }
     range.low_ns = std::max(0.0, range.low_ns - clock);
@@ -152,15 +157,23 @@ class IdentityPredictor {
   }
 
  private:
-  // The slot frees when the limit-th most recent admission leaves the window.
-  Range sliding(const RequestRecord& denial, size_t possible, size_t sure) {
+  // The slot frees when the limit-th most recent admission leaves the window. The longest
+  // wait counts the `unknown` requests possibly before the denial as its most recent
+  // admissions, made at its reply.
+  Range sliding(const RequestRecord& denial, size_t possible, size_t sure, size_t unknown) {
     const auto limit = static_cast<size_t>(std::max<int64_t>(1, rule_.limit));
     const auto window = static_cast<double>(rule_.window_ns);
     Range range;
-    range.explained = possible >= limit;
+    range.explained = possible + unknown >= limit;
     if (possible >= limit) {
       range.high_ns = static_cast<double>(latest_reply_[possible - limit]) + window -
                       static_cast<double>(denial.sent_ns);
+    }
+    if (unknown > 0 && range.explained) {
+      const int64_t freed =
+          unknown >= limit ? denial.replied_ns : latest_reply_[possible - (limit - unknown)];
+      range.high_ns = std::max(
+          range.high_ns, static_cast<double>(freed) + window - static_cast<double>(denial.sent_ns));
     }
     if (sure >= limit) {
       range.low_ns = static_cast<double>(minimum_.min_sent(sure - limit, sure)) + window -
@@ -178,7 +191,9 @@ class IdentityPredictor {
   // the denial as early (its send). Pairing early with early and late with late instead
   // cancels the latencies out and narrows the range to nothing: a hint right for a denial that
   // queued long was judged early, the same hint for one answered at once exact.
-  Range bucket(const RequestRecord& denial, size_t possible) const {
+  // Each of the `unknown` requests possibly before the denial may have taken a token just
+  // before it, which no refill made up: the longest wait takes them from the level.
+  Range bucket(const RequestRecord& denial, size_t possible, size_t unknown) const {
     const size_t surely_by_send = static_cast<size_t>(
         std::upper_bound(latest_reply_.begin(), latest_reply_.end(), denial.sent_ns) -
         latest_reply_.begin());
@@ -191,7 +206,8 @@ class IdentityPredictor {
           by_reply_.begin());
     }
     const double shortest = sent_replay_->wait_ns(surely_by_send, denial.replied_ns, rule_);
-    const double longest = reply_replay_->wait_ns(covering_by_reply, denial.sent_ns, rule_);
+    const double longest =
+        reply_replay_->wait_ns(covering_by_reply, denial.sent_ns, rule_, unknown);
     return {std::min(shortest, longest), longest, longest > 0};
   }
 
@@ -219,6 +235,7 @@ class IdentityPredictor {
   std::vector<Instants> by_send_;
   std::vector<Instants> by_reply_;
   std::vector<int64_t> latest_reply_;  // by send order: the latest reply so far
+  std::vector<int64_t> unknown_;       // sends of the requests possibly admitted unseen
   SlidingMinimum minimum_{by_reply_};
   std::optional<BucketReplay> sent_replay_;
   std::optional<BucketReplay> reply_replay_;

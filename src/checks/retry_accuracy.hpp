@@ -9,6 +9,10 @@
 // distance to the range. The range already absorbs however long requests queued, so the
 // tolerance beyond it is only what the range cannot know: the hint's own resolution (whole
 // seconds over HTTP, milliseconds from a script) and the clocks' (hint_tolerance).
+//
+// A request that errored after it may have reached the limiter (engine::is_unknown) widens the
+// range on the long side: the server may have admitted it at any instant after its send, as
+// late as just before the denial, so a hint it would explain is never judged late.
 
 #include <cstdint>
 #include <initializer_list>

@@ -106,6 +106,7 @@ RunStats summarize_run(int run, engine::RunResult& result, const AuditParams& au
         break;
       case engine::Outcome::error:
         ++stats.errors;
+        stats.unknown += engine::is_unknown(record) ? 1 : 0;
         ++stats.error_kinds[record.error == engine::ErrorKind::status
                                 ? "status-" + std::to_string(record.status)
                                 : std::string(engine::error_kind_name(record.error))];

@@ -55,6 +55,9 @@ struct RunStats {
   int64_t allowed = 0;
   int64_t denied = 0;
   int64_t errors = 0;
+  // Of the errors, those that may have reached the limiter (engine::is_unknown): possibly
+  // admitted, so a shortfall or a denial they could explain is not held against the limiter.
+  int64_t unknown = 0;
   double duration_ms = 0;
   LatencyMs latency;
   RetryHintStats retry;

@@ -140,6 +140,12 @@ CheckResult check_utilisation(const std::vector<RunStats>& runs, const CheckPara
       "run {} identity {} admitted {} of the {} the {} contract allows for its requests ({:.0f}%)",
       lowest->run, share.identity, share.admitted, share.allowed, params.contract,
       share.ratio() * 100.0);
+  const std::string unknown = share.unknown > 0
+                                  ? fmt::format(
+                                        " ({} of them unknown: errored after sending, counted as "
+                                        "possibly admitted)",
+                                        share.unknown)
+                                  : std::string();
   if (worst_run != nullptr) {
     const LockOut& worst = *worst_run->lockouts.worst;
     return {
@@ -148,14 +154,15 @@ CheckResult check_utilisation(const std::vector<RunStats>& runs, const CheckPara
                     "the {} had room ({:.3g} of {:.3g} used); {} of {} denials judged came "
                     "with room; {}",
                     worst_run->run, worst.identity, worst.seq, ms_of(worst.sent_ns), room,
-                    worst.used, worst.capacity, lockouts, denials, ratio)};
+                    worst.used, worst.capacity, lockouts, denials, ratio + unknown)};
   }
   if (params.exact && share.ratio() < k_min_utilisation) {
     return {"utilisation", Status::fail,
-            ratio + fmt::format(" < {:.0f}%", k_min_utilisation * 100)};
+            ratio + unknown + fmt::format(" < {:.0f}%", k_min_utilisation * 100)};
   }
   return {"utilisation", Status::pass,
-          fmt::format("{} denials judged, none while the {} had room; {}", denials, room, ratio)};
+          fmt::format("{} denials judged, none while the {} had room; {}{}", denials, room, ratio,
+                      unknown)};
 }
 
 CheckResult check_retry_accuracy(const std::vector<RunStats>& runs, const CheckParams& params) {

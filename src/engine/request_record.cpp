@@ -40,4 +40,28 @@ const char* error_kind_name(ErrorKind kind) {
   return "unknown";
 }
 
+bool may_have_reached_limiter(ErrorKind kind) {
+  switch (kind) {
+    case ErrorKind::none:
+    case ErrorKind::connection:
+    case ErrorKind::not_sent:
+    case ErrorKind::crossslot:
+    case ErrorKind::refused:
+    case ErrorKind::resolve:
+    case ErrorKind::tls:
+      return false;
+    case ErrorKind::timeout:
+    case ErrorKind::connection_lost:
+    case ErrorKind::server_error:
+    case ErrorKind::bad_reply:
+    case ErrorKind::reset:
+    case ErrorKind::status:
+    case ErrorKind::transport:
+    case ErrorKind::protocol:
+    case ErrorKind::too_large:
+      return true;
+  }
+  return true;
+}
+
 }  // namespace rlcheck::engine

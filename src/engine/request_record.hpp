@@ -32,6 +32,13 @@ enum class ErrorKind : uint8_t {
 
 const char* error_kind_name(ErrorKind kind);
 
+// Whether a request that errored this way may have reached the limiter and changed it: a
+// timeout, a connection lost or reset after sending, a reply that was an error or could not be
+// read. Its decision is unknown, possibly an admission (`unknown` in reports). False for a
+// request that never left (no connection, refused, unresolved, TLS failed, not sent) or that
+// Redis Cluster refuses before running it (crossslot).
+bool may_have_reached_limiter(ErrorKind kind);
+
 // The decision a target reports for one request; the engine adds the instants.
 struct Decision {
   Outcome outcome = Outcome::error;
@@ -76,5 +83,11 @@ struct RequestRecord {
   std::optional<int64_t> advertised_reset_s;
   std::optional<int64_t> advertised_window_s;
 };
+
+// An errored request that may have been admitted (may_have_reached_limiter): audits that judge
+// the limiter's denials count it as possibly admitted, over-admission checks as not admitted.
+inline bool is_unknown(const RequestRecord& record) {
+  return record.outcome == Outcome::error && may_have_reached_limiter(record.error);
+}
 
 }  // namespace rlcheck::engine

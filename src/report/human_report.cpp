@@ -178,6 +178,15 @@ std::string incident_lines(const Report& report) {
                          run.requests, config::counted(report.params.requests, "request"));
     }
   }
+  int64_t unknown = 0;
+  for (const auto& run : report.runs)
+    unknown += run.unknown;
+  if (unknown > 0) {
+    out += fmt::format(
+        "{} unknown (errored after sending): possibly admitted, never counted "
+        "over the limit\n",
+        unknown);
+  }
   const TransportCounts& t = report.transport;
   if (t.moved + t.ask + t.tryagain > 0)
     out += fmt::format("redirects: moved {}, ask {}, tryagain {}\n", t.moved, t.ask, t.tryagain);

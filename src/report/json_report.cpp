@@ -93,6 +93,7 @@ json run_to_json(const checks::RunStats& run) {
               {"allowed", run.allowed},
               {"denied", run.denied},
               {"errors", run.errors},
+              {"unknown", run.unknown},
               {"duration_ms", rounded(run.duration_ms)},
               {"retry_after_s", retry},
               {"latency_ms",
@@ -218,6 +219,9 @@ json to_json(const Report& report) {
                       {"status", checks::status_name(check.status)},
                       {"detail", check.detail}});
   }
+  int64_t unknown = 0;  // errored requests that may have been admitted, over every run
+  for (const auto& run : report.runs)
+    unknown += run.unknown;
   json out = {{"schema", "rlcheck.report/v1"},
               {"tool", {{"name", "rlcheck"}, {"version", app::version()}}},
               {"mode", report.mode},
@@ -230,6 +234,7 @@ json to_json(const Report& report) {
                   {"median", report.summary.allowed_median},
                   {"max", report.summary.allowed_max}}},
                 {"runs_over_limit", report.summary.runs_over_limit},
+                {"unknown", unknown},
                 {"requests_per_second", std::round(report.summary.requests_per_second)},
                 {"script_reloads", report.script_reloads}}},
               {"checks", checks},

@@ -103,6 +103,19 @@ TEST_CASE("exact is skipped without --exact, and checks min(limit, requests) wit
   CHECK(check({run(1, 4)}, "exact", exact).status == Status::fail);
 }
 
+TEST_CASE("exact: requests that may have been admitted unseen may make up a shortfall") {
+  CheckParams exact;
+  exact.exact = true;
+  RunStats short_of_three = run(1, 7);
+  short_of_three.errors = 3;
+  short_of_three.unknown = 3;
+  CHECK(check({short_of_three}, "exact", exact).status == Status::pass);
+  short_of_three.unknown = 2;  // one of the errors never left
+  const CheckResult under = check({short_of_three}, "exact", exact);
+  CHECK(under.status == Status::fail);
+  CHECK(mentions(under.detail, "with 2 unknown"));
+}
+
 TEST_CASE("retry-after-present is skipped without denials or when no hints are expected") {
   RunStats all_allowed = run(1, 10);
   all_allowed.denied = 0;

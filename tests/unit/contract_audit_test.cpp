@@ -151,3 +151,35 @@ TEST_CASE("errored requests are neither offered nor admitted") {
   CHECK(share.allowed == 5);
   CHECK(share.admitted == 5);
 }
+
+TEST_CASE("requests that errored after sending are read as unsent or as admitted") {
+  std::vector<RequestRecord> records = steady(5, 5);
+  RequestRecord lost = request(5, 200 * k_ms, Outcome::error);
+  lost.error = rlcheck::engine::ErrorKind::timeout;
+  records.push_back(lost);
+  RequestRecord refused = request(6, 210 * k_ms, Outcome::error);
+  refused.error = rlcheck::engine::ErrorKind::refused;
+  records.push_back(refused);
+  const auto share = measure_utilisation(split_by_identity(records, 1),
+                                         rule_of(AdmissionRule::Kind::sliding, 10, 1000), 0);
+  // Read as never sent (5 of 5) or as admitted (6 of 6): a full share either way, and a tie
+  // keeps the reading without it.
+  CHECK(share.ratio() == doctest::Approx(1.0));
+  CHECK(share.admitted == 5);
+  CHECK(share.unknown == 0);
+}
+
+TEST_CASE("unknown requests never make a share worse than leaving them out") {
+  // 10 admitted in the first 250 ms of 2 s at 40/s, then denied: a lock-out whose share is
+  // 10 of 20. Timed-out requests in the second window, read as admitted, lift it.
+  std::vector<RequestRecord> records = steady(80, 10);
+  const auto rule = rule_of(AdmissionRule::Kind::sliding, 10, 1000);
+  const auto before = measure_utilisation(split_by_identity(records, 1), rule, 0);
+  for (size_t i = 45; i < 55; ++i) {
+    records[i].outcome = Outcome::error;
+    records[i].error = rlcheck::engine::ErrorKind::timeout;
+  }
+  const auto after = measure_utilisation(split_by_identity(records, 1), rule, 0);
+  CHECK(after.ratio() > before.ratio());
+  CHECK(after.unknown == 10);
+}

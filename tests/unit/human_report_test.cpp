@@ -339,3 +339,13 @@ TEST_CASE("render_human: the session line, and who merged in worker 0's place") 
                   "(-0.250 ms)); clocks agree to within 0.050 ms") != std::string::npos);
   CHECK(text.find("worker 1 merged the runs in worker 0's place") != std::string::npos);
 }
+
+TEST_CASE("render_human says how many requests were unknown, only when some were") {
+  Report r = report_with_run();
+  CHECK(render_human(r, TextStyle{false, false}).find("unknown") == std::string::npos);
+  r.runs[0].errors = 7;
+  r.runs[0].unknown = 5;
+  r.runs.push_back(r.runs[0]);
+  const std::string text = render_human(r, TextStyle{false, false});
+  CHECK(text.find("10 unknown (errored after sending): possibly admitted") != std::string::npos);
+}

@@ -348,3 +348,16 @@ TEST_CASE("to_json many hosts: workers[] and the session, with who was lost and 
                                 {"lost", report.workers->lost},
                                 {"merged_by", 1}}));
 }
+
+TEST_CASE("to_json unknown: per run and summed in the summary, 0 when none") {
+  Report report = sample_report();
+  CHECK(to_json(report).at("summary").at("unknown") == 0);
+  CHECK(to_json(report).at("runs").at(0).at("unknown") == 0);
+  report.runs[0].unknown = 4;
+  report.runs.push_back(report.runs[0]);
+  report.runs[1].unknown = 3;
+  const json j = to_json(report);
+  CHECK(j.at("runs").at(0).at("unknown") == 4);
+  CHECK(j.at("runs").at(1).at("unknown") == 3);
+  CHECK(j.at("summary").at("unknown") == 7);
+}

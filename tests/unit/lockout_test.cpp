@@ -164,3 +164,61 @@ TEST_CASE("state from before a run is forgotten after one window, or a bucket's 
   bucket.tokens_per_ns = 5.0 / 1e9;
   CHECK(contract_memory_ns(bucket) == 1000 * k_ms);
 }
+
+namespace {
+
+// The stall case: limit 10 per 1 s, 40/s. The first 10 are admitted; the requests sent in
+// 300-1000 ms time out (a stall), and the server runs them once it ends, at 1000 ms: they fill
+// the window, so every later request up to 2000 ms is denied.
+std::vector<RequestRecord> stalled(rlcheck::engine::ErrorKind kind) {
+  std::vector<RequestRecord> records;
+  uint64_t seq = 0;
+  for (int64_t t = 0; t < 1900; t += 25, ++seq) {
+    RequestRecord r = request(seq, t, t < 250 ? Outcome::allowed : Outcome::denied);
+    if (t >= 300 && t < 1000) {
+      r.outcome = Outcome::error;
+      r.error = kind;
+      r.replied_ns = r.sent_ns + 200 * k_ms;  // --timeout 200ms
+    }
+    records.push_back(r);
+  }
+  return records;
+}
+
+}  // namespace
+
+TEST_CASE("requests that timed out may have been admitted after rlcheck gave up: no lock-out") {
+  const auto found = lockouts(stalled(rlcheck::engine::ErrorKind::timeout), sliding(10, 1000));
+  CHECK(found.judged > 30);
+  CHECK(found.count == 0);
+  // A connection lost after sending is as unknown.
+  CHECK(lockouts(stalled(rlcheck::engine::ErrorKind::connection_lost), sliding(10, 1000)).count ==
+        0);
+}
+
+TEST_CASE("requests that never left are no admission: the denials after them had room") {
+  // The same records with the stalled requests refused before sending: nothing filled the
+  // window after 1250 ms, so the denials from there on came with room.
+  const auto found = lockouts(stalled(rlcheck::engine::ErrorKind::not_sent), sliding(10, 1000));
+  CHECK(found.count > 0);
+  REQUIRE(found.worst);
+  CHECK(found.worst->used == 0);
+}
+
+TEST_CASE("unknown requests count against fixed windows and buckets too") {
+  AdmissionRule fixed = sliding(10, 1000);
+  fixed.kind = AdmissionRule::Kind::fixed;
+  CHECK(lockouts(stalled(rlcheck::engine::ErrorKind::timeout), fixed).count == 0);
+  CHECK(lockouts(stalled(rlcheck::engine::ErrorKind::not_sent), fixed).count > 0);
+  AdmissionRule bucket;
+  bucket.kind = AdmissionRule::Kind::bucket;
+  bucket.burst = 10;
+  bucket.tokens_per_ns = 10.0 / 1e9;
+  bucket.clock_ns = k_ms;
+  // The bucket refills one token every 100 ms, so the denials before the stall (from 250 ms)
+  // came with room; judged from the stall on, the 28 unknown requests may have taken every
+  // token refilled up to 1900 ms.
+  const int64_t from_stall = 300 * k_ms;
+  CHECK(lockouts(stalled(rlcheck::engine::ErrorKind::timeout), bucket, from_stall).count == 0);
+  CHECK(lockouts(stalled(rlcheck::engine::ErrorKind::not_sent), bucket, from_stall).count > 0);
+}

@@ -278,3 +278,52 @@ TEST_CASE("a token-bucket denial queued behind an admission replayed after its s
   CHECK(accuracy.errors.worst()->error_ms == 0);
   CHECK(accuracy.late == 0);
 }
+
+namespace {
+
+// Limit 5 per 1 s: 5 admitted at 0-4 ms; 5 requests sent at 100-140 ms time out (the server
+// runs them after a stall, at 1000 ms), and a denial sent at 1100 ms is told 900 ms: the
+// truth, once the timed-out requests filled the window at 1000 ms.
+std::vector<RequestRecord> stall_then_denial(rlcheck::engine::ErrorKind kind, int64_t hint_ms) {
+  std::vector<RequestRecord> records;
+  for (int64_t i = 0; i < 5; ++i)
+    records.push_back(request(static_cast<uint64_t>(i), i, Outcome::allowed));
+  for (int64_t i = 0; i < 5; ++i) {
+    RequestRecord r = request(static_cast<uint64_t>(5 + i), 100 + 10 * i, Outcome::error);
+    r.error = kind;
+    r.replied_ns = r.sent_ns + 200 * k_ms;
+    records.push_back(r);
+  }
+  records.push_back(request(10, 1100, Outcome::denied, hint_ms));
+  return records;
+}
+
+}  // namespace
+
+TEST_CASE("a hint that requests possibly admitted unseen explain is not late") {
+  const auto records = stall_then_denial(rlcheck::engine::ErrorKind::timeout, 900);
+  CHECK(only_error(records, sliding(5, 1000)) == 0);
+  // A hint longer than any reading allows (the window) is still late.
+  const auto too_long = stall_then_denial(rlcheck::engine::ErrorKind::timeout, 3000);
+  CHECK(only_error(too_long, sliding(5, 1000)) > 1000);
+  // Requests that never left explain nothing: the slot freed at 1000 ms, so 900 ms is late.
+  const auto never_sent = stall_then_denial(rlcheck::engine::ErrorKind::not_sent, 900);
+  CHECK(only_error(never_sent, sliding(5, 1000)) > 800);
+}
+
+TEST_CASE("unknown requests may have taken a token bucket's tokens just before a denial") {
+  AdmissionRule bucket;
+  bucket.kind = AdmissionRule::Kind::bucket;
+  bucket.burst = 5;
+  bucket.tokens_per_ns = 5.0 / 1e9;  // one token every 200 ms
+  bucket.window_ns = 1000 * k_ms;
+  bucket.clock_ns = k_ms;
+  // By 1100 ms the bucket is full again unless the 5 unknown requests took its tokens: a hint
+  // of 200 ms (a token's refill) is right under that reading.
+  const auto records = stall_then_denial(rlcheck::engine::ErrorKind::timeout, 200);
+  CHECK(only_error(records, bucket) == 0);
+  const auto accuracy = measure_retry_accuracy(
+      IdentityRecords{stall_then_denial(rlcheck::engine::ErrorKind::not_sent, 200)}, bucket, 0, {});
+  CHECK(accuracy.errors.empty());
+  CHECK(accuracy.unexplained == 1);
+}
