@@ -362,10 +362,17 @@ report::Report check_http_endpoint(const config::Config& config, const std::stri
   }
   const Judged judged = judged_config(config, url, results, interrupted);
   // A window read off a timestamp reset may be a second either way: each reading is judged in
-  // turn until one passes (the last is the reset as read, reported when none does).
+  // turn until one passes. When none does, the reading with the fewest failed checks is
+  // reported (the later, the reset as read, on a tie): a check that another reading passes is
+  // not failed for the second the headers cannot tell.
   std::vector<int64_t> readings = judged.window_readings_s;
   if (readings.empty())
     readings.push_back(0);  // the window as judged
+  const auto failed_checks = [](const report::Report& judged_report) {
+    return std::ranges::count_if(judged_report.checks, [](const checks::CheckResult& check) {
+      return check.status == checks::Status::fail;
+    });
+  };
   report::Report report;
   for (size_t k = 0; k < readings.size(); ++k) {
     const bool last = k + 1 == readings.size();
@@ -379,10 +386,13 @@ report::Report check_http_endpoint(const config::Config& config, const std::stri
       copies = results;
       faults = fault_windows;
     }
-    report =
+    report::Report judged_report =
         judge_http_runs(config, reading, url, target.native, verification, last ? results : copies,
                         last ? fault_windows : faults, interrupted, shared);
-    if (report.verdict != checks::Verdict::fail)
+    const bool settled = judged_report.verdict != checks::Verdict::fail;
+    if (k == 0 || settled || failed_checks(judged_report) <= failed_checks(report))
+      report = std::move(judged_report);
+    if (settled)
       break;  // no other reading of the window changes a pass, an error or an interruption
   }
   return report;
