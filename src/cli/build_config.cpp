@@ -335,6 +335,11 @@ config::Config build_config(const RawOptions& raw) {
   }
   config.compare_urls = raw.command == config::Command::compare && !raw.compare_urls.empty();
   fill_topology(raw, http, config.redis);
+  if (http && raw.hint_resolution) {
+    throw usage_error(
+        "--hint-resolution: applies to a Redis limiter's hints; an HTTP endpoint's count whole "
+        "seconds (Retry-After, RateLimit reset)");
+  }
   if (http) {
     fill_http(raw, config);
     fill_tls(raw, true, config);

@@ -427,6 +427,9 @@ TEST_CASE("--reply count and --hint-resolution reach the config; bad values name
   CHECK(mentions(usage_error({"http", "http://127.0.0.1:1/", "--hint-resolution", "1s"}),
                  "--hint-resolution"));
   CHECK(mentions(usage_error({"redis", "--hint-resolution"}), "--hint-resolution"));
+  CHECK(
+      mentions(usage_error({"compare", "--url", "http://127.0.0.1:1/", "--hint-resolution", "1s"}),
+               "--hint-resolution: applies to a Redis limiter"));
 }
 
 TEST_CASE("probe: a URL with {run} is an HTTP probe, none a Redis one; --max-time is its budget") {
