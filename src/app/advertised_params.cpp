@@ -23,14 +23,24 @@ std::optional<int64_t> most_advertised(const std::vector<engine::RunResult>& res
       ->first;
 }
 
-std::optional<int64_t> largest_allowed_reset(const std::vector<engine::RunResult>& results) {
-  std::optional<int64_t> largest;
+struct LargestReset {
+  int64_t reset_s = 0;
+  bool from_date = false;  // one that read so was a timestamp read against Date
+};
+
+std::optional<LargestReset> largest_allowed_reset(const std::vector<engine::RunResult>& results) {
+  std::optional<LargestReset> largest;
   for (const auto& result : results) {
     for (const auto& record : result.records) {
-      if (record.outcome == engine::Outcome::allowed && record.advertised_reset_s &&
-          *record.advertised_reset_s > 0) {
-        largest = std::max(largest.value_or(0), *record.advertised_reset_s);
+      if (record.outcome != engine::Outcome::allowed || !record.advertised_reset_s ||
+          *record.advertised_reset_s <= 0) {
+        continue;
       }
+      const int64_t reset = *record.advertised_reset_s;
+      if (!largest || reset > largest->reset_s)
+        largest = LargestReset{reset, record.reset_from_date};
+      else if (reset == largest->reset_s)
+        largest->from_date = largest->from_date || record.reset_from_date;
     }
   }
   return largest;
@@ -46,8 +56,14 @@ AdvertisedParams read_advertised_params(const std::vector<engine::RunResult>& re
     params.window_s = window;
     params.window_basis = AdvertisedParams::WindowBasis::policy;
   } else if (auto reset = largest_allowed_reset(results)) {
-    params.window_s = reset;
+    params.window_s = reset->reset_s;
     params.window_basis = AdvertisedParams::WindowBasis::reset;
+    if (reset->from_date) {
+      for (const int64_t window : {reset->reset_s - 1, reset->reset_s}) {
+        if (window > 0)
+          params.window_readings_s.push_back(window);
+      }
+    }
   }
   return params;
 }

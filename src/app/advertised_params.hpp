@@ -16,6 +16,9 @@ struct AdvertisedParams {
   std::optional<int64_t> limit;     // the limit most responses advertised
   std::optional<int64_t> window_s;  // whole seconds, as the headers give them
   WindowBasis window_basis = WindowBasis::none;
+  // reset basis, when that reset was a timestamp read against the Date header: the windows it
+  // allows, in the order to judge them (window_s - 1 when above 0, then window_s; see below).
+  std::vector<int64_t> window_readings_s;
 };
 
 // limit: the value most responses advertised (the smaller on a tie), as the parser found it
@@ -31,6 +34,14 @@ struct AdvertisedParams {
 //     window aligned to the clock) sees what that window had left, so the estimate is never
 //     above the window and judges the window the run actually met. Denials are not read: their
 //     reset is the wait until the next admission, not the window.
+//     A reset that was a timestamp (an epoch X-RateLimit-Reset) is read against the Date
+//     header, both in whole seconds, and servers round the reset either way (Flask-Limiter
+//     sends the second after it): read on a fresh window, it is the window plus one (the
+//     reset rounded up) or the window (rounded down). window_readings_s lists window_s - 1
+//     (when above 0), then window_s: the runs are judged under each in turn until one passes,
+//     so a correct limiter is not failed for a second the headers cannot tell. (Rarely, a
+//     reply that crosses a second boundary reads a rounded-down reset as the window less one;
+//     that reading is not tried.)
 //  Neither: unset. No supported header advertises a burst or a refill rate.
 AdvertisedParams read_advertised_params(const std::vector<engine::RunResult>& results);
 

@@ -63,6 +63,7 @@ checks::CheckParams check_params(const config::Config& config, int64_t limit,
   const int64_t max_retry_after_ms = contract.audit.max_retry_after_ms;
   params.contract = contract.name;
   params.retry_tolerance = contract.audit.tolerance;
+  params.hint_resolution = config.checks.hint_resolution;
   params.limit = limit;
   params.requests = config.load.requests;
   params.window_ms = config::to_milliseconds(config.checks.window);
@@ -91,6 +92,9 @@ std::function<void(int64_t wait_ms)> announce_wait(const config::Config& config)
 }
 
 void judge(report::Report& report, const checks::CheckParams& params) {
+  // --hint-resolution looks at every hint of the test before any is judged.
+  const bool as_whole_seconds =
+      checks::settle_hint_resolution(report.runs, params.hint_resolution, params.retry_tolerance);
   // The report shows the tolerance that judged the hints: the finest resolution's when runs
   // somehow mixed them (its tolerance is the one that can fail a hint).
   for (const checks::RunStats& run : report.runs) {
@@ -104,6 +108,10 @@ void judge(report::Report& report, const checks::CheckParams& params) {
         params.retry_tolerance.at(report.params.hint_resolution_ms);
     report.params.early_tolerance_ms = judged.early_ms;
     report.params.late_tolerance_ms = judged.late_ms;
+    if (params.hint_resolution != config::HintResolution::auto_detect)
+      report.params.hint_resolution_source = "flag";
+    else
+      report.params.hint_resolution_source = as_whole_seconds ? "inferred" : "format";
   }
   report.checks = checks::evaluate_checks(report.runs, params, report.retry_verification);
   report.verdict = checks::verdict_of(report.checks);

@@ -45,6 +45,8 @@ struct CheckParams {
   std::string contract = "sliding";  // the promise audited over time
   // retry-after-accuracy: each hint's tolerance, from its resolution (hint_tolerance).
   AccuracyTolerance retry_tolerance;
+  // --hint-resolution: the unit a script's hints are judged in (settle_hint_resolution).
+  config::HintResolution hint_resolution = config::HintResolution::auto_detect;
   bool verify_retry_after = false;
   // The longest TTL a limiter key can need: the window, or a bucket's refill from empty to
   // full (burst / refill rate); 0: not judged. key-ttl allows max(1 s, 10 %) more.

@@ -324,6 +324,7 @@ std::optional<ContractFit> fit_contract(std::vector<RecordedRun>& runs,
         audit_run(replayed[i], runs[i].records, runs[i].start_wall_ns, replay);
       }
     }
+    settle_hint_resolution(replayed, params.hint_resolution, params.retry_tolerance);
     CheckParams judged = params;
     judged.contract = candidate.contract;
     if (candidate.rule.kind != AdmissionRule::Kind::bucket) {

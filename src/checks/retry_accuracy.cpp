@@ -243,13 +243,16 @@ class IdentityPredictor {
 
 }  // namespace
 
-HintTolerance hint_tolerance(int32_t resolution_ms, int64_t window_ms) {
+HintTolerance hint_tolerance(int32_t resolution_ms, int64_t window_ms, bool from_date) {
   const int32_t step = std::max<int32_t>(1, resolution_ms);
-  if (step >= k_whole_second_ms)
-    return {step, step, std::max<int64_t>(step, window_ms * k_late_share_percent / 100)};
+  // The Date header's own truncation: the delay read is up to a second longer.
+  const int64_t date_ms = from_date ? k_whole_second_ms : 0;
+  if (step >= k_whole_second_ms) {
+    return {step, step, std::max<int64_t>(step, window_ms * k_late_share_percent / 100) + date_ms};
+  }
   const int64_t uncertainty =
       step + k_second_clock_read_ms + std::max<int64_t>(0, window_ms) / k_window_ms_per_drift_ms;
-  return {step, uncertainty, uncertainty};
+  return {step, uncertainty, uncertainty + date_ms};
 }
 
 std::optional<int64_t> usable_hint_ms(const RequestRecord& record) {
@@ -260,6 +263,27 @@ std::optional<int64_t> usable_hint_ms(const RequestRecord& record) {
   if (record.advertised_reset_s && *record.advertised_reset_s >= 0)
     return *record.advertised_reset_s * 1000;
   return std::nullopt;
+}
+
+bool usable_hint_from_date(const RequestRecord& record) {
+  return record.retry_ms ? record.retry_from_date : record.reset_from_date;
+}
+
+void judge_as_whole_seconds(RetryAccuracy& accuracy, const AccuracyTolerance& tolerance) {
+  if (accuracy.resolutions.empty() || accuracy.resolutions.front() >= k_whole_second_ms)
+    return;
+  // A run's hints share one unit (a script's reply format), so its errors are recounted alike.
+  const HintTolerance allowed = tolerance.at(k_whole_second_ms);
+  accuracy.early = 0;
+  accuracy.late = 0;
+  for (const auto& [error_ms, count] : accuracy.errors.counts()) {
+    if (error_ms < -allowed.early_ms)
+      accuracy.early += count;
+    if (error_ms > allowed.late_ms)
+      accuracy.late += count;
+  }
+  accuracy.resolutions = {k_whole_second_ms};
+  accuracy.judged_as_whole_seconds = true;
 }
 
 HintErrors::HintErrors(std::initializer_list<HintError> errors) {
@@ -303,6 +327,10 @@ RetryAccuracy measure_retry_accuracy(const IdentityRecords& identities, const Ad
       const RequestRecord decoded = records[index];
       const RequestRecord* denial = &decoded;
       const Range range = predictor.predict(*denial);
+      if (denial->hint_resolution_ms < k_whole_second_ms &&
+          *usable_hint_ms(*denial) % k_whole_second_ms != 0) {
+        accuracy.finer_hints_whole_seconds = false;
+      }
       if (!range.explained) {
         ++accuracy.unexplained;
         continue;
@@ -315,7 +343,8 @@ RetryAccuracy measure_retry_accuracy(const IdentityRecords& identities, const Ad
       else if (hint_ns > range.high_ns)
         error_ns = hint_ns - range.high_ns;
       const auto error_ms = static_cast<int64_t>(error_ns / k_ns_per_ms);
-      const HintTolerance allowed = tolerance.at(denial->hint_resolution_ms);
+      const HintTolerance allowed =
+          tolerance.at(denial->hint_resolution_ms, usable_hint_from_date(*denial));
       accuracy.errors.push_back({static_cast<uint32_t>(id), denial->seq, denial->replied_ns,
                                  hint_ms, error_ms, allowed.resolution_ms});
       if (error_ms < -allowed.early_ms)

@@ -65,6 +65,10 @@ struct RetryAccuracy {
   // other clients), so no wait can be predicted and the hint is not judged.
   int64_t unexplained = 0;
   std::vector<int32_t> resolutions;  // of the hints judged, finest first, each once
+  // Every usable hint finer than a second (a script's) was a multiple of 1000 ms: what
+  // --hint-resolution auto reads over all runs before any is judged.
+  bool finer_hints_whole_seconds = true;
+  bool judged_as_whole_seconds = false;  // finer hints judged as whole seconds (rejudge)
   bool any() const { return !errors.empty(); }
 };
 
@@ -83,14 +87,19 @@ struct HintTolerance {
 // denial; the range allows for one of the two) plus 1 ms per 10 s of window (Redis TIME and
 // rlcheck's steady clock tick at the same rate on one host, two NTP-disciplined hosts within
 // 100 ppm). Millisecond hints with windows under 10 s: 2 ms either way.
-HintTolerance hint_tolerance(int32_t resolution_ms, int64_t window_ms);
+//
+// `from_date`: the hint was a timestamp (an epoch reset, an HTTP-date Retry-After) turned into
+// a delay against the Date header. The timestamp is rounded either way to its second and the
+// Date truncated, so the delay read is less than a second early or two seconds late: one more
+// second late.
+HintTolerance hint_tolerance(int32_t resolution_ms, int64_t window_ms, bool from_date = false);
 
 struct AccuracyTolerance {
   int64_t window_ms = 60'000;  // the contract's window: the late share and the clock drift
   // Many hosts: how far two workers' clocks may disagree (rounded up), added on both sides.
   int64_t clock_ms = 0;
-  HintTolerance at(int32_t resolution_ms) const {
-    HintTolerance tolerance = hint_tolerance(resolution_ms, window_ms);
+  HintTolerance at(int32_t resolution_ms, bool from_date = false) const {
+    HintTolerance tolerance = hint_tolerance(resolution_ms, window_ms, from_date);
     tolerance.early_ms += clock_ms;
     tolerance.late_ms += clock_ms;
     return tolerance;
@@ -100,6 +109,13 @@ struct AccuracyTolerance {
 // The hint of a denial in milliseconds: the limiter's retry_ms (Retry-After), else an
 // advertised reset (RateLimit t); none when the denial carried neither or a malformed one.
 std::optional<int64_t> usable_hint_ms(const engine::RequestRecord& record);
+// Whether that hint was read against the Date header (hint_tolerance's `from_date`).
+bool usable_hint_from_date(const engine::RequestRecord& record);
+
+// Judges the hints finer than a second of `accuracy` again as whole seconds: early and late
+// recounted from the errors at the whole-second tolerance (--hint-resolution 1s, or auto when
+// every hint of the test was a multiple of 1000 ms). Nothing when none was finer.
+void judge_as_whole_seconds(RetryAccuracy& accuracy, const AccuracyTolerance& tolerance);
 
 // Fixed windows must already carry their index (assign_wall_windows); `start_wall_ns` places
 // the run on the wall clock, where fixed windows end.

@@ -143,4 +143,22 @@ RunStats summarize_run(int run, engine::RunResult& result, const AuditParams& au
   return stats;
 }
 
+bool settle_hint_resolution(std::vector<RunStats>& runs, config::HintResolution mode,
+                            const AccuracyTolerance& tolerance) {
+  if (mode == config::HintResolution::milliseconds)
+    return false;
+  if (mode == config::HintResolution::auto_detect) {
+    const bool whole = std::ranges::all_of(
+        runs, [](const RunStats& run) { return run.retry_accuracy.finer_hints_whole_seconds; });
+    if (!whole)
+      return false;
+  }
+  bool judged = false;
+  for (RunStats& run : runs) {
+    judge_as_whole_seconds(run.retry_accuracy, tolerance);
+    judged = judged || run.retry_accuracy.judged_as_whole_seconds;
+  }
+  return judged;
+}
+
 }  // namespace rlcheck::checks

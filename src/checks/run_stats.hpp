@@ -112,4 +112,11 @@ IdentityRecords audit_run(RunStats& stats, engine::RecordLog& records, int64_t s
 RunStats summarize_run(int run, engine::RunResult& result, const AuditParams& audit,
                        std::vector<FaultWindow> faults = {});
 
+// --hint-resolution over every run of a test, before any is judged: `seconds` judges the hints
+// finer than a second as whole seconds; `auto_detect` does so when every such hint of every run
+// was a multiple of 1000 ms; `milliseconds` keeps each hint at the unit its reply carries.
+// True when some run's hints were judged again as whole seconds.
+bool settle_hint_resolution(std::vector<RunStats>& runs, config::HintResolution mode,
+                            const AccuracyTolerance& tolerance);
+
 }  // namespace rlcheck::checks

@@ -196,7 +196,24 @@ CheckResult check_retry_accuracy(const std::vector<RunStats>& runs, const CheckP
   }
   const int64_t median = error_at_rank(errors, judged / 2);
   const std::vector<int32_t> resolutions = judged_resolutions(runs);
-  const std::string tolerances = tolerances_text(resolutions, params.retry_tolerance);
+  std::string tolerances = tolerances_text(resolutions, params.retry_tolerance);
+  // Why a script's hints were judged as whole seconds, or a hint that they could have been.
+  const bool rejudged = std::ranges::any_of(
+      runs, [](const RunStats& run) { return run.retry_accuracy.judged_as_whole_seconds; });
+  const bool all_whole = std::ranges::all_of(
+      runs, [](const RunStats& run) { return run.retry_accuracy.finer_hints_whole_seconds; });
+  if (rejudged && params.hint_resolution == config::HintResolution::seconds) {
+    tolerances += ", as --hint-resolution 1s asks";
+  } else if (rejudged) {
+    tolerances +=
+        "; every hint a multiple of 1000ms, so --hint-resolution auto judged them as "
+        "whole seconds";
+  } else if (params.hint_resolution == config::HintResolution::milliseconds && all_whole &&
+             std::ranges::find(resolutions, 1) != resolutions.end()) {
+    tolerances +=
+        "; every hint a multiple of 1000ms, judged to the millisecond as "
+        "--hint-resolution 1ms asks (auto or 1s judges them as whole seconds)";
+  }
   std::string detail =
       fmt::format("{} against the {} contract: error median {}ms, from {}ms to {}ms{}",
                   config::counted(judged, "hint"), params.contract, median, errors.begin()->first,

@@ -80,6 +80,23 @@ void fill_script_reply(const RawOptions& raw, config::RedisConfig& redis) {
   }
 }
 
+// --hint-resolution: never finer than the hints a reply format carries.
+config::HintResolution hint_resolution_named(const std::string& name,
+                                             const config::RedisConfig& redis) {
+  if (name == "auto")
+    return config::HintResolution::auto_detect;
+  if (name == "1s")
+    return config::HintResolution::seconds;
+  if (name != "1ms")
+    throw usage_error(fmt::format("--hint-resolution: expected auto, 1ms or 1s, got '{}'", name));
+  if (redis.strategy == config::Strategy::script && redis.reply == config::ReplyFormat::cell) {
+    throw usage_error(
+        "--hint-resolution: 1ms is finer than --reply cell's hints, which count whole seconds; "
+        "use auto or 1s");
+  }
+  return config::HintResolution::milliseconds;
+}
+
 void fill_redis(const RawOptions& raw, config::Config& config) {
   config::RedisConfig& redis = config.redis;
   if (raw.redis_url && *raw.redis_url != rlcheck::redis::k_embedded_url) {
@@ -106,6 +123,8 @@ void fill_redis(const RawOptions& raw, config::Config& config) {
   }
   redis.script_args = raw.args;
   fill_script_reply(raw, redis);
+  if (raw.hint_resolution)
+    config.checks.hint_resolution = hint_resolution_named(*raw.hint_resolution, redis);
   if (raw.key) {
     if (raw.key->empty())
       throw usage_error("--key: must not be empty");
@@ -316,6 +335,11 @@ config::Config build_config(const RawOptions& raw) {
   }
   config.compare_urls = raw.command == config::Command::compare && !raw.compare_urls.empty();
   fill_topology(raw, http, config.redis);
+  if (http && raw.hint_resolution) {
+    throw usage_error(
+        "--hint-resolution: applies to a Redis limiter's hints; an HTTP endpoint's count whole "
+        "seconds (Retry-After, RateLimit reset)");
+  }
   if (http) {
     fill_http(raw, config);
     fill_tls(raw, true, config);

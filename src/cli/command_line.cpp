@@ -84,6 +84,13 @@ void add_common_options(CLI::App* app, RawOptions& raw) {
                   "token-bucket / gcra refill rate, e.g. 5/s (default: limit per window)");
 }
 
+// redis and compare: the unit a limiter's retry hints are judged in.
+void add_hint_resolution_option(CLI::App* app, RawOptions& raw) {
+  optional_option(app, "--hint-resolution", raw.hint_resolution,
+                  "the unit retry hints are judged in: 1ms, 1s, or auto (whole seconds when every "
+                  "hint is a multiple of 1000ms) (default auto)");
+}
+
 // http and redis (and compare): where the load's connections leave from.
 // Many hosts: one test shared by N copies of the command line (worker_options.cpp checks them).
 void add_worker_options(CLI::App* app, RawOptions& raw) {
@@ -119,12 +126,12 @@ void add_redis_options(CLI::App* app, RawOptions& raw) {
   optional_option(app, "--script", raw.script,
                   "your own limiter script (FILE.lua) instead of a strategy");
   app->add_option("--arg", raw.args,
-                  "ARGV entry for --script, repeatable; placeholders {limit} {window_ms} {uuid} "
-                  "{seq} {run} {now_ms}");
+                  "ARGV entry for --script, repeatable; placeholders {limit} {window_ms} "
+                  "{window_s} {uuid} {seq} {run} {now_ms} {now_s}");
   optional_option(app, "--reply", raw.reply,
                   "the reply shape of --script: contract ({allowed, remaining, retry_ms}), counter "
-                  "({hits, ttl_ms}), cell (CL.THROTTLE's) or rate (redis_rate's) (default "
-                  "contract)");
+                  "({hits, ttl_ms}), cell (CL.THROTTLE's), rate (redis_rate's) or count (a hit "
+                  "count, allowed while <= --limit) (default contract)");
   optional_option(app, "--script-keys", raw.script_keys,
                   "KEYS passed to --script: <key>:0 ... <key>:K-1, one hash tag (default 1: the "
                   "key)");
@@ -276,6 +283,7 @@ Apps build_apps(RawOptions& raw) {
   add_source_address_option(apps.redis, raw);
   add_worker_options(apps.redis, raw);
   add_redis_options(apps.redis, raw);
+  add_hint_resolution_option(apps.redis, raw);
   add_cluster_options(apps.redis, raw);
   add_pipeline_option(apps.redis, raw);
   add_tls_options(apps.redis, raw);
@@ -286,6 +294,7 @@ Apps build_apps(RawOptions& raw) {
   add_common_options(apps.compare, raw);
   add_source_address_option(apps.compare, raw);
   add_redis_options(apps.compare, raw);
+  add_hint_resolution_option(apps.compare, raw);
   apps.compare->add_option("--strategies", raw.strategies,
                            "comma-separated strategies (default naive,lua)");
   apps.compare->add_option("--url", raw.compare_urls,

@@ -51,8 +51,9 @@ struct RawOptions {
   std::string strategy = "lua";
   std::optional<std::string> script;
   std::vector<std::string> args;
-  std::optional<std::string> reply;    // --reply FORMAT
-  std::optional<int64_t> script_keys;  // --script-keys K
+  std::optional<std::string> reply;            // --reply FORMAT
+  std::optional<int64_t> script_keys;          // --script-keys K
+  std::optional<std::string> hint_resolution;  // --hint-resolution auto|1ms|1s
   std::optional<std::string> key;
   bool reset = false;
   std::optional<int64_t> burst;

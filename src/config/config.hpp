@@ -38,6 +38,15 @@ enum class ReplyFormat {
   counter,   // {hits, ttl_ms}: INCR + PEXPIRE stores (express-rate-limit, rate-limiter-flexible)
   cell,      // {limited, limit, remaining, retry_after_s, reset_after_s}: CL.THROTTLE
   rate,      // {allowed, remaining, retry_after, reset_after}: go-redis redis_rate, seconds
+  count,     // a bare hit count: allowed while it is at most the limit
+};
+
+// --hint-resolution: the unit retry hints are judged in (retry-after-accuracy's tolerance).
+enum class HintResolution {
+  auto_detect,   // whole seconds when every hint of the test is a multiple of 1000 ms, else
+                 // the unit the reply carries
+  milliseconds,  // the unit the reply carries (whole seconds stay whole seconds)
+  seconds,       // whole seconds
 };
 
 struct LoadConfig {
@@ -96,6 +105,7 @@ struct CheckConfig {
   bool verify_retry_after = false;              // after the run, retry once exactly when told
   std::optional<std::string> expect_fail_mode;  // --expect-fail-mode: "open" or "closed"
   Nanos recovery = 1s;  // --recovery: the longest a limiter may take to decide normally again
+  HintResolution hint_resolution = HintResolution::auto_detect;  // --hint-resolution
 };
 
 // --fault: what happens to the limiter's Redis during every run.

@@ -6,11 +6,12 @@
 namespace rlcheck::config {
 namespace {
 
-constexpr std::array<std::pair<std::string_view, ReplyFormat>, 4> k_names{{
+constexpr std::array<std::pair<std::string_view, ReplyFormat>, 5> k_names{{
     {"contract", ReplyFormat::contract},
     {"counter", ReplyFormat::counter},
     {"cell", ReplyFormat::cell},
     {"rate", ReplyFormat::rate},
+    {"count", ReplyFormat::count},
 }};
 
 }  // namespace
@@ -32,7 +33,7 @@ std::string_view reply_format_name(ReplyFormat format) {
 }
 
 std::string_view reply_format_names_list() {
-  return "contract, counter, cell, rate";
+  return "contract, counter, cell, rate, count";
 }
 
 }  // namespace rlcheck::config

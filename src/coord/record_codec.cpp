@@ -5,7 +5,11 @@
 namespace rlcheck::coord {
 namespace {
 
-constexpr uint8_t k_version = 1;
+constexpr uint8_t k_version = 2;
+
+// The hint resolution travels shifted left by two, beside these booleans.
+constexpr uint64_t k_reset_from_date = 1 << 0;
+constexpr uint64_t k_retry_from_date = 1 << 1;
 
 // Which optional fields follow, and the booleans, in one byte.
 enum Flag : uint8_t {
@@ -99,7 +103,7 @@ std::expected<void, std::string> decode_one(Reader& in, uint64_t& seq, int64_t& 
     return std::unexpected(fmt::format("an outcome or error kind out of range ({})",
                                        static_cast<int>(*outcome_error)));
   }
-  if (*identity > UINT32_MAX || *status > UINT16_MAX || *resolution > INT32_MAX)
+  if (*identity > UINT32_MAX || *status > UINT16_MAX || (*resolution >> 2) > INT32_MAX)
     return std::unexpected("an identity, status or hint resolution out of range");
   seq += static_cast<uint64_t>(*seq_step);
   sent_ns = wrapping_add(sent_ns, *sent_step);
@@ -120,7 +124,9 @@ std::expected<void, std::string> decode_one(Reader& in, uint64_t& seq, int64_t& 
   record.header_problem = (*flags & k_header_problem) != 0;
   record.bucket = *bucket;
   record.status = static_cast<uint16_t>(*status);
-  record.hint_resolution_ms = static_cast<int32_t>(*resolution);
+  record.hint_resolution_ms = static_cast<int32_t>(*resolution >> 2);
+  record.reset_from_date = (*resolution & k_reset_from_date) != 0;
+  record.retry_from_date = (*resolution & k_retry_from_date) != 0;
   const std::pair<Flag, std::optional<int64_t>*> optionals[] = {
       {k_retry, &record.retry_ms},
       {k_remaining, &record.remaining},
@@ -170,7 +176,9 @@ std::string encode_records(engine::RecordView records, size_t begin, size_t end,
     out.push_back(static_cast<char>(flags));
     put_signed(out, record.bucket);
     put_varint(out, record.status);
-    put_varint(out, static_cast<uint64_t>(std::max(record.hint_resolution_ms, 0)));
+    put_varint(out, (static_cast<uint64_t>(std::max(record.hint_resolution_ms, 0)) << 2) |
+                        (record.reset_from_date ? k_reset_from_date : uint64_t{0}) |
+                        (record.retry_from_date ? k_retry_from_date : uint64_t{0}));
     for (const auto* field : {&record.retry_ms, &record.remaining, &record.advertised_limit,
                               &record.advertised_reset_s, &record.advertised_window_s}) {
       if (*field)

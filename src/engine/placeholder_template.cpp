@@ -2,6 +2,8 @@
 
 #include <array>
 #include <chrono>
+#include <cstdlib>
+#include <iterator>
 #include <utility>
 
 #include <fmt/format.h>
@@ -10,7 +12,7 @@ namespace rlcheck::engine {
 
 std::expected<PlaceholderTemplate, std::string> PlaceholderTemplate::parse(std::string_view text,
                                                                            Unknown unknown) {
-  static constexpr std::array<std::pair<std::string_view, Piece>, 7> k_names{{
+  static constexpr std::array<std::pair<std::string_view, Piece>, 9> k_names{{
       {"limit", Piece::limit},
       {"window_ms", Piece::window_ms},
       {"uuid", Piece::uuid},
@@ -18,6 +20,8 @@ std::expected<PlaceholderTemplate, std::string> PlaceholderTemplate::parse(std::
       {"run", Piece::run},
       {"now_ms", Piece::now_ms},
       {"id", Piece::id},
+      {"now_s", Piece::now_s},
+      {"window_s", Piece::window_s},
   }};
   PlaceholderTemplate parsed;
   std::string literal;
@@ -53,7 +57,7 @@ std::expected<PlaceholderTemplate, std::string> PlaceholderTemplate::parse(std::
     if (!known) {
       return std::unexpected(fmt::format(
           "'{}' has an unknown placeholder {{{}}}; known: {{limit}} {{window_ms}} {{uuid}} "
-          "{{seq}} {{run}} {{now_ms}} {{id}}",
+          "{{seq}} {{run}} {{now_ms}} {{now_s}} {{window_s}} {{id}}",
           text, name));
     }
     i = close + 1;
@@ -99,8 +103,28 @@ void PlaceholderTemplate::expand_into(const PlaceholderContext& context, std::st
         out += std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(now).count());
         break;
       }
+      case Piece::now_s: {
+        const auto now = std::chrono::duration_cast<std::chrono::microseconds>(
+                             std::chrono::system_clock::now().time_since_epoch())
+                             .count();
+        fmt::format_to(std::back_inserter(out), "{}.{:06}", now / 1'000'000, now % 1'000'000);
+        break;
+      }
+      case Piece::window_s:
+        out += seconds_text(context.window_ms);
+        break;
     }
   }
+}
+
+std::string seconds_text(int64_t ms) {
+  std::string text =
+      fmt::format("{}{}.{:03}", ms < 0 ? "-" : "", std::llabs(ms) / 1000, std::llabs(ms) % 1000);
+  while (text.back() == '0')
+    text.pop_back();
+  if (text.back() == '.')
+    text.pop_back();
+  return text;
 }
 
 std::string random_uuid(std::mt19937_64& rng) {

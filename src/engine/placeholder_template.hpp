@@ -1,7 +1,8 @@
 #pragma once
 // Text with placeholders, parsed once and expanded per request (--arg values; URLs, headers
 // and bodies of HTTP requests): {limit} {window_ms} {uuid} (unique per request) {seq} (request
-// number) {run} {now_ms} {id} (the identity the request speaks for: seq mod identities).
+// number) {run} {now_ms} {id} (the identity the request speaks for: seq mod identities),
+// {now_s} (Unix seconds with six decimals) and {window_s} (the window in seconds: "2", "0.5").
 
 #include <cstdint>
 #include <expected>
@@ -36,13 +37,17 @@ class PlaceholderTemplate {
   bool is_constant() const;
 
  private:
-  enum class Piece { literal, limit, window_ms, uuid, seq, run, now_ms, id };
+  enum class Piece { literal, limit, window_ms, uuid, seq, run, now_ms, id, now_s, window_s };
   struct Part {
     Piece piece;
     std::string literal;
   };
   std::vector<Part> parts_;
 };
+
+// A duration in milliseconds as seconds, as short as exact: 2000 -> "2", 500 -> "0.5",
+// 1250 -> "1.25".
+std::string seconds_text(int64_t ms);
 
 // A random RFC 4122 version-4 UUID from `rng`, so --seed reproduces it.
 std::string random_uuid(std::mt19937_64& rng);

@@ -24,10 +24,13 @@ struct Context {
   std::optional<int64_t> advertised_limit;
   std::optional<int64_t> advertised_reset_s;
   std::optional<int64_t> advertised_window_s;
+  bool reset_from_date = false;
+  bool retry_from_date = false;
 
   auto key() const {
     return std::tuple(status, hint_expected, hint_invalid, header_problem, hint_resolution_ms,
-                      advertised_limit, advertised_reset_s, advertised_window_s);
+                      advertised_limit, advertised_reset_s, advertised_window_s, reset_from_date,
+                      retry_from_date);
   }
   bool operator<(const Context& other) const { return key() < other.key(); }
 };
@@ -40,7 +43,9 @@ Context context_of(const RequestRecord& record) {
           record.hint_resolution_ms,
           record.advertised_limit,
           record.advertised_reset_s,
-          record.advertised_window_s};
+          record.advertised_window_s,
+          record.reset_from_date,
+          record.retry_from_date};
 }
 
 std::optional<int32_t> narrow(int64_t value) {
@@ -108,6 +113,8 @@ RequestRecord RecordView::operator[](size_t index) const {
   record.advertised_limit = context.advertised_limit;
   record.advertised_reset_s = context.advertised_reset_s;
   record.advertised_window_s = context.advertised_window_s;
+  record.reset_from_date = context.reset_from_date;
+  record.retry_from_date = context.retry_from_date;
   return record;
 }
 

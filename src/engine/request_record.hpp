@@ -59,6 +59,11 @@ struct Decision {
   // The unit the retry hint counts in, which bounds how exactly it can be judged: 1 (a
   // script's retry_ms), 1000 (whole seconds: HTTP Retry-After, RateLimit reset / t).
   int32_t hint_resolution_ms = 1;
+  // http: the reset (an epoch X-RateLimit-Reset) or the Retry-After (an HTTP-date) was a
+  // timestamp, turned into a delay against the Date header (else the local clock): both count
+  // whole seconds, so the delay is known to a second either way.
+  bool reset_from_date = false;
+  bool retry_from_date = false;
   // Redis Cluster: the master that decided ("host:port"); empty otherwise. Valid until the
   // decision is handed over; the worker counts requests per node (RunResult::by_node).
   std::string_view node;
@@ -79,6 +84,8 @@ struct RequestRecord {
   bool hint_invalid = false;
   bool header_problem = false;
   int32_t hint_resolution_ms = 1;  // Decision::hint_resolution_ms (in the padding: no growth)
+  bool reset_from_date = false;    // Decision::reset_from_date
+  bool retry_from_date = false;    // Decision::retry_from_date
   std::optional<int64_t> advertised_limit;
   std::optional<int64_t> advertised_reset_s;
   std::optional<int64_t> advertised_window_s;

@@ -265,6 +265,8 @@ void Worker::on_decision(int slot_index, Decision decision) {
   record.hint_invalid = decision.hint_invalid;
   record.header_problem = decision.header_problem;
   record.hint_resolution_ms = decision.hint_resolution_ms;
+  record.reset_from_date = decision.reset_from_date;
+  record.retry_from_date = decision.retry_from_date;
   record.advertised_limit = decision.advertised_limit;
   record.advertised_reset_s = decision.advertised_reset_s;
   record.advertised_window_s = decision.advertised_window_s;

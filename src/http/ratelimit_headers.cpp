@@ -208,6 +208,7 @@ struct FormValues {
   std::optional<int64_t> reset;
   std::optional<int64_t> window;
   std::vector<RateLimitPolicy> policies;
+  bool reset_from_timestamp = false;  // x-ratelimit: the reset was a Unix timestamp
 
   bool understood() const { return limit || remaining || reset || window || !policies.empty(); }
 
@@ -309,7 +310,8 @@ FormValues Reader::read_x_ratelimit() {
     if (*reset > k_timestamp_ceiling) {
       problem(x_reset, fmt::format("timestamp {} is past the year 5000 (milliseconds?)", *reset));
     } else {
-      x.reset = *reset > k_timestamp_floor ? seconds_until(*reset, now_) : *reset;
+      x.reset_from_timestamp = *reset > k_timestamp_floor;
+      x.reset = x.reset_from_timestamp ? seconds_until(*reset, now_) : *reset;
     }
   }
   return x;
@@ -462,7 +464,9 @@ RateLimitInfo Reader::read() {
   };
   info.limit = pick(&FormValues::limit, "limit", 0);
   info.remaining = pick(&FormValues::remaining, "remaining", 0);
-  info.reset_s = pick(&FormValues::reset, "reset", 1);
+  info.reset_s = pick(&FormValues::reset, "reset", x.reset_from_timestamp ? 2 : 1);
+  info.reset_from_timestamp =
+      info.reset_s && !ietf.reset && !d7.reset && !d6.reset && x.reset_from_timestamp;
   info.window_s = pick(&FormValues::window, "window", 0);
   if (info.limit && info.remaining && *info.remaining > *info.limit)
     problems_.push_back(

@@ -25,6 +25,9 @@ struct RateLimitInfo {
   std::optional<int64_t> reset_s;   // seconds until reset (draft "reset", IETF "t",
                                     // X-RateLimit-Reset converted to a delta)
   std::optional<int64_t> window_s;  // from a policy's w=, when given
+  // reset_s came from an X-RateLimit-Reset timestamp read against `reference_unix_s`: both
+  // whole seconds, so the delay is known to a second either way.
+  bool reset_from_timestamp = false;
   std::string source;  // "x-ratelimit", "draft-6", "draft-7", "ietf" (the one used; "" when none)
   std::vector<RateLimitPolicy> policies;
   std::vector<std::string> problems;  // malformed or conflicting fields, one line each, e.g.
@@ -55,8 +58,9 @@ using HeaderList = std::vector<std::pair<std::string, std::string>>;
 //
 // Precedence: `source` is the best form that yielded any value (ietf > draft-7 > draft-6 >
 // x-ratelimit); each of limit, remaining, reset and window comes from the best form that has it.
-// Any other form that gives a different value is reported (resets within 1 s agree: a timestamp
-// converted against a different clock may round either way), as is remaining above limit.
+// Any other form that gives a different value is reported (resets within 1 s agree: a delay
+// rounds either way; within 2 s when one was a timestamp, read against a Date truncated to the
+// second), as is remaining above limit.
 //
 // Field values: names match case-insensitively; values are trimmed; a value repeated verbatim
 // is ignored; a single-valued field repeated with a different value is reported and the first

@@ -76,6 +76,7 @@ engine::Decision decide_response(int status, const HeaderList& headers, const Re
   decision.advertised_limit = advertised.limit;
   decision.remaining = advertised.remaining;
   decision.advertised_reset_s = advertised.reset_s;
+  decision.reset_from_date = advertised.reset_from_timestamp;
   decision.advertised_window_s = advertised.window_s;
   if (!advertised.problems.empty()) {
     decision.header_problem = true;
@@ -98,6 +99,7 @@ engine::Decision decide_response(int status, const HeaderList& headers, const Re
     auto retry_after = parse_retry_after(*value, reference);
     if (retry_after) {
       decision.retry_ms = retry_after->seconds * 1000;
+      decision.retry_from_date = retry_after->form == RetryAfter::Form::http_date;
     } else {
       decision.hint_invalid = true;
       decision.hint_note = fmt::format("Retry-After: {}", retry_after.error());

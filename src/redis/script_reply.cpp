@@ -17,7 +17,14 @@ using engine::Decision;
 using engine::Outcome;
 using Result = std::expected<Decision, std::string>;
 
+// A Lua false (or nil) reaches rlcheck as a nil reply: a denial where a format allows it.
+bool is_nil(const redisReply& reply) {
+  return reply.type == REDIS_REPLY_NIL;
+}
+
 std::expected<bool, std::string> allowed_flag(const redisReply& reply) {
+  if (is_nil(reply))
+    return false;
   if (reply.type != REDIS_REPLY_INTEGER) {
     return std::unexpected(fmt::format("allowed is {}", describe_reply(&reply)));
   }
@@ -132,13 +139,15 @@ Result cell_decision(const redisReply& reply) {
 }
 
 // {allowed, remaining, retry_after, reset_after}, as redis_rate's scripts reply: allowed is
-// the count admitted (the request's cost), 0 when denied.
+// the count admitted (the request's cost), 0 (or a Lua false) when denied.
 Result rate_decision(const redisReply& reply) {
   if (auto shape = array_of(reply, 4); !shape)
     return std::unexpected(shape.error());
   constexpr std::string_view k_slots[] = {"allowed", "remaining", "retry_after", "reset_after"};
   double values[4] = {};
   for (size_t i = 0; i < 4; ++i) {
+    if (i == 0 && is_nil(*reply.element[0]))
+      continue;  // false: denied
     auto value = number_slot(reply, i, k_slots[i]);
     if (!value)
       return std::unexpected(value.error());
@@ -161,10 +170,30 @@ Result rate_decision(const redisReply& reply) {
   return decision;
 }
 
+// A bare hit count: allowed while it is at most the limit; a Lua false or nil is a denial.
+// No place for a hint.
+Result count_decision(const redisReply& reply, int64_t limit) {
+  Decision decision;
+  if (is_nil(reply)) {
+    decision.outcome = Outcome::denied;
+    return decision;
+  }
+  if (reply.type != REDIS_REPLY_INTEGER)
+    return std::unexpected(fmt::format("returned {}", describe_reply(&reply)));
+  if (reply.integer < 0)
+    return std::unexpected(fmt::format("returned {}, not a count", reply.integer));
+  decision.outcome = reply.integer <= limit ? Outcome::allowed : Outcome::denied;
+  return decision;
+}
+
 }  // namespace
 
 Result decision_from_script_reply(const redisReply& reply) {
   Decision decision;
+  if (is_nil(reply)) {
+    decision.outcome = Outcome::denied;  // return false
+    return decision;
+  }
   if (reply.type == REDIS_REPLY_INTEGER) {
     auto allowed = allowed_flag(reply);
     if (!allowed)
@@ -207,6 +236,8 @@ Result decision_from_reply(ReplyFormat format, int64_t limit, const redisReply& 
       return cell_decision(reply);
     case ReplyFormat::rate:
       return rate_decision(reply);
+    case ReplyFormat::count:
+      return count_decision(reply, limit);
   }
   return std::unexpected("has an unknown reply format");
 }
@@ -214,7 +245,7 @@ Result decision_from_reply(ReplyFormat format, int64_t limit, const redisReply& 
 std::string_view expected_reply_shape(ReplyFormat format) {
   switch (format) {
     case ReplyFormat::contract:
-      return "1, 0 or {allowed, remaining, retry_ms}";
+      return "1, 0 (or false) or {allowed, remaining, retry_ms}";
     case ReplyFormat::counter:
       return "{hits, ttl_ms} of integers (--reply counter)";
     case ReplyFormat::cell:
@@ -223,6 +254,8 @@ std::string_view expected_reply_shape(ReplyFormat format) {
     case ReplyFormat::rate:
       return "{allowed, remaining, retry_after, reset_after}, numbers or numeric strings "
              "(--reply rate)";
+    case ReplyFormat::count:
+      return "a hit count, or false when denied (--reply count)";
   }
   return "";
 }

@@ -10,6 +10,10 @@
 //   rate     {allowed, remaining, retry_after, reset_after}, numbers or numeric strings (Lua
 //            truncates numbers in replies, so go-redis' redis_rate sends tostring()s): allowed
 //            when allowed > 0; retry_after in seconds with fractions, -1 meaning none.
+//   count    a bare hit count (an integer): allowed while it is at most the limit; no hint.
+// A Lua false (or a bare nil) reaches rlcheck as a nil reply: a denial where the format has a
+// place for it (contract: the reply or its allowed slot; rate: its allowed slot; count: the
+// reply). counter and cell have none (cell's "limited" false would mean allowed).
 
 #include <cstdint>
 #include <expected>

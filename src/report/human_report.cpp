@@ -59,7 +59,9 @@ std::string limit_text(const Report& report) {
   if (report.mode != "http")
     return fmt::format("limit {} per {}", params.limit, window);
   const std::string limit_note = source_note(params.limit_source);
-  const std::string window_note = source_note(params.window_source, params.window_from_reset);
+  std::string window_note = source_note(params.window_source, params.window_from_reset);
+  if (!params.window_readings_ms.empty())
+    window_note = " (advertised reset: a timestamp read against Date, ±1s)";
   if (limit_note == window_note) {
     const std::string both =
         params.limit_source == "advertised" ? " (advertised by the server)" : limit_note;

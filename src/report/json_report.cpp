@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
+
 #include "app/build_info.hpp"
 
 namespace rlcheck::report {
@@ -172,6 +174,8 @@ json to_json(const Report& report) {
                        {"window_ms", report.params.window_source}};
   if (report.params.window_source == "advertised")
     params["window_basis"] = report.params.window_from_reset ? "reset" : "policy";
+  if (!report.params.window_readings_ms.empty())
+    params["window_readings_ms"] = report.params.window_readings_ms;
   if (report.params.burst) {
     params["sources"]["burst"] = report.params.burst_source;
     params["sources"]["refill"] = report.params.refill_source;
@@ -193,8 +197,16 @@ json to_json(const Report& report) {
   params["early_tolerance_ms"] = report.params.early_tolerance_ms;
   params["late_tolerance_ms"] = report.params.late_tolerance_ms;
   params["hint_resolution_ms"] = nullptr;
-  if (report.params.hint_resolution_ms != 0)
+  params["hint_resolution"] = nullptr;
+  if (report.params.hint_resolution_ms != 0) {
     params["hint_resolution_ms"] = report.params.hint_resolution_ms;
+    // As --hint-resolution spells it: "1ms" or "1s".
+    params["hint_resolution"] = report.params.hint_resolution_ms >= 1000
+                                    ? fmt::format("{}s", report.params.hint_resolution_ms / 1000)
+                                    : fmt::format("{}ms", report.params.hint_resolution_ms);
+    if (!report.params.hint_resolution_source.empty())
+      params["sources"]["hint_resolution"] = report.params.hint_resolution_source;
+  }
   params["retry_tolerances"] = json::array();
   for (const checks::HintTolerance& tolerance : report.params.retry_tolerances) {
     params["retry_tolerances"].push_back({{"resolution_ms", tolerance.resolution_ms},

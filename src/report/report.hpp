@@ -46,6 +46,11 @@ struct Params {
   // The resolution of the hints judged (1: milliseconds, 1000: whole seconds; 0: none judged),
   // whose tolerances the two above are; `retry_tolerances` holds every resolution's.
   int32_t hint_resolution_ms = 0;
+  // Where that resolution came from (params.sources.hint_resolution in JSON): "flag"
+  // (--hint-resolution 1ms or 1s), "inferred" (auto: every hint a multiple of 1000 ms, judged
+  // as whole seconds), "format" (the unit the reply carries: a script's milliseconds, HTTP's and
+  // --reply cell's whole seconds); empty when no hint was judged.
+  std::string hint_resolution_source;
   std::vector<checks::HintTolerance> retry_tolerances;
   std::optional<int64_t> burst;       // token-bucket / gcra
   std::string refill;                 // token-bucket / gcra, "10/1m"
@@ -53,11 +58,14 @@ struct Params {
   // Where the other judged parameters came from, as limit_source (params.sources in JSON).
   std::string window_source = "flag";  // "flag", "default", or "advertised"
   bool window_from_reset = false;      // advertised only as the largest reset, not as a w=
-  std::string burst_source;            // with `burst`: "flag" or "default"
-  std::string refill_source;           // with `refill`: "flag" or "default"
-  int pipeline = 1;                    // redis: requests in flight per connection (--pipeline)
-  std::string http_client;             // http: "native" or "curl"; empty otherwise
-  std::optional<Topology> topology;    // redis only
+  // That reset was a timestamp read against the Date header (±1 s): the windows it allows, in
+  // the order judged; window_ms is the first the checks pass under, else the reset as read.
+  std::vector<int64_t> window_readings_ms;
+  std::string burst_source;          // with `burst`: "flag" or "default"
+  std::string refill_source;         // with `refill`: "flag" or "default"
+  int pipeline = 1;                  // redis: requests in flight per connection (--pipeline)
+  std::string http_client;           // http: "native" or "curl"; empty otherwise
+  std::optional<Topology> topology;  // redis only
 };
 
 // What the Redis connections met over every run (summary.redirects, summary.reconnects).

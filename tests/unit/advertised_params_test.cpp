@@ -101,3 +101,28 @@ TEST_CASE("advertised params: nothing advertised, nothing known") {
   CHECK_FALSE(params.window_s.has_value());
   CHECK(read_advertised_params({}).window_basis == AdvertisedParams::WindowBasis::none);
 }
+
+TEST_CASE("advertised window: a timestamp reset read against Date is the window or one more") {
+  // Flask-Limiter, 2 s window: the reset is sent as the second after the window's end, the Date
+  // truncated: read as 3 on the first admission.
+  RequestRecord first = response(Outcome::allowed, 5, 3, std::nullopt);
+  first.reset_from_date = true;
+  RequestRecord later = response(Outcome::allowed, 5, 2, std::nullopt);
+  later.reset_from_date = true;
+  const auto params = read_advertised_params({run_of({first, later})});
+  CHECK(params.window_s == 3);
+  CHECK(params.window_basis == AdvertisedParams::WindowBasis::reset);
+  CHECK(params.window_readings_s == std::vector<int64_t>{2, 3});
+
+  // A 1 s reading leaves no window below it.
+  RequestRecord short_window = response(Outcome::allowed, 5, 1, std::nullopt);
+  short_window.reset_from_date = true;
+  CHECK(read_advertised_params({run_of({short_window})}).window_readings_s ==
+        std::vector<int64_t>{1});
+
+  // A delta reset (RateLimit-Reset, or a small X-RateLimit-Reset) is read as is.
+  const auto delta =
+      read_advertised_params({run_of({response(Outcome::allowed, 5, 3, std::nullopt)})});
+  CHECK(delta.window_s == 3);
+  CHECK(delta.window_readings_s.empty());
+}

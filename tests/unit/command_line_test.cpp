@@ -396,6 +396,42 @@ TEST_CASE("--reply and --script-keys reach the config, with --script only") {
   CHECK(mentions(usage_error({"serve", "--reply", "counter"}), "--reply"));
 }
 
+TEST_CASE("--reply count and --hint-resolution reach the config; bad values name the flag") {
+  using rlcheck::config::HintResolution;
+  TempScript script;
+  const std::string path = script.path.string();
+  CHECK(parse({"redis", "--script", path.c_str(), "--reply", "count"}).config.redis.reply ==
+        rlcheck::config::ReplyFormat::count);
+  CHECK(parse({"redis"}).config.checks.hint_resolution == HintResolution::auto_detect);
+  CHECK(parse({"redis", "--hint-resolution", "auto"}).config.checks.hint_resolution ==
+        HintResolution::auto_detect);
+  CHECK(parse({"redis", "--script", path.c_str(), "--hint-resolution", "1ms"})
+            .config.checks.hint_resolution == HintResolution::milliseconds);
+  CHECK(parse({"redis", "-s", "gcra", "--hint-resolution", "1s"}).config.checks.hint_resolution ==
+        HintResolution::seconds);
+  CHECK(parse({"compare", "--hint-resolution", "1s"}).config.checks.hint_resolution ==
+        HintResolution::seconds);
+
+  const std::string bad = usage_error({"redis", "--hint-resolution", "10ms"});
+  CHECK(mentions(bad, "--hint-resolution"));
+  CHECK(mentions(bad, "'10ms'"));
+  CHECK(mentions(bad, "auto, 1ms or 1s"));
+  // cell's hints count whole seconds: judging them to the millisecond could only fail them.
+  const std::string cell = usage_error(
+      {"redis", "--script", path.c_str(), "--reply", "cell", "--hint-resolution", "1ms"});
+  CHECK(mentions(cell, "--hint-resolution"));
+  CHECK(mentions(cell, "--reply cell"));
+  CHECK(parse({"redis", "--script", path.c_str(), "--reply", "cell", "--hint-resolution", "1s"})
+            .config.checks.hint_resolution == HintResolution::seconds);
+  // HTTP hints are whole seconds by their headers' grammar: the flag is not there.
+  CHECK(mentions(usage_error({"http", "http://127.0.0.1:1/", "--hint-resolution", "1s"}),
+                 "--hint-resolution"));
+  CHECK(mentions(usage_error({"redis", "--hint-resolution"}), "--hint-resolution"));
+  CHECK(
+      mentions(usage_error({"compare", "--url", "http://127.0.0.1:1/", "--hint-resolution", "1s"}),
+               "--hint-resolution: applies to a Redis limiter"));
+}
+
 TEST_CASE("probe: a URL is an HTTP probe, none a Redis one; --max-time is its budget") {
   const auto http = parse({"probe", "http://127.0.0.1:1/?k={run}", "--max-time", "30s"}).config;
   CHECK(http.command == rlcheck::config::Command::probe);

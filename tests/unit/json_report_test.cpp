@@ -110,6 +110,27 @@ TEST_CASE("to_json target and params, with optional fields only when set") {
   CHECK(j.at("interrupted") == true);
 }
 
+TEST_CASE("to_json params: the hint resolution as --hint-resolution spells it, and its source") {
+  Report report = sample_report();
+  json j = to_json(report);
+  CHECK(j.at("params").at("hint_resolution").is_null());
+  CHECK_FALSE(j.at("params").at("sources").contains("hint_resolution"));
+  CHECK_FALSE(j.at("params").contains("window_readings_ms"));
+
+  report.params.hint_resolution_ms = 1000;
+  report.params.hint_resolution_source = "inferred";
+  report.params.window_readings_ms = {2000, 3000};
+  j = to_json(report);
+  CHECK(j.at("params").at("hint_resolution") == "1s");
+  CHECK(j.at("params").at("sources").at("hint_resolution") == "inferred");
+  CHECK(j.at("params").at("window_readings_ms") == json::array({2000, 3000}));
+  report.params.hint_resolution_ms = 1;
+  report.params.hint_resolution_source = "flag";
+  j = to_json(report);
+  CHECK(j.at("params").at("hint_resolution") == "1ms");
+  CHECK(j.at("params").at("sources").at("hint_resolution") == "flag");
+}
+
 TEST_CASE("to_json params: the retry tolerance that judged the hints, and every resolution's") {
   Report report = sample_report();
   json j = to_json(report);

@@ -5,6 +5,7 @@
 #include <random>
 #include <set>
 #include <string>
+#include <utility>
 
 #include "engine/placeholder_template.hpp"
 
@@ -89,6 +90,34 @@ TEST_CASE("{now_ms} is the wall clock in milliseconds") {
   const int64_t value = std::stoll(text);
   CHECK(value >= before);
   CHECK(value <= after);
+}
+
+TEST_CASE("{now_s} is the wall clock in seconds with six decimals") {
+  PlaceholderContext context;
+  const int64_t before = now_ms();
+  const std::string text = expand("{now_s}", context);
+  const int64_t after = now_ms();
+  REQUIRE(text.size() > 7);
+  CHECK(text[text.size() - 7] == '.');
+  const double value = std::stod(text);
+  CHECK(value * 1000 >= static_cast<double>(before) - 1);
+  CHECK(value * 1000 <= static_cast<double>(after) + 1);
+}
+
+TEST_CASE("{window_s} is the window in seconds, as short as exact") {
+  PlaceholderContext context;
+  for (const auto& [window_ms, seconds] : {std::pair<int64_t, const char*>{2000, "2"},
+                                           {500, "0.5"},
+                                           {1250, "1.25"},
+                                           {1, "0.001"},
+                                           {60'000, "60"},
+                                           {0, "0"}}) {
+    context.window_ms = window_ms;
+    CHECK(expand("{window_s}", context) == seconds);
+    CHECK(rlcheck::engine::seconds_text(window_ms) == seconds);
+  }
+  context.window_ms = 2000;
+  CHECK(expand("{window_ms}:{window_s}", context) == "2000:2");
 }
 
 TEST_CASE("{uuid} draws a fresh v4 UUID from the context generator") {

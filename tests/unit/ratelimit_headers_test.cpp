@@ -342,6 +342,36 @@ TEST_CASE(
     check_case(c);
 }
 
+TEST_CASE("an X-RateLimit-Reset timestamp is marked as read against the reference second") {
+  // Flask-Limiter: a 2 s window opened at 1700000000.4 ends at .4 past 1700000002; it sends
+  // the second after, 1700000003, and a Date of 1700000000: read as 3.
+  const RateLimitInfo flask = parse_ratelimit_headers({{"X-RateLimit-Limit", "5"},
+                                                       {"X-RateLimit-Remaining", "4"},
+                                                       {"X-RateLimit-Reset", "1700000003"}},
+                                                      k_now);
+  CHECK(flask.reset_s == 3);
+  CHECK(flask.reset_from_timestamp);
+  CHECK(flask.problems.empty());
+
+  const RateLimitInfo delta =
+      parse_ratelimit_headers({{"X-RateLimit-Limit", "5"}, {"X-RateLimit-Reset", "2"}}, k_now);
+  CHECK(delta.reset_s == 2);
+  CHECK_FALSE(delta.reset_from_timestamp);
+
+  // A draft form's delta wins over the timestamp: the reset is not one read against Date.
+  const RateLimitInfo both = parse_ratelimit_headers(
+      {{"RateLimit", "limit=5, remaining=4, reset=2"}, {"X-RateLimit-Reset", "1700000003"}}, k_now);
+  CHECK(both.reset_s == 2);
+  CHECK_FALSE(both.reset_from_timestamp);
+  CHECK(both.problems.empty());  // 2 s against 3: a timestamp read against Date may say so
+
+  const RateLimitInfo apart = parse_ratelimit_headers(
+      {{"RateLimit", "limit=5, remaining=4, reset=2"}, {"X-RateLimit-Reset", "1700000005"}}, k_now);
+  REQUIRE(apart.problems.size() == 1);
+  CHECK(apart.problems[0].find("reset: draft-7 says 2 but x-ratelimit says 5") !=
+        std::string::npos);
+}
+
 TEST_CASE("parse_ratelimit_headers lists every distinct policy") {
   const RateLimitInfo info = parse_ratelimit_headers(
       {{"RateLimit-Policy", "\"burst\";q=100;w=1, \"daily\";q=1000;w=86400"},

@@ -35,6 +35,7 @@ std::vector<RequestRecord> sample_records() {
   denied.advertised_reset_s = 60;
   denied.advertised_window_s = 60;
   denied.header_problem = true;
+  denied.reset_from_date = true;
   RequestRecord failed;
   failed.seq = 1ULL << 33;
   failed.identity = 4'000'000'000U;
@@ -44,6 +45,7 @@ std::vector<RequestRecord> sample_records() {
   failed.error = ErrorKind::too_large;
   failed.hint_invalid = true;
   failed.retry_ms = -1;
+  failed.retry_from_date = true;
   return {allowed, denied, failed};
 }
 
@@ -65,6 +67,8 @@ void check_same(const RequestRecord& a, const RequestRecord& b, int64_t shift_ns
   CHECK(a.advertised_limit == b.advertised_limit);
   CHECK(a.advertised_reset_s == b.advertised_reset_s);
   CHECK(a.advertised_window_s == b.advertised_window_s);
+  CHECK(a.reset_from_date == b.reset_from_date);
+  CHECK(a.retry_from_date == b.retry_from_date);
 }
 
 }  // namespace

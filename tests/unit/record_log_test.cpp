@@ -31,6 +31,8 @@ RequestRecord typical(uint64_t seq) {
   r.advertised_limit = 10;
   r.advertised_reset_s = 1;
   r.advertised_window_s = 60;
+  r.reset_from_date = seq % 2 == 0;
+  r.retry_from_date = seq % 3 == 0;
   return r;
 }
 

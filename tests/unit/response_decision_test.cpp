@@ -110,6 +110,29 @@ TEST_CASE("decide_response: every hint a response carries counts whole seconds")
   CHECK(Decision{}.hint_resolution_ms == 1);
 }
 
+TEST_CASE("decide_response marks what it read against Date: timestamps, not delays") {
+  constexpr const char* k_date = "Tue, 14 Nov 2023 22:13:20 GMT";  // 1700000000
+  const HeaderList flask{{"Date", k_date},
+                         {"X-RateLimit-Limit", "5"},
+                         {"X-RateLimit-Remaining", "0"},
+                         {"X-RateLimit-Reset", "1700000003"},
+                         {"Retry-After", "2"}};
+  const Decision denied = decide_response(429, flask, default_rules(), k_local + 100);
+  CHECK(denied.advertised_reset_s == 3);
+  CHECK(denied.reset_from_date);
+  CHECK(denied.retry_ms == 2000);
+  CHECK_FALSE(denied.retry_from_date);
+
+  const HeaderList dated{{"Date", k_date}, {"Retry-After", "Tue, 14 Nov 2023 22:13:22 GMT"}};
+  const Decision by_date = decide_response(429, dated, default_rules(), k_local + 100);
+  CHECK(by_date.retry_ms == 2000);
+  CHECK(by_date.retry_from_date);
+  CHECK_FALSE(by_date.reset_from_date);
+
+  const HeaderList delta{{"RateLimit", "limit=5, remaining=0, reset=3"}};
+  CHECK_FALSE(decide_response(429, delta, default_rules(), k_local).reset_from_date);
+}
+
 TEST_CASE("decide_response finds Retry-After whatever the case of its name") {
   for (const char* name : {"retry-after", "RETRY-AFTER", "Retry-after"}) {
     CAPTURE(name);

@@ -327,3 +327,72 @@ TEST_CASE("unknown requests may have taken a token bucket's tokens just before a
   CHECK(accuracy.errors.empty());
   CHECK(accuracy.unexplained == 1);
 }
+
+TEST_CASE("a hint read against Date may be a second later: the tolerance says so") {
+  const auto read = hint_tolerance(1000, 2000, true);
+  CHECK(read.early_ms == 1000);
+  CHECK(read.late_ms == 2000);
+  CHECK(hint_tolerance(1000, 60'000, true).late_ms == 7000);
+  CHECK(AccuracyTolerance{2000}.at(1000, true).late_ms == 2000);
+
+  // Predicted 900 ms (limit 5 per second, denied at 100 ms); told 2400 ms: 1.5 s late.
+  const auto judge = [](bool from_date) {
+    auto records = full_window_then_denial(5, 100, 2400);
+    records.back().hint_resolution_ms = 1000;
+    records.back().retry_from_date = from_date;
+    return measure_retry_accuracy(IdentityRecords{records}, sliding(5, 1000), 0,
+                                  AccuracyTolerance{1000});
+  };
+  CHECK(judge(false).late == 1);  // a delay-seconds Retry-After knows its second
+  CHECK(judge(true).late == 0);   // an HTTP-date read against a truncated Date does not
+  // 2.5 s late is beyond either.
+  auto records = full_window_then_denial(5, 100, 3500);
+  records.back().hint_resolution_ms = 1000;
+  records.back().retry_from_date = true;
+  CHECK(
+      measure_retry_accuracy(IdentityRecords{records}, sliding(5, 1000), 0, AccuracyTolerance{1000})
+          .late == 1);
+
+  // Which of the two a hint is: Retry-After's, else the reset's.
+  RequestRecord record;
+  record.retry_ms = 1000;
+  record.reset_from_date = true;
+  CHECK_FALSE(rlcheck::checks::usable_hint_from_date(record));
+  record.retry_ms.reset();
+  record.advertised_reset_s = 1;
+  CHECK(rlcheck::checks::usable_hint_from_date(record));
+}
+
+TEST_CASE("millisecond hints that are all whole seconds can be judged again as whole seconds") {
+  const AccuracyTolerance tolerance{1000};
+  // Predicted 900 ms; a script that rounds up says 1000 ms: 100 ms late to the millisecond.
+  auto ceiled = measure_retry_accuracy(IdentityRecords{full_window_then_denial(5, 100, 1000)},
+                                       sliding(5, 1000), 0, tolerance);
+  CHECK(ceiled.finer_hints_whole_seconds);
+  CHECK(ceiled.late == 1);
+  CHECK(ceiled.resolutions == std::vector<int32_t>{1});
+  rlcheck::checks::judge_as_whole_seconds(ceiled, tolerance);
+  CHECK(ceiled.late == 0);
+  CHECK(ceiled.early == 0);
+  CHECK(ceiled.judged_as_whole_seconds);
+  CHECK(ceiled.resolutions == std::vector<int32_t>{1000});
+
+  // A millisecond hint is not a whole second.
+  const auto exact = measure_retry_accuracy(IdentityRecords{full_window_then_denial(5, 100, 900)},
+                                            sliding(5, 1000), 0, tolerance);
+  CHECK_FALSE(exact.finer_hints_whole_seconds);
+
+  // Judged as whole seconds, a hint two seconds late still fails.
+  auto late = measure_retry_accuracy(IdentityRecords{full_window_then_denial(5, 100, 3000)},
+                                     sliding(5, 1000), 0, tolerance);
+  rlcheck::checks::judge_as_whole_seconds(late, tolerance);
+  CHECK(late.late == 1);
+
+  // Hints already in whole seconds (HTTP, --reply cell) are left as they were judged.
+  auto records = full_window_then_denial(5, 100, 450);
+  records.back().hint_resolution_ms = 1000;
+  auto seconds = measure_retry_accuracy(IdentityRecords{records}, sliding(5, 1000), 0, tolerance);
+  CHECK(seconds.finer_hints_whole_seconds);
+  rlcheck::checks::judge_as_whole_seconds(seconds, tolerance);
+  CHECK_FALSE(seconds.judged_as_whole_seconds);
+}

@@ -148,3 +148,38 @@ TEST_CASE("the peak is measured against the rule") {
   CHECK(summarize_run(1, result, audit_of(sliding_rule(10))).peak.count == 12);
   CHECK_FALSE(summarize_run(1, result, audit_of(sliding_rule(12))).peak.exceeded());
 }
+
+TEST_CASE("--hint-resolution: auto judges as whole seconds only when every run's hints were") {
+  using rlcheck::config::HintResolution;
+  const rlcheck::checks::AccuracyTolerance tolerance{1000};
+  const auto runs_of = [](bool second_run_whole) {
+    std::vector<RunStats> runs(2);
+    for (RunStats& run : runs) {
+      run.retry_accuracy.errors.push_back({0, 10, 0, 1000, 100, 1});
+      run.retry_accuracy.late = 1;
+      run.retry_accuracy.resolutions = {1};
+    }
+    runs[1].retry_accuracy.finer_hints_whole_seconds = second_run_whole;
+    return runs;
+  };
+  auto whole = runs_of(true);
+  CHECK(rlcheck::checks::settle_hint_resolution(whole, HintResolution::auto_detect, tolerance));
+  for (const RunStats& run : whole) {
+    CHECK(run.retry_accuracy.late == 0);
+    CHECK(run.retry_accuracy.resolutions == std::vector<int32_t>{1000});
+  }
+  // One run with a hint that is not a whole second: every run keeps milliseconds.
+  auto mixed = runs_of(false);
+  CHECK_FALSE(
+      rlcheck::checks::settle_hint_resolution(mixed, HintResolution::auto_detect, tolerance));
+  CHECK(mixed[0].retry_accuracy.late == 1);
+  CHECK(mixed[0].retry_accuracy.resolutions == std::vector<int32_t>{1});
+  // 1s judges whole seconds whatever the hints; 1ms never does.
+  auto forced = runs_of(false);
+  CHECK(rlcheck::checks::settle_hint_resolution(forced, HintResolution::seconds, tolerance));
+  CHECK(forced[1].retry_accuracy.late == 0);
+  auto kept = runs_of(true);
+  CHECK_FALSE(
+      rlcheck::checks::settle_hint_resolution(kept, HintResolution::milliseconds, tolerance));
+  CHECK(kept[0].retry_accuracy.late == 1);
+}

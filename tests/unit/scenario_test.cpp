@@ -124,6 +124,19 @@ TEST_CASE("reply and script-keys are scenario keys, as their flags") {
   CHECK(*(keys + 1) == "2");
 }
 
+TEST_CASE("hint-resolution is a scenario key, as its flag") {
+  TempFolder folder;
+  const std::string file = folder.write(
+      "hints.json",
+      R"({"mode": "redis", "script": "rate.lua", "reply": "rate", "hint-resolution": "1s"})");
+  const auto scenario = load_scenario(file);
+  REQUIRE(scenario.has_value());
+  const auto& argv = scenario->argv;
+  const auto flag = std::find(argv.begin(), argv.end(), "--hint-resolution");
+  REQUIRE(flag != argv.end());
+  CHECK(*(flag + 1) == "1s");
+}
+
 TEST_CASE("TLS, cluster and pipeline keys are scenario keys; certificate paths are relative") {
   TempFolder folder;
   const std::string file = folder.write("production.json", R"({

@@ -98,7 +98,7 @@ TEST_CASE("allowed must be 1 or 0") {
   CHECK(mentions(in_array.error(), "not 1 or 0"));
 }
 
-TEST_CASE("string, status, nil and error replies are described in the error") {
+TEST_CASE("string, status and error replies are described in the error") {
   ReplyBuilder b;
   auto string = decision_from_script_reply(b.string("ok"));
   REQUIRE_FALSE(string.has_value());
@@ -107,10 +107,6 @@ TEST_CASE("string, status, nil and error replies are described in the error") {
   auto status = decision_from_script_reply(b.status("OK"));
   REQUIRE_FALSE(status.has_value());
   CHECK(mentions(status.error(), "status"));
-
-  auto nil = decision_from_script_reply(b.nil());
-  REQUIRE_FALSE(nil.has_value());
-  CHECK(mentions(nil.error(), "nil"));
 
   // A numeric string is still not an integer reply.
   CHECK_FALSE(decision_from_script_reply(b.string("1")).has_value());
@@ -333,9 +329,9 @@ TEST_CASE("rate: a wrong shape names the slot and the format") {
   CHECK(mentions(negative.error(), "allowed is -1, not a count"));
 
   auto nil = decision_from_reply(ReplyFormat::rate, 10,
-                                 b.array({&b.nil(), &b.integer(0), &b.integer(-1), &b.integer(1)}));
+                                 b.array({&b.integer(1), &b.nil(), &b.integer(-1), &b.integer(1)}));
   REQUIRE_FALSE(nil.has_value());
-  CHECK(mentions(nil.error(), "allowed is nil"));
+  CHECK(mentions(nil.error(), "remaining is nil"));
 
   auto contract_shape = decision_from_reply(ReplyFormat::rate, 10, b.integers({0, 0, 1500}));
   REQUIRE_FALSE(contract_shape.has_value());
@@ -348,4 +344,62 @@ TEST_CASE("hint resolution: milliseconds for contract and counter, whole seconds
   CHECK(hint_resolution_ms(ReplyFormat::counter) == 1);
   CHECK(hint_resolution_ms(ReplyFormat::cell) == 1000);
   CHECK(hint_resolution_ms(ReplyFormat::rate) == 1);
+}
+
+TEST_CASE("a Lua false (a nil reply) is a denial where the format has a place for it") {
+  ReplyBuilder b;
+  // contract: return false, or {false, remaining, retry_ms}.
+  auto bare = decision_from_script_reply(b.nil());
+  REQUIRE(bare.has_value());
+  CHECK(bare->outcome == Outcome::denied);
+  CHECK_FALSE(bare->hint_expected);
+  auto slot = decision_from_script_reply(b.array({&b.nil(), &b.integer(0), &b.integer(250)}));
+  REQUIRE(slot.has_value());
+  CHECK(slot->outcome == Outcome::denied);
+  CHECK(slot->retry_ms == 250);
+  CHECK(decision_from_reply(ReplyFormat::contract, 10, b.nil())->outcome == Outcome::denied);
+
+  // rate: {false, remaining, retry_after, reset_after}.
+  auto rate = decision_from_reply(
+      ReplyFormat::rate, 10, b.array({&b.nil(), &b.integer(0), &b.string("1.5"), &b.integer(2)}));
+  REQUIRE(rate.has_value());
+  CHECK(rate->outcome == Outcome::denied);
+  CHECK(rate->retry_ms == 1500);
+
+  // count: return false.
+  auto count = decision_from_reply(ReplyFormat::count, 10, b.nil());
+  REQUIRE(count.has_value());
+  CHECK(count->outcome == Outcome::denied);
+
+  // counter and cell have no such place: a nil there is still a wrong reply.
+  CHECK_FALSE(decision_from_reply(ReplyFormat::counter, 10, b.nil()).has_value());
+  CHECK_FALSE(decision_from_reply(ReplyFormat::cell, 10, b.nil()).has_value());
+  auto cell = decision_from_reply(
+      ReplyFormat::cell, 10,
+      b.array({&b.nil(), &b.integer(10), &b.integer(0), &b.integer(-1), &b.integer(1)}));
+  CHECK_FALSE(cell.has_value());
+}
+
+TEST_CASE("--reply count: a bare hit count, allowed while at most the limit") {
+  ReplyBuilder b;
+  for (long long hits : {1LL, 9LL, 10LL}) {
+    auto d = decision_from_reply(ReplyFormat::count, 10, b.integer(hits));
+    REQUIRE(d.has_value());
+    CHECK(d->outcome == Outcome::allowed);
+    CHECK_FALSE(d->hint_expected);
+    CHECK_FALSE(d->retry_ms.has_value());
+  }
+  auto over = decision_from_reply(ReplyFormat::count, 10, b.integer(11));
+  REQUIRE(over.has_value());
+  CHECK(over->outcome == Outcome::denied);
+  CHECK_FALSE(over->hint_expected);
+
+  auto negative = decision_from_reply(ReplyFormat::count, 10, b.integer(-1));
+  REQUIRE_FALSE(negative.has_value());
+  CHECK(mentions(negative.error(), "not a count"));
+  auto array = decision_from_reply(ReplyFormat::count, 10, b.integers({3, 1000}));
+  REQUIRE_FALSE(array.has_value());
+  CHECK(mentions(array.error(), "array of 2"));
+  CHECK(mentions(std::string(expected_reply_shape(ReplyFormat::count)), "--reply count"));
+  CHECK(hint_resolution_ms(ReplyFormat::count) == 1);
 }

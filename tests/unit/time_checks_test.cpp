@@ -158,6 +158,41 @@ TEST_CASE("retry-after-accuracy prints the tolerance each hint resolution was ju
                  "hints: early tolerance 1s, late 6s)"));
 }
 
+TEST_CASE("retry-after-accuracy says why a script's hints were judged as whole seconds") {
+  RunStats run;
+  run.run = 1;
+  run.retry_accuracy.errors = {HintError{0, 7, 0, 2000, 500, 1}};
+  run.retry_accuracy.resolutions = {1};
+  run.retry_accuracy.late = 1;
+  CheckParams params;
+  params.retry_tolerance.window_ms = 1500;
+  params.hint_resolution = rlcheck::config::HintResolution::milliseconds;
+  const auto strict = check_retry_accuracy({run}, params);
+  CHECK(strict.status == Status::fail);
+  CHECK(mentions(strict.detail,
+                 "judged to the millisecond as --hint-resolution 1ms asks (auto "
+                 "or 1s judges them as whole seconds)"));
+
+  rlcheck::checks::judge_as_whole_seconds(run.retry_accuracy, params.retry_tolerance);
+  params.hint_resolution = rlcheck::config::HintResolution::auto_detect;
+  const auto inferred = check_retry_accuracy({run}, params);
+  CHECK(inferred.status == Status::pass);
+  CHECK(mentions(inferred.detail,
+                 "(whole-second hints: early tolerance 1s, late 1s; every hint a "
+                 "multiple of 1000ms, so --hint-resolution auto judged them as "
+                 "whole seconds)"));
+  params.hint_resolution = rlcheck::config::HintResolution::seconds;
+  CHECK(mentions(check_retry_accuracy({run}, params).detail, "as --hint-resolution 1s asks"));
+
+  // A hint that is not a whole second is judged to the millisecond without a word about it.
+  run.retry_accuracy = {};
+  run.retry_accuracy.errors = {HintError{0, 7, 0, 1500, 0, 1}};
+  run.retry_accuracy.resolutions = {1};
+  run.retry_accuracy.finer_hints_whole_seconds = false;
+  params.hint_resolution = rlcheck::config::HintResolution::milliseconds;
+  CHECK_FALSE(mentions(check_retry_accuracy({run}, params).detail, "--hint-resolution"));
+}
+
 TEST_CASE("retry-after-honest passes when the retry was allowed, fails when denied") {
   CheckParams params;
   CHECK(check_retry_honest(params, std::nullopt).status == Status::skip);
