@@ -131,14 +131,18 @@ std::string rate_text(const config::Rate& rate) {
 ContractFit window_fit(AdmissionRule::Kind kind, int64_t limit, int64_t window_ms,
                        const AdmissionRule& chosen) {
   ContractFit fit;
-  fit.contract = kind == AdmissionRule::Kind::fixed ? "fixed" : "sliding";
+  fit.contract = kind == AdmissionRule::Kind::sliding ? "sliding" : "fixed";
+  if (kind != AdmissionRule::Kind::sliding)
+    fit.anchor = kind == AdmissionRule::Kind::first_hit ? "first-hit" : "clock";
   fit.rule.kind = kind;
   fit.rule.limit = limit;
   fit.rule.window_ns = window_ms * k_ns_per_ms;
   fit.rule.clock_ns = chosen.clock_ns;
+  fit.rule.fresh_state = chosen.fresh_state;
   fit.limit = limit;
   fit.window_ms = window_ms;
-  fit.flags = fmt::format("--contract {} --limit {} --window {}", fit.contract, limit,
+  fit.flags = fmt::format("--contract {}{} --limit {} --window {}", fit.contract,
+                          fit.anchor == "first-hit" ? " --anchor first-hit" : "", limit,
                           config::format_duration(std::chrono::milliseconds(window_ms)));
   return fit;
 }
@@ -155,6 +159,7 @@ ContractFit bucket_fit(int64_t burst, double tokens_per_s, const AdmissionRule& 
   fit.rule.limit = chosen.limit;
   fit.rule.window_ns = chosen.window_ns;
   fit.rule.clock_ns = chosen.clock_ns;
+  fit.rule.fresh_state = chosen.fresh_state;
   fit.burst = burst;
   fit.refill = rate_text(rate);
   fit.flags = fmt::format("--contract token-bucket --burst {} --refill {}", burst, fit.refill);
@@ -278,7 +283,7 @@ std::vector<ContractFit> fit_candidates(const std::vector<RecordedRun>& runs,
       candidates.push_back(std::move(fit));
   };
   for (const AdmissionRule::Kind kind :
-       {AdmissionRule::Kind::sliding, AdmissionRule::Kind::fixed}) {
+       {AdmissionRule::Kind::sliding, AdmissionRule::Kind::fixed, AdmissionRule::Kind::first_hit}) {
     if (kind == AdmissionRule::Kind::fixed && chosen.kind == AdmissionRule::Kind::fixed)
       continue;
     for (const int64_t limit : limits) {
@@ -325,7 +330,7 @@ std::optional<ContractFit> fit_contract(std::vector<RecordedRun>& runs,
       }
     }
     CheckParams judged = params;
-    judged.contract = candidate.contract;
+    judged.contract = candidate.anchor == "first-hit" ? "fixed first-hit" : candidate.contract;
     if (candidate.rule.kind != AdmissionRule::Kind::bucket) {
       judged.limit = candidate.limit;
       judged.window_ms = candidate.window_ms;

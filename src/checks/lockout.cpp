@@ -6,6 +6,8 @@
 #include <map>
 #include <vector>
 
+#include "checks/first_hit.hpp"
+
 namespace rlcheck::checks {
 namespace {
 
@@ -201,6 +203,17 @@ LockOuts find_lockouts(const IdentityRecords& identities, const AdmissionRule& r
             continue;
           if (const auto used = room.used(record))
             judge(found, record, identity, *used, static_cast<double>(rule.limit));
+        }
+        break;
+      }
+      case AdmissionRule::Kind::first_hit: {
+        const FirstHitWindows windows(records, rule);
+        for (const RequestRecord& record : records) {
+          if (judged(record)) {
+            judge(found, record, identity,
+                  static_cast<double>(windows.used_before(record, rule.limit)),
+                  static_cast<double>(rule.limit));
+          }
         }
         break;
       }

