@@ -292,6 +292,10 @@ std::vector<ContractFit> fit_candidates(const std::vector<RecordedRun>& runs,
        {AdmissionRule::Kind::sliding, AdmissionRule::Kind::fixed, AdmissionRule::Kind::first_hit}) {
     if (kind == AdmissionRule::Kind::fixed && chosen.kind == AdmissionRule::Kind::fixed)
       continue;
+    // First-hit windows whose phase state from before the run may have set judge little: they
+    // would "fit" nearly anything.
+    if (kind == AdmissionRule::Kind::first_hit && !chosen.fresh_state)
+      continue;
     for (const int64_t limit : limits) {
       for (const int64_t window_ms : window_lengths_ms(evidence, limit, chosen))
         add(window_fit(kind, limit, window_ms, chosen));
@@ -315,7 +319,10 @@ std::vector<ContractFit> policy_readings(int64_t limit, int64_t window_ms,
   readings.push_back(bucket_fit(
       limit, static_cast<double>(limit) * 1000.0 / static_cast<double>(window_ms), chosen));
   readings.push_back(window_fit(AdmissionRule::Kind::fixed, limit, window_ms, chosen));
-  readings.push_back(window_fit(AdmissionRule::Kind::first_hit, limit, window_ms, chosen));
+  // Only where the limiter surely started the run empty: otherwise the windows' phase is
+  // unknown and the reading judges little, so it would explain nearly anything.
+  if (chosen.fresh_state)
+    readings.push_back(window_fit(AdmissionRule::Kind::first_hit, limit, window_ms, chosen));
   std::erase_if(readings, [&](const ContractFit& fit) { return same_promise(fit.rule, chosen); });
   return readings;
 }

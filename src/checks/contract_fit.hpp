@@ -55,8 +55,9 @@ std::optional<ContractFit> fit_contract(std::vector<RecordedRun>& runs,
 
 // The readings of an advertised policy of `limit` per `window_ms` (IETF RateLimit-Policy
 // q;w, which leaves the algorithm open): a token bucket of burst q refilled q per w, fixed
-// windows on the clock, fixed windows opened at the first hit. (A sliding window, the first
-// reading, is what the test was judged by.)
+// windows on the clock, and fixed windows opened at the first hit when the limiter surely
+// started the run empty (otherwise their phase is unknown, and that reading would explain
+// nearly anything). A sliding window, the first reading, is what the test was judged by.
 std::vector<ContractFit> policy_readings(int64_t limit, int64_t window_ms,
                                          const AdmissionRule& chosen);
 

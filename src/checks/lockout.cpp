@@ -134,12 +134,19 @@ class BucketRoom {
   double used(const RequestRecord& denial) const {
     const auto burst = static_cast<double>(rule_.burst);
     const size_t before = admissions_.possibly_before(denial.replied_ns, rule_.clock_ns);
-    if (before == 0)
-      return 0;
-    const double level =
-        burst - static_cast<double>(before) +
-        rule_.tokens_per_ns * static_cast<double>(denial.sent_ns - rule_.clock_ns) +
-        prefix_min_[before - 1];
+    double level = burst;
+    if (before > 0) {
+      level = burst - static_cast<double>(before) +
+              rule_.tokens_per_ns * static_cast<double>(denial.sent_ns - rule_.clock_ns) +
+              prefix_min_[before - 1];
+    }
+    // State from before the run: the bucket may have started the run empty (a client that
+    // kept sending never lets it refill, so that deficit is never forgotten under load).
+    if (!rule_.fresh_state) {
+      level = std::min(level,
+                       rule_.tokens_per_ns * static_cast<double>(denial.sent_ns - rule_.clock_ns) -
+                           static_cast<double>(before));
+    }
     return burst - std::min(burst, level);
   }
 

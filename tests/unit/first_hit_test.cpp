@@ -150,3 +150,24 @@ TEST_CASE("first-hit hints that name the window rather than its end are late") {
   CHECK(accuracy.late > 0);
   CHECK(accuracy.early == 0);
 }
+
+TEST_CASE("with state from before the run, more than twice the limit within a window still fails") {
+  // Whatever the windows' phase, a span shorter than a window meets at most two of them.
+  std::vector<RequestRecord> records;
+  for (uint64_t seq = 0; seq < 25; ++seq) {
+    RequestRecord r;
+    r.seq = seq;
+    r.sent_ns = static_cast<int64_t>(seq) * 10 * k_ms;
+    r.replied_ns = r.sent_ns + k_ms;
+    r.outcome = Outcome::allowed;
+    records.push_back(r);
+  }
+  AdmissionRule rule = first_hit(10, 1000);
+  rule.fresh_state = false;
+  const auto peak = find_admission_peak(IdentityRecords{records}[0], rule);
+  CHECK(peak.exceeded());
+  CHECK(peak.count == 25);
+  CHECK(peak.allowance == 20);
+  records.resize(20);
+  CHECK_FALSE(find_admission_peak(IdentityRecords{records}[0], rule).exceeded());
+}
