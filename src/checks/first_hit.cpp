@@ -10,10 +10,34 @@ using engine::RequestRecord;
 
 struct Span {
   int64_t lo;  // send - clock: the earliest the limiter can have decided it
-  int64_t hi;  // reply + clock: the latest
+  int64_t hi;  // reply + clock: the latest (unbounded for a lost reply)
   int64_t sent;
   int64_t replied;
+  bool seen;  // an admission; else a request whose reply was lost, possibly admitted
 };
+
+// A request that errored after it may have reached the limiter (its reply lost: a timeout, a
+// connection lost or reset, a reply that could not be read) may have been admitted, even
+// after rlcheck gave up on it (a stalled Redis runs the commands queued before it): it may
+// have opened a window, and may count in one, but never counts as an admission.
+bool possibly_admitted(const RequestRecord& record) {
+  using engine::ErrorKind;
+  if (record.outcome != Outcome::error)
+    return false;
+  switch (record.error) {
+    case ErrorKind::timeout:
+    case ErrorKind::connection_lost:
+    case ErrorKind::reset:
+    case ErrorKind::transport:
+    case ErrorKind::protocol:
+    case ErrorKind::too_large:
+    case ErrorKind::bad_reply:
+    case ErrorKind::server_error:
+      return true;
+    default:
+      return false;
+  }
+}
 
 size_t count_below(const std::vector<int64_t>& sorted, int64_t bound) {
   return static_cast<size_t>(std::lower_bound(sorted.begin(), sorted.end(), bound) -
@@ -38,7 +62,10 @@ FirstHitWindows::FirstHitWindows(engine::RecordView records, const AdmissionRule
   for (const RequestRecord& record : records) {
     if (record.outcome == Outcome::allowed) {
       spans.push_back({record.sent_ns - rule.clock_ns, record.replied_ns + rule.clock_ns,
-                       record.sent_ns, record.replied_ns});
+                       record.sent_ns, record.replied_ns, true});
+    } else if (possibly_admitted(record)) {
+      spans.push_back(
+          {record.sent_ns - rule.clock_ns, k_unbounded, record.sent_ns, record.replied_ns, false});
     }
   }
   std::sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) { return a.lo < b.lo; });
@@ -51,12 +78,17 @@ FirstHitWindows::FirstHitWindows(engine::RecordView records, const AdmissionRule
   if (n == 0 || rule.window_ns <= 0)
     return;
 
+  // Openings are bounded above only by admissions seen; lost replies may open earlier and end
+  // later, never prove an opening.
   std::vector<int64_t> prefix_max_hi(n);
   std::vector<int64_t> suffix_min_hi(n + 1, k_unbounded);
-  for (size_t i = 0; i < n; ++i)
+  std::vector<size_t> lost_before(n + 1, 0);  // lost replies among the first i by lo
+  for (size_t i = 0; i < n; ++i) {
     prefix_max_hi[i] = std::max(i == 0 ? spans[i].hi : prefix_max_hi[i - 1], spans[i].hi);
+    lost_before[i + 1] = lost_before[i] + (spans[i].seen ? 0 : 1);
+  }
   for (size_t i = n; i-- > 0;)
-    suffix_min_hi[i] = std::min(suffix_min_hi[i + 1], spans[i].hi);
+    suffix_min_hi[i] = std::min(suffix_min_hi[i + 1], spans[i].seen ? spans[i].hi : k_unbounded);
 
   const int64_t window = rule.window_ns;
   // A limiter that may hold state from before the run may have opened its first window up to a
@@ -72,6 +104,7 @@ FirstHitWindows::FirstHitWindows(engine::RecordView records, const AdmissionRule
     current.open_lo = open_lo;
     current.open_hi = open_hi;
     current.end_lo = open_lo + window;
+    bool opener_may_be_lost = false;
     if (open_hi >= k_unbounded) {
       current.end_hi = k_unbounded;
     } else {
@@ -79,14 +112,16 @@ FirstHitWindows::FirstHitWindows(engine::RecordView records, const AdmissionRule
       int64_t latest = openers > 0 ? prefix_max_hi[openers - 1] : open_hi;
       if (!opener_seen)
         latest = std::max<int64_t>(latest, 0);
-      current.end_hi = latest + window;
+      current.end_hi = latest >= k_unbounded ? k_unbounded : latest + window;
+      opener_may_be_lost = lost_before[openers] > lost_before[first_possibly_after];
     }
-    // Counted two ways, each sound; the larger is kept.
-    int64_t after_previous = 0, after_opener = opener_seen ? 1 : 0;
+    // Counted two ways, each sound; the larger is kept. The opener is one more only when it
+    // is an admission seen, not a lost reply.
+    int64_t after_previous = 0, after_opener = opener_seen && !opener_may_be_lost ? 1 : 0;
     int64_t first_sent = INT64_MAX, last_replied = INT64_MIN;
     const size_t begin = count_below(lo_sorted_, previous_end_hi);
     for (size_t i = begin; i < n && spans[i].lo < current.end_lo; ++i) {
-      if (spans[i].hi >= current.end_lo)
+      if (!spans[i].seen || spans[i].hi >= current.end_lo)
         continue;
       ++after_previous;
       after_opener += spans[i].lo > open_hi ? 1 : 0;

@@ -171,3 +171,38 @@ TEST_CASE("with state from before the run, more than twice the limit within a wi
   records.resize(20);
   CHECK_FALSE(find_admission_peak(IdentityRecords{records}[0], rule).exceeded());
 }
+
+TEST_CASE("a lost reply may have opened a window: no failure rests on its absence") {
+  // The limiter admitted a request whose reply was lost (a timeout) at 0 ms: its window is
+  // [0, 1000). Seen: 9 admissions from 500 ms, denials, then 10 from 1000 ms in the next
+  // window. Without the lost request the first seen admission seems to open a window to
+  // 1500 ms holding 19.
+  std::vector<RequestRecord> records;
+  uint64_t seq = 0;
+  const auto add = [&](int64_t at_ms, Outcome outcome) {
+    RequestRecord r;
+    r.seq = seq++;
+    r.sent_ns = at_ms * k_ms;
+    r.replied_ns = r.sent_ns + k_ms;
+    r.outcome = outcome;
+    records.push_back(r);
+  };
+  for (int64_t t = 500; t < 590; t += 10)
+    add(t, Outcome::allowed);
+  for (int64_t t = 600; t < 1000; t += 10)
+    add(t, Outcome::denied);
+  for (int64_t t = 1000; t < 1100; t += 10)
+    add(t, Outcome::allowed);
+  const AdmissionRule rule = first_hit(10, 1000);
+  CHECK(find_admission_peak(IdentityRecords{records}[0], rule).count == 19);
+
+  RequestRecord lost;
+  lost.seq = seq++;
+  lost.sent_ns = 0;
+  lost.replied_ns = 200 * k_ms;
+  lost.outcome = Outcome::error;
+  lost.error = rlcheck::engine::ErrorKind::timeout;
+  records.insert(records.begin(), lost);
+  CHECK_FALSE(find_admission_peak(IdentityRecords{records}[0], rule).exceeded());
+  CHECK(find_lockouts(IdentityRecords{records}, rule, 0, 0).count == 0);
+}
