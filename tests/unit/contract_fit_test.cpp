@@ -288,6 +288,16 @@ TEST_CASE("no candidate repeats the contract audited, and fixed windows are not 
     CHECK(candidate.flags != "--contract sliding --limit 5 --window 5s");
   CHECK(std::any_of(sliding.begin(), sliding.end(),
                     [](const ContractFit& c) { return c.contract == "fixed"; }));
+  // Fixed windows opened at the first hit are proposed too, flags and all, where the limiter
+  // surely started the run empty, and only there.
+  CHECK(std::any_of(sliding.begin(), sliding.end(), [](const ContractFit& c) {
+    return c.anchor == "first-hit" &&
+           c.flags == "--contract fixed --anchor first-hit --limit 5 --window 5s";
+  }));
+  AdmissionRule stale = sliding_audit(5, 5000).rule;
+  stale.fresh_state = false;
+  for (const ContractFit& candidate : fit_candidates(judged.recorded, stale))
+    CHECK(candidate.anchor != "first-hit");
 }
 
 TEST_CASE("note_fit adds the flags to the checks the fit clears, and only to those") {
