@@ -9,7 +9,7 @@ using namespace std::chrono_literals;
 constexpr auto k_clock_resolution = 1ms;
 
 std::string own_contract(std::optional<config::Strategy> strategy) {
-  if (strategy == config::Strategy::fixed_window)
+  if (strategy == config::Strategy::fixed_window || strategy == config::Strategy::incr_expire)
     return "fixed";
   if (strategy == config::Strategy::token_bucket)
     return "token-bucket";
@@ -18,17 +18,28 @@ std::string own_contract(std::optional<config::Strategy> strategy) {
   return "sliding";
 }
 
+// INCR + EXPIRE on the first hit: its window opens with the first request after the last
+// one expired, not on the clock's boundaries.
+std::string own_anchor(std::optional<config::Strategy> strategy) {
+  return strategy == config::Strategy::incr_expire ? "first-hit" : "clock";
+}
+
 }  // namespace
 
 ContractChoice choose_contract(const config::Config& config,
                                std::optional<config::Strategy> strategy, int64_t limit) {
   ContractChoice choice;
   choice.name = config.checks.contract.value_or(own_contract(strategy));
+  if (choice.name == "fixed") {
+    choice.anchor = config.checks.anchor.value_or(config.checks.contract ? std::string("clock")
+                                                                         : own_anchor(strategy));
+  }
   choice.burst = config.checks.burst.value_or(limit);
   choice.refill = config.checks.refill.value_or(config::Rate{limit, config.checks.window});
 
   checks::AdmissionRule& rule = choice.audit.rule;
-  rule.kind = checks::contract_kind(choice.name).value_or(checks::AdmissionRule::Kind::sliding);
+  rule.kind = checks::contract_kind(choice.name, choice.anchor)
+                  .value_or(checks::AdmissionRule::Kind::sliding);
   rule.limit = limit;
   rule.window_ns = config.checks.window.count();
   rule.burst = choice.burst;
@@ -46,6 +57,7 @@ ContractChoice choose_contract(const config::Config& config,
   // A fresh key per run (or --reset) starts empty; --exact says the user vouches for it.
   choice.audit.fresh_state =
       config.checks.exact || (strategy.has_value() && (!config.redis.key || config.redis.reset));
+  rule.fresh_state = choice.audit.fresh_state;
   return choice;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
-// The promise a target is audited against: --contract, else the built-in strategy's own, else
-// (HTTP, user scripts, the counter strategies) a sliding window of the limit.
+// The promise a target is audited against: --contract (and --anchor), else the built-in
+// strategy's own (incr-expire: fixed windows opened at the first hit), else (HTTP, user
+// scripts, naive) a sliding window of the limit.
 
 #include <optional>
 #include <string>
@@ -11,7 +12,8 @@
 namespace rlcheck::app {
 
 struct ContractChoice {
-  std::string name;  // sliding, fixed, token-bucket, gcra
+  std::string name;    // sliding, fixed, token-bucket, gcra
+  std::string anchor;  // fixed: "clock" or "first-hit"; empty for the others
   int64_t burst = 0;
   config::Rate refill;
   checks::AuditParams audit;

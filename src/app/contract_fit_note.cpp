@@ -1,5 +1,7 @@
 #include "app/contract_fit_note.hpp"
 
+#include <fmt/format.h>
+
 namespace rlcheck::app {
 namespace {
 
@@ -29,11 +31,49 @@ void FitRecords::explain(report::Report& report, const checks::CheckParams& para
                          const ContractChoice& contract) {
   if (!wanted_ || report.verdict != checks::Verdict::fail)
     return;
+  const checks::AdmissionRule& rule = contract.audit.rule;
+  const int64_t capacity =
+      rule.kind == checks::AdmissionRule::Kind::bucket ? rule.burst : rule.limit;
+  if (const int64_t at_once = checks::admitted_at_once(runs_); at_once > capacity)
+    checks::note_race(report.checks, at_once, capacity);
   auto fit = checks::fit_contract(runs_, report.runs, report.checks, params, contract.audit);
   if (!fit)
     return;
   checks::note_fit(report.checks, *fit);
   report.contract_fit = std::move(*fit);
+}
+
+bool FitRecords::read_advertised_policy(report::Report& report, const checks::CheckParams& params,
+                                        const ContractChoice& contract) {
+  if (!wanted_ || report.verdict != checks::Verdict::fail)
+    return false;
+  auto found =
+      checks::rejudge(checks::policy_readings(params.limit, params.window_ms, contract.audit.rule),
+                      runs_, report.runs, report.checks, params, contract.audit);
+  if (!found)
+    return false;
+  const checks::ContractFit& fit = found->fit;
+  report.runs = std::move(found->stats);
+  report.checks = std::move(found->checks);
+  const std::string reading = fmt::format(
+      "; the advertised policy ({} per {}s) read as {}, which explains every "
+      "admission, denial and hint (a sliding window does not)",
+      params.limit, params.window_ms / 1000, fit.flags);
+  for (checks::CheckResult& check : report.checks) {
+    if (check.id == "contract")
+      check.detail += reading;
+  }
+  report.verdict = checks::verdict_of(report.checks);
+  report.summary = report::summarize(report.runs);
+  report.params.contract = fit.contract;
+  report.params.anchor = fit.anchor;
+  if (fit.contract == "token-bucket") {
+    report.params.burst = fit.burst;
+    report.params.refill = fit.refill;
+    report.params.burst_source = "advertised";
+    report.params.refill_source = "advertised";
+  }
+  return true;
 }
 
 }  // namespace rlcheck::app

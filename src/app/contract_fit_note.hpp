@@ -27,6 +27,15 @@ class FitRecords {
   void explain(report::Report& report, const checks::CheckParams& params,
                const ContractChoice& contract);
 
+  // For a failed HTTP test whose limit and window came from an advertised policy (q per w) and
+  // named no contract: the policy's other readings (a token bucket of q refilled q per w, fixed
+  // windows on the clock or opened at the first hit) are replayed, and the first that explains
+  // every admission, denial and hint becomes the contract the report judges. The server
+  // promised q per w and keeps that promise under this reading; a fail must hold under every
+  // reading. True when one did.
+  bool read_advertised_policy(report::Report& report, const checks::CheckParams& params,
+                              const ContractChoice& contract);
+
  private:
   bool wanted_;  // --contract not given
   int64_t kept_ = 0;

@@ -278,7 +278,14 @@ report::Report judge_http_runs(const config::Config& config, const Judged& judge
   params.key_ttl_applies = false;
   params.retry_hint_optional = !config.http.require_retry_after;
   judge(report, params);
-  fit.explain(report, params, contract);
+  // A policy advertised as q per w leaves its algorithm open; unless the user named the
+  // promise, every reading of it is tried before the test fails.
+  const bool policy_advertised = judged.limit_source == "advertised" &&
+                                 judged.window_source == "advertised" &&
+                                 !judged.window_from_reset && !config.checks.burst &&
+                                 !config.checks.refill && !config.checks.contract;
+  if (!(policy_advertised && fit.read_advertised_policy(report, params, contract)))
+    fit.explain(report, params, contract);
   describe_workers(report, shared);
   return report;
 }

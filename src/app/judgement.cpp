@@ -27,6 +27,7 @@ report::Params configured_params(const config::Config& config, const ContractCho
   params.identities = config.load.identities;
   params.source_addresses = config.load.source_addresses;
   params.contract = contract.name;
+  params.anchor = contract.anchor;
   // Until hints are judged (judge), the tolerances of whole-second hints; both resolutions'.
   const checks::HintTolerance whole_seconds = contract.audit.tolerance.at(1000);
   params.early_tolerance_ms = whole_seconds.early_ms;
@@ -61,7 +62,8 @@ checks::CheckParams check_params(const config::Config& config, int64_t limit,
                                  const ContractChoice& contract) {
   checks::CheckParams params;
   const int64_t max_retry_after_ms = contract.audit.max_retry_after_ms;
-  params.contract = contract.name;
+  // The details name it: "fixed first-hit contract".
+  params.contract = contract.anchor == "first-hit" ? "fixed first-hit" : contract.name;
   params.retry_tolerance = contract.audit.tolerance;
   params.hint_resolution = config.checks.hint_resolution;
   params.limit = limit;

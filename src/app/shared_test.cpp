@@ -49,6 +49,7 @@ std::string test_fingerprint(const config::Config& config) {
   line("limit", std::to_string(config.checks.limit));
   line("window", config::format_duration(config.checks.window));
   line("contract", config.checks.contract.value_or(""));
+  line("anchor", config.checks.anchor.value_or(""));
   return lines;
 }
 

@@ -4,6 +4,8 @@
 #include <deque>
 #include <map>
 
+#include "checks/first_hit.hpp"
+
 namespace rlcheck::checks {
 namespace {
 
@@ -133,12 +135,28 @@ std::optional<AdmissionRule::Kind> contract_kind(std::string_view name) {
   return std::nullopt;
 }
 
+std::optional<AdmissionRule::Kind> contract_kind(std::string_view name, std::string_view anchor) {
+  const auto kind = contract_kind(name);
+  if (kind == AdmissionRule::Kind::fixed && anchor == "first-hit")
+    return AdmissionRule::Kind::first_hit;
+  return kind;
+}
+
 AdmissionPeak find_admission_peak(engine::RecordView records, const AdmissionRule& rule) {
   switch (rule.kind) {
     case AdmissionRule::Kind::fixed:
       return fixed_peak(records, rule);
     case AdmissionRule::Kind::bucket:
       return bucket_peak(admissions_by_send(records), rule);
+    case AdmissionRule::Kind::first_hit: {
+      // Also: a span shorter than a window meets at most two first-hit windows, so it holds at
+      // most twice the limit, whatever their phase (which state from before the run hides).
+      const AdmissionPeak windows = FirstHitWindows(records, rule).peak();
+      AdmissionRule two_windows = rule;
+      two_windows.limit = 2 * rule.limit;
+      const AdmissionPeak span = sliding_peak(admissions_by_send(records), two_windows);
+      return span.excess() > windows.excess() ? span : windows;
+    }
     case AdmissionRule::Kind::sliding:
       break;
   }

@@ -19,7 +19,10 @@ struct AdmissionRule {
   enum class Kind {
     sliding,  // at most `limit` in any span shorter than `window_ns`
     fixed,    // at most `limit` per aligned window (records carry the window index)
-    bucket,   // at most `burst + rate * d` in any span of length d (token bucket, GCRA)
+    // at most `limit` per window of `window_ns` that opens at the first admission after the
+    // previous one ended (INCR + EXPIRE on the first hit); hints name its end
+    first_hit,
+    bucket,  // at most `burst + rate * d` in any span of length d (token bucket, GCRA)
   };
   Kind kind = Kind::sliding;
   int64_t limit = 0;         // sliding, fixed
@@ -30,10 +33,16 @@ struct AdmissionRule {
   // admissions this close to a window apart, or to a fixed window's boundary, are not held
   // against it.
   int64_t clock_ns = 0;
+  // first_hit: the limiter surely started the run with no window open (a fresh key, --reset,
+  // --exact). Otherwise a window may have opened up to a window before the run, and its phase
+  // carries through every later window.
+  bool fresh_state = true;
 };
 
 // The rule for a --contract name (sliding, fixed, token-bucket, gcra); nullopt for others.
 std::optional<AdmissionRule::Kind> contract_kind(std::string_view name);
+// The rule for a --contract name and its --anchor ("clock", "first-hit"; empty: clock).
+std::optional<AdmissionRule::Kind> contract_kind(std::string_view name, std::string_view anchor);
 
 struct AdmissionPeak {
   int64_t count = 0;      // admissions in the worst span

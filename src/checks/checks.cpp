@@ -1,6 +1,8 @@
 #include "checks/checks.hpp"
 
 #include <algorithm>
+#include <map>
+#include <string>
 
 #include <fmt/format.h>
 
@@ -154,7 +156,42 @@ int64_t errors_during_faults(const RunStats& run) {
   return std::min(during, run.errors);
 }
 
+// A status that is neither allowed nor denied but reads as a denial: it carried a Retry-After,
+// or (4xx or 503) it made most of the errors of a run that also admitted. nginx denies with 503
+// by default; the error names the flag that accepts it. Empty when no status reads so.
+std::string denial_status_note(const std::vector<RunStats>& runs) {
+  std::map<std::string, int64_t> hinted, counts;
+  int64_t errors = 0;
+  bool admitted = false, denied_429 = false;
+  for (const RunStats& run : runs) {
+    for (const auto& [kind, count] : run.hinted_status_errors)
+      hinted[kind] += count;
+    for (const auto& [kind, count] : run.error_kinds)
+      counts[kind] += count;
+    errors += run.errors;
+    admitted = admitted || run.allowed > 0;
+    denied_429 = denied_429 || run.denied > 0;
+  }
+  std::string best;
+  int64_t best_count = 0;
+  for (const auto& [kind, count] : counts) {
+    if (!kind.starts_with("status-") || count <= best_count)
+      continue;
+    const std::string status = kind.substr(7);
+    const bool denial_like = status == "503" || status.starts_with("4");
+    if (hinted.contains(kind) || (denial_like && admitted && 2 * count >= errors)) {
+      best = status;
+      best_count = count;
+    }
+  }
+  if (best.empty())
+    return "";
+  return fmt::format("; status {} looks like a denial: if it is, pass --denied-status {}{}", best,
+                     denied_429 ? "429," : "", best);
+}
+
 CheckResult check_errors(const std::vector<RunStats>& runs, const CheckParams& params) {
+  const std::string denial_note = denial_status_note(runs);
   for (const RunStats& run : runs) {
     const int64_t during_faults = errors_during_faults(run);
     if (run.errors - during_faults > params.max_errors) {
@@ -167,9 +204,9 @@ CheckResult check_errors(const std::vector<RunStats>& runs, const CheckParams& p
       const std::string besides =
           during_faults > 0 ? fmt::format(" besides {} during faults", during_faults) : "";
       return {"errors", Status::fail,
-              fmt::format("run {} had {}{} > --max-errors {}{}{}", run.run,
+              fmt::format("run {} had {}{} > --max-errors {}{}{}{}", run.run,
                           config::counted(run.errors - during_faults, "errored request"), besides,
-                          params.max_errors, sample, stopped)};
+                          params.max_errors, sample, stopped, denial_note)};
     }
   }
   int64_t total = 0;
@@ -183,8 +220,8 @@ CheckResult check_errors(const std::vector<RunStats>& runs, const CheckParams& p
   if (decided == 0 && total > 0) {
     return {"errors", Status::fail,
             fmt::format("no request was decided: all {} errored, so nothing was tested "
-                        "(--max-errors {} tolerates errors around a test, not instead of one)",
-                        config::counted(total, "request"), params.max_errors)};
+                        "(--max-errors {} tolerates errors around a test, not instead of one){}",
+                        config::counted(total, "request"), params.max_errors, denial_note)};
   }
   int64_t during_faults = 0;
   for (const RunStats& run : runs)

@@ -4,6 +4,8 @@
 #include <deque>
 #include <map>
 
+#include "checks/first_hit.hpp"
+
 namespace rlcheck::checks {
 namespace {
 
@@ -57,6 +59,9 @@ int64_t contract_admissions(RecordSpan records, const std::vector<uint32_t>& dec
       }
       break;
     }
+    case AdmissionRule::Kind::first_hit:
+      admitted = first_hit_admissions(records, decided, rule);
+      break;
     case AdmissionRule::Kind::bucket: {
       double tokens = static_cast<double>(rule.burst);
       int64_t last_ns = decided.empty() ? 0 : records.sent_ns(decided.front());
@@ -188,7 +193,7 @@ ContractAudit audit_contract(const IdentityRecords& identities, const AdmissionR
       audit.worst = peak;
       audit.worst_identity = static_cast<uint32_t>(id);
     }
-    if (rule.kind == AdmissionRule::Kind::fixed) {
+    if (rule.kind == AdmissionRule::Kind::fixed || rule.kind == AdmissionRule::Kind::first_hit) {
       const AdmissionPeak burst = find_admission_peak(identities[id], sliding);
       if (first || burst.count > audit.boundary_burst.count)
         audit.boundary_burst = burst;

@@ -131,14 +131,18 @@ std::string rate_text(const config::Rate& rate) {
 ContractFit window_fit(AdmissionRule::Kind kind, int64_t limit, int64_t window_ms,
                        const AdmissionRule& chosen) {
   ContractFit fit;
-  fit.contract = kind == AdmissionRule::Kind::fixed ? "fixed" : "sliding";
+  fit.contract = kind == AdmissionRule::Kind::sliding ? "sliding" : "fixed";
+  if (kind != AdmissionRule::Kind::sliding)
+    fit.anchor = kind == AdmissionRule::Kind::first_hit ? "first-hit" : "clock";
   fit.rule.kind = kind;
   fit.rule.limit = limit;
   fit.rule.window_ns = window_ms * k_ns_per_ms;
   fit.rule.clock_ns = chosen.clock_ns;
+  fit.rule.fresh_state = chosen.fresh_state;
   fit.limit = limit;
   fit.window_ms = window_ms;
-  fit.flags = fmt::format("--contract {} --limit {} --window {}", fit.contract, limit,
+  fit.flags = fmt::format("--contract {}{} --limit {} --window {}", fit.contract,
+                          fit.anchor == "first-hit" ? " --anchor first-hit" : "", limit,
                           config::format_duration(std::chrono::milliseconds(window_ms)));
   return fit;
 }
@@ -155,6 +159,7 @@ ContractFit bucket_fit(int64_t burst, double tokens_per_s, const AdmissionRule& 
   fit.rule.limit = chosen.limit;
   fit.rule.window_ns = chosen.window_ns;
   fit.rule.clock_ns = chosen.clock_ns;
+  fit.rule.fresh_state = chosen.fresh_state;
   fit.burst = burst;
   fit.refill = rate_text(rate);
   fit.flags = fmt::format("--contract token-bucket --burst {} --refill {}", burst, fit.refill);
@@ -267,6 +272,12 @@ std::vector<ContractFit> fit_candidates(const std::vector<RecordedRun>& runs,
   // nothing but denials fits any contract generous enough (a race's overshoot included).
   if (evidence.most_after_burst == 0)
     return {};
+  // More admitted at once than the capacity under test is a race's overshoot: a larger
+  // capacity would disguise it, and a smaller one explains it only where the instants cannot
+  // be told apart (windows shorter than the requests took).
+  const int64_t capacity = chosen.kind == AdmissionRule::Kind::bucket ? chosen.burst : chosen.limit;
+  if (admitted_at_once(runs) > capacity)
+    return {};
   // Windows keep the limit named: a larger one would "explain" any over-admission.
   std::vector<int64_t> limits;
   add_distinct(limits, chosen.limit);
@@ -278,8 +289,12 @@ std::vector<ContractFit> fit_candidates(const std::vector<RecordedRun>& runs,
       candidates.push_back(std::move(fit));
   };
   for (const AdmissionRule::Kind kind :
-       {AdmissionRule::Kind::sliding, AdmissionRule::Kind::fixed}) {
+       {AdmissionRule::Kind::sliding, AdmissionRule::Kind::fixed, AdmissionRule::Kind::first_hit}) {
     if (kind == AdmissionRule::Kind::fixed && chosen.kind == AdmissionRule::Kind::fixed)
+      continue;
+    // First-hit windows whose phase state from before the run may have set judge little: they
+    // would "fit" nearly anything.
+    if (kind == AdmissionRule::Kind::first_hit && !chosen.fresh_state)
       continue;
     for (const int64_t limit : limits) {
       for (const int64_t window_ms : window_lengths_ms(evidence, limit, chosen))
@@ -288,7 +303,7 @@ std::vector<ContractFit> fit_candidates(const std::vector<RecordedRun>& runs,
   }
   std::vector<int64_t> bursts;
   add_distinct(bursts, evidence.first_burst);
-  add_distinct(bursts, chosen.kind == AdmissionRule::Kind::bucket ? chosen.burst : chosen.limit);
+  add_distinct(bursts, capacity);
   for (const int64_t burst : bursts) {
     for (const double rate : refill_rates(evidence, chosen))
       add(bucket_fit(burst, rate, chosen));
@@ -296,10 +311,26 @@ std::vector<ContractFit> fit_candidates(const std::vector<RecordedRun>& runs,
   return candidates;
 }
 
-std::optional<ContractFit> fit_contract(std::vector<RecordedRun>& runs,
-                                        const std::vector<RunStats>& stats,
-                                        const std::vector<CheckResult>& checks,
-                                        const CheckParams& params, const AuditParams& audit) {
+std::vector<ContractFit> policy_readings(int64_t limit, int64_t window_ms,
+                                         const AdmissionRule& chosen) {
+  std::vector<ContractFit> readings;
+  if (limit <= 0 || window_ms <= 0)
+    return readings;
+  readings.push_back(bucket_fit(
+      limit, static_cast<double>(limit) * 1000.0 / static_cast<double>(window_ms), chosen));
+  readings.push_back(window_fit(AdmissionRule::Kind::fixed, limit, window_ms, chosen));
+  // Only where the limiter surely started the run empty: otherwise the windows' phase is
+  // unknown and the reading judges little, so it would explain nearly anything.
+  if (chosen.fresh_state)
+    readings.push_back(window_fit(AdmissionRule::Kind::first_hit, limit, window_ms, chosen));
+  std::erase_if(readings, [&](const ContractFit& fit) { return same_promise(fit.rule, chosen); });
+  return readings;
+}
+
+std::optional<Rejudged> rejudge(std::vector<ContractFit> candidates, std::vector<RecordedRun>& runs,
+                                const std::vector<RunStats>& stats,
+                                const std::vector<CheckResult>& checks, const CheckParams& params,
+                                const AuditParams& audit) {
   if (runs.size() != stats.size() || runs.empty())
     return std::nullopt;
   std::vector<std::string> failed;
@@ -310,7 +341,7 @@ std::optional<ContractFit> fit_contract(std::vector<RecordedRun>& runs,
   if (failed.empty())
     return std::nullopt;
 
-  for (ContractFit& candidate : fit_candidates(runs, audit.rule)) {
+  for (ContractFit& candidate : candidates) {
     AuditParams replay = audit;
     replay.rule = candidate.rule;
     replay.timeline = false;
@@ -326,14 +357,14 @@ std::optional<ContractFit> fit_contract(std::vector<RecordedRun>& runs,
     }
     settle_hint_resolution(replayed, params.hint_resolution, params.retry_tolerance);
     CheckParams judged = params;
-    judged.contract = candidate.contract;
+    judged.contract = candidate.anchor == "first-hit" ? "fixed first-hit" : candidate.contract;
     if (candidate.rule.kind != AdmissionRule::Kind::bucket) {
       judged.limit = candidate.limit;
       judged.window_ms = candidate.window_ms;
     }
     if (judged.key_ttl_needed_ms > 0)
       judged.key_ttl_needed_ms = key_life_ms(candidate.rule);
-    const std::vector<CheckResult> replayed_checks = evaluate_checks(replayed, judged);
+    std::vector<CheckResult> replayed_checks = evaluate_checks(replayed, judged);
     if (!explains(checks, replayed_checks) || any_denied_with_room(replayed))
       continue;
     for (const std::string& id : failed) {
@@ -341,9 +372,61 @@ std::optional<ContractFit> fit_contract(std::vector<RecordedRun>& runs,
         candidate.clears.push_back(id);
     }
     if (!candidate.clears.empty())
-      return std::move(candidate);
+      return Rejudged{std::move(candidate), std::move(replayed), std::move(replayed_checks)};
   }
   return std::nullopt;
+}
+
+std::optional<ContractFit> fit_contract(std::vector<RecordedRun>& runs,
+                                        const std::vector<RunStats>& stats,
+                                        const std::vector<CheckResult>& checks,
+                                        const CheckParams& params, const AuditParams& audit) {
+  if (runs.size() != stats.size() || runs.empty())
+    return std::nullopt;
+  auto found = rejudge(fit_candidates(runs, audit.rule), runs, stats, checks, params, audit);
+  if (!found)
+    return std::nullopt;
+  return std::move(found->fit);
+}
+
+int64_t admitted_at_once(const std::vector<RecordedRun>& runs) {
+  int64_t most = 0;
+  for (const RecordedRun& run : runs) {
+    const engine::RecordView records = run.records.view();
+    // Per identity: +1 at each admission's send, -1 after its reply; a send at the instant of
+    // another's reply overlaps it.
+    std::map<uint32_t, std::vector<std::pair<int64_t, int>>> events;
+    for (size_t i = 0; i < records.size(); ++i) {
+      if (records.outcome(i) != Outcome::allowed)
+        continue;
+      const RequestRecord record = records[i];
+      auto& list = events[run.records.identity(i)];
+      list.emplace_back(record.sent_ns, 1);
+      list.emplace_back(record.replied_ns, -1);
+    }
+    for (auto& [identity, list] : events) {
+      std::sort(list.begin(), list.end(), [](const auto& a, const auto& b) {
+        return a.first != b.first ? a.first < b.first : a.second > b.second;
+      });
+      int64_t in_flight = 0;
+      for (const auto& [at, step] : list) {
+        in_flight += step;
+        most = std::max(most, in_flight);
+      }
+    }
+  }
+  return most;
+}
+
+void note_race(std::vector<CheckResult>& checks, int64_t at_once, int64_t limit) {
+  for (CheckResult& check : checks) {
+    if (check.status == Status::fail && (check.id == "limit" || check.id == "contract")) {
+      check.detail += fmt::format(
+          "; {} admissions were in flight at once (limit {}): that looks like a check-then-act "
+          "race (decisions made before earlier ones were counted), not a larger bucket",
+          at_once, limit);
+    }
+  }
 }
 
 void note_fit(std::vector<CheckResult>& checks, const ContractFit& fit) {

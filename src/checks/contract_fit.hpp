@@ -29,6 +29,7 @@ struct RecordedRun {
 // A contract that explains what a test observed, and the flags that name it.
 struct ContractFit {
   std::string contract;  // sliding, fixed or token-bucket
+  std::string anchor;    // fixed: "clock" or "first-hit"; empty otherwise
   AdmissionRule rule;
   int64_t limit = 0;                // sliding, fixed
   int64_t window_ms = 0;            // sliding, fixed
@@ -52,8 +53,40 @@ std::optional<ContractFit> fit_contract(std::vector<RecordedRun>& runs,
                                         const std::vector<CheckResult>& checks,
                                         const CheckParams& params, const AuditParams& audit);
 
+// The readings of an advertised policy of `limit` per `window_ms` (IETF RateLimit-Policy
+// q;w, which leaves the algorithm open): a token bucket of burst q refilled q per w, fixed
+// windows on the clock, and fixed windows opened at the first hit when the limiter surely
+// started the run empty (otherwise their phase is unknown, and that reading would explain
+// nearly anything). A sliding window, the first reading, is what the test was judged by.
+std::vector<ContractFit> policy_readings(int64_t limit, int64_t window_ms,
+                                         const AdmissionRule& chosen);
+
+// A test judged under one contract, replayed under another.
+struct Rejudged {
+  ContractFit fit;
+  std::vector<RunStats> stats;
+  std::vector<CheckResult> checks;
+};
+
+// The first of `candidates` that explains the test (as fit_contract asks), with the runs and
+// checks replayed under it; nullopt when none does.
+std::optional<Rejudged> rejudge(std::vector<ContractFit> candidates, std::vector<RecordedRun>& runs,
+                                const std::vector<RunStats>& stats,
+                                const std::vector<CheckResult>& checks, const CheckParams& params,
+                                const AuditParams& audit);
+
 // Appends the fit's flags to the detail of every check it clears.
 void note_fit(std::vector<CheckResult>& checks, const ContractFit& fit);
+
+// The most admissions of one identity in one run whose send..reply spans all overlap (all in
+// flight at one instant). Above the limit (or burst) under test, that is a check-then-act
+// race's signature: the limiter let them all through before any counted, which a larger
+// capacity would only disguise, so no fit is proposed for it (fit_candidates: none).
+int64_t admitted_at_once(const std::vector<RecordedRun>& runs);
+
+// Appends, to the detail of the over-admission checks that failed, that `at_once` admissions
+// in flight together (over `limit`) look like a check-then-act race.
+void note_race(std::vector<CheckResult>& checks, int64_t at_once, int64_t limit);
 
 // `value` rounded to `digits` significant figures (value > 0).
 double round_significant(double value, int digits);

@@ -6,6 +6,8 @@
 #include <map>
 #include <vector>
 
+#include "checks/first_hit.hpp"
+
 namespace rlcheck::checks {
 namespace {
 
@@ -132,12 +134,19 @@ class BucketRoom {
   double used(const RequestRecord& denial) const {
     const auto burst = static_cast<double>(rule_.burst);
     const size_t before = admissions_.possibly_before(denial.replied_ns, rule_.clock_ns);
-    if (before == 0)
-      return 0;
-    const double level =
-        burst - static_cast<double>(before) +
-        rule_.tokens_per_ns * static_cast<double>(denial.sent_ns - rule_.clock_ns) +
-        prefix_min_[before - 1];
+    double level = burst;
+    if (before > 0) {
+      level = burst - static_cast<double>(before) +
+              rule_.tokens_per_ns * static_cast<double>(denial.sent_ns - rule_.clock_ns) +
+              prefix_min_[before - 1];
+    }
+    // State from before the run: the bucket may have started the run empty (a client that
+    // kept sending never lets it refill, so that deficit is never forgotten under load).
+    if (!rule_.fresh_state) {
+      level = std::min(level,
+                       rule_.tokens_per_ns * static_cast<double>(denial.sent_ns - rule_.clock_ns) -
+                           static_cast<double>(before));
+    }
     return burst - std::min(burst, level);
   }
 
@@ -208,6 +217,17 @@ LockOuts find_lockouts(const IdentityRecords& identities, const AdmissionRule& r
             continue;
           if (const auto used = room.used(record))
             judge(found, record, identity, *used + unseen(record), static_cast<double>(rule.limit));
+        }
+        break;
+      }
+      case AdmissionRule::Kind::first_hit: {
+        const FirstHitWindows windows(records, rule);
+        for (const RequestRecord& record : records) {
+          if (judged(record)) {
+            judge(found, record, identity,
+                  static_cast<double>(windows.used_before(record, rule.limit)),
+                  static_cast<double>(rule.limit));
+          }
         }
         break;
       }

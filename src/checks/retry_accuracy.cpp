@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <deque>
 
+#include "checks/first_hit.hpp"
+
 namespace rlcheck::checks {
 namespace {
 
@@ -123,6 +125,8 @@ class IdentityPredictor {
       sent_replay_.emplace(by_send_, false, rule);
       reply_replay_.emplace(by_reply_, true, rule);
     }
+    if (rule.kind == AdmissionRule::Kind::first_hit)
+      first_hit_.emplace(records, rule);
   }
 
   // The predicted wait for a denial, visited in send order.
@@ -149,6 +153,9 @@ class IdentityPredictor {
         break;
       case AdmissionRule::Kind::bucket:
         range = bucket(denial, possible, unknown);
+        break;
+      case AdmissionRule::Kind::first_hit:
+        range = first_hit(denial);
         break;
     }
     range.low_ns = std::max(0.0, range.low_ns - clock);
@@ -230,8 +237,17 @@ class IdentityPredictor {
             end_of(last) - static_cast<double>(denial.sent_ns)};
   }
 
+  // The slot frees when the window the denial fell in (one that may have been full) ends.
+  Range first_hit(const RequestRecord& denial) const {
+    const auto wait = first_hit_->wait(denial);
+    if (!wait)
+      return {0, 0, false};
+    return {wait->low_ns, wait->high_ns, true};
+  }
+
   const AdmissionRule& rule_;
   int64_t start_wall_ns_;
+  std::optional<FirstHitWindows> first_hit_;
   std::vector<Instants> by_send_;
   std::vector<Instants> by_reply_;
   std::vector<int64_t> latest_reply_;  // by send order: the latest reply so far

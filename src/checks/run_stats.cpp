@@ -110,6 +110,8 @@ RunStats summarize_run(int run, engine::RunResult& result, const AuditParams& au
         ++stats.error_kinds[record.error == engine::ErrorKind::status
                                 ? "status-" + std::to_string(record.status)
                                 : std::string(engine::error_kind_name(record.error))];
+        if (record.error == engine::ErrorKind::status && record.retry_ms)
+          ++stats.hinted_status_errors["status-" + std::to_string(record.status)];
         break;
     }
   }

@@ -65,12 +65,15 @@ struct RunStats {
   std::map<std::string, int64_t> status_counts;      // http: "200" -> count
   AdvertisedStats advertised;                        // http
   std::map<std::string, std::string> error_samples;  // kind name -> first message
-  AdmissionPeak peak;                                // the worst span against the limit
-  ContractAudit contract;                            // peak's identity, and the boundary burst
-  Utilisation utilisation;                           // the identity with the lowest share
-  RetryAccuracy retry_accuracy;                      // hint errors against the contract
-  std::optional<Timeline> timeline;                  // --html only
-  std::vector<std::string> keys_without_ttl;         // redis: limiter keys left with no TTL
+  // http: status-NNN errors that carried a Retry-After, by kind name: denials under a status
+  // --denied-status does not name (nginx's 503)
+  std::map<std::string, int64_t> hinted_status_errors;
+  AdmissionPeak peak;                         // the worst span against the limit
+  ContractAudit contract;                     // peak's identity, and the boundary burst
+  Utilisation utilisation;                    // the identity with the lowest share
+  RetryAccuracy retry_accuracy;               // hint errors against the contract
+  std::optional<Timeline> timeline;           // --html only
+  std::vector<std::string> keys_without_ttl;  // redis: limiter keys left with no TTL
   bool interrupted = false;
   // Denials made while the contract surely had room (utilisation).
   LockOuts lockouts;

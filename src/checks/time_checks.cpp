@@ -84,7 +84,7 @@ CheckResult check_contract(const std::vector<RunStats>& runs, const CheckParams&
     return {"contract", Status::skip, "no admissions to audit"};
   std::string detail =
       fmt::format("{} contract, worst span {}", params.contract, span_detail(*worst));
-  if (params.contract == "fixed") {
+  if (params.contract.starts_with("fixed")) {
     const RunStats* burst = &runs.front();
     for (const RunStats& run : runs) {
       if (run.contract.boundary_burst.count > burst->contract.boundary_burst.count)

@@ -292,6 +292,19 @@ config::Config build_config(const RawOptions& raw) {
     }
     checks.contract = raw.contract;
   }
+  if (raw.anchor) {
+    if (*raw.anchor != "clock" && *raw.anchor != "first-hit") {
+      throw usage_error(
+          fmt::format("--anchor: expected clock or first-hit, got '{}'", *raw.anchor));
+    }
+    if (raw.contract != "fixed") {
+      throw usage_error(fmt::format(
+          "--anchor: only with --contract fixed (windows that start somewhere){}",
+          raw.contract ? fmt::format("; --contract {} has no windows to anchor", *raw.contract)
+                       : std::string()));
+    }
+    checks.anchor = raw.anchor;
+  }
   if (raw.burst)
     checks.burst = in_range("--burst", *raw.burst, 1, k_max_requests);
   if (raw.refill) {

@@ -67,6 +67,10 @@ void add_common_options(CLI::App* app, RawOptions& raw) {
   optional_option(app, "--contract", raw.contract,
                   "the promise audited over time: sliding, fixed, token-bucket or gcra (default: "
                   "the strategy's own)");
+  optional_option(app, "--anchor", raw.anchor,
+                  "with --contract fixed, where windows start: clock (each [kW, (k+1)W) of the "
+                  "limiter's clock; the default) or first-hit (at the first admission after the "
+                  "previous window ended: INCR + EXPIRE on the first hit)");
   optional_option(app, "--rate", raw.rate,
                   "open model: requests at a constant rate (40/s), whatever the replies; with "
                   "--duration");

@@ -33,6 +33,7 @@ struct RawOptions {
   std::optional<std::string> interval;
   std::optional<std::string> start_before_boundary;
   std::optional<std::string> contract;
+  std::optional<std::string> anchor;  // --anchor clock|first-hit
   std::optional<std::string> rate;
   std::optional<std::string> duration;
   int64_t identities = 1;

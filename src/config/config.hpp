@@ -94,7 +94,12 @@ struct CheckConfig {
   // The promise `limit` audits over time; unset: the strategy's own (fixed-window: aligned
   // windows; token-bucket, gcra: burst + refill; others and http: sliding window).
   std::optional<std::string> contract;  // "sliding", "fixed", "token-bucket", "gcra"
-  Nanos window = 60s;                   // the limiter's window
+  // --anchor, fixed only: where windows start. "clock": each [kW, (k+1)W) of the limiter's
+  // clock; "first-hit": a window opens at the first admission after the previous one ended
+  // (INCR + EXPIRE on the first hit). Unset: the strategy's own (incr-expire: first-hit),
+  // else clock.
+  std::optional<std::string> anchor;
+  Nanos window = 60s;        // the limiter's window
   bool window_given = true;  // false: http infers it from the responses' headers (else 60s)
   bool exact = false;        // also fail on under-admission
   int64_t max_errors = 0;    // errored requests tolerated per run

@@ -91,6 +91,11 @@ engine::Decision decide_response(int status, const HeaderList& headers, const Re
     decision.outcome = engine::Outcome::error;
     decision.error = engine::ErrorKind::status;
     decision.error_message = fmt::format("status {}", status);
+    // Kept to say the status reads as a denial (a 503 with Retry-After: nginx's default).
+    if (const std::string* value = find_header(headers, "Retry-After")) {
+      if (auto retry_after = parse_retry_after(*value, reference))
+        decision.retry_ms = retry_after->seconds * 1000;
+    }
     return decision;
   }
   decision.outcome = engine::Outcome::denied;

@@ -1,5 +1,7 @@
 #include "http/response_parser.hpp"
 
+#include <mutex>
+
 #include <fmt/format.h>
 
 namespace rlcheck::http {
@@ -12,6 +14,13 @@ ResponseParser& self_of(http_parser* parser) {
 }  // namespace
 
 ResponseParser::ResponseParser() {
+  // http_parser's own cap on a response's header bytes (80 KB unless built otherwise) is
+  // raised to ours, which the callbacks enforce (they see every byte first). It is a global of
+  // the library: set once.
+  static std::once_flag raised;
+  std::call_once(raised, [] {
+    http_parser_set_max_header_size(static_cast<uint32_t>(k_max_header_bytes + 4096));
+  });
   settings_.on_message_begin = &ResponseParser::on_message_begin;
   settings_.on_status = &ResponseParser::on_status;
   settings_.on_header_field = &ResponseParser::on_header_field;
@@ -35,6 +44,7 @@ void ResponseParser::reset(bool head_request) {
   status_ = 0;
   headers_.clear();
   header_bytes_ = 0;
+  line_bytes_ = 0;
   body_bytes_ = 0;
   keep_alive_ = false;
   error_.clear();
@@ -50,11 +60,8 @@ ResponseParser::State ResponseParser::feed(const char* data, size_t size, size_t
   if (state_ != State::incomplete)
     return state_;  // complete (the parser paused there), or failed in a callback
   const auto code = static_cast<http_errno>(parser_.http_errno);
-  if (code == HPE_HEADER_OVERFLOW) {
-    fail(fmt::format("response headers over {} KiB", k_max_header_bytes / 1024));
-    over_cap_ = true;
-    return state_;
-  }
+  if (code == HPE_HEADER_OVERFLOW)
+    return over(fmt::format("response headers over {} KiB", k_max_header_bytes / 1024));
   if (code != HPE_OK)
     return fail(fmt::format("not an HTTP response: {}", http_errno_description(code)));
   if (parser_.upgrade)
@@ -78,13 +85,24 @@ ResponseParser::State ResponseParser::fail(std::string why) {
   return state_;
 }
 
+ResponseParser::State ResponseParser::over(std::string what) {
+  fail(std::move(what));
+  over_cap_ = true;
+  return state_;
+}
+
 bool ResponseParser::add_header_bytes(size_t length) {
   header_bytes_ += length;
-  if (header_bytes_ <= k_max_header_bytes)
-    return true;
-  fail(fmt::format("response headers over {} KiB", k_max_header_bytes / 1024));
-  over_cap_ = true;
-  return false;
+  line_bytes_ += length;
+  if (header_bytes_ > k_max_header_bytes) {
+    over(fmt::format("response headers over {} KiB", k_max_header_bytes / 1024));
+    return false;
+  }
+  if (line_bytes_ > k_max_header_line_bytes) {
+    over(fmt::format("a response header line over {} KiB", k_max_header_line_bytes / 1024));
+    return false;
+  }
+  return true;
 }
 
 int ResponseParser::on_message_begin(http_parser* parser) {
@@ -92,6 +110,7 @@ int ResponseParser::on_message_begin(http_parser* parser) {
   ResponseParser& self = self_of(parser);
   self.headers_.clear();
   self.header_bytes_ = 0;
+  self.line_bytes_ = 0;
   self.in_value_ = false;
   return 0;
 }
@@ -102,9 +121,15 @@ int ResponseParser::on_status(http_parser* parser, const char*, size_t length) {
 
 int ResponseParser::on_header_field(http_parser* parser, const char* at, size_t length) {
   ResponseParser& self = self_of(parser);
+  if (self.in_value_ || self.headers_.empty())
+    self.line_bytes_ = 0;  // a new line: the status line's bytes, or the last field's, are done
   if (!self.add_header_bytes(length))
     return -1;
   if (self.in_value_ || self.headers_.empty()) {
+    if (self.headers_.size() >= k_max_header_fields) {
+      self.over(fmt::format("more than {} response header fields", k_max_header_fields));
+      return -1;
+    }
     self.headers_.emplace_back();
     self.in_value_ = false;
   }

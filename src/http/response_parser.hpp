@@ -21,7 +21,11 @@ class ResponseParser {
     complete,    // a whole final response (1xx interim responses are skipped)
     failed,      // not HTTP, or over a cap: see error()
   };
-  static constexpr size_t k_max_header_bytes = 64 * 1024;
+  // What curl accepts: 300 KB of headers in all, 100 KB in one line (field name and value).
+  static constexpr size_t k_max_header_bytes = 300 * 1024;
+  static constexpr size_t k_max_header_line_bytes = 100 * 1024;
+  // And at most this many fields, so tiny fields cannot multiply what each one costs to keep.
+  static constexpr size_t k_max_header_fields = 10'000;
 
   ResponseParser();
   ResponseParser(const ResponseParser&) = delete;
@@ -56,6 +60,7 @@ class ResponseParser {
   static int on_message_complete(http_parser* parser);
   State fail(std::string why);
   bool add_header_bytes(size_t length);
+  State over(std::string what);
 
   http_parser parser_{};
   http_parser_settings settings_{};
@@ -66,6 +71,7 @@ class ResponseParser {
   int status_ = 0;
   HeaderList headers_;
   size_t header_bytes_ = 0;
+  size_t line_bytes_ = 0;  // of the header line being read
   uint64_t body_bytes_ = 0;
   bool keep_alive_ = false;
   std::string error_;

@@ -105,7 +105,8 @@ std::string header(const Report& report) {
                                         "source address", "source addresses"));
   }
   if (!params.contract.empty())
-    load += fmt::format(", contract {}", params.contract);
+    load += fmt::format(", contract {}{}", params.contract,
+                        params.anchor == "first-hit" ? " (first-hit)" : "");
   std::string where = report.target.embedded ? " (private)" : "";
   if (const auto& topology = params.topology; topology && topology->kind == "cluster") {
     where += fmt::format(" (cluster, {})", config::counted(topology->masters, "master"));

@@ -194,6 +194,8 @@ json to_json(const Report& report) {
   if (!report.params.source_addresses.empty())
     params["source_addresses"] = report.params.source_addresses;
   params["contract"] = report.params.contract;
+  if (!report.params.anchor.empty())
+    params["anchor"] = report.params.anchor;
   params["early_tolerance_ms"] = report.params.early_tolerance_ms;
   params["late_tolerance_ms"] = report.params.late_tolerance_ms;
   params["hint_resolution_ms"] = nullptr;
@@ -275,6 +277,8 @@ json to_json(const Report& report) {
       fitted["limit"] = fit.limit;
       fitted["window_ms"] = fit.window_ms;
     }
+    if (!fit.anchor.empty())
+      fitted["anchor"] = fit.anchor;
     out["contract_fit"] = fitted;
   }
   if (report.workers) {

@@ -41,8 +41,9 @@ struct Params {
   int64_t identities = 1;
   std::vector<std::string> source_addresses;  // --source-address; empty: not given
   std::string contract;                       // sliding, fixed, token-bucket, gcra
-  int64_t early_tolerance_ms = 1000;          // retry-after-accuracy: hints early by more fail
-  int64_t late_tolerance_ms = 1000;           // retry-after-accuracy: hints late by more fail
+  std::string anchor;  // fixed: "clock" or "first-hit" (params.anchor); empty otherwise
+  int64_t early_tolerance_ms = 1000;  // retry-after-accuracy: hints early by more fail
+  int64_t late_tolerance_ms = 1000;   // retry-after-accuracy: hints late by more fail
   // The resolution of the hints judged (1: milliseconds, 1000: whole seconds; 0: none judged),
   // whose tolerances the two above are; `retry_tolerances` holds every resolution's.
   int32_t hint_resolution_ms = 0;

@@ -1,6 +1,7 @@
 #include "serve/limit_headers.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -13,6 +14,17 @@ int64_t ceil_seconds(int64_t ms) {
 }
 
 }  // namespace
+
+Policy policy_of(config::Strategy strategy, int64_t limit, int64_t window_ms, int64_t burst,
+                 const config::Rate& refill) {
+  if ((strategy == config::Strategy::token_bucket || strategy == config::Strategy::gcra) &&
+      refill.tokens > 0 && refill.period.count() > 0) {
+    const double fill_s = static_cast<double>(burst) * static_cast<double>(refill.period.count()) /
+                          static_cast<double>(refill.tokens) / 1e9;
+    return {burst, std::max<int64_t>(1, std::llround(fill_s))};
+  }
+  return {limit, std::max<int64_t>(1, (window_ms + 999) / 1000)};
+}
 
 LimitResponse limit_response(const engine::Decision& decision, const Policy& policy) {
   LimitResponse response;

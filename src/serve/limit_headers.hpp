@@ -7,14 +7,24 @@
 #include <utility>
 #include <vector>
 
+#include "config/config.hpp"
 #include "engine/request_record.hpp"
 
 namespace rlcheck::serve {
 
+// RateLimit-Policy: q per w seconds (and X-RateLimit-Limit: q).
 struct Policy {
   int64_t limit = 10;
   int64_t window_s = 60;
 };
+
+// What a strategy keeps, as a policy. Windows (sliding, fixed, first-hit, and naive's intent):
+// the limit per the window, in whole seconds rounded up. Buckets (token-bucket, gcra): q is the
+// burst and w the time the refill takes to fill it from empty, so q / w is the refill (5/s
+// with a burst of 5: q=5;w=1), rounded to the nearest whole second (at least 1): exact when the
+// burst refills in whole seconds.
+Policy policy_of(config::Strategy strategy, int64_t limit, int64_t window_ms, int64_t burst,
+                 const config::Rate& refill);
 
 struct LimitResponse {
   int status = 200;

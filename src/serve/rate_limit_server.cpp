@@ -48,8 +48,9 @@ struct RateLimitServer::Connection {
 RateLimitServer::RateLimitServer(event_base* base, redis::RunTarget& redis_target,
                                  ServerOptions options)
     : base_(base), redis_target_(redis_target), options_(std::move(options)) {
-  policy_.limit = options_.limiter.limit;
-  policy_.window_s = std::max<int64_t>(1, (options_.limiter.window_ms + 999) / 1000);
+  const redis::StrategyParams& limiter = options_.limiter;
+  policy_ =
+      policy_of(limiter.kind, limiter.limit, limiter.window_ms, limiter.burst, limiter.refill);
 }
 
 RateLimitServer::~RateLimitServer() {

@@ -131,3 +131,20 @@ TEST_CASE("contract fit: the hook reason names the flags the limiter fits") {
   CHECK(outcome.err.find("what it did fits --contract token-bucket --burst 5 --refill 1/s") !=
         std::string::npos);
 }
+
+TEST_CASE("contract fit: the naive race is named a race, never fitted as a bigger bucket") {
+  // The seed's naive GET-then-INCR under 50 concurrent requests admits more than 10 in its
+  // first wave, all in flight at once: a bucket of that size "explains" it, and is not what
+  // happened.
+  const ProcessOutcome outcome =
+      run_rlcheck({"redis", "--redis", fit_db_url(), "--strategy", "naive", "--json"});
+  INFO("stderr: " << outcome.err);
+  INFO("stdout: " << outcome.out);
+  REQUIRE(outcome.exit_code == 1);
+  const json report = json::parse(outcome.out);
+  CHECK(check_status(report, "limit") == "fail");
+  CHECK_FALSE(any_detail_mentions(report, "token-bucket"));
+  if (report.contains("contract_fit"))
+    CHECK(report["contract_fit"]["contract"] != "token-bucket");
+  CHECK(check_detail(report, "limit").find("check-then-act race") != std::string::npos);
+}

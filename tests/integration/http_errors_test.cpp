@@ -168,6 +168,46 @@ TEST_CASE("http errors: status 500 is error kind status-500; --max-errors can to
   }
 }
 
+TEST_CASE("http errors: a 503 with Retry-After is named with the flag that accepts it") {
+  // nginx's limit_req denies with 503 by default: an error to rlcheck until --denied-status
+  // says otherwise, and the report says which flag that is.
+  FakeHttpServer server(Mode::reply, canned(503, {{"Retry-After", "1"}}));
+  SUBCASE("the errors check names --denied-status 503") {
+    const HttpRun run = run_http(server.url(), k_small);
+    require_report(run);
+    CHECK(run.outcome.exit_code == 3);
+    CHECK(error_kinds(run)["status-503"] == 4);
+    std::string detail;
+    for (const auto& check : run.report["checks"]) {
+      if (check["id"] == "errors")
+        detail = check["detail"].get<std::string>();
+    }
+    CHECK(detail.find("--denied-status 503") != std::string::npos);
+  }
+  SUBCASE("so does the hook's reason") {
+    RunOptions options;
+    options.stdin_mode = StdinMode::empty;
+    const ProcessOutcome outcome = run_rlcheck(
+        {"http", server.url(), "-n", "4", "-p", "2", "--limit", "10", "--hook"}, options);
+    CHECK(outcome.exit_code == 2);
+    CHECK(outcome.err.find("--denied-status 503") != std::string::npos);
+  }
+  SUBCASE("pasted, the flag judges the 503s as denials") {
+    const HttpRun run = run_http(server.url(), with(k_small, {"--denied-status", "503"}));
+    require_report(run);
+    CHECK(run.outcome.exit_code == 0);
+    CHECK(run.report["runs"][0]["denied"] == 4);
+  }
+}
+
+TEST_CASE("http errors: a status that does not read as a denial is not offered as one") {
+  FakeHttpServer server(Mode::reply, canned(500, {}));
+  const HttpRun run = run_http(server.url(), k_small);
+  require_report(run);
+  CHECK(run.outcome.exit_code == 3);
+  CHECK(run.outcome.out.find("--denied-status") == std::string::npos);
+}
+
 TEST_CASE("http: --runs > 1 needs {run} (or a reset) for a fresh limiter state each run") {
   FakeHttpServer server(Mode::reply, canned(200, {}));
   SUBCASE("without {run}: usage error naming --runs") {

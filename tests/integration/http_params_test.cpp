@@ -191,3 +191,29 @@ TEST_CASE("http params: --records has the HTTP status of every request") {
   std::filesystem::remove(path);
   CHECK(lines == 4);
 }
+
+TEST_CASE(
+    "http params: serve's token bucket advertises its burst and refill, and passes unflagged") {
+  // --burst 5 --refill 5/s: RateLimit-Policy q=5;w=1 (a full bucket of 5 refills in 1 s). Read
+  // as a sliding 5 per 1 s the bucket fails (it admits 5 + 5 a second); the policy's bucket
+  // reading explains everything it did, and rlcheck judges by it.
+  ServeProcess serve({"--redis", TestRedis::shared().tcp_url() + "/1", "--listen", "127.0.0.1:0",
+                      "--strategy", "token-bucket", "--burst", "5", "--refill", "5/s",
+                      "--identity-header", "X-API-Key"});
+  const ProcessOutcome outcome =
+      run_rlcheck({"http", serve.url(), "--rate", "20/s", "--duration", "3s", "-H",
+                   "X-API-Key: bucket-" + std::to_string(getpid()), "--json"});
+  INFO("stdout: " << outcome.out);
+  INFO("stderr: " << outcome.err);
+  INFO("serve: " << serve.log());
+  REQUIRE(outcome.exit_code == 0);
+  const json report = json::parse(outcome.out);
+  CHECK(report["params"]["limit"] == 5);
+  CHECK(report["params"]["window_ms"] == 1000);
+  CHECK(report["params"]["contract"] == "token-bucket");
+  CHECK(report["params"]["burst"] == 5);
+  CHECK(report["params"]["refill"] == "5/s");
+  CHECK(report["verdict"] == "pass");
+  // More than one window's worth came through: the refill was exercised, not only the burst.
+  CHECK(report["runs"][0]["allowed"].get<int>() > 5);
+}

@@ -205,6 +205,31 @@ TEST_CASE("errors above --max-errors fail with a sample, and make the verdict er
   CHECK(check({erring}, "errors", tolerant).status == Status::pass);
 }
 
+TEST_CASE("errors of a status that reads as a denial name the flag that accepts it") {
+  // A 503 with Retry-After (nginx's default deny status).
+  RunStats hinted = run(1, 10);
+  hinted.denied = 0;
+  hinted.errors = 40;
+  hinted.error_kinds["status-503"] = 40;
+  hinted.hinted_status_errors["status-503"] = 40;
+  CHECK(mentions(check({hinted}, "errors").detail, "pass --denied-status 503"));
+  // Beside 429 denials, the flag keeps them.
+  hinted.denied = 5;
+  CHECK(mentions(check({hinted}, "errors").detail, "--denied-status 429,503"));
+
+  // A 403 making most errors of a run that admitted, without a hint.
+  RunStats forbidden = run(1, 10);
+  forbidden.errors = 30;
+  forbidden.error_kinds["status-403"] = 30;
+  CHECK(mentions(check({forbidden}, "errors").detail, "--denied-status 429,403"));
+
+  // A 500 is no denial.
+  RunStats failing = run(1, 10);
+  failing.errors = 30;
+  failing.error_kinds["status-500"] = 30;
+  CHECK_FALSE(mentions(check({failing}, "errors").detail, "--denied-status"));
+}
+
 TEST_CASE("errors of a run stopped on them say that no more requests were sent") {
   RunStats stopped = run(1, 10);
   stopped.errors = 1;

@@ -12,6 +12,7 @@
 #include "checks/contract_fit.hpp"
 
 using rlcheck::checks::AdmissionRule;
+using rlcheck::checks::admitted_at_once;
 using rlcheck::checks::AuditParams;
 using rlcheck::checks::CheckParams;
 using rlcheck::checks::CheckResult;
@@ -20,8 +21,11 @@ using rlcheck::checks::evaluate_checks;
 using rlcheck::checks::fit_candidates;
 using rlcheck::checks::fit_contract;
 using rlcheck::checks::note_fit;
+using rlcheck::checks::note_race;
+using rlcheck::checks::policy_readings;
 using rlcheck::checks::RecordedRun;
 using rlcheck::checks::refill_text;
+using rlcheck::checks::rejudge;
 using rlcheck::checks::round_significant;
 using rlcheck::checks::RunStats;
 using rlcheck::checks::Status;
@@ -276,7 +280,7 @@ TEST_CASE("no candidate repeats the contract audited, and fixed windows are not 
   const std::vector<ContractFit> candidates = fit_candidates(judged.recorded, fixed);
   REQUIRE_FALSE(candidates.empty());
   for (const ContractFit& candidate : candidates)
-    CHECK(candidate.contract != "fixed");
+    CHECK((candidate.contract != "fixed" || candidate.anchor == "first-hit"));
 
   const std::vector<ContractFit> sliding =
       fit_candidates(judged.recorded, sliding_audit(5, 5000).rule);
@@ -284,6 +288,16 @@ TEST_CASE("no candidate repeats the contract audited, and fixed windows are not 
     CHECK(candidate.flags != "--contract sliding --limit 5 --window 5s");
   CHECK(std::any_of(sliding.begin(), sliding.end(),
                     [](const ContractFit& c) { return c.contract == "fixed"; }));
+  // Fixed windows opened at the first hit are proposed too, flags and all, where the limiter
+  // surely started the run empty, and only there.
+  CHECK(std::any_of(sliding.begin(), sliding.end(), [](const ContractFit& c) {
+    return c.anchor == "first-hit" &&
+           c.flags == "--contract fixed --anchor first-hit --limit 5 --window 5s";
+  }));
+  AdmissionRule stale = sliding_audit(5, 5000).rule;
+  stale.fresh_state = false;
+  for (const ContractFit& candidate : fit_candidates(judged.recorded, stale))
+    CHECK(candidate.anchor != "first-hit");
 }
 
 TEST_CASE("note_fit adds the flags to the checks the fit clears, and only to those") {
@@ -299,4 +313,88 @@ TEST_CASE("note_fit adds the flags to the checks the fit clears, and only to tho
         "--refill 1/s");
   CHECK(checks[1].detail == "errored");
   CHECK(checks[2].detail == "fine");
+}
+
+TEST_CASE("a race's burst is not presented as a bigger bucket") {
+  // The naive limiter under concurrency, limit 10: 16 admitted while all were in flight at
+  // once, then (its key expiring) one more every 6 s. A bucket of 16 refilled 1/6s explains
+  // every admission, and is not what happened: the limiter raced.
+  RunResult result;
+  uint64_t seq = 0;
+  for (int i = 0; i < 16; ++i) {
+    RequestRecord record;
+    record.seq = seq++;
+    record.sent_ns = i * k_ms / 10;
+    record.replied_ns = 5 * k_ms + i * k_ms / 10;
+    record.outcome = Outcome::allowed;
+    result.records.push_back(record);
+  }
+  for (int64_t at = 100; at < 13'000; at += 100) {
+    RequestRecord record;
+    record.seq = seq++;
+    record.sent_ns = at * k_ms;
+    record.replied_ns = record.sent_ns + k_ms;
+    record.outcome = at % 6000 == 0 ? Outcome::allowed : Outcome::denied;
+    result.records.push_back(record);
+  }
+  result.duration_ns = 13'000 * k_ms;
+  result.start_wall_ns = 1'700'000'000'000 * k_ms;
+  const AuditParams audit = sliding_audit(10, 60'000);
+  const CheckParams params = sliding_params(10, 60'000, static_cast<int64_t>(seq));
+  std::vector<RunStats> stats{summarize_run(1, result, audit)};
+  std::vector<RecordedRun> recorded;
+  recorded.push_back({std::move(result.records), result.start_wall_ns});
+  std::vector<CheckResult> checks = evaluate_checks(stats, params);
+  REQUIRE(status_of(checks, "limit") == Status::fail);
+
+  CHECK(admitted_at_once(recorded) == 16);
+  CHECK(fit_candidates(recorded, audit.rule).empty());
+  const auto fit = fit_contract(recorded, stats, checks, params, audit);
+  CHECK_MESSAGE(!fit, (fit ? fit->flags : std::string()));
+
+  note_race(checks, 16, 10);
+  for (const CheckResult& check : checks) {
+    const bool noted = check.detail.find("check-then-act race") != std::string::npos;
+    CHECK(noted ==
+          (check.status == Status::fail && (check.id == "limit" || check.id == "contract")));
+  }
+}
+
+TEST_CASE("admissions one after another are no race, whatever their number") {
+  RunResult result;
+  for (uint64_t seq = 0; seq < 16; ++seq) {
+    RequestRecord record;
+    record.seq = seq;
+    record.sent_ns = static_cast<int64_t>(seq) * 2 * k_ms;
+    record.replied_ns = record.sent_ns + k_ms;
+    record.outcome = Outcome::allowed;
+    result.records.push_back(record);
+  }
+  std::vector<RecordedRun> recorded;
+  recorded.push_back({std::move(result.records), 0});
+  CHECK(admitted_at_once(recorded) == 1);
+}
+
+TEST_CASE("an advertised q per w read as a token bucket explains a bucket of q refilled q per w") {
+  // serve --strategy token-bucket --burst 5 --refill 5/s advertises q=5;w=1: judged as a
+  // sliding 5 per 1 s it fails (a bucket admits 5 + 5 per second in any second); read as the
+  // bucket the policy also means, it explains every admission, denial and hint.
+  const AuditParams audit = sliding_audit(5, 1000);
+  const CheckParams params = sliding_params(5, 1000, 60);
+  Judged judged = judge([] { return token_bucket(5, 5); }, 1, 50, 3000, audit, params);
+  REQUIRE(rlcheck::checks::verdict_of(judged.checks) == rlcheck::checks::Verdict::fail);
+  const auto readings = policy_readings(5, 1000, audit.rule);
+  REQUIRE(readings.size() == 3);
+  CHECK(readings[0].flags == "--contract token-bucket --burst 5 --refill 5/s");
+  CHECK(readings[1].flags == "--contract fixed --limit 5 --window 1s");
+  CHECK(readings[2].flags == "--contract fixed --anchor first-hit --limit 5 --window 1s");
+  const auto found = rejudge(readings, judged.recorded, judged.stats, judged.checks, params, audit);
+  REQUIRE(found);
+  CHECK(found->fit.contract == "token-bucket");
+  CHECK(rlcheck::checks::verdict_of(found->checks) == rlcheck::checks::Verdict::pass);
+
+  // A limiter that over-admits under every reading stays failed.
+  Judged racy = judge([] { return token_bucket(9, 5); }, 1, 50, 3000, audit, params);
+  CHECK_FALSE(rejudge(policy_readings(5, 1000, audit.rule), racy.recorded, racy.stats, racy.checks,
+                      params, audit));
 }

@@ -203,3 +203,38 @@ TEST_CASE("round trip: what limit_response sends, rlcheck http reads back") {
     }
   }
 }
+
+TEST_CASE("each strategy's policy says what it keeps: windows q per w, buckets q=burst") {
+  using rlcheck::config::Rate;
+  using rlcheck::config::Strategy;
+  using rlcheck::serve::policy_of;
+  using namespace std::chrono_literals;
+  const Rate five_per_s{5, 1s};
+  for (const Strategy strategy :
+       {Strategy::sliding_window, Strategy::fixed_window, Strategy::incr_expire, Strategy::naive}) {
+    CAPTURE(static_cast<int>(strategy));
+    const Policy policy = policy_of(strategy, 10, 60'000, 5, five_per_s);
+    CHECK(policy.limit == 10);
+    CHECK(policy.window_s == 60);
+    // A window under a second is still advertised in whole seconds, rounded up.
+    CHECK(policy_of(strategy, 3, 500, 5, five_per_s).window_s == 1);
+  }
+  for (const Strategy strategy : {Strategy::token_bucket, Strategy::gcra}) {
+    CAPTURE(static_cast<int>(strategy));
+    // --burst 5 --refill 5/s: a full bucket of 5 takes 1 s to refill: q=5;w=1 (5/s).
+    const Policy policy = policy_of(strategy, 10, 60'000, 5, five_per_s);
+    CHECK(policy.limit == 5);
+    CHECK(policy.window_s == 1);
+    // --burst 10 --refill 1/6s: 60 s.
+    CHECK(policy_of(strategy, 10, 60'000, 10, Rate{1, 6s}).window_s == 60);
+    // The default bucket (burst = limit, refill = limit per window): the window's own policy.
+    const Policy defaults = policy_of(strategy, 10, 60'000, 10, Rate{10, 60s});
+    CHECK(defaults.limit == 10);
+    CHECK(defaults.window_s == 60);
+  }
+  // The headers carry it: q=5;w=1, and X-RateLimit-Limit 5.
+  const LimitResponse response =
+      limit_response(allowed(4), policy_of(Strategy::token_bucket, 10, 60'000, 5, five_per_s));
+  CHECK(header(response, "RateLimit-Policy") == "\"default\";q=5;w=1");
+  CHECK(header(response, "X-RateLimit-Limit") == "5");
+}

@@ -222,3 +222,24 @@ TEST_CASE("unknown requests count against fixed windows and buckets too") {
   CHECK(lockouts(stalled(rlcheck::engine::ErrorKind::timeout), bucket, from_stall).count == 0);
   CHECK(lockouts(stalled(rlcheck::engine::ErrorKind::not_sent), bucket, from_stall).count > 0);
 }
+
+TEST_CASE("a bucket that may have started the run empty is not held to a full one") {
+  // Burst 5, 5 tokens/s, hit at 20/s: a limiter that started the run empty admits one request
+  // in four from the first; with state from before the run that is no lock-out, however long
+  // the load lasts (it never lets the bucket refill).
+  AdmissionRule rule;
+  rule.kind = AdmissionRule::Kind::bucket;
+  rule.burst = 5;
+  rule.tokens_per_ns = 5.0 / 1e9;
+  rule.clock_ns = k_ms;
+  std::vector<RequestRecord> records;
+  for (int64_t t = 0, seq = 0; t < 3000; t += 50, ++seq) {
+    records.push_back(
+        request(static_cast<uint64_t>(seq), t, seq % 4 == 3 ? Outcome::allowed : Outcome::denied));
+  }
+  rule.fresh_state = false;
+  CHECK(lockouts(records, rule, contract_memory_ns(rule)).count == 0);
+  // Started full (a fresh key), the same denials came with tokens left.
+  rule.fresh_state = true;
+  CHECK(lockouts(records, rule, 0).count > 0);
+}

@@ -123,9 +123,34 @@ TEST_CASE("native http parser: interim responses, close-delimited bodies, HEAD, 
   CHECK(parser.error().find("not an HTTP response") != std::string::npos);
 
   parser.reset(false);
-  const std::string huge = "HTTP/1.1 200 OK\r\nX: " + std::string(65 * 1024, 'a') + "\r\n\r\n";
+  const std::string huge = "HTTP/1.1 200 OK\r\nX: " + std::string(101 * 1024, 'a') + "\r\n\r\n";
   CHECK(feed_in_steps(parser, huge, 8192, used) == State::failed);
-  CHECK(parser.error().find("KiB") != std::string::npos);
+  CHECK(parser.over_cap());
+  CHECK(parser.error().find("line over 100 KiB") != std::string::npos);
+}
+
+TEST_CASE("native http parser: accepts what curl accepts, 300 KB of headers, 100 KB a line") {
+  // Four lines of 50 KB (200 KB): curl takes them, so does the native client.
+  std::string head = "HTTP/1.1 429 Too Many Requests\r\n";
+  for (int i = 0; i < 4; ++i)
+    head += "X-Padding-" + std::to_string(i) + ": " + std::string(50 * 1024, 'p') + "\r\n";
+  ResponseParser parser;
+  size_t used = 0;
+  parser.reset(false);
+  CHECK(feed_in_steps(parser, head + "Retry-After: 3\r\nContent-Length: 0\r\n\r\n", 4096, used) ==
+        State::complete);
+  CHECK(parser.status() == 429);
+  REQUIRE(parser.headers().size() == 6);
+  CHECK(parser.headers()[1].second.size() == 50 * 1024);
+  CHECK(parser.headers()[4] == std::pair<std::string, std::string>{"Retry-After", "3"});
+
+  // Seven such lines (350 KB) are over the whole cap.
+  for (int i = 4; i < 7; ++i)
+    head += "X-Padding-" + std::to_string(i) + ": " + std::string(50 * 1024, 'p') + "\r\n";
+  parser.reset(false);
+  CHECK(feed_in_steps(parser, head + "\r\n", 4096, used) == State::failed);
+  CHECK(parser.over_cap());
+  CHECK(parser.error().find("over 300 KiB") != std::string::npos);
 }
 
 TEST_CASE("native http choice: native unless --http2, a proxy, or a URL it declines") {

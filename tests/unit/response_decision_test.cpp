@@ -67,8 +67,10 @@ TEST_CASE("decide_response: a status neither allowed nor denied is an error of k
     CHECK(d.error == ErrorKind::status);
     CHECK(d.status == status);
     CHECK(d.error_message == "status " + std::to_string(status));
-    CHECK_FALSE(d.retry_ms.has_value());
+    // Kept, never judged (only denials' hints are): it says the status reads as a denial.
+    CHECK(d.retry_ms == 30'000);
   }
+  CHECK_FALSE(decide_response(503, {}, default_rules(), k_local).retry_ms.has_value());
 }
 
 TEST_CASE("decide_response follows the rules it is given, not fixed statuses") {
