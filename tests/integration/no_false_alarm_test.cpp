@@ -2,8 +2,9 @@
 // through `rlcheck serve`, under a closed burst, an open-model load over a few windows, the
 // same load with Redis stalled longer than --timeout (the requests that time out run once the
 // stall ends, after rlcheck gave up on them: `unknown`), and two identities: every check but
-// `errors` passes in every cell, twice over (--runs 2). And the stall does not hide a broken
-// limiter: the naive counter still fails the limit through it.
+// `errors` passes in every cell, twice over (--runs 2) (incr-expire's documented defect aside: a
+// stall can leave its key without a TTL, which key-ttl rightly fails). And the stall does not hide
+// a broken limiter: the naive counter still fails the limit through it.
 //
 // The cells run a few at a time: each sends a few dozen requests a second and mostly waits.
 // Cells that stall Redis do it on a server of their own (CLIENT PAUSE stops every client).
@@ -41,6 +42,9 @@ struct Strategy {
   std::string name;
   std::vector<std::string> params;    // the limit, for rlcheck redis and serve alike
   std::vector<std::string> contract;  // what rlcheck http is told of it
+  // A documented defect a stall may show, and only it: incr-expire's PEXPIRE is a second
+  // command, never sent when its INCR timed out, so the key may be left without a TTL.
+  std::string stall_defect = {};
 };
 
 std::vector<Strategy> strategies() {
@@ -52,6 +56,8 @@ std::vector<Strategy> strategies() {
   };
   return {{"sliding-window", window, with({"--contract", "sliding"}, window)},
           {"fixed-window", window, with({"--contract", "fixed"}, window)},
+          {"incr-expire", window, with({"--contract", "fixed", "--anchor", "first-hit"}, window),
+           "key-ttl"},
           {"token-bucket", bucket, with({"--contract", "token-bucket"}, bucket)},
           {"gcra", bucket, with({"--contract", "gcra"}, bucket)}};
 }
@@ -60,6 +66,7 @@ struct Cell {
   std::string name;
   std::vector<std::string> args;  // rlcheck's arguments
   bool stalled = false;           // Redis paused longer than --timeout
+  std::string tolerated = {};     // the one check that may fail (Strategy::stall_defect)
 };
 
 struct Judged {
@@ -118,12 +125,17 @@ void check_passes(const Judged& judged) {
   REQUIRE_FALSE(outcome.timed_out);
   REQUIRE_FALSE(outcome.out.empty());
   const json report = json::parse(outcome.out);
+  bool defect_shown = false;
   for (const auto& check : report.at("checks")) {
     CAPTURE(check.dump());
+    if (check.at("id") == judged.cell.tolerated && check.at("status") == "fail") {
+      defect_shown = true;
+      continue;
+    }
     CHECK(check.at("status") != "fail");
   }
-  CHECK(report.at("verdict") == "pass");
-  CHECK(outcome.exit_code == 0);
+  CHECK(report.at("verdict") == (defect_shown ? "fail" : "pass"));
+  CHECK(outcome.exit_code == (defect_shown ? 1 : 0));
   for (const std::string id : {"limit", "contract", "utilisation", "retry-after-accuracy"})
     CHECK(check_status(report, id) != "fail");
   if (judged.cell.stalled) {
@@ -154,6 +166,7 @@ TEST_CASE("no false alarm: every correct strategy passes every load, straight an
     const std::vector<std::string> redis{"redis", "--strategy", strategy.name};
     auto straight = shapes(strategy.name, joined(redis, {{"--redis", shared_url}, strategy.params}),
                            joined(redis, {{"--redis", stalled_url}, strategy.params}), "");
+    straight[2].tolerated = strategy.stall_defect;  // the stalled cell
     cells.insert(cells.end(), straight.begin(), straight.end());
 
     // Through serve: one on the shared Redis (database 1: serve's keys outlive it), one on a

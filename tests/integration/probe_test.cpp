@@ -227,9 +227,7 @@ TEST_CASE("probe --redis: incr-expire's windows open at the first hit, not on th
   CHECK(probed.report["flags"] == "--contract fixed --anchor first-hit --limit 3 --window 1s");
 }
 
-// Needs `--anchor first-hit` on rlcheck redis (the fixed contract's anchors): until that is
-// there, the pasted flags are a usage error. Verify once it is, then drop may_fail.
-TEST_CASE("probe round trip: incr-expire, a first-hit round trip" * doctest::may_fail()) {
+TEST_CASE("probe round trip: incr-expire, a first-hit round trip") {
   const std::string redis = TestRedis::shared().tcp_url();
   const Probed probed =
       probe({"--redis", redis, "--strategy", "incr-expire", "-l", "3", "-w", "1s"});
