@@ -81,14 +81,6 @@ std::optional<Clock::time_point> kill_after_entries(PrivateRedis& server, long l
   return std::nullopt;
 }
 
-std::string check_detail(const json& report, const std::string& id) {
-  for (const auto& check : report.at("checks")) {
-    if (check.at("id") == id)
-      return check.at("detail").get<std::string>();
-  }
-  return "";
-}
-
 }  // namespace
 
 TEST_CASE("Redis killed mid-run: every report is written from what was measured, exit 3") {

@@ -173,18 +173,6 @@ TEST_CASE("contract audit: a log that records denials locks a persistent client 
   CHECK(correct["runs"][0]["utilisation"]["ratio"].get<double>() >= 0.9);
 }
 
-namespace {
-
-std::string check_detail(const json& report, const std::string& id) {
-  for (const auto& check : report["checks"]) {
-    if (check["id"] == id)
-      return check["detail"].get<std::string>();
-  }
-  return "";
-}
-
-}  // namespace
-
 // Without --exact: at 40/s for 3 s against 10 per second, the log that records denials admits
 // its first 10 (in the first 250 ms) and then never again, though from ~1.25 s on its window
 // holds no admission at all. Every denial after that came while the window had room, whatever

@@ -52,14 +52,6 @@ ProcessOutcome bucket_run(const std::string& flags, int expected_exit) {
   return outcome;
 }
 
-std::string check_detail(const json& report, const std::string& id) {
-  for (const auto& check : report.at("checks")) {
-    if (check.at("id") == id)
-      return check.at("detail").get<std::string>();
-  }
-  return "";
-}
-
 bool any_detail_mentions(const json& report, const std::string& text) {
   for (const auto& check : report.at("checks")) {
     if (check.at("detail").get<std::string>().find(text) != std::string::npos)

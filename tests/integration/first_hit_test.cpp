@@ -34,14 +34,6 @@ ProcessOutcome incr_expire_run(const std::vector<std::string>& extra) {
   return run_rlcheck(args);
 }
 
-std::string check_detail(const json& report, const std::string& id) {
-  for (const auto& check : report.at("checks")) {
-    if (check.at("id") == id)
-      return check.at("detail").get<std::string>();
-  }
-  return "";
-}
-
 }  // namespace
 
 TEST_CASE("first-hit: incr-expire under an open model over three windows passes its own contract") {

@@ -130,6 +130,13 @@ TEST_CASE("probe round trip: serve's sliding and fixed windows; the flags pasted
     CHECK(probed.report["flags"] == "--contract sliding --limit 5 --window 1s");
     check_round_trip(server, probed.report["flags"]);
   }
+  SUBCASE("sliding 2s") {
+    ServeProcess server = serve("lua", 3, "2s");
+    const Probed probed = probe_http(server);
+    check_window(probed, "sliding", 3, 2000);
+    CHECK(probed.report["flags"] == "--contract sliding --limit 3 --window 2s");
+    check_round_trip(server, probed.report["flags"]);
+  }
   SUBCASE("fixed 1s: aligned to the clock") {
     ServeProcess server = serve("fixed-window", 5, "1s");
     const Probed probed = probe_http(server);
@@ -170,6 +177,13 @@ TEST_CASE("probe round trip: serve's token bucket and GCRA; the flags pasted pas
     const Probed probed = probe_http(server);
     check_bucket(probed, 4, 8.0);
     CHECK(probed.report["notes"].dump().find("GCRA") != std::string::npos);
+    check_round_trip(server, probed.report["flags"]);
+  }
+  SUBCASE("gcra 2s: 3 then 3 per 2 s") {
+    ServeProcess server = serve("gcra", 3, "2s");
+    const Probed probed = probe_http(server);
+    check_bucket(probed, 3, 1.5);
+    CHECK(probed.report["flags"] == "--contract token-bucket --burst 3 --refill 3/2s");
     check_round_trip(server, probed.report["flags"]);
   }
 }

@@ -27,18 +27,6 @@ TEST_CASE("a script that forgets EXPIRE fails key-ttl") {
   CHECK(report["runs"][0]["keys_without_ttl"].size() == 1);
 }
 
-namespace {
-
-std::string check_detail(const json& report, const std::string& id) {
-  for (const auto& check : report["checks"]) {
-    if (check["id"] == id)
-      return check["detail"].get<std::string>();
-  }
-  return "";
-}
-
-}  // namespace
-
 // EXPIRE given the window in milliseconds: a 1 s window's key lives 1000 s. Its decisions are
 // right, so the burst test and the contract pass; only the TTL, read right after each run,
 // shows it. The shipped strategies keep their keys no longer than the window (or the bucket's

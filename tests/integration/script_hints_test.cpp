@@ -36,14 +36,6 @@ json run_script(const std::string& script, const std::string& flags, int expecte
   return json::parse(outcome.out);
 }
 
-std::string check_detail(const json& report, const std::string& id) {
-  for (const auto& check : report.at("checks")) {
-    if (check.at("id") == id)
-      return check.at("detail").get<std::string>();
-  }
-  return "";
-}
-
 // Limit 5 per 1.5 s: the slot frees 1.5 s after the burst, and the script says 2 s (math.ceil).
 // Such hints are longer than the window: --max-retry-after 2s accepts them.
 constexpr const char* k_ceiled =

@@ -20,6 +20,15 @@ inline std::string check_status(const nlohmann::json& report, const std::string&
   return "absent";
 }
 
+// The detail of check `id`, empty when the report has no such check.
+inline std::string check_detail(const nlohmann::json& report, const std::string& id) {
+  for (const auto& check : report.at("checks")) {
+    if (check.at("id") == id)
+      return check.at("detail").get<std::string>();
+  }
+  return "";
+}
+
 inline std::string fixture(const std::string& name) {
   return std::string(RLCHECK_FIXTURES) + "/" + name;
 }
