@@ -34,10 +34,25 @@ std::vector<std::string> child_environment(const RunOptions& options) {
 }  // namespace
 
 ProcessOutcome run_process(const std::vector<std::string>& argv, const RunOptions& options) {
+  // Close-on-exec: a child another thread forks at the same moment must not inherit these
+  // pipes, or this one's end of file would wait for that child to exit (dup2 clears the flag
+  // on the child's own standard streams).
   int out_pipe[2], err_pipe[2], in_pipe[2];
-  if (pipe(out_pipe) != 0 || pipe(err_pipe) != 0 || pipe(in_pipe) != 0)
+  if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0 ||
+      pipe2(in_pipe, O_CLOEXEC) != 0)
     return {};
+  // Everything the child needs is built before fork: between fork and exec a child of a
+  // threaded process may only make async-signal-safe calls. An allocation there can wait
+  // forever on a lock another thread held when it forked (the child never runs rlcheck).
   std::vector<std::string> env = child_environment(options);
+  std::vector<char*> args;
+  for (const auto& arg : argv)
+    args.push_back(const_cast<char*>(arg.c_str()));
+  args.push_back(nullptr);
+  std::vector<char*> envp;
+  for (auto& item : env)
+    envp.push_back(item.data());
+  envp.push_back(nullptr);
 
   const pid_t pid = fork();
   if (pid == 0) {
@@ -48,17 +63,6 @@ ProcessOutcome run_process(const std::vector<std::string>& argv, const RunOption
     } else {
       dup2(in_pipe[0], STDIN_FILENO);
     }
-    for (int fd : {out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1], in_pipe[0], in_pipe[1]}) {
-      close(fd);
-    }
-    std::vector<char*> args;
-    for (const auto& arg : argv)
-      args.push_back(const_cast<char*>(arg.c_str()));
-    args.push_back(nullptr);
-    std::vector<char*> envp;
-    for (auto& item : env)
-      envp.push_back(item.data());
-    envp.push_back(nullptr);
     execve(args[0], args.data(), envp.data());
     _exit(127);
   }
