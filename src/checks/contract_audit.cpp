@@ -216,13 +216,13 @@ Utilisation measure_utilisation(const IdentityRecords& identities, const Admissi
       share.admitted += identities[id].outcome(index) == Outcome::allowed ? 1 : 0;
     // Requests that may have been admitted unseen: read either as never offered, or as offered
     // and admitted, whichever gives the limiter the larger share.
-    if (const auto unknown = static_cast<int64_t>(unknown_sends(identities[id]).size());
+    const auto with_unknown = decided_by_send(identities[id], true);
+    if (const auto unknown = static_cast<int64_t>(with_unknown.size() - decided.size());
         unknown > 0) {
       Utilisation admitted = share;
       admitted.unknown = unknown;
       admitted.admitted += unknown;
-      admitted.allowed = contract_admissions(identities[id], decided_by_send(identities[id], true),
-                                             rule, start_wall_ns);
+      admitted.allowed = contract_admissions(identities[id], with_unknown, rule, start_wall_ns);
       if (admitted.ratio() > share.ratio())
         share = admitted;
     }

@@ -16,29 +16,6 @@ struct Span {
   bool seen;  // an admission; else a request whose reply was lost, possibly admitted
 };
 
-// A request that errored after it may have reached the limiter (its reply lost: a timeout, a
-// connection lost or reset, a reply that could not be read) may have been admitted, even
-// after rlcheck gave up on it (a stalled Redis runs the commands queued before it): it may
-// have opened a window, and may count in one, but never counts as an admission.
-bool possibly_admitted(const RequestRecord& record) {
-  using engine::ErrorKind;
-  if (record.outcome != Outcome::error)
-    return false;
-  switch (record.error) {
-    case ErrorKind::timeout:
-    case ErrorKind::connection_lost:
-    case ErrorKind::reset:
-    case ErrorKind::transport:
-    case ErrorKind::protocol:
-    case ErrorKind::too_large:
-    case ErrorKind::bad_reply:
-    case ErrorKind::server_error:
-      return true;
-    default:
-      return false;
-  }
-}
-
 size_t count_below(const std::vector<int64_t>& sorted, int64_t bound) {
   return static_cast<size_t>(std::lower_bound(sorted.begin(), sorted.end(), bound) -
                              sorted.begin());
@@ -63,7 +40,10 @@ FirstHitWindows::FirstHitWindows(engine::RecordView records, const AdmissionRule
     if (record.outcome == Outcome::allowed) {
       spans.push_back({record.sent_ns - rule.clock_ns, record.replied_ns + rule.clock_ns,
                        record.sent_ns, record.replied_ns, true});
-    } else if (possibly_admitted(record)) {
+    } else if (engine::is_unknown(record)) {
+      // Its reply lost, it may have been admitted even after rlcheck gave up on it (a stalled
+      // Redis runs the commands queued before it): it may have opened a window, and may count
+      // in one, but never counts as an admission.
       spans.push_back(
           {record.sent_ns - rule.clock_ns, k_unbounded, record.sent_ns, record.replied_ns, false});
     }
