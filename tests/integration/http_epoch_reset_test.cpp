@@ -124,8 +124,12 @@ TEST_CASE("Flask-style epoch resets: an open-model run across windows passes und
       [&limiter](const std::string& request, int) { return limiter.answer(request); });
   RunOptions options;
   options.limit = std::chrono::seconds(30);
-  const ProcessOutcome outcome = run_rlcheck(
-      {"http", server.url("/?k={run}"), "--rate", "8/s", "--duration", "3s", "--json"}, options);
+  // The promise this limiter keeps: fixed windows opened by the first hit. (As a sliding window
+  // it keeps L in any 2 s span only while the requests come evenly: a late start bunches them.)
+  const ProcessOutcome outcome =
+      run_rlcheck({"http", server.url("/?k={run}"), "--rate", "8/s", "--duration", "3s",
+                   "--contract", "fixed", "--anchor", "first-hit", "--json"},
+                  options);
   INFO("stdout: " << outcome.out);
   REQUIRE(outcome.exit_code == 0);
   const json report = json::parse(outcome.out);
