@@ -1,49 +1,67 @@
 #include "app/check_runner.hpp"
 
-#include "app/http_check.hpp"
-#include "app/redis_check.hpp"
-#include "app/run_preflight.hpp"
+#include <functional>
+#include <memory>
+#include <optional>
+#include <random>
 
 #include <fmt/format.h>
 
 #include "faults/fault_schedule.hpp"
+#include "runner/http_target.hpp"
+#include "runner/redis_target.hpp"
+#include "runner/run_loop.hpp"
+#include "runner/run_preflight.hpp"
 
 namespace rlcheck::app {
 
 std::vector<report::Report> run_checks(const config::Config& config, report::RecordsWriter* records,
                                        std::string* cut_short, coord::Session* shared) {
-  ensure_descriptors(descriptors_needed(connections_needed(config)),
-                     fmt::format("-p {}", config.load.concurrency));
-  check_source_addresses(config.load.source_addresses);
-  std::vector<report::Report> reports;
+  runner::ensure_descriptors(runner::descriptors_needed(runner::connections_needed(config)),
+                             fmt::format("-p {}", config.load.concurrency));
+  runner::check_source_addresses(config.load.source_addresses);
+  // Each target the command names, made when its turn comes (the next compared strategy finds
+  // Redis as the one before left it).
+  std::vector<std::function<std::unique_ptr<runner::Target>()>> targets;
+  std::optional<runner::RedisSession> session;
   if (config.command == config::Command::http || config.compare_urls) {
     for (const std::string& url : config.http.urls) {
-      reports.push_back(check_http_endpoint(config, url, nullptr, records, shared));
-      if (reports.back().interrupted)
-        break;
-    }
-    return reports;
-  }
-  RedisSession session = open_redis_session(config);
-  if (config.command == config::Command::compare) {
-    for (config::Strategy strategy : config.compare_strategies) {
-      try {
-        reports.push_back(check_redis_limiter(session, config, strategy, nullptr, records));
-      } catch (const FatalError& error) {
-        // Before anything was measured it is the test's set-up that failed; after, the
-        // reports so far still stand.
-        if (reports.empty() || error.code() != ExitCode::cannot_test)
-          throw;
-        if (cut_short != nullptr)
-          *cut_short = error.what();
-        break;
-      }
-      if (reports.back().interrupted)
-        break;
+      targets.push_back([&config, url] {
+        const uint64_t seed = config.seed ? *config.seed : std::random_device{}();
+        return std::make_unique<runner::HttpEndpoint>(config, url, seed);
+      });
     }
   } else {
-    reports.push_back(
-        check_redis_limiter(session, config, config.redis.strategy, nullptr, records, shared));
+    session = runner::open_redis_session(config);
+    const auto strategies = config.command == config::Command::compare
+                                ? config.compare_strategies
+                                : std::vector<config::Strategy>{config.redis.strategy};
+    for (const config::Strategy strategy : strategies) {
+      targets.push_back([&config, &session, strategy] {
+        return std::make_unique<runner::RedisTarget>(*session, config, strategy);
+      });
+    }
+  }
+  // Compared strategies are never shared by many hosts.
+  const bool strategies_compared =
+      config.command == config::Command::compare && !config.compare_urls;
+  const runner::RunOutputs outputs{nullptr, records, strategies_compared ? nullptr : shared};
+  std::vector<report::Report> reports;
+  for (const auto& make_target : targets) {
+    try {
+      const std::unique_ptr<runner::Target> target = make_target();
+      reports.push_back(runner::run_test(*target, config, outputs));
+    } catch (const base::FatalError& error) {
+      // Before anything was measured it is the test's set-up that failed; after, the reports
+      // so far still stand.
+      if (reports.empty() || error.code() != base::ExitCode::cannot_test)
+        throw;
+      if (cut_short != nullptr)
+        *cut_short = error.what();
+      break;
+    }
+    if (reports.back().interrupted)
+      break;
   }
   return reports;
 }
@@ -60,27 +78,28 @@ std::optional<std::string> fault_failure(const report::Report& report) {
   return std::nullopt;
 }
 
-ExitCode exit_code_of(const report::Report& report, bool hook) {
+base::ExitCode exit_code_of(const report::Report& report, bool hook) {
   if (report.interrupted)
-    return ExitCode::interrupted;
-  ExitCode code = ExitCode::ok;
+    return base::ExitCode::interrupted;
+  base::ExitCode code = base::ExitCode::ok;
   if (report.verdict == checks::Verdict::error || fault_failure(report) ||
       (report.workers && !report.workers->lost.empty()))
-    code = ExitCode::cannot_test;
+    code = base::ExitCode::cannot_test;
   if (report.verdict == checks::Verdict::fail)
-    code = ExitCode::check_failed;
-  if (hook && code != ExitCode::ok)
-    code = ExitCode::hook_blocked;
+    code = base::ExitCode::check_failed;
+  if (hook && code != base::ExitCode::ok)
+    code = base::ExitCode::hook_blocked;
   return code;
 }
 
-ExitCode overall_exit_code(const std::vector<report::Report>& reports) {
-  ExitCode overall = ExitCode::ok;
+base::ExitCode overall_exit_code(const std::vector<report::Report>& reports) {
+  base::ExitCode overall = base::ExitCode::ok;
   for (const report::Report& report : reports) {
-    const auto code = static_cast<ExitCode>(report.exit_code);
-    if (code == ExitCode::interrupted)
+    const auto code = static_cast<base::ExitCode>(report.exit_code);
+    if (code == base::ExitCode::interrupted)
       return code;
-    if (code != ExitCode::ok && (code == ExitCode::cannot_test || overall == ExitCode::ok)) {
+    if (code != base::ExitCode::ok &&
+        (code == base::ExitCode::cannot_test || overall == base::ExitCode::ok)) {
       overall = code;
     }
   }

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "app/exit_code.hpp"
+#include "base/exit_code.hpp"
 #include "config/config.hpp"
 #include "coord/session.hpp"
 #include "report/records_writer.hpp"
@@ -32,8 +32,8 @@ std::optional<std::string> fault_failure(const report::Report& report);
 
 // A report's exit code: interrupted 130, could not test 3 (also for a fault that could not
 // be applied), failed 1, passed 0; with --hook 1 and 3 become 2.
-ExitCode exit_code_of(const report::Report& report, bool hook);
+base::ExitCode exit_code_of(const report::Report& report, bool hook);
 // The code of a set of reports: interrupted, then could not test, then failed.
-ExitCode overall_exit_code(const std::vector<report::Report>& reports);
+base::ExitCode overall_exit_code(const std::vector<report::Report>& reports);
 
 }  // namespace rlcheck::app

@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "app/exit_code.hpp"
+#include "base/exit_code.hpp"
 #include "report/report_file.hpp"
 
 namespace rlcheck::app {
@@ -45,7 +45,7 @@ std::expected<Delivery, std::string> delivery_from_json(std::string_view text) {
 int emit(const Delivery& delivery) {
   for (const ReportFile& file : delivery.files) {
     if (auto written = report::write_whole_file(file.path, file.text); !written)
-      throw cannot_test(fmt::format("{}: {}", file.flag, written.error()));
+      throw base::cannot_test(fmt::format("{}: {}", file.flag, written.error()));
   }
   std::cerr << delivery.err;
   std::cout << delivery.out;

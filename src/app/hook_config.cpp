@@ -11,9 +11,9 @@
 
 #include <fmt/format.h>
 
-#include "app/exit_code.hpp"
 #include "app/hook.hpp"
 #include "app/suite_command.hpp"
+#include "base/exit_code.hpp"
 #include "cli/command_line.hpp"
 
 namespace rlcheck::app {
@@ -32,7 +32,8 @@ void check_wrapped_command(const std::vector<std::string>& rlcheck_args) {
   const cli::ParsedCommandLine parsed =
       cli::parse_command_line(static_cast<int>(argv.size()), argv.data());
   if (parsed.immediate_output) {
-    throw usage_error("hook-config: the command after -- prints help or a version, not a check");
+    throw base::usage_error(
+        "hook-config: the command after -- prints help or a version, not a check");
   }
   if (parsed.config.command == config::Command::run)
     check_suite(parsed.config);  // the scenario files, as `rlcheck run` reads them first
@@ -107,7 +108,7 @@ int run_hook_config(const std::vector<std::string>& rlcheck_args,
   if (rlcheck_args.empty() ||
       (rlcheck_args.front() != "redis" && rlcheck_args.front() != "http" &&
        rlcheck_args.front() != "run" && rlcheck_args.front() != "compare")) {
-    throw usage_error(
+    throw base::usage_error(
         "hook-config: give the check after --, e.g. rlcheck hook-config -- redis --strategy lua");
   }
   check_wrapped_command(rlcheck_args);
@@ -116,12 +117,12 @@ int run_hook_config(const std::vector<std::string>& rlcheck_args,
   if (merge_path) {
     std::ifstream in(*merge_path);
     if (!in)
-      throw usage_error(fmt::format("--merge: cannot read {}", *merge_path));
+      throw base::usage_error(fmt::format("--merge: cannot read {}", *merge_path));
     std::stringstream text;
     text << in.rdbuf();
     existing = nlohmann::ordered_json::parse(text.str(), nullptr, false);
     if (existing->is_discarded() || !existing->is_object()) {
-      throw usage_error(fmt::format("--merge: {} is not a JSON object", *merge_path));
+      throw base::usage_error(fmt::format("--merge: {} is not a JSON object", *merge_path));
     }
     indent = indent_of(text.str());
   }
@@ -129,7 +130,7 @@ int run_hook_config(const std::vector<std::string>& rlcheck_args,
   const std::string program =
       hook_program(std::getenv("PATH"), std::filesystem::read_symlink("/proc/self/exe", error));
   if (program.empty()) {
-    throw usage_error(
+    throw base::usage_error(
         "hook-config: rlcheck is not on PATH and its own path cannot be read: put rlcheck on "
         "PATH (a bare `rlcheck` the hook's shell cannot find exits 127, which does not block)");
   }
@@ -141,7 +142,7 @@ int run_hook_config(const std::vector<std::string>& rlcheck_args,
   }
   std::cout << hook_settings(rlcheck_args, existing, program).dump(indent.width, indent.character)
             << "\n";
-  return static_cast<int>(ExitCode::ok);
+  return static_cast<int>(base::ExitCode::ok);
 }
 
 }  // namespace rlcheck::app

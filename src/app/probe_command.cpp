@@ -6,9 +6,9 @@
 
 #include <fmt/format.h>
 
-#include "app/advertised_params.hpp"
-#include "app/exit_code.hpp"
+#include "base/exit_code.hpp"
 #include "engine/interrupt.hpp"
+#include "runner/advertised_params.hpp"
 
 namespace rlcheck::app {
 namespace {
@@ -433,13 +433,14 @@ checks::InferredContract infer_contract(ProbeTarget& target, ProbeTarget::Clock:
 
 int run_probe(const config::Config& config) {
   const auto started = ProbeTarget::Clock::now();
-  std::unique_ptr<ProbeTarget> target =
-      config.http.urls.empty() ? make_redis_probe_target(config) : make_http_probe_target(config);
+  std::unique_ptr<ProbeTarget> target = config.http.urls.empty()
+                                            ? runner::make_redis_probe_target(config)
+                                            : runner::make_http_probe_target(config);
   report::ProbeReport report;
   report.mode = config.http.urls.empty() ? "redis" : "http";
   report.target = target->describe();
   report.inferred = infer_contract(*target, started, started + config.probe.max_time);
-  const AdvertisedParams advertised = read_advertised_params(target->results());
+  const runner::AdvertisedParams advertised = runner::read_advertised_params(target->results());
   report.advertised.limit = advertised.limit;
   report.advertised.window_s = advertised.window_s;
   report.judgement = checks::judge_advertised(report.inferred, report.advertised);
@@ -449,13 +450,13 @@ int run_probe(const config::Config& config) {
       std::chrono::duration_cast<std::chrono::milliseconds>(ProbeTarget::Clock::now() - started)
           .count();
   report.interrupted = target->interrupted() || engine::interrupted();
-  ExitCode code = ExitCode::ok;
+  base::ExitCode code = base::ExitCode::ok;
   if (report.interrupted)
-    code = ExitCode::interrupted;
+    code = base::ExitCode::interrupted;
   else if (report.inferred.algorithm == "unknown")
-    code = ExitCode::cannot_test;
+    code = base::ExitCode::cannot_test;
   else if (report.judgement.matches == false)
-    code = ExitCode::check_failed;
+    code = base::ExitCode::check_failed;
   report.exit_code = static_cast<int>(code);
   if (config.output.json)
     std::cout << report::probe_to_json(report).dump(2) << "\n";

@@ -2,11 +2,13 @@
 // `rlcheck probe`: infers a limiter's contract from outside (the sequence of requests is
 // described in README.md, "rlcheck probe") and compares it with what the headers advertise.
 
-#include "app/probe_target.hpp"
 #include "config/config.hpp"
 #include "report/probe_report.hpp"
+#include "runner/probe_target.hpp"
 
 namespace rlcheck::app {
+
+using runner::ProbeTarget;
 
 // Runs the probe sequence against `target` until it can tell or the deadline passes (the
 // budget that began at `started`). No request is sent after the deadline and none is awaited

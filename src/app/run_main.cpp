@@ -14,14 +14,12 @@
 
 #include "app/check_runner.hpp"
 #include "app/delivery.hpp"
-#include "app/exit_code.hpp"
 #include "app/hook.hpp"
 #include "app/hook_config.hpp"
 #include "app/probe_command.hpp"
-#include "app/run_preflight.hpp"
 #include "app/serve_command.hpp"
-#include "app/shared_test.hpp"
 #include "app/suite_command.hpp"
+#include "base/exit_code.hpp"
 #include "cli/command_line.hpp"
 #include "config/strategy_name.hpp"
 #include "engine/interrupt.hpp"
@@ -30,6 +28,8 @@
 #include "report/json_report.hpp"
 #include "report/junit_report.hpp"
 #include "report/records_writer.hpp"
+#include "runner/run_preflight.hpp"
+#include "runner/shared_test.hpp"
 
 namespace rlcheck::app {
 namespace {
@@ -66,9 +66,9 @@ Delivery deliver(const config::Config& config, std::vector<report::Report>& repo
   const bool hook = config.output.hook;
   for (report::Report& report : reports)
     report.exit_code = static_cast<int>(exit_code_of(report, hook));
-  ExitCode overall = overall_exit_code(reports);
-  if (!cut_short.empty() && overall != ExitCode::interrupted)
-    overall = hook ? ExitCode::hook_blocked : ExitCode::cannot_test;
+  base::ExitCode overall = overall_exit_code(reports);
+  if (!cut_short.empty() && overall != base::ExitCode::interrupted)
+    overall = hook ? base::ExitCode::hook_blocked : base::ExitCode::cannot_test;
   delivery.exit_code = static_cast<int>(overall);
   const bool compare = config.command == config::Command::compare;
   const std::vector<std::string> not_run =
@@ -79,7 +79,7 @@ Delivery deliver(const config::Config& config, std::vector<report::Report>& repo
     json["not_run"] = not_run;
   if (!cut_short.empty()) {
     json["not_run_reason"] = cut_short;
-    if (overall != ExitCode::interrupted)
+    if (overall != base::ExitCode::interrupted)
       json["verdict"] = checks::verdict_name(checks::Verdict::error);
   }
 
@@ -116,7 +116,7 @@ Delivery deliver(const config::Config& config, std::vector<report::Report>& repo
     }
   }
   if (hook) {
-    if (overall != ExitCode::ok)
+    if (overall != base::ExitCode::ok)
       delivery.err = hook_reason(reports, config.command_line) + not_run_line + fault_lines;
     return delivery;
   }
@@ -153,10 +153,10 @@ Delivery deliver(const config::Config& config, std::vector<report::Report>& repo
 int deliver_published(coord::Session& session) {
   auto published = session.await_outputs();
   if (!published)
-    throw cannot_test(published.error());
+    throw base::cannot_test(published.error());
   auto delivery = delivery_from_json(*published);
   if (!delivery)
-    throw cannot_test(fmt::format("session {}: {}", session.id(), delivery.error()));
+    throw base::cannot_test(fmt::format("session {}: {}", session.id(), delivery.error()));
   return emit(*delivery);
 }
 
@@ -186,7 +186,7 @@ int run_main(int argc, const char* const* argv) {
     cli::ParsedCommandLine parsed = cli::parse_command_line(argc, argv);
     if (parsed.immediate_output) {
       std::cout << *parsed.immediate_output;
-      return static_cast<int>(ExitCode::ok);
+      return static_cast<int>(base::ExitCode::ok);
     }
     const config::Config& config = parsed.config;
     hook = config.output.hook;
@@ -208,28 +208,29 @@ int run_main(int argc, const char* const* argv) {
       auto opened = report::RecordsWriter::open_file(config.output.records_path,
                                                      config.command == config::Command::compare);
       if (!opened)
-        throw cannot_test(fmt::format("--records: {}", opened.error()));
+        throw base::cannot_test(fmt::format("--records: {}", opened.error()));
       records = std::move(*opened);
     }
-    check_report_paths(config.output);
-    shared = join_session(config);
+    runner::check_report_paths(config.output);
+    shared = runner::join_session(config);
     std::string cut_short;
     std::vector<report::Report> reports =
         run_checks(config, records.get(), &cut_short, shared.get());
     if (shared && !shared->publishes())
       return deliver_published(*shared);
     if (records && !records->finish()) {
-      throw cannot_test(fmt::format("--records: cannot write {}", config.output.records_path));
+      throw base::cannot_test(
+          fmt::format("--records: cannot write {}", config.output.records_path));
     }
     const Delivery delivery = deliver(config, reports, cut_short);
     publish(shared.get(), delivery);
     return emit(delivery);
-  } catch (const FatalError& error) {
+  } catch (const base::FatalError& error) {
     Delivery failed;
-    if (hook && error.code() != ExitCode::usage) {
+    if (hook && error.code() != base::ExitCode::usage) {
       failed.err = fmt::format("rlcheck: could not test the rate limiter: {}\n  reproduce: {}\n",
                                error.what(), reproduce_command(command_line));
-      failed.exit_code = static_cast<int>(ExitCode::hook_blocked);
+      failed.exit_code = static_cast<int>(base::ExitCode::hook_blocked);
     } else {
       // One line per problem (a suite lists every bad key of every file), each marked.
       std::string message = error.what();

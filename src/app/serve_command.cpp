@@ -6,12 +6,12 @@
 
 #include <fmt/format.h>
 
-#include "app/exit_code.hpp"
-#include "app/redis_check.hpp"
-#include "app/run_preflight.hpp"
+#include "base/exit_code.hpp"
 #include "config/strategy_name.hpp"
 #include "engine/event_time.hpp"
 #include "engine/interrupt.hpp"
+#include "runner/redis_session.hpp"
+#include "runner/run_preflight.hpp"
 #include "serve/rate_limit_server.hpp"
 
 namespace rlcheck::app {
@@ -26,10 +26,10 @@ void log_line(const std::string& line) {
 }  // namespace
 
 int run_serve(const config::Config& config) {
-  raise_descriptors_to_hard_limit();  // one per client connection, however many come
-  RedisSession session = open_redis_session(config);
+  runner::raise_descriptors_to_hard_limit();  // one per client connection, however many come
+  runner::RedisSession session = runner::open_redis_session(config);
   const config::Strategy strategy = config.redis.strategy;
-  const auto script = load_limiter_script(*session.target.control, config, strategy);
+  const auto script = runner::load_limiter_script(*session.target.control, config, strategy);
 
   serve::ServerOptions options;
   const size_t colon = config.serve.listen.rfind(':');
@@ -55,11 +55,11 @@ int run_serve(const config::Config& config) {
   redis_target.slots = session.target.control->slot_map();
 
   std::unique_ptr<event_base, void (*)(event_base*)> base(event_base_new(), &event_base_free);
-  int exit_code = static_cast<int>(ExitCode::ok);
+  int exit_code = static_cast<int>(base::ExitCode::ok);
   {
     serve::RateLimitServer server(base.get(), redis_target, options);
     if (auto started = server.start(); !started)
-      throw usage_error("--listen: " + started.error());
+      throw base::usage_error("--listen: " + started.error());
     log_line(fmt::format(
         "listening on http://{}:{}/ ({} limit {} per {}, identity {}, redis {}{})", options.address,
         server.bound_port(), config::strategy_name(strategy), limiter.limit,

@@ -6,12 +6,11 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "app/build_info.hpp"
 #include "app/check_runner.hpp"
 #include "app/hook.hpp"
-#include "app/run_preflight.hpp"
 #include "app/scenario.hpp"
 #include "app/scenario_server.hpp"
+#include "base/build_info.hpp"
 #include "cli/command_line.hpp"
 #include "config/count_text.hpp"
 #include "engine/interrupt.hpp"
@@ -20,6 +19,7 @@
 #include "report/json_report.hpp"
 #include "report/junit_report.hpp"
 #include "report/report_file.hpp"
+#include "runner/run_preflight.hpp"
 
 namespace rlcheck::app {
 namespace {
@@ -49,8 +49,8 @@ config::Config config_of(const Scenario& scenario, const std::string& serve_url,
     argv.push_back(arg.c_str());
   try {
     return cli::parse_command_line(static_cast<int>(argv.size()), argv.data()).config;
-  } catch (const FatalError& error) {
-    throw usage_error(fmt::format("{}: {}", scenario.file, error.what()));
+  } catch (const base::FatalError& error) {
+    throw base::usage_error(fmt::format("{}: {}", scenario.file, error.what()));
   }
 }
 
@@ -62,14 +62,14 @@ ScenarioOutcome run_scenario(const Scenario& scenario, config::Config config) {
     if (scenario.serve_args) {
       auto started = ScenarioServer::start(*scenario.serve_args);
       if (!started)
-        throw cannot_test(started.error());
+        throw base::cannot_test(started.error());
       server = std::move(*started);
       const config::OutputConfig output = config.output;
       config = config_of(scenario, server->url(), server->redis_url());
       config.output = output;
     }
     outcome.reports = run_checks(config);
-  } catch (const FatalError& error) {
+  } catch (const base::FatalError& error) {
     outcome.interrupted = engine::interrupted();  // e.g. its server's start cut short
     outcome.verdict = outcome.interrupted ? checks::Verdict::interrupted : checks::Verdict::error;
     outcome.detail = error.what();
@@ -123,14 +123,14 @@ nlohmann::json suite_json(const std::vector<ScenarioOutcome>& outcomes,
                          {"reports", reports}});
   }
   nlohmann::json suite = {{"schema", "rlcheck.suite/v1"},
-                          {"tool", {{"name", "rlcheck"}, {"version", version()}}},
+                          {"tool", {{"name", "rlcheck"}, {"version", base::version()}}},
                           {"scenarios", scenarios},
                           {"summary",
                            {{"scenarios", outcomes.size() + not_run.size()},
                             {"ran", outcomes.size()},
                             {"as_expected", as_expected}}},
                           {"exit_code", exit_code}};
-  if (exit_code == static_cast<int>(ExitCode::interrupted)) {
+  if (exit_code == static_cast<int>(base::ExitCode::interrupted)) {
     suite["interrupted"] = true;
     suite["not_run"] = not_run;
   }
@@ -231,13 +231,13 @@ std::vector<report::JunitSuite> suite_junit(const std::vector<ScenarioOutcome>& 
 
 void write_file(const std::string& flag, const std::string& path, const std::string& text) {
   if (auto written = report::write_whole_file(path, text); !written)
-    throw cannot_test(fmt::format("{}: {}", flag, written.error()));
+    throw base::cannot_test(fmt::format("{}: {}", flag, written.error()));
 }
 
 std::vector<std::pair<Scenario, config::Config>> load_suite(const config::Config& config) {
   auto files = scenario_files(config.scenario_paths);
   if (!files)
-    throw usage_error(files.error());
+    throw base::usage_error(files.error());
   std::vector<std::pair<Scenario, config::Config>> scenarios;
   // Every file is checked before anything runs, and every problem of every file is reported
   // together, one line each, so that one edit fixes them all.
@@ -246,7 +246,7 @@ std::vector<std::pair<Scenario, config::Config>> load_suite(const config::Config
     auto scenario = load_scenario(file);
     try {
       if (!scenario)
-        throw usage_error(scenario.error());
+        throw base::usage_error(scenario.error());
       // {serve} gets its real port, and {serve-redis} its Redis, when the scenario runs.
       config::Config scenario_config =
           config_of(*scenario, "http://127.0.0.1:1", "redis://127.0.0.1:1");
@@ -254,12 +254,12 @@ std::vector<std::pair<Scenario, config::Config>> load_suite(const config::Config
       scenario_config.output.quiet = true;
       scenario_config.output.html_path = config.output.html_path;  // records the timelines
       scenarios.emplace_back(std::move(*scenario), std::move(scenario_config));
-    } catch (const FatalError& error) {
+    } catch (const base::FatalError& error) {
       problems += fmt::format("{}{}", problems.empty() ? "" : "\n", error.what());
     }
   }
   if (!problems.empty())
-    throw usage_error(problems);
+    throw base::usage_error(problems);
   return scenarios;
 }
 
@@ -271,7 +271,7 @@ void check_suite(const config::Config& config) {
 
 int run_suite(const config::Config& config) {
   const auto scenarios = load_suite(config);
-  check_report_paths(config.output);
+  runner::check_report_paths(config.output);
 
   std::vector<ScenarioOutcome> outcomes;
   for (const auto& [scenario, scenario_config] : scenarios) {
@@ -284,19 +284,19 @@ int run_suite(const config::Config& config) {
   const bool interrupted = engine::interrupted();
   const std::vector<std::string> not_run = files_not_run(scenarios, outcomes.size());
 
-  ExitCode code = interrupted ? ExitCode::interrupted : ExitCode::ok;
+  base::ExitCode code = interrupted ? base::ExitCode::interrupted : base::ExitCode::ok;
   for (const ScenarioOutcome& outcome : outcomes) {
     if (outcome.interrupted)
-      code = ExitCode::interrupted;
-    if (code == ExitCode::interrupted)
+      code = base::ExitCode::interrupted;
+    if (code == base::ExitCode::interrupted)
       break;
     if (outcome.verdict == checks::Verdict::error)
-      code = ExitCode::cannot_test;
-    if (!outcome.ok() && code == ExitCode::ok)
-      code = ExitCode::check_failed;
+      code = base::ExitCode::cannot_test;
+    if (!outcome.ok() && code == base::ExitCode::ok)
+      code = base::ExitCode::check_failed;
   }
-  if (config.output.hook && code != ExitCode::ok && code != ExitCode::interrupted) {
-    code = ExitCode::hook_blocked;
+  if (config.output.hook && code != base::ExitCode::ok && code != base::ExitCode::interrupted) {
+    code = base::ExitCode::hook_blocked;
   }
   const nlohmann::json json = suite_json(outcomes, not_run, static_cast<int>(code));
   if (!config.output.report_path.empty()) {
@@ -313,7 +313,7 @@ int run_suite(const config::Config& config) {
     write_file("--html", config.output.html_path, report::render_html(reports));
   }
   if (config.output.hook) {
-    if (code != ExitCode::ok) {
+    if (code != base::ExitCode::ok) {
       for (const ScenarioOutcome& outcome : outcomes) {
         if (outcome.ok())
           continue;
@@ -329,7 +329,7 @@ int run_suite(const config::Config& config) {
   } else {
     std::cout << (config.output.quiet
                       ? suite_lines(outcomes, not_run)
-                      : suite_table(outcomes, not_run, code == ExitCode::interrupted));
+                      : suite_table(outcomes, not_run, code == base::ExitCode::interrupted));
   }
   return static_cast<int>(code);
 }

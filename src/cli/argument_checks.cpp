@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "app/exit_code.hpp"
+#include "base/exit_code.hpp"
 #include "cli/command_line.hpp"
 #include "cli/suggestion.hpp"
 
@@ -114,7 +114,7 @@ void refuse_flags_as_values(CLI::App& root, int argc, const char* const* argv) {
     const std::string value = argv[i + 1];
     if (spellings.contains(value)) {
       const std::string name = option->second->get_name();
-      throw app::usage_error(fmt::format("{}: expected {}, got the flag {}", name,
+      throw base::usage_error(fmt::format("{}: expected {}, got the flag {}", name,
                                          names_a_file(name.substr(2)) ? "a file name" : "a value",
                                          value));
     }

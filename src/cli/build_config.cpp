@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "app/exit_code.hpp"
+#include "base/exit_code.hpp"
 #include "cli/raw_options.hpp"
 #include "config/reply_format.hpp"
 #include "config/source_addresses.hpp"
@@ -16,7 +16,7 @@
 namespace rlcheck::cli {
 namespace {
 
-using app::usage_error;
+using base::usage_error;
 using config::Nanos;
 
 constexpr int64_t k_max_requests = 100'000'000;
@@ -26,7 +26,7 @@ constexpr int64_t k_max_runs = 10'000;
 
 int64_t in_range(const char* flag, int64_t value, int64_t low, int64_t high) {
   if (value < low || value > high) {
-    throw usage_error(fmt::format("{}: must be between {} and {}, got {}", flag, low, high, value));
+    throw base::usage_error(fmt::format("{}: must be between {} and {}, got {}", flag, low, high, value));
   }
   return value;
 }
@@ -34,16 +34,16 @@ int64_t in_range(const char* flag, int64_t value, int64_t low, int64_t high) {
 Nanos positive_duration(const char* flag, const std::string& text) {
   auto parsed = config::parse_duration(text);
   if (!parsed)
-    throw usage_error(fmt::format("{}: {}", flag, parsed.error()));
+    throw base::usage_error(fmt::format("{}: {}", flag, parsed.error()));
   if (parsed->count() <= 0)
-    throw usage_error(fmt::format("{}: must be above 0, got {}", flag, text));
+    throw base::usage_error(fmt::format("{}: must be above 0, got {}", flag, text));
   return *parsed;
 }
 
 config::Strategy strategy_named(const char* flag, const std::string& name) {
   auto strategy = config::parse_strategy(name);
   if (!strategy) {
-    throw usage_error(fmt::format("{}: unknown strategy '{}'; expected one of {}", flag, name,
+    throw base::usage_error(fmt::format("{}: unknown strategy '{}'; expected one of {}", flag, name,
                                   config::strategy_names_list()));
   }
   return *strategy;
@@ -56,7 +56,7 @@ config::ColorMode color_named(const std::string& name) {
     return config::ColorMode::always;
   if (name == "never")
     return config::ColorMode::never;
-  throw usage_error(fmt::format("--color: expected auto, always or never, got '{}'", name));
+  throw base::usage_error(fmt::format("--color: expected auto, always or never, got '{}'", name));
 }
 
 constexpr int64_t k_max_script_keys = 1'000;
@@ -65,17 +65,17 @@ constexpr int64_t k_max_script_keys = 1'000;
 void fill_script_reply(const RawOptions& raw, config::RedisConfig& redis) {
   if (raw.reply) {
     if (!raw.script)
-      throw usage_error("--reply: only applies to --script");
+      throw base::usage_error("--reply: only applies to --script");
     auto format = config::parse_reply_format(*raw.reply);
     if (!format) {
-      throw usage_error(fmt::format("--reply: unknown format '{}'; expected one of {}", *raw.reply,
+      throw base::usage_error(fmt::format("--reply: unknown format '{}'; expected one of {}", *raw.reply,
                                     config::reply_format_names_list()));
     }
     redis.reply = *format;
   }
   if (raw.script_keys) {
     if (!raw.script)
-      throw usage_error("--script-keys: only applies to --script");
+      throw base::usage_error("--script-keys: only applies to --script");
     redis.script_keys = in_range("--script-keys", *raw.script_keys, 1, k_max_script_keys);
   }
 }
@@ -88,9 +88,9 @@ config::HintResolution hint_resolution_named(const std::string& name,
   if (name == "1s")
     return config::HintResolution::seconds;
   if (name != "1ms")
-    throw usage_error(fmt::format("--hint-resolution: expected auto, 1ms or 1s, got '{}'", name));
+    throw base::usage_error(fmt::format("--hint-resolution: expected auto, 1ms or 1s, got '{}'", name));
   if (redis.strategy == config::Strategy::script && redis.reply == config::ReplyFormat::cell) {
-    throw usage_error(
+    throw base::usage_error(
         "--hint-resolution: 1ms is finer than --reply cell's hints, which count whole seconds; "
         "use auto or 1s");
   }
@@ -102,24 +102,24 @@ void fill_redis(const RawOptions& raw, config::Config& config) {
   if (raw.redis_url && *raw.redis_url != rlcheck::redis::k_embedded_url) {
     auto endpoint = rlcheck::redis::parse_endpoint(*raw.redis_url);
     if (!endpoint)
-      throw usage_error(fmt::format("--redis: {}", endpoint.error()));
+      throw base::usage_error(fmt::format("--redis: {}", endpoint.error()));
   }
   redis.url = raw.redis_url;
   redis.strategy = strategy_named("--strategy", raw.strategy);
   if (raw.script) {
     std::error_code error;
     if (!std::filesystem::is_regular_file(*raw.script, error)) {
-      throw usage_error(fmt::format("--script: no such file: {}", *raw.script));
+      throw base::usage_error(fmt::format("--script: no such file: {}", *raw.script));
     }
     redis.strategy = config::Strategy::script;
     redis.script_path = *raw.script;
   } else if (!raw.args.empty()) {
-    throw usage_error("--arg: only applies to --script");
+    throw base::usage_error("--arg: only applies to --script");
   }
   for (const std::string& arg : raw.args) {
     auto parsed = engine::PlaceholderTemplate::parse(arg);
     if (!parsed)
-      throw usage_error(fmt::format("--arg: {}", parsed.error()));
+      throw base::usage_error(fmt::format("--arg: {}", parsed.error()));
   }
   redis.script_args = raw.args;
   fill_script_reply(raw, redis);
@@ -127,16 +127,16 @@ void fill_redis(const RawOptions& raw, config::Config& config) {
     config.checks.hint_resolution = hint_resolution_named(*raw.hint_resolution, redis);
   if (raw.key) {
     if (raw.key->empty())
-      throw usage_error("--key: must not be empty");
+      throw base::usage_error("--key: must not be empty");
     redis.key = raw.key;
   }
   if (raw.reset && !raw.key) {
-    throw usage_error("--reset: only applies to an explicit --key (fresh keys start empty)");
+    throw base::usage_error("--reset: only applies to an explicit --key (fresh keys start empty)");
   }
   redis.reset = raw.reset;
   // As http's --runs rule: each run must start from a fresh limiter state.
   if (raw.key && !raw.reset && config.load.runs > 1) {
-    throw usage_error(fmt::format(
+    throw base::usage_error(fmt::format(
         "{}: {} runs{} on the explicit --key {} need --reset (DEL before each run); else later "
         "runs start from the first run's state. Add --reset, or give -r 1",
         raw.runs ? "--runs" : "--key", config.load.runs, raw.runs ? "" : " (the default)",
@@ -153,12 +153,12 @@ void fill_compare(const RawOptions& raw, config::Config& config) {
       comma = raw.strategies.size();
     const std::string name = raw.strategies.substr(start, comma - start);
     if (name.empty())
-      throw usage_error("--strategies: empty name in the list");
+      throw base::usage_error("--strategies: empty name in the list");
     config.compare_strategies.push_back(strategy_named("--strategies", name));
     start = comma + 1;
   }
   if (raw.script)
-    throw usage_error("--script: not supported by compare; use rlcheck redis");
+    throw base::usage_error("--script: not supported by compare; use rlcheck redis");
 }
 
 constexpr int64_t k_max_embedded_masters = 16;
@@ -168,11 +168,11 @@ constexpr int64_t k_max_pipeline = 1'024;
 void fill_topology(const RawOptions& raw, bool http, config::RedisConfig& redis) {
   if (http) {
     if (raw.cluster)
-      throw usage_error("--cluster: applies to a Redis target, not to an HTTP endpoint");
+      throw base::usage_error("--cluster: applies to a Redis target, not to an HTTP endpoint");
     if (raw.embedded_cluster)
-      throw usage_error("--embedded-cluster: applies to a Redis target, not to an HTTP endpoint");
+      throw base::usage_error("--embedded-cluster: applies to a Redis target, not to an HTTP endpoint");
     if (raw.pipeline) {
-      throw usage_error(
+      throw base::usage_error(
           "--pipeline: applies to a Redis target; an HTTP connection carries one request at a "
           "time");
     }
@@ -183,7 +183,7 @@ void fill_topology(const RawOptions& raw, bool http, config::RedisConfig& redis)
     redis.embedded_cluster = static_cast<int>(
         in_range("--embedded-cluster", *raw.embedded_cluster, 1, k_max_embedded_masters));
     if (raw.redis_url) {
-      throw usage_error(
+      throw base::usage_error(
           "--embedded-cluster: cannot be combined with --redis (it tests the private cluster it "
           "starts)");
     }
@@ -197,28 +197,28 @@ void fill_open_model(const RawOptions& raw, config::LoadConfig& load) {
   if (!raw.rate && !raw.duration)
     return;
   if (!raw.rate)
-    throw usage_error("--duration: needs --rate (the open model sends at a constant rate)");
+    throw base::usage_error("--duration: needs --rate (the open model sends at a constant rate)");
   if (!raw.duration)
-    throw usage_error("--rate: needs --duration (how long to send at that rate)");
+    throw base::usage_error("--rate: needs --duration (how long to send at that rate)");
   if (raw.requests) {
-    throw usage_error("--requests: not with --rate (the open model sends rate x duration)");
+    throw base::usage_error("--requests: not with --rate (the open model sends rate x duration)");
   }
   if (raw.interval)
-    throw usage_error("--interval: not with --rate (the rate sets the pace)");
+    throw base::usage_error("--interval: not with --rate (the rate sets the pace)");
   auto rate = config::parse_rate(*raw.rate);
   if (!rate)
-    throw usage_error(fmt::format("--rate: {}", rate.error()));
+    throw base::usage_error(fmt::format("--rate: {}", rate.error()));
   if (rate->tokens <= 0)
-    throw usage_error(fmt::format("--rate: must be above 0, got {}", *raw.rate));
+    throw base::usage_error(fmt::format("--rate: must be above 0, got {}", *raw.rate));
   const Nanos duration = positive_duration("--duration", *raw.duration);
   const long double count = static_cast<long double>(duration.count()) * rate->tokens /
                             static_cast<long double>(rate->period.count());
   if (count < 1) {
-    throw usage_error(
+    throw base::usage_error(
         fmt::format("--duration: {} at {} sends no request", *raw.duration, *raw.rate));
   }
   if (count > k_max_requests) {
-    throw usage_error(fmt::format("--rate: {} for {} is more than {} requests", *raw.rate,
+    throw base::usage_error(fmt::format("--rate: {} for {} is more than {} requests", *raw.rate,
                                   *raw.duration, k_max_requests));
   }
   load.rate = *rate;
@@ -243,7 +243,7 @@ config::Config build_config(const RawOptions& raw) {
       static_cast<int>(in_range("--runs", raw.runs.value_or(http || probe ? 1 : 4), 1, k_max_runs));
   load.threads = static_cast<int>(in_range("--threads", raw.threads, 1, k_max_threads));
   if (load.threads > load.concurrency) {
-    throw usage_error(
+    throw base::usage_error(
         fmt::format("--threads: {} threads need at least as many connections "
                     "(--concurrency {})",
                     load.threads, load.concurrency));
@@ -256,7 +256,7 @@ config::Config build_config(const RawOptions& raw) {
   if (raw.source_address) {
     auto addresses = config::parse_source_addresses(*raw.source_address);
     if (!addresses)
-      throw usage_error(fmt::format("--source-address: {}", addresses.error()));
+      throw base::usage_error(fmt::format("--source-address: {}", addresses.error()));
     load.source_addresses = std::move(*addresses);
   }
 
@@ -266,7 +266,7 @@ config::Config build_config(const RawOptions& raw) {
   checks.window_given = raw.window_given;
   checks.window = positive_duration("--window", raw.window);
   if (checks.window < std::chrono::milliseconds(1)) {
-    throw usage_error(fmt::format("--window: must be at least 1ms, got {}", raw.window));
+    throw base::usage_error(fmt::format("--window: must be at least 1ms, got {}", raw.window));
   }
   checks.exact = raw.exact;
   checks.max_errors = in_range("--max-errors", raw.max_errors, 0, k_max_requests);
@@ -277,28 +277,28 @@ config::Config build_config(const RawOptions& raw) {
     load.start_before_boundary =
         positive_duration("--start-before-boundary", *raw.start_before_boundary);
     if (load.start_before_boundary >= checks.window) {
-      throw usage_error("--start-before-boundary: must be shorter than --window");
+      throw base::usage_error("--start-before-boundary: must be shorter than --window");
     }
     // The boundary is placed before the first response could advertise a window.
     if (http && !checks.window_given)
-      throw usage_error("--start-before-boundary: needs --window for an HTTP endpoint");
+      throw base::usage_error("--start-before-boundary: needs --window for an HTTP endpoint");
     load.boundary_window = checks.window;
   }
   if (raw.contract) {
     if (*raw.contract != "sliding" && *raw.contract != "fixed" && *raw.contract != "token-bucket" &&
         *raw.contract != "gcra") {
-      throw usage_error(fmt::format(
+      throw base::usage_error(fmt::format(
           "--contract: expected sliding, fixed, token-bucket or gcra, got '{}'", *raw.contract));
     }
     checks.contract = raw.contract;
   }
   if (raw.anchor) {
     if (*raw.anchor != "clock" && *raw.anchor != "first-hit") {
-      throw usage_error(
+      throw base::usage_error(
           fmt::format("--anchor: expected clock or first-hit, got '{}'", *raw.anchor));
     }
     if (raw.contract != "fixed") {
-      throw usage_error(fmt::format(
+      throw base::usage_error(fmt::format(
           "--anchor: only with --contract fixed (windows that start somewhere){}",
           raw.contract ? fmt::format("; --contract {} has no windows to anchor", *raw.contract)
                        : std::string()));
@@ -310,7 +310,7 @@ config::Config build_config(const RawOptions& raw) {
   if (raw.refill) {
     auto rate = config::parse_rate(*raw.refill);
     if (!rate)
-      throw usage_error(fmt::format("--refill: {}", rate.error()));
+      throw base::usage_error(fmt::format("--refill: {}", rate.error()));
     checks.refill = *rate;
   }
   checks.verify_retry_after = raw.verify_retry_after;
@@ -325,14 +325,14 @@ config::Config build_config(const RawOptions& raw) {
   output.quiet = raw.quiet;
   output.color = color_named(raw.color);
   if (raw.json && raw.hook)
-    throw usage_error("--json: cannot be combined with --hook (stdout stays empty)");
+    throw base::usage_error("--json: cannot be combined with --hook (stdout stays empty)");
 
   if (raw.seed) {
     uint64_t seed = 0;
     const std::string& text = *raw.seed;
     auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), seed);
     if (text.empty() || ec != std::errc() || end != text.data() + text.size()) {
-      throw usage_error(fmt::format("--seed: expected a whole number >= 0, got '{}'", text));
+      throw base::usage_error(fmt::format("--seed: expected a whole number >= 0, got '{}'", text));
     }
     config.seed = seed;
   }
@@ -349,7 +349,7 @@ config::Config build_config(const RawOptions& raw) {
   config.compare_urls = raw.command == config::Command::compare && !raw.compare_urls.empty();
   fill_topology(raw, http, config.redis);
   if (http && raw.hint_resolution) {
-    throw usage_error(
+    throw base::usage_error(
         "--hint-resolution: applies to a Redis limiter's hints; an HTTP endpoint's count whole "
         "seconds (Retry-After, RateLimit reset)");
   }

@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
-#include "app/build_info.hpp"
-#include "app/exit_code.hpp"
+#include "base/build_info.hpp"
+#include "base/exit_code.hpp"
 #include "cli/argument_checks.hpp"
 #include "cli/raw_options.hpp"
 
@@ -406,10 +406,10 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
     return parsed;
   } catch (const CLI::ParseError& error) {
     // An unknown flag or command left over is the likelier cause than what CLI11 noticed.
-    throw app::usage_error(explain_leftover(*apps.app).value_or(one_line(error.what())));
+    throw base::usage_error(explain_leftover(*apps.app).value_or(one_line(error.what())));
   }
   if (raw.show_version) {
-    parsed.immediate_output = app::version_text();
+    parsed.immediate_output = base::version_text();
     return parsed;
   }
   const std::pair<CLI::App*, config::Command> commands[] = {
@@ -426,7 +426,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
     }
   }
   if (!chosen) {
-    throw app::usage_error(
+    throw base::usage_error(
         "a command is required: redis, http, compare, serve, run, probe or hook-config (see "
         "rlcheck "
         "--help)");

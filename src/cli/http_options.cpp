@@ -4,18 +4,18 @@
 
 #include <fmt/format.h>
 
-#include "app/exit_code.hpp"
+#include "base/exit_code.hpp"
 #include "cli/raw_options.hpp"
 #include "http/status_set.hpp"
 
 namespace rlcheck::cli {
 namespace {
 
-using app::usage_error;
+using base::usage_error;
 
 void check_url(const char* what, const std::string& url) {
   if (!url.starts_with("http://") && !url.starts_with("https://")) {
-    throw usage_error(fmt::format("{}: '{}' is not an http:// or https:// URL", what, url));
+    throw base::usage_error(fmt::format("{}: '{}' is not an http:// or https:// URL", what, url));
   }
 }
 
@@ -28,7 +28,7 @@ std::string read_body(const std::string& data) {
     return data;
   std::ifstream in(data.substr(1), std::ios::binary);
   if (!in)
-    throw usage_error(fmt::format("--data: cannot read {}", data.substr(1)));
+    throw base::usage_error(fmt::format("--data: cannot read {}", data.substr(1)));
   std::stringstream body;
   body << in.rdbuf();
   return body.str();
@@ -49,13 +49,13 @@ void fill_http(const RawOptions& raw, config::Config& config) {
   http.method = raw.method;
   if (http.method.empty() ||
       http.method.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZ") != std::string::npos) {
-    throw usage_error(
+    throw base::usage_error(
         fmt::format("--method: '{}' is not a method such as GET or POST", raw.method));
   }
   for (const std::string& header : raw.headers) {
     const size_t colon = header.find(':');
     if (colon == std::string::npos || colon == 0) {
-      throw usage_error(fmt::format("--header: '{}' is not 'Name: value'", header));
+      throw base::usage_error(fmt::format("--header: '{}' is not 'Name: value'", header));
     }
   }
   http.headers = raw.headers;
@@ -64,12 +64,12 @@ void fill_http(const RawOptions& raw, config::Config& config) {
 
   auto allowed = http::StatusSet::parse(raw.allowed_status);
   if (!allowed)
-    throw usage_error(fmt::format("--allowed-status: {}", allowed.error()));
+    throw base::usage_error(fmt::format("--allowed-status: {}", allowed.error()));
   auto denied = http::StatusSet::parse(raw.denied_status);
   if (!denied)
-    throw usage_error(fmt::format("--denied-status: {}", denied.error()));
+    throw base::usage_error(fmt::format("--denied-status: {}", denied.error()));
   if (allowed->overlaps(*denied)) {
-    throw usage_error("--denied-status: overlaps --allowed-status");
+    throw base::usage_error("--denied-status: overlaps --allowed-status");
   }
   // The flag, else RLCHECK_HTTP_CLIENT (how the tests run every HTTP test on curl too).
   const char* env_client = std::getenv("RLCHECK_HTTP_CLIENT");
@@ -81,18 +81,18 @@ void fill_http(const RawOptions& raw, config::Config& config) {
     } else if (value == "curl") {
       http.client = config::HttpClientChoice::curl;
     } else {
-      throw usage_error(fmt::format("{}: '{}' is not native or curl", source, value));
+      throw base::usage_error(fmt::format("{}: '{}' is not native or curl", source, value));
     }
   }
   http.http2 = raw.http2;
   if (http.http2 && http.client == config::HttpClientChoice::native)
-    throw usage_error("--http-client: native speaks HTTP/1.1 only; --http2 needs curl");
+    throw base::usage_error("--http-client: native speaks HTTP/1.1 only; --http2 needs curl");
   http.allowed_status = raw.allowed_status;
   http.denied_status = raw.denied_status;
   if (raw.between_runs) {
     auto pause = config::parse_duration(*raw.between_runs);
     if (!pause)
-      throw usage_error(fmt::format("--between-runs: {}", pause.error()));
+      throw base::usage_error(fmt::format("--between-runs: {}", pause.error()));
     http.between_runs = *pause;
   }
   http.reset_cmd = raw.reset_cmd;
@@ -108,7 +108,7 @@ void fill_http(const RawOptions& raw, config::Config& config) {
   if (http.body)
     fresh_identity = fresh_identity || mentions_run(*http.body);
   if (config.load.runs > 1 && !fresh_identity) {
-    throw usage_error(fmt::format(
+    throw base::usage_error(fmt::format(
         "--runs: {} runs need a fresh limiter state each: put {{run}} in the URL, a header or "
         "the body (-H 'X-API-Key: ci-{{run}}'), or give --between-runs or --reset-cmd; else "
         "later runs only see the first run's exhausted window",
@@ -121,10 +121,10 @@ void fill_serve(const RawOptions& raw, config::Config& config) {
   int port = 0;
   if (colon == std::string::npos || colon == 0 ||
       std::sscanf(raw.listen.c_str() + colon + 1, "%d", &port) != 1 || port < 0 || port > 65535) {
-    throw usage_error(fmt::format("--listen: '{}' is not ADDR:PORT", raw.listen));
+    throw base::usage_error(fmt::format("--listen: '{}' is not ADDR:PORT", raw.listen));
   }
   if (raw.fail_open && raw.fail_closed) {
-    throw usage_error("--fail-open: cannot be combined with --fail-closed");
+    throw base::usage_error("--fail-open: cannot be combined with --fail-closed");
   }
   config.serve.listen = raw.listen;
   config.serve.identity_header = raw.identity_header;

@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include "app/exit_code.hpp"
+#include "base/exit_code.hpp"
 #include "cli/raw_options.hpp"
 #include "redis/connect_target.hpp"
 #include "redis/endpoint.hpp"
@@ -14,7 +14,7 @@
 namespace rlcheck::cli {
 namespace {
 
-using app::usage_error;
+using base::usage_error;
 
 // The first TLS flag typed, to name in a refusal that concerns them all; null when none.
 const char* first_tls_flag(const RawOptions& raw) {
@@ -34,18 +34,18 @@ const char* first_tls_flag(const RawOptions& raw) {
 std::string readable_file(const char* flag, const std::string& path) {
   std::error_code error;
   if (!std::filesystem::exists(path, error))
-    throw usage_error(fmt::format("{}: no such file: {}", flag, path));
+    throw base::usage_error(fmt::format("{}: no such file: {}", flag, path));
   if (!std::filesystem::is_regular_file(path, error))
-    throw usage_error(fmt::format("{}: not a file: {}", flag, path));
+    throw base::usage_error(fmt::format("{}: not a file: {}", flag, path));
   if (access(path.c_str(), R_OK) != 0)
-    throw usage_error(fmt::format("{}: cannot read {}: {}", flag, path, std::strerror(errno)));
+    throw base::usage_error(fmt::format("{}: cannot read {}: {}", flag, path, std::strerror(errno)));
   return path;
 }
 
 // TLS applies to https:// endpoints; at least one of them must be one.
 void check_http_target(const char* flag, const RawOptions& raw, const config::Config& config) {
   if (raw.tls_sni) {
-    throw usage_error(
+    throw base::usage_error(
         "--tls-sni: not supported for HTTP endpoints (curl sends and verifies the URL's host "
         "name); put that name in the URL");
   }
@@ -54,16 +54,16 @@ void check_http_target(const char* flag, const RawOptions& raw, const config::Co
       return;
   }
   if (config.http.urls.size() == 1) {
-    throw usage_error(fmt::format("{}: {} is not TLS (https://)", flag, config.http.urls.front()));
+    throw base::usage_error(fmt::format("{}: {} is not TLS (https://)", flag, config.http.urls.front()));
   }
-  throw usage_error(fmt::format("{}: none of the --url endpoints is TLS (https://)", flag));
+  throw base::usage_error(fmt::format("{}: none of the --url endpoints is TLS (https://)", flag));
 }
 
 // TLS applies to a rediss:// URL: --redis, else $REDIS_URL (connect_target's order). The
 // default 127.0.0.1:6379 and the private servers are never TLS.
 void check_redis_target(const char* flag, const RawOptions& raw) {
   if (raw.embedded_cluster) {
-    throw usage_error(
+    throw base::usage_error(
         fmt::format("{}: the private cluster of --embedded-cluster is not TLS", flag));
   }
   std::optional<std::string> url = raw.redis_url;
@@ -75,20 +75,20 @@ void check_redis_target(const char* flag, const RawOptions& raw) {
     }
   }
   if (!url) {
-    throw usage_error(
+    throw base::usage_error(
         fmt::format("{}: applies to a TLS Redis; give --redis rediss://host:port (the default "
                     "127.0.0.1:6379 and a private redis-server are not TLS)",
                     flag));
   }
   if (*url == redis::k_embedded_url) {
-    throw usage_error(
+    throw base::usage_error(
         fmt::format("{}: applies to a TLS Redis; the private redis-server is not TLS", flag));
   }
   auto endpoint = redis::parse_endpoint(*url);
   if (!endpoint)
     return;  // a bad $REDIS_URL is reported, naming it, when rlcheck connects
   if (!endpoint->tls) {
-    throw usage_error(
+    throw base::usage_error(
         fmt::format("{}: the {} URL {} is not TLS (rediss://)", flag, source, endpoint->display()));
   }
 }
@@ -104,9 +104,9 @@ void fill_tls(const RawOptions& raw, bool http, config::Config& config) {
   else
     check_redis_target(flag, raw);
   if (raw.tls_cert && !raw.tls_key)
-    throw usage_error("--tls-cert: needs --tls-key (the certificate's private key)");
+    throw base::usage_error("--tls-cert: needs --tls-key (the certificate's private key)");
   if (raw.tls_key && !raw.tls_cert)
-    throw usage_error("--tls-key: needs --tls-cert (the certificate that key belongs to)");
+    throw base::usage_error("--tls-key: needs --tls-cert (the certificate that key belongs to)");
   config::TlsConfig& tls = config.tls;
   if (raw.tls_ca)
     tls.ca_file = readable_file("--tls-ca", *raw.tls_ca);
@@ -116,7 +116,7 @@ void fill_tls(const RawOptions& raw, bool http, config::Config& config) {
     tls.key_file = readable_file("--tls-key", *raw.tls_key);
   if (raw.tls_sni) {
     if (raw.tls_sni->empty())
-      throw usage_error("--tls-sni: must not be empty");
+      throw base::usage_error("--tls-sni: must not be empty");
     tls.sni = *raw.tls_sni;
   }
   tls.insecure = raw.insecure;

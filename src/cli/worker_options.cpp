@@ -3,7 +3,7 @@
 
 #include <fmt/format.h>
 
-#include "app/exit_code.hpp"
+#include "base/exit_code.hpp"
 #include "cli/raw_options.hpp"
 #include "config/duration.hpp"
 #include "redis/endpoint.hpp"
@@ -11,7 +11,7 @@
 namespace rlcheck::cli {
 namespace {
 
-using app::usage_error;
+using base::usage_error;
 
 constexpr int64_t k_most_workers = 1024;
 
@@ -39,7 +39,7 @@ int64_t whole_number(const Value& value, int64_t lowest, int64_t highest) {
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), number);
   if (text.empty() || ec != std::errc() || end != text.data() + text.size() || number < lowest ||
       number > highest) {
-    throw usage_error(fmt::format("{}: expected a whole number from {} to {}, got '{}'",
+    throw base::usage_error(fmt::format("{}: expected a whole number from {} to {}, got '{}'",
                                   value.source, lowest, highest, text));
   }
   return number;
@@ -67,7 +67,7 @@ void fill_workers(const RawOptions& raw, config::Config& config) {
   const Value session = from(raw.session, "--session", "RLCHECK_SESSION");
   if (!workers.text && !coordinator.text && !session.text) {
     if (raw.worker_index || raw.join_timeout) {
-      throw usage_error(fmt::format("{}: only with --workers, --coordinator and --session",
+      throw base::usage_error(fmt::format("{}: only with --workers, --coordinator and --session",
                                     raw.worker_index ? "--worker-index" : "--join-timeout"));
     }
     return;
@@ -78,7 +78,7 @@ void fill_workers(const RawOptions& raw, config::Config& config) {
     index = from(std::nullopt, "--worker-index", "JOB_COMPLETION_INDEX");
   const auto required = [](const Value& value, const char* env) {
     if (!value.text) {
-      throw usage_error(
+      throw base::usage_error(
           fmt::format("{}: required to share a test among workers (or {})", value.source, env));
     }
   };
@@ -86,7 +86,7 @@ void fill_workers(const RawOptions& raw, config::Config& config) {
   required(coordinator, "RLCHECK_COORDINATOR");
   required(session, "RLCHECK_SESSION");
   if (!index.text) {
-    throw usage_error(
+    throw base::usage_error(
         "--worker-index: required to share a test among workers (or RLCHECK_WORKER_INDEX, or "
         "Kubernetes' JOB_COMPLETION_INDEX)");
   }
@@ -95,10 +95,10 @@ void fill_workers(const RawOptions& raw, config::Config& config) {
   shared.count = static_cast<int>(whole_number(workers, 1, k_most_workers));
   shared.index = static_cast<int>(whole_number(index, 0, shared.count - 1));
   if (auto endpoint = redis::parse_endpoint(*coordinator.text); !endpoint)
-    throw usage_error(fmt::format("{}: {}", coordinator.source, endpoint.error()));
+    throw base::usage_error(fmt::format("{}: {}", coordinator.source, endpoint.error()));
   shared.coordinator = *coordinator.text;
   if (!session_name_ok(*session.text)) {
-    throw usage_error(
+    throw base::usage_error(
         fmt::format("{}: letters, digits, '-', '_' and '.' only, at most 100 of them; got '{}'",
                     session.source, *session.text));
   }
@@ -106,18 +106,18 @@ void fill_workers(const RawOptions& raw, config::Config& config) {
   if (raw.join_timeout) {
     auto timeout = config::parse_duration(*raw.join_timeout);
     if (!timeout)
-      throw usage_error(fmt::format("--join-timeout: {}", timeout.error()));
+      throw base::usage_error(fmt::format("--join-timeout: {}", timeout.error()));
     if (timeout->count() <= 0)
-      throw usage_error("--join-timeout: must be more than 0");
+      throw base::usage_error("--join-timeout: must be more than 0");
     shared.join_timeout = *timeout;
   }
   if (config.load.concurrency < shared.count) {
-    throw usage_error(
+    throw base::usage_error(
         fmt::format("--concurrency: {} is shared among --workers {}: at least one connection each",
                     config.load.concurrency, shared.count));
   }
   if (config.redis.embedded_cluster > 0) {
-    throw usage_error(
+    throw base::usage_error(
         "--embedded-cluster: each worker would start its own; workers share one limiter: give "
         "--redis");
   }

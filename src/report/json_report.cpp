@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "app/build_info.hpp"
+#include "base/build_info.hpp"
 
 namespace rlcheck::report {
 namespace {
@@ -237,7 +237,7 @@ json to_json(const Report& report) {
   for (const auto& run : report.runs)
     unknown += run.unknown;
   json out = {{"schema", "rlcheck.report/v1"},
-              {"tool", {{"name", "rlcheck"}, {"version", app::version()}}},
+              {"tool", {{"name", "rlcheck"}, {"version", base::version()}}},
               {"mode", report.mode},
               {"target", target},
               {"params", params},
@@ -316,7 +316,7 @@ json compare_to_json(const std::vector<Report>& reports, int exit_code) {
     verdict = checks::worst_verdict(verdict, report.verdict);
   }
   return {{"schema", "rlcheck.compare/v1"},
-          {"tool", {{"name", "rlcheck"}, {"version", app::version()}}},
+          {"tool", {{"name", "rlcheck"}, {"version", base::version()}}},
           {"reports", list},
           {"verdict", checks::verdict_name(verdict)},
           {"exit_code", exit_code}};

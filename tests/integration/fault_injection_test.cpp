@@ -14,11 +14,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app/redis_check.hpp"
 #include "cli/command_line.hpp"
 #include "process/child_process.hpp"
 #include "redis/embedded_server.hpp"
 #include "redis/endpoint.hpp"
+#include "runner/redis_target.hpp"
+#include "runner/run_loop.hpp"
 #include "support/private_redis.hpp"
 #include "support/run_binary.hpp"
 #include "support/serve_process.hpp"
@@ -104,8 +105,9 @@ TEST_SUITE("fault injection") {
                           "--fault",    "flush-scripts@400ms"};
     const rlcheck::config::Config config =
         rlcheck::cli::parse_command_line(static_cast<int>(std::size(argv)), argv).config;
-    rlcheck::app::RedisSession session = rlcheck::app::open_redis_session(config);
-    const auto report = rlcheck::app::check_redis_limiter(session, config, config.redis.strategy);
+    rlcheck::runner::RedisSession session = rlcheck::runner::open_redis_session(config);
+    rlcheck::runner::RedisTarget target(session, config, config.redis.strategy);
+    const auto report = rlcheck::runner::run_test(target, config);
     REQUIRE(report.runs.size() == 2);
     for (const auto& run : report.runs) {
       CAPTURE(run.run);

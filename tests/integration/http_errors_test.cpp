@@ -95,19 +95,30 @@ std::vector<std::string> with(std::vector<std::string> base, const std::vector<s
 
 }  // namespace
 
-TEST_CASE("http errors: a refused connection is error kind refused, exit 3") {
-  const HttpRun run = run_http("http://127.0.0.1:" + std::to_string(closed_port()) + "/", k_small);
-  require_report(run);
+// An endpoint no request could connect to is no test at all, as a Redis that no connection
+// reached: exit 3 and one line naming what was tried, before any report.
+void require_no_connection(const HttpRun& run, const std::string& url) {
+  INFO("stdout: " << run.outcome.out);
+  INFO("stderr: " << run.outcome.err);
+  REQUIRE_FALSE(run.outcome.timed_out);
   CHECK(run.outcome.exit_code == 3);
-  const json kinds = error_kinds(run);
-  CHECK(kinds.contains("refused"));
-  CHECK(run.report["verdict"] == "error");
-  CHECK(check_status(run.report, "errors") == "fail");
+  CHECK(run.outcome.err.starts_with("rlcheck: no connection to " + url + " became ready: "));
+  CHECK(run.report.is_discarded());
+}
+
+TEST_CASE("http errors: a refused connection is no connection, exit 3 naming the URL") {
+  const std::string url = "http://127.0.0.1:" + std::to_string(closed_port()) + "/";
+  SUBCASE("stopped at the first error") {
+    require_no_connection(run_http(url, k_small), url);
+  }
+  SUBCASE("also within --max-errors") {
+    require_no_connection(run_http(url, with(k_small, {"--max-errors", "100"})), url);
+  }
 }
 
 TEST_CASE("http errors: errors alone are no test, even within --max-errors: exit 3") {
-  const HttpRun run = run_http("http://127.0.0.1:" + std::to_string(closed_port()) + "/",
-                               with(k_small, {"--max-errors", "100"}));
+  FakeHttpServer server(Mode::reset);
+  const HttpRun run = run_http(server.url(), with(k_small, {"--max-errors", "100"}));
   require_report(run);
   CHECK(run.outcome.exit_code == 3);
   CHECK(run.report["verdict"] == "error");
@@ -115,11 +126,9 @@ TEST_CASE("http errors: errors alone are no test, even within --max-errors: exit
   CHECK(check_status(run.report, "limit") == "skip");
 }
 
-TEST_CASE("http errors: an unresolvable host is error kind resolve, exit 3") {
-  const HttpRun run = run_http("http://rlcheck-no-such-host.invalid/", k_small);
-  require_report(run);
-  CHECK(run.outcome.exit_code == 3);
-  CHECK(error_kinds(run).contains("resolve"));
+TEST_CASE("http errors: an unresolvable host is no connection, exit 3 naming the URL") {
+  const std::string url = "http://rlcheck-no-such-host.invalid/";
+  require_no_connection(run_http(url, k_small), url);
 }
 
 TEST_CASE("http errors: a connection closed after the request is error kind reset, exit 3") {
@@ -141,8 +150,10 @@ TEST_CASE("http errors: a server that never answers is error kind timeout, and e
   CHECK_FALSE(run.outcome.timed_out);
   CHECK(run.outcome.exit_code == 3);
   CHECK(error_kinds(run).contains("timeout"));
-  CHECK(run.report["runs"][0]["errors"] == 4);
-  // 4 requests, 2 at a time, 300ms each: far below the 30s the test allows.
+  // Errors above --max-errors stop the run: the two in flight time out, no more are sent.
+  CHECK(run.report["runs"][0]["stopped_on_errors"] == true);
+  CHECK(run.report["runs"][0]["errors"] == 2);
+  // 2 requests at a time, 300ms each: far below the 30s the test allows.
   CHECK(took < std::chrono::seconds(10));
 }
 
@@ -152,8 +163,10 @@ TEST_CASE("http errors: status 500 is error kind status-500; --max-errors can to
     const HttpRun run = run_http(server.url(), k_small);
     require_report(run);
     CHECK(run.outcome.exit_code == 3);
-    CHECK(error_kinds(run)["status-500"] == 4);
-    CHECK(run.report["runs"][0]["status_counts"]["500"] == 4);
+    // The run stops at the first error beyond --max-errors 0: the two in flight are counted.
+    CHECK(run.report["runs"][0]["stopped_on_errors"] == true);
+    CHECK(error_kinds(run)["status-500"] == 2);
+    CHECK(run.report["runs"][0]["status_counts"]["500"] == 2);
   }
   SUBCASE("--max-errors equal to the request count: still no test, since nothing was decided") {
     // Tolerated errors beside decided requests pass (unit test of the errors check); errors
@@ -176,7 +189,7 @@ TEST_CASE("http errors: a 503 with Retry-After is named with the flag that accep
     const HttpRun run = run_http(server.url(), k_small);
     require_report(run);
     CHECK(run.outcome.exit_code == 3);
-    CHECK(error_kinds(run)["status-503"] == 4);
+    CHECK(error_kinds(run)["status-503"] == 2);
     std::string detail;
     for (const auto& check : run.report["checks"]) {
       if (check["id"] == "errors")

@@ -6,8 +6,9 @@
 
 #include <atomic>
 
-#include "app/redis_check.hpp"
 #include "cli/command_line.hpp"
+#include "runner/redis_target.hpp"
+#include "runner/run_loop.hpp"
 #include "support/test_redis.hpp"
 
 using namespace rlcheck;
@@ -47,10 +48,10 @@ TEST_CASE("SCRIPT FLUSH in the middle of a run: the script is loaded again, same
     const std::string strategy_name = strategy;
     CAPTURE(strategy_name);
     const config::Config config = config_for(strategy);
-    app::RedisSession session = app::open_redis_session(config);
+    runner::RedisSession session = runner::open_redis_session(config);
     FlushAfter flush(5);
-    const report::Report report =
-        app::check_redis_limiter(session, config, config.redis.strategy, &flush);
+    runner::RedisTarget target(session, config, config.redis.strategy);
+    const report::Report report = runner::run_test(target, config, {&flush});
     REQUIRE(flush.flushed());
     CHECK(report.script_reloads >= 1);
     REQUIRE(report.runs.size() == 1);

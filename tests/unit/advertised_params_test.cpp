@@ -3,13 +3,13 @@
 #include <optional>
 #include <vector>
 
-#include "app/advertised_params.hpp"
+#include "runner/advertised_params.hpp"
 
-using rlcheck::app::AdvertisedParams;
-using rlcheck::app::read_advertised_params;
 using rlcheck::engine::Outcome;
 using rlcheck::engine::RequestRecord;
 using rlcheck::engine::RunResult;
+using rlcheck::runner::AdvertisedParams;
+using rlcheck::runner::read_advertised_params;
 
 namespace {
 

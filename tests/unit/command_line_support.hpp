@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "app/exit_code.hpp"
+#include "base/exit_code.hpp"
 #include "cli/command_line.hpp"
 
 namespace rlcheck::testing {
@@ -20,8 +20,8 @@ inline cli::ParsedCommandLine parse_arguments(std::vector<const char*> args) {
 inline std::string usage_error(std::vector<const char*> args) {
   try {
     parse_arguments(std::move(args));
-  } catch (const app::FatalError& error) {
-    CHECK(error.code() == app::ExitCode::usage);
+  } catch (const base::FatalError& error) {
+    CHECK(error.code() == base::ExitCode::usage);
     const std::string message = error.what();
     CHECK(message.find('\n') == std::string::npos);
     return message;

@@ -8,13 +8,13 @@
 
 #include <unistd.h>
 
-#include "app/build_info.hpp"
-#include "app/exit_code.hpp"
+#include "base/build_info.hpp"
+#include "base/exit_code.hpp"
 #include "cli/command_line.hpp"
 #include "command_line_support.hpp"
 
-using rlcheck::app::ExitCode;
-using rlcheck::app::FatalError;
+using rlcheck::base::ExitCode;
+using rlcheck::base::FatalError;
 using rlcheck::cli::ParsedCommandLine;
 using rlcheck::config::ColorMode;
 using rlcheck::config::Command;
@@ -194,7 +194,7 @@ TEST_CASE("unknown flags and a missing command are usage errors") {
 TEST_CASE("--version and --help give immediate output instead of a run") {
   const auto version = parse({"--version"});
   REQUIRE(version.immediate_output.has_value());
-  CHECK(mentions(*version.immediate_output, rlcheck::app::version()));
+  CHECK(mentions(*version.immediate_output, rlcheck::base::version()));
 
   const auto help = parse({"--help"});
   REQUIRE(help.immediate_output.has_value());

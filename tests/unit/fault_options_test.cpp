@@ -4,12 +4,12 @@
 #include <string>
 #include <vector>
 
-#include "app/exit_code.hpp"
+#include "base/exit_code.hpp"
 #include "cli/command_line.hpp"
 #include "command_line_support.hpp"
 
-using rlcheck::app::ExitCode;
-using rlcheck::app::FatalError;
+using rlcheck::base::ExitCode;
+using rlcheck::base::FatalError;
 using rlcheck::config::Config;
 using rlcheck::config::FaultKind;
 using rlcheck::testing::parse_arguments;

@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "app/build_info.hpp"
+#include "base/build_info.hpp"
 #include "report/json_report.hpp"
 
 using nlohmann::json;
@@ -66,7 +66,7 @@ TEST_CASE("to_json names its schema and the tool") {
   const json j = to_json(sample_report());
   CHECK(j.at("schema") == "rlcheck.report/v1");
   CHECK(j.at("tool").at("name") == "rlcheck");
-  CHECK(j.at("tool").at("version") == std::string(rlcheck::app::version()));
+  CHECK(j.at("tool").at("version") == std::string(rlcheck::base::version()));
   CHECK(j.at("mode") == "redis");
   CHECK(j.at("verdict") == "fail");
   CHECK(j.at("exit_code") == 1);

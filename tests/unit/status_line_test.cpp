@@ -1,11 +1,11 @@
-#include "app/status_line.hpp"
+#include "runner/status_line.hpp"
 
 #include <doctest/doctest.h>
 
 using namespace std::chrono_literals;
-using rlcheck::app::format_status;
-using rlcheck::app::StatusCounts;
-using rlcheck::app::StatusSchedule;
+using rlcheck::runner::format_status;
+using rlcheck::runner::StatusCounts;
+using rlcheck::runner::StatusSchedule;
 
 TEST_CASE("status line: none in the first two minutes, then one a minute") {
   StatusSchedule schedule;

@@ -1,4 +1,4 @@
-#include "app/run_preflight.hpp"
+#include "runner/run_preflight.hpp"
 
 #include <algorithm>
 #include <string>
@@ -7,11 +7,11 @@
 
 #include <fmt/format.h>
 
-#include "app/exit_code.hpp"
+#include "base/exit_code.hpp"
 #include "redis/stream.hpp"
 #include "report/report_file.hpp"
 
-namespace rlcheck::app {
+namespace rlcheck::runner {
 namespace {
 
 constexpr int64_t k_descriptor_margin = 50;
@@ -32,14 +32,14 @@ void check_report_paths(const config::OutputConfig& output) {
     if (path->empty())
       continue;
     if (auto writable = report::check_writable(*path); !writable)
-      throw cannot_test(fmt::format("{}: {}", flag, writable.error()));
+      throw base::cannot_test(fmt::format("{}: {}", flag, writable.error()));
   }
 }
 
 void check_source_addresses(const std::vector<std::string>& addresses) {
   for (const std::string& address : addresses) {
     if (auto bindable = redis::check_bindable(address); !bindable)
-      throw cannot_test(fmt::format("--source-address: {}", bindable.error()));
+      throw base::cannot_test(fmt::format("--source-address: {}", bindable.error()));
   }
 }
 
@@ -68,7 +68,7 @@ void ensure_descriptors(int64_t needed, const std::string& what) {
     if (setrlimit(RLIMIT_NOFILE, &raised) == 0)
       return;
   }
-  throw usage_error(fmt::format(
+  throw base::usage_error(fmt::format(
       "{} needs ~{} file descriptors; the limit is {} (soft) / {} (hard) (ulimit -n; raise the "
       "hard limit, or lower -p)",
       what, needed, limit_text(limit.rlim_cur), limit_text(limit.rlim_max)));
@@ -87,4 +87,4 @@ int64_t raise_descriptors_to_hard_limit() {
   return limit.rlim_cur == RLIM_INFINITY ? -1 : static_cast<int64_t>(limit.rlim_cur);
 }
 
-}  // namespace rlcheck::app
+}  // namespace rlcheck::runner

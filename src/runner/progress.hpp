@@ -10,7 +10,7 @@
 #include "config/config.hpp"
 #include "engine/run.hpp"
 
-namespace rlcheck::app {
+namespace rlcheck::runner {
 
 class ProgressLine {
  public:
@@ -29,4 +29,4 @@ class ProgressLine {
   bool drawn_ = false;
 };
 
-}  // namespace rlcheck::app
+}  // namespace rlcheck::runner

@@ -1,4 +1,4 @@
-#include "app/shared_test.hpp"
+#include "runner/shared_test.hpp"
 
 #include <cmath>
 #include <iostream>
@@ -7,13 +7,13 @@
 
 #include <fmt/format.h>
 
-#include "app/exit_code.hpp"
+#include "base/exit_code.hpp"
 #include "config/duration.hpp"
 #include "config/rate.hpp"
 #include "config/strategy_name.hpp"
 #include "redis/endpoint.hpp"
 
-namespace rlcheck::app {
+namespace rlcheck::runner {
 namespace {
 
 std::string host_name() {
@@ -58,7 +58,7 @@ std::unique_ptr<coord::Session> join_session(const config::Config& config) {
     return nullptr;
   auto endpoint = redis::parse_endpoint(config.workers.coordinator);
   if (!endpoint)
-    throw usage_error(fmt::format("--coordinator: {}", endpoint.error()));
+    throw base::usage_error(fmt::format("--coordinator: {}", endpoint.error()));
   if (endpoint->tls)
     endpoint->tls_options = config.tls;
   coord::SessionOptions options;
@@ -77,8 +77,8 @@ std::unique_ptr<coord::Session> join_session(const config::Config& config) {
   });
   if (!session) {
     if (session.error().usage)
-      throw usage_error(session.error().message);
-    throw cannot_test(session.error().message);
+      throw base::usage_error(session.error().message);
+    throw base::cannot_test(session.error().message);
   }
   return std::move(*session);
 }
@@ -106,13 +106,15 @@ engine::RunResult execute_shared_run(coord::Session* session, int run,
   // Worker 0 ships too: should it be lost, the worker that takes its place merges its runs.
   const RunCounters counters = own_counters ? own_counters() : RunCounters{};
   if (auto shipped = session->ship(run, result, counters); !shipped)
-    throw cannot_test(fmt::format("--coordinator: cannot ship run {}: {}", run, shipped.error()));
+    throw base::cannot_test(
+        fmt::format("--coordinator: cannot ship run {}: {}", run, shipped.error()));
   if (!session->leader())
     return result;
   // Its own counters are in the factory's stats already.
   auto merged = session->merge_shipped(run, others, false);
   if (!merged)
-    throw cannot_test(fmt::format("--coordinator: cannot merge run {}: {}", run, merged.error()));
+    throw base::cannot_test(
+        fmt::format("--coordinator: cannot merge run {}: {}", run, merged.error()));
   return std::move(*merged);
 }
 
@@ -132,7 +134,8 @@ bool judge_in_place_of_lost_leader(coord::Session* session, int runs_shipped,
   for (int run = 1; run <= runs_shipped; ++run) {
     auto merged = session->merge_shipped(run, counters, true);
     if (!merged)
-      throw cannot_test(fmt::format("--coordinator: cannot merge run {}: {}", run, merged.error()));
+      throw base::cannot_test(
+          fmt::format("--coordinator: cannot merge run {}: {}", run, merged.error()));
     judge_run(run, std::move(*merged));
   }
   return true;
@@ -186,4 +189,4 @@ void describe_workers(report::Report& report, const coord::Session* session) {
     report.verdict = checks::Verdict::error;
 }
 
-}  // namespace rlcheck::app
+}  // namespace rlcheck::runner

@@ -1,9 +1,9 @@
-#include "app/advertised_params.hpp"
+#include "runner/advertised_params.hpp"
 
 #include <algorithm>
 #include <map>
 
-namespace rlcheck::app {
+namespace rlcheck::runner {
 namespace {
 
 // The value most records carry in `field`; the smaller on a tie.
@@ -68,4 +68,4 @@ AdvertisedParams read_advertised_params(const std::vector<engine::RunResult>& re
   return params;
 }
 
-}  // namespace rlcheck::app
+}  // namespace rlcheck::runner

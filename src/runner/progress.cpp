@@ -1,4 +1,4 @@
-#include "app/progress.hpp"
+#include "runner/progress.hpp"
 
 #include <cstdio>
 
@@ -6,9 +6,9 @@
 
 #include <fmt/format.h>
 
-#include "app/status_line.hpp"
+#include "runner/status_line.hpp"
 
-namespace rlcheck::app {
+namespace rlcheck::runner {
 
 ProgressLine::ProgressLine(const config::Config& config)
     : enabled_(isatty(STDERR_FILENO) && !config.output.json && !config.output.hook &&
@@ -47,4 +47,4 @@ engine::ProgressFn ProgressLine::for_run(std::string label) {
   };
 }
 
-}  // namespace rlcheck::app
+}  // namespace rlcheck::runner

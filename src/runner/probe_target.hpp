@@ -1,6 +1,7 @@
 #pragma once
-// What `rlcheck probe` sends its requests through: an HTTP endpoint or a Redis limiter, one
-// identity (a fresh limiter state) per phase of the probe, on one timeline.
+// What `rlcheck probe` sends its requests through: the run loop's targets (an HTTP endpoint or
+// a Redis limiter), one identity (a fresh limiter state) per phase of the probe, on one
+// timeline.
 
 #include <chrono>
 #include <memory>
@@ -10,13 +11,15 @@
 #include "checks/contract_inference.hpp"
 #include "config/config.hpp"
 #include "engine/run.hpp"
+#include "runner/target.hpp"
 
-namespace rlcheck::app {
+namespace rlcheck::runner {
 
 class ProbeTarget {
  public:
   using Clock = std::chrono::steady_clock;
 
+  explicit ProbeTarget(const config::Config& config) : load_(config.load) {}
   virtual ~ProbeTarget() = default;
 
   // Sends `count` requests one after another on one connection, speaking for `identity` (a
@@ -46,10 +49,17 @@ class ProbeTarget {
   virtual std::string describe() const = 0;  // the URL, or the Redis and the limiter
 
  protected:
-  virtual engine::RunResult run(int identity, const config::LoadConfig& load) = 0;
-  config::LoadConfig load_;  // one connection, one request at a time
+  // The limiter state identity `identity` meets.
+  virtual StateChoice state_of(int identity) const = 0;
+  // After a send: what its requests wrote, for clean-up.
+  virtual void sent(const StateChoice&, engine::RecordView) {}
+  virtual Target& target() = 0;
 
  private:
+  engine::RunResult run(int identity, const config::LoadConfig& load);
+
+  config::LoadConfig load_;  // one connection, one request at a time
+
   Clock::time_point origin_ = Clock::now();
   int64_t requests_sent_ = 0;
   std::vector<engine::RunResult> results_;
@@ -65,4 +75,4 @@ std::unique_ptr<ProbeTarget> make_http_probe_target(const config::Config& config
 // end. Throws FatalError(cannot_test) when Redis cannot be reached or the script not loaded.
 std::unique_ptr<ProbeTarget> make_redis_probe_target(const config::Config& config);
 
-}  // namespace rlcheck::app
+}  // namespace rlcheck::runner

@@ -1,4 +1,4 @@
-#include "app/retry_verification.hpp"
+#include "runner/retry_verification.hpp"
 
 #include <algorithm>
 #include <map>
@@ -8,7 +8,7 @@
 #include "checks/retry_accuracy.hpp"
 #include "config/duration.hpp"
 
-namespace rlcheck::app {
+namespace rlcheck::runner {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -126,4 +126,4 @@ checks::RetryVerification verify_retry_after(engine::ClientFactory& factory,
   return verification;
 }
 
-}  // namespace rlcheck::app
+}  // namespace rlcheck::runner

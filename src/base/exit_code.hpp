@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace rlcheck::app {
+namespace rlcheck::base {
 
 enum class ExitCode : int {
   ok = 0,             // every check passed
@@ -34,4 +34,4 @@ inline FatalError cannot_test(const std::string& message) {
   return FatalError(ExitCode::cannot_test, message);
 }
 
-}  // namespace rlcheck::app
+}  // namespace rlcheck::base

@@ -1,8 +1,8 @@
-#include "app/contract_fit_note.hpp"
+#include "runner/contract_fit_note.hpp"
 
 #include <fmt/format.h>
 
-namespace rlcheck::app {
+namespace rlcheck::runner {
 namespace {
 
 // Records kept for the fit, over all runs (about 120 bytes each); a longer test gets no fit
@@ -76,4 +76,4 @@ bool FitRecords::read_advertised_policy(report::Report& report, const checks::Ch
   return true;
 }
 
-}  // namespace rlcheck::app
+}  // namespace rlcheck::runner

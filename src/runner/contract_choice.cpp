@@ -1,6 +1,6 @@
-#include "app/contract_choice.hpp"
+#include "runner/contract_choice.hpp"
 
-namespace rlcheck::app {
+namespace rlcheck::runner {
 namespace {
 
 using namespace std::chrono_literals;
@@ -61,4 +61,4 @@ ContractChoice choose_contract(const config::Config& config,
   return choice;
 }
 
-}  // namespace rlcheck::app
+}  // namespace rlcheck::runner

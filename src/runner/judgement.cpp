@@ -1,11 +1,11 @@
-#include "app/judgement.hpp"
+#include "runner/judgement.hpp"
 
 #include <cmath>
 #include <iostream>
 
 #include <fmt/format.h>
 
-namespace rlcheck::app {
+namespace rlcheck::runner {
 
 report::Params configured_params(const config::Config& config, const ContractChoice& contract) {
   report::Params params;
@@ -122,4 +122,4 @@ void judge(report::Report& report, const checks::CheckParams& params) {
   report.summary = report::summarize(report.runs);
 }
 
-}  // namespace rlcheck::app
+}  // namespace rlcheck::runner

@@ -6,14 +6,14 @@
 #include <cstdint>
 #include <vector>
 
-#include "app/contract_choice.hpp"
 #include "checks/checks.hpp"
 #include "checks/contract_fit.hpp"
 #include "config/config.hpp"
 #include "engine/run.hpp"
 #include "report/report.hpp"
+#include "runner/contract_choice.hpp"
 
-namespace rlcheck::app {
+namespace rlcheck::runner {
 
 class FitRecords {
  public:
@@ -42,4 +42,4 @@ class FitRecords {
   std::vector<checks::RecordedRun> runs_;
 };
 
-}  // namespace rlcheck::app
+}  // namespace rlcheck::runner

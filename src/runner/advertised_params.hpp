@@ -8,7 +8,7 @@
 
 #include "engine/run.hpp"
 
-namespace rlcheck::app {
+namespace rlcheck::runner {
 
 struct AdvertisedParams {
   enum class WindowBasis { none, policy, reset };
@@ -45,4 +45,4 @@ struct AdvertisedParams {
 //  Neither: unset. No supported header advertises a burst or a refill rate.
 AdvertisedParams read_advertised_params(const std::vector<engine::RunResult>& results);
 
-}  // namespace rlcheck::app
+}  // namespace rlcheck::runner

@@ -9,7 +9,7 @@
 
 #include "config/config.hpp"
 
-namespace rlcheck::app {
+namespace rlcheck::runner {
 
 // Throws FatalError(cannot_test) for the first of --report, --junit, --html that cannot be
 // written ("--junit: cannot write /nope/r.xml: No such file or directory"). --records is
@@ -37,4 +37,4 @@ void ensure_descriptors(int64_t needed, const std::string& what);
 // to the hard limit. Returns the limit in force.
 int64_t raise_descriptors_to_hard_limit();
 
-}  // namespace rlcheck::app
+}  // namespace rlcheck::runner

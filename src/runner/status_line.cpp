@@ -1,8 +1,8 @@
-#include "app/status_line.hpp"
+#include "runner/status_line.hpp"
 
 #include <fmt/format.h>
 
-namespace rlcheck::app {
+namespace rlcheck::runner {
 
 bool StatusSchedule::due(std::chrono::nanoseconds elapsed) {
   if (elapsed < next_)
@@ -26,4 +26,4 @@ std::string format_status(const std::string& label, const StatusCounts& counts,
       label, counts.done, counts.allowed, counts.denied, counts.errors, rate, clock);
 }
 
-}  // namespace rlcheck::app
+}  // namespace rlcheck::runner

@@ -9,14 +9,14 @@
 #include <memory>
 #include <string>
 
-#include "app/contract_choice.hpp"
 #include "config/config.hpp"
 #include "coord/session.hpp"
 #include "engine/client.hpp"
 #include "engine/run.hpp"
 #include "report/report.hpp"
+#include "runner/contract_choice.hpp"
 
-namespace rlcheck::app {
+namespace rlcheck::runner {
 
 // Joins the session config.workers names; nullptr when the test runs alone. Throws FatalError:
 // usage (an index taken, a worker running another test), cannot_test (the coordinator cannot
@@ -65,4 +65,4 @@ void widen_for_clocks(ContractChoice& contract, const coord::Session* session);
 // test then could not be done: verdict error, exit 3).
 void describe_workers(report::Report& report, const coord::Session* session);
 
-}  // namespace rlcheck::app
+}  // namespace rlcheck::runner

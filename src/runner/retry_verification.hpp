@@ -13,7 +13,7 @@
 #include "config/config.hpp"
 #include "engine/run.hpp"
 
-namespace rlcheck::app {
+namespace rlcheck::runner {
 
 // `factory` makes clients of the same target and limiter state as the run `result` came from;
 // `on_wait` (if set) is told how long the wait will be before it starts. The retry's record is
@@ -25,4 +25,4 @@ checks::RetryVerification verify_retry_after(engine::ClientFactory& factory,
                                              const std::function<void(int64_t wait_ms)>& on_wait,
                                              std::vector<engine::RequestRecord>& retry_records);
 
-}  // namespace rlcheck::app
+}  // namespace rlcheck::runner

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string>
 
-namespace rlcheck::app {
+namespace rlcheck::runner {
 
 struct StatusCounts {
   uint64_t done = 0;  // requests that got a decision or an error
@@ -36,4 +36,4 @@ class StatusSchedule {
 std::string format_status(const std::string& label, const StatusCounts& counts,
                           std::chrono::nanoseconds elapsed);
 
-}  // namespace rlcheck::app
+}  // namespace rlcheck::runner

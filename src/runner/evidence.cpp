@@ -1,0 +1,137 @@
+#include "runner/evidence.hpp"
+
+#include <algorithm>
+
+#include "runner/judgement.hpp"
+
+namespace rlcheck::runner {
+namespace {
+
+ContractChoice contract_of(const Judging& judging, const coord::Session* shared) {
+  ContractChoice contract =
+      choose_contract(judging.config, judging.strategy, judging.config.checks.limit);
+  widen_for_clocks(contract, shared);
+  return contract;
+}
+
+void apply_audit(const StateAudit& audit, checks::RunStats& stats) {
+  stats.key_ttls = audit.key_ttls;
+  for (const checks::KeyTtl& key : audit.key_ttls) {
+    if (key.ttl_ms == -1)
+      stats.keys_without_ttl.push_back(key.key);
+  }
+  stats.keys_unread = audit.unread;
+}
+
+uint64_t count_of(const RunCounters& counters, const char* name) {
+  const auto found = counters.find(name);
+  return found == counters.end() ? 0 : found->second;
+}
+
+int64_t failed_checks(const report::Report& report) {
+  return std::ranges::count_if(report.checks, [](const checks::CheckResult& check) {
+    return check.status == checks::Status::fail;
+  });
+}
+
+}  // namespace
+
+Evidence::Evidence(Target& target, const config::Config& config, const coord::Session* shared)
+    : target_(target), config_(config), shared_(shared), fit_(config) {
+  if (target.judged_before_runs()) {
+    early_ = target.judgings({}, false).front();
+    early_contract_ = contract_of(*early_, shared);
+  }
+}
+
+engine::RunResult& Evidence::keep(int run, engine::RunResult result,
+                                  std::vector<checks::FaultWindow> faults) {
+  kept_.push_back({run, std::move(faults), {}});
+  if (early_) {
+    pending_ = std::move(result);
+    return *pending_;
+  }
+  results_.push_back(std::move(result));
+  return results_.back();
+}
+
+void Evidence::settle(const StateAudit& audit) {
+  Kept& kept = kept_.back();
+  kept.audit = audit;
+  if (!pending_)
+    return;
+  checks::RunStats stats =
+      checks::summarize_run(kept.run, *pending_, early_contract_->audit, std::move(kept.faults));
+  apply_audit(audit, stats);
+  fit_.keep(*pending_);
+  stats_.push_back(std::move(stats));
+  pending_.reset();
+}
+
+report::Report Evidence::judge(const TestLog& log) {
+  if (early_)
+    return judge_under(*early_, std::move(stats_), fit_, *early_contract_, log);
+  const std::vector<Judging> judgings = target_.judgings(results_, log.interrupted);
+  report::Report chosen;
+  for (size_t k = 0; k < judgings.size(); ++k) {
+    const bool last = k + 1 == judgings.size();
+    const ContractChoice contract = contract_of(judgings[k], shared_);
+    // Summarizing writes into the records: every configuration but the last reads a copy.
+    std::vector<engine::RunResult> copies;
+    if (!last)
+      copies = results_;
+    std::vector<engine::RunResult>& results = last ? results_ : copies;
+    FitRecords fit(config_);
+    std::vector<checks::RunStats> runs;
+    for (size_t i = 0; i < results.size(); ++i) {
+      std::vector<checks::FaultWindow> faults = kept_[i].faults;
+      runs.push_back(
+          checks::summarize_run(kept_[i].run, results[i], contract.audit, std::move(faults)));
+      apply_audit(kept_[i].audit, runs.back());
+      fit.keep(results[i]);
+    }
+    report::Report report = judge_under(judgings[k], std::move(runs), fit, contract, log);
+    const bool settled = report.verdict != checks::Verdict::fail;
+    if (k == 0 || settled || failed_checks(report) <= failed_checks(chosen))
+      chosen = std::move(report);
+    if (settled)
+      break;  // no other configuration changes a pass, an error or an interruption
+  }
+  return chosen;
+}
+
+report::Report Evidence::judge_under(const Judging& judging, std::vector<checks::RunStats> runs,
+                                     FitRecords& fit, const ContractChoice& contract,
+                                     const TestLog& log) {
+  report::Report report;
+  report.params = configured_params(judging.config, contract);
+  target_.describe(report);
+  if (judging.limit_source)
+    report.params.limit_source = *judging.limit_source;
+  if (judging.window_source)
+    report.params.window_source = *judging.window_source;
+  report.params.window_from_reset = judging.window_from_reset;
+  report.params.window_readings_ms = judging.window_readings_ms;
+  report.runs = std::move(runs);
+  report.retry_verification = log.retry_verification;
+  report.keys_left = log.keys_left;
+  report.transport.moved += count_of(log.counters, "moved");
+  report.transport.ask += count_of(log.counters, "ask");
+  report.transport.tryagain += count_of(log.counters, "tryagain");
+  report.transport.reconnects += count_of(log.counters, "reconnects");
+  report.script_reloads += count_of(log.counters, "script_reloads");
+  report.interrupted = log.interrupted;
+
+  checks::CheckParams params = check_params(judging.config, report.params.limit, contract);
+  params.key_ttl_applies = judging.key_ttl_applies;
+  params.retry_hint_optional = judging.retry_hint_optional;
+  runner::judge(report, params);
+  // A policy advertised as q per w leaves its algorithm open: every reading of it is tried
+  // before the test fails.
+  if (!(judging.policy_advertised && fit.read_advertised_policy(report, params, contract)))
+    fit.explain(report, params, contract);
+  describe_workers(report, shared_);
+  return report;
+}
+
+}  // namespace rlcheck::runner

@@ -1,0 +1,69 @@
+#pragma once
+// What a test's runs leave to judge, and the judging. Runs of a target whose judged
+// configuration is known before the runs are summarized as they end (their records let go, or
+// kept for the contract fit); the others are kept whole and summarized under each
+// configuration the target offers once the runs are over.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "checks/checks.hpp"
+#include "config/config.hpp"
+#include "coord/session.hpp"
+#include "engine/run.hpp"
+#include "report/report.hpp"
+#include "runner/contract_choice.hpp"
+#include "runner/contract_fit_note.hpp"
+#include "runner/target.hpp"
+
+namespace rlcheck::runner {
+
+// What the loop gathers besides the runs: the same under every judged configuration.
+struct TestLog {
+  std::optional<checks::RetryVerification> retry_verification;
+  std::vector<std::string> keys_left;
+  RunCounters counters;  // transport counts, summed over the runs and the workers
+  bool interrupted = false;
+};
+
+class Evidence {
+ public:
+  Evidence(Target& target, const config::Config& config, const coord::Session* shared);
+
+  // Takes run `run`'s result; the reference stays valid until settle().
+  engine::RunResult& keep(int run, engine::RunResult result,
+                          std::vector<checks::FaultWindow> faults);
+  // The run kept last is complete: `audit` is what its state was found to be.
+  void settle(const StateAudit& audit);
+  // Every run kept whole so far (none when they are summarized as they end).
+  const std::vector<engine::RunResult>& results() const { return results_; }
+
+  // The report: the runs judged under each configuration the target offers, the first that
+  // passes (else the one with the fewest failed checks, the last on a tie).
+  report::Report judge(const TestLog& log);
+
+ private:
+  struct Kept {
+    int run = 0;
+    std::vector<checks::FaultWindow> faults;
+    StateAudit audit;
+  };
+  report::Report judge_under(const Judging& judging, std::vector<checks::RunStats> runs,
+                             FitRecords& fit, const ContractChoice& contract, const TestLog& log);
+
+  Target& target_;
+  const config::Config& config_;
+  const coord::Session* shared_;
+  // Judged before the runs: the one configuration, its contract, the runs summarized so far.
+  std::optional<Judging> early_;
+  std::optional<ContractChoice> early_contract_;
+  std::vector<checks::RunStats> stats_;
+  FitRecords fit_;
+  std::optional<engine::RunResult> pending_;  // the run kept last, until settled
+  // Judged after the runs: each run whole.
+  std::vector<engine::RunResult> results_;
+  std::vector<Kept> kept_;
+};
+
+}  // namespace rlcheck::runner

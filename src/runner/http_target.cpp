@@ -1,0 +1,315 @@
+#include "runner/http_target.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <iostream>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "base/exit_code.hpp"
+#include "engine/interrupt.hpp"
+#include "http/client_choice.hpp"
+#include "process/child_process.hpp"
+#include "redis/endpoint.hpp"
+#include "redis/sync_client.hpp"
+#include "runner/advertised_params.hpp"
+#include "runner/judgement.hpp"
+
+namespace rlcheck::runner {
+namespace {
+
+constexpr auto k_reset_cmd_limit = std::chrono::seconds(60);
+
+engine::PlaceholderTemplate text_template(const std::string& text) {
+  // Braces that name no placeholder stay text (JSON bodies); this cannot fail.
+  return *engine::PlaceholderTemplate::parse(text, engine::PlaceholderTemplate::Unknown::keep);
+}
+
+}  // namespace
+
+http::HttpTarget make_http_target(const config::Config& config, const std::string& url,
+                                  uint64_t seed) {
+  const config::HttpConfig& options = config.http;
+  http::HttpTarget target;
+  target.method = options.method;
+  target.url = text_template(url);
+  for (const std::string& header : options.headers)
+    target.headers.push_back(text_template(header));
+  if (options.body)
+    target.body = text_template(*options.body);
+  target.url_text = url;
+  target.header_texts = options.headers;
+  target.body_text = options.body;
+  auto choice = http::choose_http_client(options.client, url, options.http2, &std::getenv);
+  if (!choice)
+    throw base::usage_error(choice.error());
+  target.native = choice->native;
+  target.http2 = options.http2;
+  target.rules.allowed = *http::StatusSet::parse(options.allowed_status);
+  target.rules.denied = *http::StatusSet::parse(options.denied_status);
+  target.rules.require_retry_after = options.require_retry_after;
+  target.timeout = config.load.timeout;
+  target.tls = config.tls;
+  target.concurrency = config.load.concurrency;
+  target.placeholders.limit = config.checks.limit;
+  target.placeholders.window_ms = config::to_milliseconds(config.checks.window);
+  target.placeholders.identities = config.load.identities;
+  target.source_addresses = config.load.source_addresses;
+  target.seed = seed;
+  return target;
+}
+
+namespace {
+
+// --reset-cmd, stopped (and its process group with it) when Ctrl-C comes first. False when
+// interrupted.
+bool run_reset_cmd(const std::string& command) {
+  auto child = process::ChildProcess::spawn({"/bin/sh", "-c", command},
+                                            process::ChildProcess::Stderr::inherit);
+  if (!child)
+    throw base::cannot_test(fmt::format("--reset-cmd: {}", child.error()));
+  const auto deadline = std::chrono::steady_clock::now() + k_reset_cmd_limit;
+  while (!engine::interrupted()) {
+    if (auto status = child->wait_for(engine::k_interrupt_poll)) {
+      if (*status != 0) {
+        throw base::cannot_test(
+            fmt::format("--reset-cmd: '{}' exited with status {}", command, *status));
+      }
+      return true;
+    }
+    if (std::chrono::steady_clock::now() >= deadline) {
+      throw base::cannot_test(
+          fmt::format("--reset-cmd: still running after {}s; stopped", k_reset_cmd_limit.count()));
+    }
+  }
+  return false;  // the child is stopped as it goes out of scope
+}
+
+// Reason phrases of the statuses an endpoint that cannot be tested tends to answer.
+constexpr std::pair<int, std::string_view> k_reason_phrases[] = {
+    {200, "OK"},
+    {204, "No Content"},
+    {400, "Bad Request"},
+    {401, "Unauthorized"},
+    {403, "Forbidden"},
+    {404, "Not Found"},
+    {405, "Method Not Allowed"},
+    {408, "Request Timeout"},
+    {410, "Gone"},
+    {429, "Too Many Requests"},
+    {500, "Internal Server Error"},
+    {501, "Not Implemented"},
+    {502, "Bad Gateway"},
+    {503, "Service Unavailable"},
+    {504, "Gateway Timeout"},
+};
+
+std::string status_text(int status) {
+  for (const auto& [code, reason] : k_reason_phrases) {
+    if (code == status)
+      return fmt::format("{} {}", status, reason);
+  }
+  return std::to_string(status);
+}
+
+// Which statuses came back: "404 Not Found" when one did, "404 Not Found x60, 503 Service
+// Unavailable x40" when several; empty when no response came at all.
+std::string statuses_seen(const std::vector<engine::RunResult>& results) {
+  std::map<int, int64_t> counts;
+  for (const auto& result : results) {
+    for (const auto& record : result.records) {
+      if (record.status != 0)
+        ++counts[record.status];
+    }
+  }
+  if (counts.size() == 1)
+    return status_text(counts.begin()->first);
+  std::string text;
+  for (const auto& [status, count] : counts)
+    text += fmt::format("{}{} x{}", text.empty() ? "" : ", ", status_text(status), count);
+  return text;
+}
+
+bool any_decided(const std::vector<engine::RunResult>& results) {
+  return std::any_of(results.begin(), results.end(), [](const engine::RunResult& result) {
+    return std::any_of(
+        result.records.begin(), result.records.end(),
+        [](const engine::RequestRecord& r) { return r.outcome != engine::Outcome::error; });
+  });
+}
+
+// The configuration the runs are judged against, and where its limit and window came from.
+struct Judged {
+  config::Config config;
+  std::string limit_source = "flag";
+  std::string window_source = "flag";
+  bool window_from_reset = false;
+  std::vector<int64_t> window_readings_s = {};  // AdvertisedParams::window_readings_s
+};
+
+// --limit and --window as given, else as the responses advertised them, else the defaults
+// (said so in the report and, for the window, on stderr). Throws when the limit cannot be
+// known: usage when the endpoint decided requests without advertising one, cannot_test when
+// it only answered errors (no --limit would make that testable).
+Judged judged_config(const config::Config& config, const std::string& url,
+                     const std::vector<engine::RunResult>& results, bool interrupted) {
+  Judged judged{config};
+  const AdvertisedParams advertised = read_advertised_params(results);
+  const std::string statuses = statuses_seen(results);
+  if (!config.checks.limit_given) {
+    // Without any response the errors check tells the story (exit 3), not the missing limit.
+    if (!advertised.limit && !statuses.empty() && !interrupted) {
+      if (!any_decided(results)) {
+        throw base::cannot_test(
+            fmt::format("{} answered {} to every request and advertised no limit: nothing to test",
+                        url, statuses));
+      }
+      throw base::usage_error(fmt::format(
+          "--limit: required: {} advertised no limit (RateLimit or X-RateLimit headers); it "
+          "answered {}",
+          url, statuses));
+    }
+    judged.config.checks.limit = advertised.limit.value_or(config.checks.limit);
+    judged.limit_source = advertised.limit ? "advertised" : "default";
+  }
+  if (!config.checks.window_given) {
+    if (advertised.window_s) {
+      judged.config.checks.window = std::chrono::seconds(*advertised.window_s);
+      judged.window_source = "advertised";
+      judged.window_from_reset = advertised.window_basis == AdvertisedParams::WindowBasis::reset;
+      judged.window_readings_s = advertised.window_readings_s;
+    } else {
+      judged.window_source = "default";
+    }
+    // The verdict rests on a window nobody named: said once, whatever the output mode. Not
+    // when nothing was decided: then there is no verdict on the limiter to qualify.
+    if (!advertised.window_s && any_decided(results) && !interrupted) {
+      std::cerr << fmt::format(
+          "rlcheck: warning: --window: not given and {} advertised none (RateLimit-Policy w=, "
+          "or a reset); judged against the default {}\n",
+          url, config::format_duration(config.checks.window));
+    }
+  }
+  return judged;
+}
+
+// The configuration with the window the responses advertised when --window was not given: what
+// bounds the --verify-retry-after wait before the report is judged.
+config::Config window_judged(const config::Config& config,
+                             const std::vector<engine::RunResult>& results) {
+  config::Config judged = config;
+  if (!config.checks.window_given) {
+    if (const auto window_s = read_advertised_params(results).window_s)
+      judged.checks.window = std::chrono::seconds(*window_s);
+  }
+  return judged;
+}
+
+}  // namespace
+
+HttpEndpoint::HttpEndpoint(const config::Config& config, const std::string& url, uint64_t seed)
+    : config_(config), url_(url), seed_(seed), target_(make_http_target(config, url, seed)) {}
+
+void HttpEndpoint::describe(report::Report& report) const {
+  report.mode = "http";
+  report.target.url = url_;
+  report.target.method = config_.http.method;
+  report.params.http_client = http::http_client_name(target_.native);
+}
+
+faults::FaultTarget HttpEndpoint::fault_target() {
+  faults::FaultTarget target;
+  target.timeout = config_.load.timeout;
+  if (!config_.faults.limiter_redis)
+    return target;
+  auto endpoint = redis::parse_endpoint(*config_.faults.limiter_redis);
+  if (!endpoint)
+    throw base::usage_error(fmt::format("--limiter-redis: {}", endpoint.error()));
+  if (endpoint->tls)
+    endpoint->tls_options = config_.tls;
+  target.endpoint = std::move(*endpoint);
+  if (auto client = redis::SyncClient::connect(target.endpoint, target.timeout); !client)
+    throw base::cannot_test(fmt::format("--limiter-redis: {}", client.error()));
+  return target;
+}
+
+std::string HttpEndpoint::run_label(int run, int runs) const {
+  return fmt::format("run {}/{}", run, runs);
+}
+
+bool HttpEndpoint::prepare_run(int run, bool leader) {
+  const config::HttpConfig& options = config_.http;
+  if (run > 1 && options.between_runs.count() > 0 &&
+      !engine::wait_until(std::chrono::steady_clock::now() + options.between_runs)) {
+    return false;
+  }
+  return !leader || options.reset_cmd.empty() || run_reset_cmd(options.reset_cmd);
+}
+
+StateChoice HttpEndpoint::run_state(int run) const {
+  return {run, seed_ + static_cast<uint64_t>(run), "", false};
+}
+
+RunClients HttpEndpoint::clients(const StateChoice& state, const config::LoadConfig& load) {
+  target_.placeholders.run = state.state;
+  target_.seed = state.seed;
+  target_.concurrency = load.concurrency;
+  factory_.reset();
+  factory_ = http::make_http_client_factory(target_);
+  RunClients clients;
+  clients.factory = factory_.get();
+  clients.load = load;
+  return clients;  // the endpoint's keys are its own: a failover acts on the first master
+}
+
+bool HttpEndpoint::fresh_states() const {
+  const auto mentions_run = [](const std::string& text) {
+    return text.find("{run}") != std::string::npos;
+  };
+  bool fresh = mentions_run(url_) || config_.load.source_addresses.size() >= 2;
+  for (const std::string& header : config_.http.headers)
+    fresh = fresh || mentions_run(header);
+  if (config_.http.body)
+    fresh = fresh || mentions_run(*config_.http.body);
+  return fresh;
+}
+
+std::vector<Judging> HttpEndpoint::judgings(const std::vector<engine::RunResult>& results,
+                                            bool interrupted) {
+  const Judged judged = judged_config(config_, url_, results, interrupted);
+  Judging judging;
+  judging.config = judged.config;
+  judging.limit_source = judged.limit_source;
+  judging.window_source = judged.window_source;
+  judging.window_from_reset = judged.window_from_reset;
+  for (const int64_t window_s : judged.window_readings_s)
+    judging.window_readings_ms.push_back(window_s * 1000);
+  judging.key_ttl_applies = false;
+  judging.retry_hint_optional = !config_.http.require_retry_after;
+  // A policy advertised as q per w leaves its algorithm open; unless the user named the
+  // promise, every reading of it is tried before the test fails.
+  judging.policy_advertised = judged.limit_source == "advertised" &&
+                              judged.window_source == "advertised" && !judged.window_from_reset &&
+                              !config_.checks.burst && !config_.checks.refill &&
+                              !config_.checks.contract;
+  // A window read off a timestamp reset may be a second either way: each reading is judged in
+  // turn until one passes (the later, the reset as read, reported on a tie): a check that
+  // another reading passes is not failed for the second the headers cannot tell.
+  if (judged.window_readings_s.empty())
+    return {judging};
+  std::vector<Judging> readings;
+  for (const int64_t window_s : judged.window_readings_s) {
+    readings.push_back(judging);
+    if (window_s > 0)
+      readings.back().config.checks.window = std::chrono::seconds(window_s);
+  }
+  return readings;
+}
+
+std::chrono::milliseconds HttpEndpoint::longest_retry_wait(
+    const std::vector<engine::RunResult>& results) const {
+  return runner::longest_retry_wait(window_judged(config_, results));
+}
+
+}  // namespace rlcheck::runner

@@ -1,0 +1,65 @@
+#pragma once
+// An HTTP endpoint as the run loop sees it: its requests as the configuration describes them,
+// --between-runs and --reset-cmd before each run, and the limit and window it is judged
+// against as given, else as its responses advertised them (runner/advertised_params).
+
+#include <memory>
+#include <string>
+
+#include "config/config.hpp"
+#include "engine/client.hpp"
+#include "http/http_client.hpp"
+#include "runner/target.hpp"
+
+namespace rlcheck::runner {
+
+// The requests of `url` as the configuration describes them (method, headers, body, status
+// rules, placeholders); `seed` seeds {uuid}. Throws FatalError(usage) for a client choice
+// the URL cannot have.
+http::HttpTarget make_http_target(const config::Config& config, const std::string& url,
+                                  uint64_t seed);
+
+class HttpEndpoint final : public Target {
+ public:
+  HttpEndpoint(const config::Config& config, const std::string& url, uint64_t seed);
+
+  void prepare_test() override {}
+  std::string address() const override { return url_; }
+  void describe(report::Report& report) const override;
+  // --limiter-redis, reachable (throws FatalError naming the flag otherwise).
+  faults::FaultTarget fault_target() override;
+  std::string run_label(int run, int runs) const override;
+  std::string records_name() const override { return url_; }
+  // The pause between runs, and (`leader`) the reset command.
+  bool prepare_run(int run, bool leader) override;
+  StateChoice run_state(int run) const override;
+  // State `state` is the {run} placeholder.
+  RunClients clients(const StateChoice& state, const config::LoadConfig& load) override;
+  StateAudit audit_state(int, engine::RecordView) override { return {}; }
+  void clean_up(int, const StateAudit&, const std::vector<engine::RequestRecord>&,
+                std::vector<std::string>&) override {}
+  bool judged_before_runs() const override { return false; }
+  // --limit and --window as given, else as the responses advertised them, else the defaults
+  // (the window's said once on stderr). A window read off a timestamp reset may be a second
+  // either way: one configuration per reading, W-1 then W. Throws when the limit cannot be
+  // known: usage when the endpoint decided requests without advertising one, cannot_test when
+  // it only answered errors (no --limit would make that testable).
+  std::vector<Judging> judgings(const std::vector<engine::RunResult>& results,
+                                bool interrupted) override;
+  std::chrono::milliseconds longest_retry_wait(
+      const std::vector<engine::RunResult>& results) const override;
+
+  // Whether every identity meets a limiter state of its own: {run} where the endpoint reads
+  // it, or two or more --source-address.
+  bool fresh_states() const;
+  uint64_t seed() const { return seed_; }
+
+ private:
+  const config::Config& config_;
+  std::string url_;
+  uint64_t seed_;
+  http::HttpTarget target_;
+  std::unique_ptr<engine::ClientFactory> factory_;
+};
+
+}  // namespace rlcheck::runner

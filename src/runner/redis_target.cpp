@@ -1,0 +1,220 @@
+#include "runner/redis_target.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "base/exit_code.hpp"
+#include "config/strategy_name.hpp"
+#include "runner/contract_choice.hpp"
+#include "runner/judgement.hpp"
+
+namespace rlcheck::runner {
+namespace {
+
+using config::Strategy;
+
+// Whether any request of the run reached Redis: one that never left, or found no connection,
+// wrote no key.
+bool reached_redis(engine::RecordView records) {
+  return std::any_of(records.begin(), records.end(), [](const engine::RequestRecord& record) {
+    return record.error != engine::ErrorKind::not_sent &&
+           record.error != engine::ErrorKind::connection;
+  });
+}
+
+RunCounters counters_of(const redis::TransportStats& stats) {
+  return {{"moved", stats.moved.load()},
+          {"ask", stats.ask.load()},
+          {"tryagain", stats.tryagain.load()},
+          {"reconnects", stats.reconnects.load()},
+          {"script_reloads", stats.script_reloads.load()}};
+}
+
+}  // namespace
+
+RedisTarget::RedisTarget(RedisSession& session, const config::Config& config, Strategy strategy)
+    : session_(session),
+      config_(config),
+      strategy_(strategy),
+      name_(config::strategy_name(strategy)) {}
+
+void RedisTarget::prepare_test() {
+  // A strategy compared after another finds Redis as that one left it: connected again, or
+  // gone.
+  if (auto ping = control_call(session_, {"PING"}, config_.load.timeout); !ping)
+    throw base::cannot_test(ping.error());
+  script_ = load_limiter_script(*session_.target.control, config_, strategy_);
+}
+
+std::string RedisTarget::address() const {
+  return session_.target.endpoint.display();
+}
+
+void RedisTarget::describe(report::Report& report) const {
+  report.target.url = session_.target.endpoint.display();
+  report.target.embedded = session_.target.embedded != nullptr;
+  report.target.strategy = name_;
+  if (strategy_ == Strategy::script)
+    report.target.script = config_.redis.script_path;
+  report.target.key = config_.redis.key.value_or(fmt::format("rlcheck:{}:…", session_.instance_id));
+  report.params.pipeline = config_.redis.pipeline;
+  const redis::Topology& topology = session_.target.topology;
+  report.params.topology = {redis::topology_kind_name(topology.kind), topology.masters,
+                            topology.tls};
+}
+
+faults::FaultTarget RedisTarget::fault_target() {
+  faults::FaultTarget target;
+  target.endpoint = session_.target.endpoint;
+  target.embedded = session_.target.embedded.get();
+  target.timeout = config_.load.timeout;
+  return target;
+}
+
+std::string RedisTarget::run_label(int run, int runs) const {
+  return fmt::format("{} run {}/{}", name_, run, runs);
+}
+
+std::string RedisTarget::records_name() const {
+  return strategy_ == Strategy::script ? config_.redis.script_path : name_;
+}
+
+StateChoice RedisTarget::run_state(int run) const {
+  return {run, session_.seed + static_cast<uint64_t>(run), name_, false};
+}
+
+redis::StrategyParams RedisTarget::params_of(const StateChoice& state) const {
+  const ContractChoice contract = choose_contract(config_, strategy_, config_.checks.limit);
+  redis::StrategyParams params;
+  params.kind = strategy_;
+  params.limit = config_.checks.limit;
+  params.window_ms = config::to_milliseconds(config_.checks.window);
+  params.burst = contract.burst;
+  params.refill = contract.refill;
+  params.run = state.state;
+  params.instance_id = session_.instance_id;
+  params.script = script_ ? &*script_ : nullptr;
+  params.arg_templates = config_.redis.script_args;
+  params.reply = config_.redis.reply;
+  params.script_keys = config_.redis.script_keys;
+  const std::string fresh_key =
+      fmt::format("rlcheck:{}:{}:{}", session_.instance_id, state.label, state.state);
+  if (state.fresh) {
+    params.key = fresh_key;
+    return params;
+  }
+  params.key = config_.redis.key.value_or(fresh_key);
+  params.identities = config_.load.identities;
+  params.hash_tag_each_identity =
+      !config_.redis.key && session_.target.control->slot_map().has_value();
+  return params;
+}
+
+std::vector<std::string> RedisTarget::delete_keys(const std::vector<std::string>& keys) {
+  for (auto key = keys.begin(); key != keys.end(); ++key) {
+    if (!control_call(session_, {"DEL", *key}, config_.load.timeout))
+      return {key, keys.end()};
+  }
+  return {};
+}
+
+bool RedisTarget::prepare_run(int run, bool leader) {
+  if (!config_.redis.key || !config_.redis.reset || !leader)
+    return true;
+  const redis::StrategyParams params = params_of(run_state(run));
+  std::vector<std::string> keys;
+  for (const std::string& key : redis::IdentityKeys(params.key, params.identities).all()) {
+    for (std::string& script_key : redis::script_keys(key, params.script_keys))
+      keys.push_back(std::move(script_key));
+  }
+  // Before the first run this is set-up, and fails the test; before a later one Redis is
+  // gone, and the run itself records it (no connection: every request an error).
+  if (const auto left = delete_keys(keys); !left.empty() && run == 1) {
+    throw base::cannot_test(
+        fmt::format("--reset: cannot delete {} on {}", left.front(), address()));
+  }
+  return true;
+}
+
+RunClients RedisTarget::clients(const StateChoice& state, const config::LoadConfig& load) {
+  const redis::StrategyParams params = params_of(state);
+  factory_.reset();
+  limiter_ = redis::make_strategy(params);
+  run_target_ = std::make_unique<redis::RunTarget>();
+  redis::RunTarget& target = *run_target_;
+  target.endpoint = session_.target.endpoint;
+  target.strategy = limiter_.get();
+  target.seed = state.seed;
+  target.pipeline = config_.redis.pipeline;
+  target.slots = session_.target.control->slot_map();
+  target.connect_timeout = load.timeout;
+  target.source_addresses = load.source_addresses;
+  factory_ = std::make_unique<redis::AsyncClientFactory>(target);
+
+  RunClients clients;
+  clients.factory = factory_.get();
+  clients.load = load;
+  clients.load.concurrency *= config_.redis.pipeline;  // --pipeline D: D clients a connection
+  // A failover acts on the master of the first identity's key.
+  clients.failover_key =
+      redis::IdentityKeys(params.key, params.identities, params.hash_tag_each_identity)
+          .of_identity(0);
+  clients.counters = [&target] { return counters_of(target.stats); };
+  return clients;
+}
+
+std::vector<std::string> RedisTarget::keys_touched(const StateChoice& state,
+                                                   engine::RecordView records) {
+  // One that never left, or found no connection, wrote no key.
+  if (!reached_redis(records))
+    return {};
+  return redis::make_strategy(params_of(state))->keys_touched(records);
+}
+
+StateAudit RedisTarget::audit_state(int run, engine::RecordView records) {
+  StateAudit audit;
+  audit.keys = keys_touched(run_state(run), records);
+  // PTTL of each key right after its run (-1: no TTL, -2: gone).
+  for (const std::string& key : audit.keys) {
+    auto reply = control_call(session_, {"PTTL", key}, config_.load.timeout);
+    if (!reply) {
+      audit.key_ttls.clear();
+      audit.unread = reply.error();
+      break;
+    }
+    if ((*reply)->type == REDIS_REPLY_INTEGER)
+      audit.key_ttls.push_back({key, (*reply)->integer});
+  }
+  return audit;
+}
+
+void RedisTarget::clean_up(int run, const StateAudit& audit,
+                           const std::vector<engine::RequestRecord>& retried,
+                           std::vector<std::string>& left) {
+  // Only the keys rlcheck named itself, never a --key.
+  if (config_.redis.key)
+    return;
+  std::vector<std::string> keys = audit.keys;
+  if (!retried.empty()) {
+    const auto more = redis::make_strategy(params_of(run_state(run)))->keys_touched(retried);
+    keys.insert(keys.end(), more.begin(), more.end());
+  }
+  // Redis that could not be read is not tried again: its keys are left.
+  const auto kept = audit.unread.empty() ? delete_keys(keys) : keys;
+  left.insert(left.end(), kept.begin(), kept.end());
+}
+
+std::vector<Judging> RedisTarget::judgings(const std::vector<engine::RunResult>&, bool) {
+  Judging judging;
+  judging.config = config_;
+  judging.strategy = strategy_;
+  return {judging};
+}
+
+std::chrono::milliseconds RedisTarget::longest_retry_wait(
+    const std::vector<engine::RunResult>&) const {
+  return runner::longest_retry_wait(config_);
+}
+
+}  // namespace rlcheck::runner

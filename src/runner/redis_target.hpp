@@ -1,0 +1,59 @@
+#pragma once
+// A Redis limiter as the run loop sees it: a built-in strategy or --script on the session's
+// Redis, a fresh key per run (or --key, cleared by --reset), its keys' TTLs read after each
+// run and the keys rlcheck named deleted.
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "config/config.hpp"
+#include "redis/async_client.hpp"
+#include "redis/strategy.hpp"
+#include "runner/redis_session.hpp"
+#include "runner/target.hpp"
+
+namespace rlcheck::runner {
+
+class RedisTarget final : public Target {
+ public:
+  RedisTarget(RedisSession& session, const config::Config& config, config::Strategy strategy);
+
+  void prepare_test() override;
+  std::string address() const override;
+  void describe(report::Report& report) const override;
+  faults::FaultTarget fault_target() override;
+  std::string run_label(int run, int runs) const override;
+  std::string records_name() const override;
+  bool prepare_run(int run, bool leader) override;
+  RunClients clients(const StateChoice& state, const config::LoadConfig& load) override;
+  StateChoice run_state(int run) const override;
+  StateAudit audit_state(int run, engine::RecordView records) override;
+  void clean_up(int run, const StateAudit& audit, const std::vector<engine::RequestRecord>& retried,
+                std::vector<std::string>& left) override;
+  bool judged_before_runs() const override { return true; }
+  std::vector<Judging> judgings(const std::vector<engine::RunResult>& results,
+                                bool interrupted) override;
+  std::chrono::milliseconds longest_retry_wait(
+      const std::vector<engine::RunResult>& results) const override;
+
+  // The keys a state's requests wrote (a probe deletes them at its end).
+  std::vector<std::string> keys_touched(const StateChoice& state, engine::RecordView records);
+  // DEL of each key; those that could not be deleted (from the first that failed).
+  std::vector<std::string> delete_keys(const std::vector<std::string>& keys);
+
+ private:
+  redis::StrategyParams params_of(const StateChoice& state) const;
+
+  RedisSession& session_;
+  const config::Config& config_;
+  config::Strategy strategy_;
+  std::string name_;
+  std::optional<redis::LoadedScript> script_;
+  // The clients of the current run: its limiter, what they connect to, the factory.
+  std::unique_ptr<redis::Strategy> limiter_;
+  std::unique_ptr<redis::RunTarget> run_target_;
+  std::unique_ptr<redis::AsyncClientFactory> factory_;
+};
+
+}  // namespace rlcheck::runner

@@ -1,0 +1,167 @@
+#include "runner/run_loop.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "base/exit_code.hpp"
+#include "faults/fault_schedule.hpp"
+#include "runner/evidence.hpp"
+#include "runner/judgement.hpp"
+#include "runner/progress.hpp"
+#include "runner/retry_verification.hpp"
+#include "runner/shared_test.hpp"
+
+namespace rlcheck::runner {
+namespace {
+
+// What --fault acts on, once checked that every fault can: restart@ needs the private
+// redis-server (else usage), failover@ a cluster whose masters have replicas (else
+// cannot_test).
+faults::FaultTarget vetted_fault_target(Target& target, const config::Config& config) {
+  faults::FaultTarget fault_target = target.fault_target();
+  const std::vector<config::FaultSpec>& faults = config.faults.faults;
+  if (faults.empty())
+    return fault_target;
+  if (auto refusal = faults::restart_refusal(fault_target, faults))
+    throw base::usage_error(*refusal);
+  if (auto supported = faults::check_failover_support(fault_target, faults); !supported)
+    throw base::cannot_test(supported.error());
+  return fault_target;
+}
+
+// An error that says the request never reached a connection: none could be made.
+bool never_connected(engine::ErrorKind kind) {
+  using engine::ErrorKind;
+  return kind == ErrorKind::connection || kind == ErrorKind::refused ||
+         kind == ErrorKind::resolve || kind == ErrorKind::tls || kind == ErrorKind::not_sent;
+}
+
+// Why no request of a run could reach the target, when none could: no connection became
+// ready before the start line (redis), or every request failed to connect (http, whose
+// connections open with the requests).
+std::optional<std::string> no_connection(const engine::RunResult& result) {
+  if (result.clients_ready == 0)
+    return result.connect_error;
+  if (result.records.size() == 0)
+    return std::nullopt;
+  std::optional<engine::ErrorKind> first;
+  for (const engine::RequestRecord& record : result.records) {
+    if (record.outcome != engine::Outcome::error || !never_connected(record.error))
+      return std::nullopt;
+    if (!first && record.error != engine::ErrorKind::not_sent)
+      first = record.error;
+  }
+  if (!first)
+    return std::nullopt;
+  const auto sample = result.error_samples.find(*first);
+  return sample != result.error_samples.end() ? sample->second
+                                              : std::string(engine::error_kind_name(*first));
+}
+
+void add_counters(RunCounters& total, const RunCounters& more) {
+  for (const auto& [name, count] : more)
+    total[name] += count;
+}
+
+}  // namespace
+
+report::Report run_test(Target& target, const config::Config& config, const RunOutputs& outputs) {
+  coord::Session* shared = outputs.shared;
+  // Many hosts: worker 0 prepares, merges and judges; the others only send their share.
+  const bool leader = shared == nullptr || shared->leader();
+  faults::FaultApplier fault_applier(vetted_fault_target(target, config));
+  target.prepare_test();
+  Evidence evidence(target, config, shared);
+  // Errors above --max-errors already decide the test: a run stops sending once it has them.
+  // With --fault, errors are what the test provokes, and what follows them (recovery) is
+  // measured: the run goes on to its end.
+  config::LoadConfig load = config.load;
+  if (config.faults.faults.empty())
+    load.stop_after_errors = config.checks.max_errors;
+
+  TestLog log;
+  ProgressLine progress(config);
+  const int runs = config.load.runs;
+  int runs_shipped = 0;  // many hosts: the runs this worker sent its share of
+  for (int run = 1; run <= runs; ++run) {
+    if (!target.prepare_run(run, leader)) {
+      log.interrupted = true;
+      break;
+    }
+    const RunClients clients = target.clients(target.run_state(run), load);
+    faults::FaultSchedule fault_schedule(
+        leader ? config.faults.faults : std::vector<config::FaultSpec>{}, fault_applier,
+        clients.failover_key, outputs.observer);
+    RunCounters others;  // worker 0: the other workers' transport counts of this run
+    engine::RunResult result =
+        execute_shared_run(shared, run, *clients.factory, clients.load, &fault_schedule,
+                           progress.for_run(target.run_label(run, runs)), clients.counters, others);
+    std::vector<checks::FaultWindow> fault_windows = fault_schedule.finish();
+    if (!leader) {
+      if (shared_runs_end(result, *shared, runs_shipped))
+        break;
+      continue;
+    }
+    if (result.cancelled)
+      break;  // a worker was lost before the run could start
+    // Nothing measured yet: the test could not start. Once a run has, a later run without a
+    // connection is reported with the others (its requests are errors).
+    if (run == 1 && !result.interrupted) {
+      if (const auto why = no_connection(result)) {
+        throw base::cannot_test(
+            fmt::format("no connection to {} became ready: {}", target.address(), *why));
+      }
+    }
+    if (outputs.records != nullptr)
+      outputs.records->write_run(target.records_name(), run, result.records);
+    engine::RunResult& kept = evidence.keep(run, std::move(result), std::move(fault_windows));
+    const StateAudit audit = target.audit_state(run, kept.records);
+    std::vector<engine::RequestRecord> retried;
+    if (config.checks.verify_retry_after && run == runs && !kept.interrupted) {
+      if (!audit.unread.empty()) {
+        log.retry_verification.emplace();
+        log.retry_verification->skip_reason =
+            fmt::format("Redis was unreachable after the run: {}", audit.unread);
+      } else {
+        log.retry_verification = verify_retry_after(*clients.factory, kept, load, run,
+                                                    target.longest_retry_wait(evidence.results()),
+                                                    announce_wait(config), retried);
+      }
+    }
+    target.clean_up(run, audit, retried, log.keys_left);
+    if (clients.counters)
+      add_counters(log.counters, clients.counters());
+    add_counters(log.counters, others);
+    const bool interrupted =
+        kept.interrupted || (log.retry_verification && log.retry_verification->interrupted);
+    evidence.settle(audit);
+    if (interrupted) {
+      log.interrupted = true;
+      break;
+    }
+    if (shared != nullptr && shared->lost_any())
+      break;  // the runs after a lost worker could not be shared as the test asks
+  }
+
+  if (!leader) {
+    // Worker 0 reports for everyone; should it be lost, the first worker to take its place
+    // judges what was shipped (no faults were applied after it was lost, none are measured).
+    RunCounters counters;
+    const bool stands_in = judge_in_place_of_lost_leader(
+        shared, runs_shipped,
+        [&](int run, engine::RunResult merged) {
+          engine::RunResult& kept = evidence.keep(run, std::move(merged), {});
+          const StateAudit audit = target.audit_state(run, kept.records);
+          target.clean_up(run, audit, {}, log.keys_left);
+          evidence.settle(audit);
+        },
+        counters);
+    if (!stands_in)
+      return {};
+    add_counters(log.counters, counters);
+  }
+  return evidence.judge(log);
+}
+
+}  // namespace rlcheck::runner
