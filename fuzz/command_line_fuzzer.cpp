@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "app/exit_code.hpp"
+#include "base/exit_code.hpp"
 #include "cli/command_line.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -27,7 +27,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     argv.push_back(arg.c_str());
   try {
     (void)rlcheck::cli::parse_command_line(static_cast<int>(argv.size()), argv.data());
-  } catch (const rlcheck::app::FatalError&) {
+  } catch (const rlcheck::base::FatalError&) {
   }
   return 0;
 }

@@ -115,8 +115,8 @@ void refuse_flags_as_values(CLI::App& root, int argc, const char* const* argv) {
     if (spellings.contains(value)) {
       const std::string name = option->second->get_name();
       throw base::usage_error(fmt::format("{}: expected {}, got the flag {}", name,
-                                         names_a_file(name.substr(2)) ? "a file name" : "a value",
-                                         value));
+                                          names_a_file(name.substr(2)) ? "a file name" : "a value",
+                                          value));
     }
     ++i;  // the value, whatever it looks like
   }

@@ -26,7 +26,8 @@ constexpr int64_t k_max_runs = 10'000;
 
 int64_t in_range(const char* flag, int64_t value, int64_t low, int64_t high) {
   if (value < low || value > high) {
-    throw base::usage_error(fmt::format("{}: must be between {} and {}, got {}", flag, low, high, value));
+    throw base::usage_error(
+        fmt::format("{}: must be between {} and {}, got {}", flag, low, high, value));
   }
   return value;
 }
@@ -44,7 +45,7 @@ config::Strategy strategy_named(const char* flag, const std::string& name) {
   auto strategy = config::parse_strategy(name);
   if (!strategy) {
     throw base::usage_error(fmt::format("{}: unknown strategy '{}'; expected one of {}", flag, name,
-                                  config::strategy_names_list()));
+                                        config::strategy_names_list()));
   }
   return *strategy;
 }
@@ -68,8 +69,8 @@ void fill_script_reply(const RawOptions& raw, config::RedisConfig& redis) {
       throw base::usage_error("--reply: only applies to --script");
     auto format = config::parse_reply_format(*raw.reply);
     if (!format) {
-      throw base::usage_error(fmt::format("--reply: unknown format '{}'; expected one of {}", *raw.reply,
-                                    config::reply_format_names_list()));
+      throw base::usage_error(fmt::format("--reply: unknown format '{}'; expected one of {}",
+                                          *raw.reply, config::reply_format_names_list()));
     }
     redis.reply = *format;
   }
@@ -88,7 +89,8 @@ config::HintResolution hint_resolution_named(const std::string& name,
   if (name == "1s")
     return config::HintResolution::seconds;
   if (name != "1ms")
-    throw base::usage_error(fmt::format("--hint-resolution: expected auto, 1ms or 1s, got '{}'", name));
+    throw base::usage_error(
+        fmt::format("--hint-resolution: expected auto, 1ms or 1s, got '{}'", name));
   if (redis.strategy == config::Strategy::script && redis.reply == config::ReplyFormat::cell) {
     throw base::usage_error(
         "--hint-resolution: 1ms is finer than --reply cell's hints, which count whole seconds; "
@@ -170,7 +172,8 @@ void fill_topology(const RawOptions& raw, bool http, config::RedisConfig& redis)
     if (raw.cluster)
       throw base::usage_error("--cluster: applies to a Redis target, not to an HTTP endpoint");
     if (raw.embedded_cluster)
-      throw base::usage_error("--embedded-cluster: applies to a Redis target, not to an HTTP endpoint");
+      throw base::usage_error(
+          "--embedded-cluster: applies to a Redis target, not to an HTTP endpoint");
     if (raw.pipeline) {
       throw base::usage_error(
           "--pipeline: applies to a Redis target; an HTTP connection carries one request at a "
@@ -219,7 +222,7 @@ void fill_open_model(const RawOptions& raw, config::LoadConfig& load) {
   }
   if (count > k_max_requests) {
     throw base::usage_error(fmt::format("--rate: {} for {} is more than {} requests", *raw.rate,
-                                  *raw.duration, k_max_requests));
+                                        *raw.duration, k_max_requests));
   }
   load.rate = *rate;
   load.requests = static_cast<int64_t>(count);

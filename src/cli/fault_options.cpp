@@ -55,7 +55,8 @@ void fill_faults(const RawOptions& raw, bool http, config::Config& config) {
     if (!endpoint)
       throw base::usage_error(fmt::format("--limiter-redis: {}", endpoint.error()));
     if (raw.faults.empty())
-      throw base::usage_error("--limiter-redis: only used by --fault (the Redis the faults act on)");
+      throw base::usage_error(
+          "--limiter-redis: only used by --fault (the Redis the faults act on)");
     faults.limiter_redis = raw.limiter_redis;
   }
   if (http && !raw.faults.empty() && !raw.limiter_redis) {
@@ -68,10 +69,11 @@ void fill_faults(const RawOptions& raw, bool http, config::Config& config) {
   if (raw.expect_fail_mode) {
     if (*raw.expect_fail_mode != "open" && *raw.expect_fail_mode != "closed") {
       throw base::usage_error(fmt::format("--expect-fail-mode: expected open or closed, got '{}'",
-                                    *raw.expect_fail_mode));
+                                          *raw.expect_fail_mode));
     }
     if (raw.faults.empty())
-      throw base::usage_error("--expect-fail-mode: needs --fault (what the limiter must fail through)");
+      throw base::usage_error(
+          "--expect-fail-mode: needs --fault (what the limiter must fail through)");
     checks.expect_fail_mode = raw.expect_fail_mode;
   }
   if (raw.recovery) {

@@ -38,7 +38,8 @@ std::string readable_file(const char* flag, const std::string& path) {
   if (!std::filesystem::is_regular_file(path, error))
     throw base::usage_error(fmt::format("{}: not a file: {}", flag, path));
   if (access(path.c_str(), R_OK) != 0)
-    throw base::usage_error(fmt::format("{}: cannot read {}: {}", flag, path, std::strerror(errno)));
+    throw base::usage_error(
+        fmt::format("{}: cannot read {}: {}", flag, path, std::strerror(errno)));
   return path;
 }
 
@@ -54,7 +55,8 @@ void check_http_target(const char* flag, const RawOptions& raw, const config::Co
       return;
   }
   if (config.http.urls.size() == 1) {
-    throw base::usage_error(fmt::format("{}: {} is not TLS (https://)", flag, config.http.urls.front()));
+    throw base::usage_error(
+        fmt::format("{}: {} is not TLS (https://)", flag, config.http.urls.front()));
   }
   throw base::usage_error(fmt::format("{}: none of the --url endpoints is TLS (https://)", flag));
 }

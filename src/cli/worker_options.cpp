@@ -40,7 +40,7 @@ int64_t whole_number(const Value& value, int64_t lowest, int64_t highest) {
   if (text.empty() || ec != std::errc() || end != text.data() + text.size() || number < lowest ||
       number > highest) {
     throw base::usage_error(fmt::format("{}: expected a whole number from {} to {}, got '{}'",
-                                  value.source, lowest, highest, text));
+                                        value.source, lowest, highest, text));
   }
   return number;
 }
@@ -68,7 +68,7 @@ void fill_workers(const RawOptions& raw, config::Config& config) {
   if (!workers.text && !coordinator.text && !session.text) {
     if (raw.worker_index || raw.join_timeout) {
       throw base::usage_error(fmt::format("{}: only with --workers, --coordinator and --session",
-                                    raw.worker_index ? "--worker-index" : "--join-timeout"));
+                                          raw.worker_index ? "--worker-index" : "--join-timeout"));
     }
     return;
   }
