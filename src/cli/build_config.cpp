@@ -10,7 +10,6 @@
 #include "config/source_addresses.hpp"
 #include "config/strategy_name.hpp"
 #include "engine/placeholder_template.hpp"
-#include "redis/connect_target.hpp"
 #include "redis/endpoint.hpp"
 
 namespace rlcheck::cli {
@@ -101,7 +100,7 @@ config::HintResolution hint_resolution_named(const std::string& name,
 
 void fill_redis(const RawOptions& raw, config::Config& config) {
   config::RedisConfig& redis = config.redis;
-  if (raw.redis_url && *raw.redis_url != rlcheck::redis::k_embedded_url) {
+  if (raw.redis_url && *raw.redis_url != rlcheck::config::k_embedded_url) {
     auto endpoint = rlcheck::redis::parse_endpoint(*raw.redis_url);
     if (!endpoint)
       throw base::usage_error(fmt::format("--redis: {}", endpoint.error()));

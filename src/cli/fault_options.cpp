@@ -2,7 +2,6 @@
 
 #include "base/exit_code.hpp"
 #include "cli/raw_options.hpp"
-#include "redis/connect_target.hpp"
 #include "redis/endpoint.hpp"
 
 namespace rlcheck::cli {
@@ -19,7 +18,7 @@ void check_restart(const RawOptions& raw, bool http, const config::FaultSpec& fa
         "on --limiter-redis, which rlcheck did not start",
         fault.text));
   }
-  if (raw.redis_url && *raw.redis_url != redis::k_embedded_url) {
+  if (raw.redis_url && *raw.redis_url != config::k_embedded_url) {
     throw base::usage_error(fmt::format(
         "--fault: {} restarts only the private redis-server rlcheck starts (--redis embedded), "
         "not --redis {}",

@@ -8,7 +8,6 @@
 
 #include "base/exit_code.hpp"
 #include "cli/raw_options.hpp"
-#include "redis/connect_target.hpp"
 #include "redis/endpoint.hpp"
 
 namespace rlcheck::cli {
@@ -82,7 +81,7 @@ void check_redis_target(const char* flag, const RawOptions& raw) {
                     "127.0.0.1:6379 and a private redis-server are not TLS)",
                     flag));
   }
-  if (*url == redis::k_embedded_url) {
+  if (*url == config::k_embedded_url) {
     throw base::usage_error(
         fmt::format("{}: applies to a TLS Redis; the private redis-server is not TLS", flag));
   }

@@ -8,6 +8,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "config/duration.hpp"
@@ -15,6 +16,10 @@
 #include "config/rate.hpp"
 
 namespace rlcheck::config {
+
+// --redis embedded: always the private redis-server, even when 127.0.0.1:6379 or $REDIS_URL
+// would answer (a test of restart@, say, must not touch a shared server).
+inline constexpr std::string_view k_embedded_url = "embedded";
 
 using namespace std::chrono_literals;
 

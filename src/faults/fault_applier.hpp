@@ -11,7 +11,7 @@
 
 #include "config/duration.hpp"
 #include "config/fault_spec.hpp"
-#include "redis/embedded_server.hpp"
+#include "provision/embedded_server.hpp"
 #include "redis/endpoint.hpp"
 #include "redis/sync_client.hpp"
 
@@ -20,7 +20,7 @@ namespace rlcheck::faults {
 // The Redis the faults act on.
 struct FaultTarget {
   redis::Endpoint endpoint;                        // the limiter's Redis (a cluster's seed node)
-  redis::EmbeddedServer* embedded = nullptr;       // restart@: the private server, when it is one
+  provision::EmbeddedServer* embedded = nullptr;   // restart@: the private server, when it is one
   config::Nanos timeout{std::chrono::seconds(5)};  // connect and every command
 };
 

@@ -22,7 +22,7 @@ NativeTarget make_native_target(const HttpTarget& target, HttpUrl url) {
   native.request =
       RequestTemplate::make(target.method, native.url, target.header_texts, target.body_text);
   if (native.url.tls) {
-    auto context = redis::TlsContext::shared_for(target.tls);
+    auto context = net::TlsContext::shared_for(target.tls);
     if (context) {
       native.tls = std::move(*context);
     } else {
@@ -174,8 +174,8 @@ void NativeHttpClient::on_parked_io(int, short, void* parked_arg) {
   auto& parked = *static_cast<Parked*>(parked_arg);
   // As on_idle_readable: an idle connection may only be closed by the server.
   char scratch[512];
-  const redis::IoResult result = parked.stream->read(scratch, sizeof scratch);
-  if (result.status != redis::IoStatus::want_read && result.status != redis::IoStatus::want_write)
+  const net::IoResult result = parked.stream->read(scratch, sizeof scratch);
+  if (result.status != net::IoStatus::want_read && result.status != net::IoStatus::want_write)
     drop(parked);
 }
 
@@ -219,8 +219,8 @@ void NativeHttpClient::try_address() {
     const int on = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
     if (!target_.target.source_addresses.empty()) {
-      auto bound = redis::bind_source(fd, address.storage.ss_family,
-                                      target_.target.source_addresses[source_]);
+      auto bound =
+          net::bind_source(fd, address.storage.ss_family, target_.target.source_addresses[source_]);
       if (!bound) {
         connect_failure_ = bound.error();
         ::close(fd);
@@ -271,7 +271,7 @@ void NativeHttpClient::on_io(int, short, void* self_arg) {
 
 void NativeHttpClient::on_connect_ready() {
   const int fd = connecting_fd_;
-  if (const std::string error = redis::connect_error(fd); !error.empty()) {
+  if (const std::string error = net::connect_error(fd); !error.empty()) {
     connect_failure_ = error;
     close_connection();
     ++address_index_;
@@ -280,7 +280,7 @@ void NativeHttpClient::on_connect_ready() {
   }
   connecting_fd_ = -1;
   event_add(read_event_, nullptr);
-  stream_ = target_.url.tls ? target_.tls->wrap(fd, target_.url.host) : redis::plain_stream(fd);
+  stream_ = target_.url.tls ? target_.tls->wrap(fd, target_.url.host) : net::plain_stream(fd);
   if (!target_.url.tls) {
     connection_ready();
     return;
@@ -291,15 +291,15 @@ void NativeHttpClient::on_connect_ready() {
 
 void NativeHttpClient::progress() {
   if (phase_ == Phase::handshaking) {
-    const redis::IoResult result = stream_->handshake();
+    const net::IoResult result = stream_->handshake();
     switch (result.status) {
-      case redis::IoStatus::done:
+      case net::IoStatus::done:
         connection_ready();
         return;
-      case redis::IoStatus::want_write:
+      case net::IoStatus::want_write:
         want_write();
         return;
-      case redis::IoStatus::want_read:
+      case net::IoStatus::want_read:
         return;
       default: {
         const std::string why = stream_->error();
@@ -319,19 +319,19 @@ void NativeHttpClient::progress() {
 
 void NativeHttpClient::send_some() {
   while (written_ < request_->size()) {
-    const redis::IoResult result =
+    const net::IoResult result =
         stream_->write(request_->data() + written_, request_->size() - written_);
     switch (result.status) {
-      case redis::IoStatus::done:
+      case net::IoStatus::done:
         written_ += result.bytes;
         break;
-      case redis::IoStatus::want_write:
+      case net::IoStatus::want_write:
         want_write();
         return;
-      case redis::IoStatus::want_read:
+      case net::IoStatus::want_read:
         return;
-      case redis::IoStatus::closed:
-      case redis::IoStatus::failed:
+      case net::IoStatus::closed:
+      case net::IoStatus::failed:
         connection_lost(stream_->error());
         return;
     }
@@ -343,14 +343,14 @@ void NativeHttpClient::send_some() {
 void NativeHttpClient::receive_some() {
   char* buffer = loop_.buffer();
   while (true) {
-    const redis::IoResult result = stream_->read(buffer, loop_.buffer_size());
-    if (result.status == redis::IoStatus::want_read)
+    const net::IoResult result = stream_->read(buffer, loop_.buffer_size());
+    if (result.status == net::IoStatus::want_read)
       return;
-    if (result.status == redis::IoStatus::want_write) {
+    if (result.status == net::IoStatus::want_write) {
       want_write();
       return;
     }
-    if (result.status == redis::IoStatus::closed || result.status == redis::IoStatus::failed) {
+    if (result.status == net::IoStatus::closed || result.status == net::IoStatus::failed) {
       if (parser_.started() && parser_.feed_eof() == ResponseParser::State::complete) {
         close_connection();  // a body that ran to the close
         break;
@@ -386,8 +386,8 @@ void NativeHttpClient::on_idle_readable() {
   if (!stream_)
     return;
   // Between requests the server may only close (an idle timeout); anything else is not HTTP.
-  const redis::IoResult result = stream_->read(loop_.buffer(), loop_.buffer_size());
-  if (result.status != redis::IoStatus::want_read && result.status != redis::IoStatus::want_write)
+  const net::IoResult result = stream_->read(loop_.buffer(), loop_.buffer_size());
+  if (result.status != net::IoStatus::want_read && result.status != net::IoStatus::want_write)
     close_connection();
 }
 

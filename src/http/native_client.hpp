@@ -20,8 +20,8 @@
 #include "http/http_client.hpp"
 #include "http/request_template.hpp"
 #include "http/response_parser.hpp"
-#include "redis/stream.hpp"
-#include "redis/tls_stream.hpp"
+#include "net/stream.hpp"
+#include "net/tls_stream.hpp"
 
 struct event;
 struct event_base;
@@ -34,8 +34,8 @@ struct NativeTarget {
   const HttpTarget& target;
   HttpUrl url;
   RequestTemplate request;
-  std::shared_ptr<redis::TlsContext> tls;  // https:// only
-  std::string tls_error;                   // why the TLS context could not be made
+  std::shared_ptr<net::TlsContext> tls;  // https:// only
+  std::string tls_error;                 // why the TLS context could not be made
 };
 
 // Per worker loop: the host's addresses (resolved at the first connect) and a read buffer.
@@ -74,7 +74,7 @@ class NativeHttpClient final : public engine::Client {
   enum class Phase { idle, connecting, handshaking, sending, receiving };
   // An idle keep-alive connection from another source address, kept for its next request.
   struct Parked {
-    std::unique_ptr<redis::Stream> stream;
+    std::unique_ptr<net::Stream> stream;
     event* idle_event = nullptr;  // readable: the server closed it (or broke protocol)
     bool reused = false;
   };
@@ -114,7 +114,7 @@ class NativeHttpClient final : public engine::Client {
   int connecting_fd_ = -1;
   size_t address_index_ = 0;
   std::string connect_failure_;
-  std::unique_ptr<redis::Stream> stream_;
+  std::unique_ptr<net::Stream> stream_;
   event* read_event_ = nullptr;
   event* write_event_ = nullptr;
   bool reused_ = false;  // the connection answered a request before this one

@@ -7,8 +7,8 @@
 #include <hiredis/read.h>
 
 #include "engine/event_time.hpp"
+#include "net/tls_stream.hpp"
 #include "redis/command_buffer.hpp"
-#include "redis/tls_stream.hpp"
 
 namespace rlcheck::redis {
 namespace {
@@ -101,7 +101,7 @@ std::expected<ConnectionSettings, std::string> connection_settings(const Endpoin
   settings.login = login_commands(endpoint);
   settings.connect_timeout = connect_timeout;
   if (endpoint.tls) {
-    auto tls = TlsContext::shared_for(endpoint.tls_options);
+    auto tls = net::TlsContext::shared_for(endpoint.tls_options);
     if (!tls)
       return std::unexpected(tls.error());
     settings.tls = std::move(*tls);
@@ -144,13 +144,15 @@ void Connection::open() {
   if (state_ != State::idle && state_ != State::backing_off)
     return;
   evtimer_del(timer_);
-  auto fd = start_connect(settings_.endpoint, settings_.source_address);
+  auto fd = net::start_connect(settings_.endpoint.host, settings_.endpoint.port,
+                               settings_.endpoint.socket_path, settings_.source_address);
   if (!fd) {
     state_ = State::connecting;
     lose(fd.error());
     return;
   }
-  stream_ = settings_.tls ? settings_.tls->wrap(*fd, settings_.endpoint.host) : plain_stream(*fd);
+  stream_ =
+      settings_.tls ? settings_.tls->wrap(*fd, settings_.endpoint.host) : net::plain_stream(*fd);
   if (reader_ != nullptr)
     redisReaderFree(reader_);
   static redisReplyObjectFunctions builders = counting_builders();
@@ -228,7 +230,7 @@ void Connection::on_socket(short what) {
     case State::connecting: {
       if (!(what & EV_WRITE))
         return;
-      const std::string error = connect_error(stream_->fd());
+      const std::string error = net::connect_error(stream_->fd());
       if (!error.empty()) {
         lose(error);
         return;
@@ -254,21 +256,21 @@ void Connection::on_socket(short what) {
 }
 
 void Connection::continue_handshake() {
-  const IoResult result = stream_->handshake();
+  const net::IoResult result = stream_->handshake();
   switch (result.status) {
-    case IoStatus::done:
+    case net::IoStatus::done:
       start_login();
       return;
-    case IoStatus::want_read:
+    case net::IoStatus::want_read:
       return;  // the persistent read event calls again
-    case IoStatus::want_write:
+    case net::IoStatus::want_write:
       if (!write_armed_) {
         write_armed_ = true;
         event_add(write_event_, nullptr);
       }
       return;
-    case IoStatus::closed:
-    case IoStatus::failed:
+    case net::IoStatus::closed:
+    case net::IoStatus::failed:
       lose(stream_->error().empty() ? "closed during the TLS handshake" : stream_->error());
       return;
   }
@@ -321,18 +323,18 @@ void Connection::become_ready() {
 void Connection::read_available() {
   char buffer[k_read_chunk];
   for (;;) {
-    const IoResult result = stream_->read(buffer, sizeof buffer);
-    if (result.status == IoStatus::want_read)
+    const net::IoResult result = stream_->read(buffer, sizeof buffer);
+    if (result.status == net::IoStatus::want_read)
       return;
-    if (result.status == IoStatus::want_write) {
+    if (result.status == net::IoStatus::want_write) {
       if (!write_armed_) {
         write_armed_ = true;
         event_add(write_event_, nullptr);
       }
       return;
     }
-    if (result.status != IoStatus::done) {
-      lose(result.status == IoStatus::closed
+    if (result.status != net::IoStatus::done) {
+      lose(result.status == net::IoStatus::closed
                ? (stream_->error().empty() ? "closed by the server" : stream_->error())
                : stream_->error());
       return;
@@ -396,19 +398,19 @@ void Connection::schedule_flush() {
 void Connection::flush() {
   write_waits_for_read_ = false;
   while (out_sent_ < out_.size()) {
-    const IoResult result = stream_->write(out_.data() + out_sent_, out_.size() - out_sent_);
-    if (result.status == IoStatus::done) {
+    const net::IoResult result = stream_->write(out_.data() + out_sent_, out_.size() - out_sent_);
+    if (result.status == net::IoStatus::done) {
       out_sent_ += result.bytes;
       continue;
     }
-    if (result.status == IoStatus::want_write) {
+    if (result.status == net::IoStatus::want_write) {
       if (!write_armed_) {
         write_armed_ = true;
         event_add(write_event_, nullptr);
       }
       return;
     }
-    if (result.status == IoStatus::want_read) {
+    if (result.status == net::IoStatus::want_read) {
       write_waits_for_read_ = true;
       return;
     }

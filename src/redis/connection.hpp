@@ -1,5 +1,5 @@
 #pragma once
-// One Redis connection on a libevent loop: a Stream (plain or TLS) that RESP commands are
+// One Redis connection on a libevent loop: a net::Stream (plain or TLS) that RESP commands are
 // written to, batched per loop pass, and replies parsed from with hiredis' reply reader alone.
 // Redis answers in order, so a FIFO of who asked matches each reply to its sender (memtier's
 // design). A lost connection hands every outstanding sender a null reply, and, when asked to,
@@ -14,18 +14,20 @@
 #include <vector>
 
 #include "config/duration.hpp"
+#include "net/stream.hpp"
 #include "redis/endpoint.hpp"
 #include "redis/reply.hpp"
-#include "redis/stream.hpp"
 #include "redis/transport_stats.hpp"
 
 struct event;
 struct event_base;
 struct redisReader;
 
-namespace rlcheck::redis {
-
+namespace rlcheck::net {
 class TlsContext;
+}  // namespace rlcheck::net
+
+namespace rlcheck::redis {
 
 // Receives the replies to the commands it sent.
 class ReplySink {
@@ -67,7 +69,7 @@ struct ReplyTally {
 
 struct ConnectionSettings {
   Endpoint endpoint;                                       // where, and how to log in
-  std::shared_ptr<const TlsContext> tls;                   // set for rediss://
+  std::shared_ptr<const net::TlsContext> tls;              // set for rediss://
   std::vector<std::vector<std::string>> login;             // AUTH, SELECT...: sent before PING
   config::Nanos connect_timeout{std::chrono::seconds(5)};  // connect, handshake and login
   bool reconnect = false;           // once ready, made again with backoff whenever lost
@@ -137,7 +139,7 @@ class Connection {
   std::string name_;
   State state_ = State::idle;
   bool was_ready_ = false;  // ready at least once: losses are followed by reconnects
-  std::unique_ptr<Stream> stream_;
+  std::unique_ptr<net::Stream> stream_;
   redisReader* reader_ = nullptr;
   event* socket_event_ = nullptr;  // EV_READ | EV_PERSIST on the stream's fd
   event* write_event_ = nullptr;   // EV_WRITE, armed while a write waits for the socket

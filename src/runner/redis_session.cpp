@@ -77,7 +77,7 @@ std::expected<redis::ReplyPtr, std::string> control_call(RedisSession& session,
 }
 
 RedisSession open_redis_session(const config::Config& config) {
-  redis::TargetChoice choice;
+  provision::TargetChoice choice;
   choice.url = config.redis.url;
   if (const char* env = std::getenv("REDIS_URL"); env != nullptr && *env != '\0') {
     choice.env_url = env;
@@ -92,7 +92,7 @@ RedisSession open_redis_session(const config::Config& config) {
       choice.embedded_replicas = 1;
   }
   const bool say = !config.output.hook && !config.output.quiet;
-  auto target = redis::connect_target(choice, [say](const std::string& line) {
+  auto target = provision::connect_target(choice, [say](const std::string& line) {
     if (say)
       std::cerr << "rlcheck: " << line << "\n";
   });

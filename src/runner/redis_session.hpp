@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "config/config.hpp"
-#include "redis/connect_target.hpp"
+#include "provision/connect_target.hpp"
 #include "redis/reply.hpp"
 #include "redis/strategy.hpp"
 #include "redis/sync_client.hpp"
@@ -18,7 +18,7 @@ namespace rlcheck::runner {
 
 // The Redis of this invocation and the id its fresh keys live under (rlcheck:<id>:...).
 struct RedisSession {
-  redis::ConnectedTarget target;
+  provision::ConnectedTarget target;
   std::string instance_id;
   uint64_t seed = 0;
 };

@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 
 #include "base/exit_code.hpp"
-#include "redis/stream.hpp"
+#include "net/stream.hpp"
 #include "report/report_file.hpp"
 
 namespace rlcheck::runner {
@@ -38,7 +38,7 @@ void check_report_paths(const config::OutputConfig& output) {
 
 void check_source_addresses(const std::vector<std::string>& addresses) {
   for (const std::string& address : addresses) {
-    if (auto bindable = redis::check_bindable(address); !bindable)
+    if (auto bindable = net::check_bindable(address); !bindable)
       throw base::cannot_test(fmt::format("--source-address: {}", bindable.error()));
   }
 }

@@ -12,11 +12,11 @@
 
 #include <fmt/format.h>
 
+#include "provision/embedded_cluster.hpp"
 #include "redis/cluster_slots.hpp"
-#include "redis/embedded_cluster.hpp"
 #include "support/test_cluster.hpp"
 
-using rlcheck::redis::EmbeddedCluster;
+using rlcheck::provision::EmbeddedCluster;
 using rlcheck::redis::is_crossslot;
 using rlcheck::redis::key_slot;
 using rlcheck::redis::NodeAddress;

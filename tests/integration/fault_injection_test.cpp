@@ -16,7 +16,7 @@
 
 #include "cli/command_line.hpp"
 #include "process/child_process.hpp"
-#include "redis/embedded_server.hpp"
+#include "provision/embedded_server.hpp"
 #include "redis/endpoint.hpp"
 #include "runner/redis_target.hpp"
 #include "runner/run_loop.hpp"
@@ -258,7 +258,7 @@ TEST_SUITE("fault injection") {
   TEST_CASE("EmbeddedServer::restart brings the server back empty, on the same socket") {
     auto path = rlcheck::process::find_on_path("redis-server");
     REQUIRE(path);
-    auto server = rlcheck::redis::EmbeddedServer::start(*path);
+    auto server = rlcheck::provision::EmbeddedServer::start(*path);
     REQUIRE(server);
     const rlcheck::redis::Endpoint endpoint = (*server)->endpoint();
     std::string run_id;

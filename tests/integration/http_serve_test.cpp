@@ -13,7 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "process/child_process.hpp"
-#include "redis/embedded_server.hpp"
+#include "provision/embedded_server.hpp"
 #include "support/json_outcome.hpp"
 #include "support/run_binary.hpp"
 #include "support/serve_process.hpp"
@@ -95,7 +95,7 @@ std::vector<long> statuses_during_outage(const std::vector<std::string>& extra,
                                          std::string& serve_log, int& outage_lines) {
   const auto server_path = rlcheck::process::find_on_path("redis-server");
   REQUIRE(server_path.has_value());
-  auto redis = rlcheck::redis::EmbeddedServer::start(*server_path);
+  auto redis = rlcheck::provision::EmbeddedServer::start(*server_path);
   REQUIRE(redis.has_value());
   const std::string redis_url = "unix://" + (*redis)->endpoint().socket_path;
 

@@ -56,7 +56,7 @@ TestCluster::TestCluster(int replicas_per_master) {
   auto server = process::find_on_path("redis-server");
   if (!server)
     throw std::runtime_error("redis-server is not on PATH");
-  auto cluster = redis::EmbeddedCluster::start(*server, k_masters, replicas_per_master);
+  auto cluster = provision::EmbeddedCluster::start(*server, k_masters, replicas_per_master);
   if (!cluster)
     throw std::runtime_error("the test cluster did not start: " + cluster.error());
   cluster_ = std::move(*cluster);

@@ -1,5 +1,5 @@
 #pragma once
-// A real 3-master Redis Cluster for the integration tests (redis::EmbeddedCluster), started on
+// A real 3-master Redis Cluster for the integration tests (provision::EmbeddedCluster), started on
 // first use and stopped when the test binary exits (and one with a replica per master); and what
 // the tests do to it: find a key's master, connect to it, and move a slot from one master to
 // another while it is in use.
@@ -9,8 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "provision/embedded_cluster.hpp"
 #include "redis/cluster_slots.hpp"
-#include "redis/embedded_cluster.hpp"
 #include "redis/sync_client.hpp"
 
 namespace rlcheck::testing {
@@ -45,7 +45,7 @@ class TestCluster {
 
  private:
   explicit TestCluster(int replicas_per_master);
-  std::unique_ptr<redis::EmbeddedCluster> cluster_;
+  std::unique_ptr<provision::EmbeddedCluster> cluster_;
 };
 
 }  // namespace rlcheck::testing

@@ -13,7 +13,7 @@
 #include "process/child_process.hpp"
 #include "redis/endpoint.hpp"
 
-namespace rlcheck::redis {
+namespace rlcheck::provision {
 
 class EmbeddedCluster {
  public:
@@ -33,9 +33,9 @@ class EmbeddedCluster {
   EmbeddedCluster& operator=(const EmbeddedCluster&) = delete;
 
   // One TCP endpoint per master, in the order of their slot ranges (the first serves slot 0).
-  std::vector<Endpoint> endpoints() const;
+  std::vector<redis::Endpoint> endpoints() const;
   // The first master: where a client starts to discover the cluster.
-  Endpoint seed_endpoint() const;
+  redis::Endpoint seed_endpoint() const;
 
  private:
   struct Node {
@@ -62,4 +62,4 @@ class EmbeddedCluster {
   std::vector<Node> nodes_;          // stopped by the destructor, before the directory goes
 };
 
-}  // namespace rlcheck::redis
+}  // namespace rlcheck::provision

@@ -1,6 +1,6 @@
 #pragma once
-// TLS for rediss:// endpoints, on OpenSSL: one context per set of TLS options (the CA that
-// verifies the server, a client certificate), shared by every connection and thread, and a
+// TLS for rediss:// and https:// connections, on OpenSSL: one context per set of TLS options (the
+// CA that verifies the server, a client certificate), shared by every connection and thread, and a
 // Stream that speaks TLS over a connected socket.
 
 #include <expected>
@@ -8,11 +8,11 @@
 #include <string>
 
 #include "config/config.hpp"
-#include "redis/stream.hpp"
+#include "net/stream.hpp"
 
 typedef struct ssl_ctx_st SSL_CTX;
 
-namespace rlcheck::redis {
+namespace rlcheck::net {
 
 class TlsContext {
  public:
@@ -35,4 +35,4 @@ class TlsContext {
   config::TlsConfig options_;
 };
 
-}  // namespace rlcheck::redis
+}  // namespace rlcheck::net

@@ -12,7 +12,7 @@
 #include "process/child_process.hpp"
 #include "redis/endpoint.hpp"
 
-namespace rlcheck::redis {
+namespace rlcheck::provision {
 
 class EmbeddedServer {
  public:
@@ -23,7 +23,7 @@ class EmbeddedServer {
   EmbeddedServer(const EmbeddedServer&) = delete;
   EmbeddedServer& operator=(const EmbeddedServer&) = delete;
 
-  Endpoint endpoint() const;
+  redis::Endpoint endpoint() const;
 
   // Kills the server (SIGKILL: no shutdown, nothing saved) and starts it again on the same
   // socket, empty, waiting as start() does. Clients see their connections drop and must
@@ -45,4 +45,4 @@ class EmbeddedServer {
 // it said before it exited.
 std::string last_log_line(const std::filesystem::path& log);
 
-}  // namespace rlcheck::redis
+}  // namespace rlcheck::provision

@@ -1,4 +1,4 @@
-#include "redis/stream.hpp"
+#include "net/stream.hpp"
 
 #include <cerrno>
 #include <cstring>
@@ -14,7 +14,7 @@
 
 #include <fmt/format.h>
 
-namespace rlcheck::redis {
+namespace rlcheck::net {
 namespace {
 
 class PlainStream final : public Stream {
@@ -140,19 +140,18 @@ std::expected<void, std::string> check_bindable(const std::string& address) {
   return bound;
 }
 
-std::expected<int, std::string> start_connect(const Endpoint& endpoint,
+std::expected<int, std::string> start_connect(const std::string& host, int port,
+                                              const std::string& socket_path,
                                               const std::string& source_address) {
-  if (endpoint.is_unix())
-    return connect_unix(endpoint.socket_path);
+  if (!socket_path.empty())
+    return connect_unix(socket_path);
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
   addrinfo* found = nullptr;
-  const std::string port = std::to_string(endpoint.port);
-  if (const int status = getaddrinfo(endpoint.host.c_str(), port.c_str(), &hints, &found);
-      status != 0) {
-    return std::unexpected(
-        fmt::format("cannot resolve {}: {}", endpoint.host, gai_strerror(status)));
+  const std::string service = std::to_string(port);
+  if (const int status = getaddrinfo(host.c_str(), service.c_str(), &hints, &found); status != 0) {
+    return std::unexpected(fmt::format("cannot resolve {}: {}", host, gai_strerror(status)));
   }
   std::string reason = "no address";
   for (addrinfo* address = found; address != nullptr; address = address->ai_next) {
@@ -191,4 +190,4 @@ std::string connect_error(int fd) {
   return error == 0 ? std::string() : std::string(std::strerror(error));
 }
 
-}  // namespace rlcheck::redis
+}  // namespace rlcheck::net

@@ -1,4 +1,4 @@
-#include "redis/connect_target.hpp"
+#include "provision/connect_target.hpp"
 
 #include <fmt/format.h>
 
@@ -6,19 +6,19 @@
 
 #include "process/child_process.hpp"
 
-namespace rlcheck::redis {
+namespace rlcheck::provision {
 namespace {
 
 constexpr auto k_default_probe_timeout = std::chrono::milliseconds(500);
 
-std::expected<ConnectedTarget, std::string> connect_to(const Endpoint& endpoint,
+std::expected<ConnectedTarget, std::string> connect_to(const redis::Endpoint& endpoint,
                                                        config::Nanos timeout) {
-  auto client = SyncClient::connect(endpoint, timeout);
+  auto client = redis::SyncClient::connect(endpoint, timeout);
   if (!client)
     return std::unexpected(client.error());
   ConnectedTarget target;
   target.endpoint = endpoint;
-  target.topology = standalone_topology(endpoint);
+  target.topology = redis::standalone_topology(endpoint);
   target.control.emplace(std::move(*client));
   return target;
 }
@@ -42,7 +42,7 @@ std::expected<ConnectedTarget, std::string> discover_topology(ConnectedTarget ta
         target.endpoint.display()));
   }
   if (*slots) {
-    target.topology.kind = Topology::Kind::cluster;
+    target.topology.kind = redis::Topology::Kind::cluster;
     target.topology.masters = static_cast<int>((*slots)->masters().size());
   }
   return target;
@@ -63,7 +63,7 @@ std::expected<ConnectedTarget, std::string> start_embedded_cluster(
   if (!target)
     return std::unexpected(target.error());
   std::vector<std::string> nodes;
-  for (const Endpoint& node : (*cluster)->endpoints())
+  for (const redis::Endpoint& node : (*cluster)->endpoints())
     nodes.push_back(fmt::format("{}", node.port));
   notice(fmt::format(
       "started a private {}-master Redis Cluster{} on 127.0.0.1 ports {} (stopped at exit)",
@@ -107,11 +107,11 @@ std::expected<ConnectedTarget, std::string> connect_standalone_or_url(
     const TargetChoice& choice, const std::function<void(const std::string&)>& notice) {
   if (choice.embedded_cluster > 0)
     return start_embedded_cluster(choice, notice);
-  if (choice.url && *choice.url == k_embedded_url)
+  if (choice.url && *choice.url == config::k_embedded_url)
     return start_embedded(choice, notice, "");
   if (choice.url || choice.env_url) {
     const std::string& url = choice.url ? *choice.url : *choice.env_url;
-    auto endpoint = parse_endpoint(url);
+    auto endpoint = redis::parse_endpoint(url);
     if (!endpoint) {
       return std::unexpected(
           fmt::format("{}: {}", choice.url ? "--redis" : "REDIS_URL", endpoint.error()));
@@ -121,7 +121,7 @@ std::expected<ConnectedTarget, std::string> connect_standalone_or_url(
     return connect_to(*endpoint, choice.timeout);
   }
 
-  Endpoint default_endpoint;
+  redis::Endpoint default_endpoint;
   default_endpoint.host = "127.0.0.1";
   default_endpoint.port = 6379;
   auto target = connect_to(default_endpoint,
@@ -142,4 +142,4 @@ std::expected<ConnectedTarget, std::string> connect_target(
   return discover_topology(std::move(*target), choice);
 }
 
-}  // namespace rlcheck::redis
+}  // namespace rlcheck::provision

@@ -1,4 +1,4 @@
-#include "redis/tls_stream.hpp"
+#include "net/tls_stream.hpp"
 
 #include <map>
 #include <mutex>
@@ -12,7 +12,7 @@
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
 
-namespace rlcheck::redis {
+namespace rlcheck::net {
 namespace {
 
 // OpenSSL's queued errors as one line, the queue emptied.
@@ -171,4 +171,4 @@ std::unique_ptr<Stream> TlsContext::wrap(int fd, const std::string& host) const 
   return std::make_unique<TlsStream>(fd, ssl);
 }
 
-}  // namespace rlcheck::redis
+}  // namespace rlcheck::net

@@ -1,4 +1,4 @@
-#include "redis/embedded_cluster.hpp"
+#include "provision/embedded_cluster.hpp"
 
 #include <chrono>
 #include <csignal>
@@ -11,11 +11,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "provision/embedded_server.hpp"
 #include "redis/cluster_slots.hpp"
-#include "redis/embedded_server.hpp"
 #include "redis/sync_client.hpp"
 
-namespace rlcheck::redis {
+namespace rlcheck::provision {
 namespace {
 
 constexpr auto k_node_start_limit = std::chrono::seconds(5);
@@ -52,34 +52,34 @@ std::expected<int, std::string> free_loopback_port(int avoid) {
   return std::unexpected("cannot find a free port on 127.0.0.1");
 }
 
-Endpoint endpoint_of(int port) {
-  Endpoint endpoint;
+redis::Endpoint endpoint_of(int port) {
+  redis::Endpoint endpoint;
   endpoint.host = "127.0.0.1";
   endpoint.port = port;
   return endpoint;
 }
 
 // Runs one command that must succeed (an error reply is an error here).
-std::expected<ReplyPtr, std::string> must(SyncClient& client, int port,
-                                          std::initializer_list<std::string_view> argv) {
+std::expected<redis::ReplyPtr, std::string> must(redis::SyncClient& client, int port,
+                                                 std::initializer_list<std::string_view> argv) {
   auto reply = client.call(argv);
   if (!reply)
     return std::unexpected(reply.error());
-  if (is_error(reply->get())) {
+  if (redis::is_error(reply->get())) {
     return std::unexpected(fmt::format("127.0.0.1:{} refused {} {}: {}", port, *argv.begin(),
-                                       *(argv.begin() + 1), describe_reply(reply->get())));
+                                       *(argv.begin() + 1), redis::describe_reply(reply->get())));
   }
   return reply;
 }
 
 // Why node `port` does not yet see the cluster formed, or nothing when it does.
-std::optional<std::string> not_ready(SyncClient& client, int port, int masters) {
+std::optional<std::string> not_ready(redis::SyncClient& client, int port, int masters) {
   auto info = client.call({"CLUSTER", "INFO"});
   if (!info)
     return info.error();
   if ((*info)->type != REDIS_REPLY_STRING)
     return fmt::format("127.0.0.1:{} answered CLUSTER INFO with {}", port,
-                       describe_reply(info->get()));
+                       redis::describe_reply(info->get()));
   const std::string_view text((*info)->str, (*info)->len);
   if (text.find("cluster_state:ok") == std::string_view::npos)
     return fmt::format("127.0.0.1:{} does not say cluster_state:ok", port);
@@ -87,7 +87,7 @@ std::optional<std::string> not_ready(SyncClient& client, int port, int masters) 
   auto slots = client.call({"CLUSTER", "SLOTS"});
   if (!slots)
     return slots.error();
-  auto map = SlotMap::from_cluster_slots(**slots, "127.0.0.1");
+  auto map = redis::SlotMap::from_cluster_slots(**slots, "127.0.0.1");
   if (!map)
     return fmt::format("127.0.0.1:{}: {}", port, map.error());
   if (!map->covered() || static_cast<int>(map->masters().size()) != masters) {
@@ -182,7 +182,8 @@ std::expected<EmbeddedCluster::Node, std::string> EmbeddedCluster::start_node(
     const auto deadline = std::chrono::steady_clock::now() + k_node_start_limit;
     std::string last_error;
     while (node.child.running() && std::chrono::steady_clock::now() < deadline) {
-      auto client = SyncClient::connect(endpoint_of(node.port), std::chrono::milliseconds(500));
+      auto client =
+          redis::SyncClient::connect(endpoint_of(node.port), std::chrono::milliseconds(500));
       if (client)
         return node;
       last_error = client.error();
@@ -203,9 +204,9 @@ std::expected<EmbeddedCluster::Node, std::string> EmbeddedCluster::start_node(
 
 std::expected<void, std::string> EmbeddedCluster::form() const {
   const int masters = masters_;
-  std::vector<SyncClient> clients;
+  std::vector<redis::SyncClient> clients;
   for (const Node& node : nodes_) {
-    auto client = SyncClient::connect(endpoint_of(node.port), k_command_timeout);
+    auto client = redis::SyncClient::connect(endpoint_of(node.port), k_command_timeout);
     if (!client)
       return std::unexpected(client.error());
     clients.push_back(std::move(*client));
@@ -213,8 +214,8 @@ std::expected<void, std::string> EmbeddedCluster::form() const {
   // Each node gets its own configuration epoch before it meets the others (as redis-cli
   // --cluster create does), so no epoch collision has to be resolved while the cluster forms.
   for (int i = 0; i < masters; ++i) {
-    const int first = i * k_cluster_slots / masters;
-    const int last = (i + 1) * k_cluster_slots / masters - 1;
+    const int first = i * redis::k_cluster_slots / masters;
+    const int last = (i + 1) * redis::k_cluster_slots / masters - 1;
     const int port = nodes_[static_cast<size_t>(i)].port;
     auto& client = clients[static_cast<size_t>(i)];
     if (auto r = must(client, port,
@@ -251,7 +252,7 @@ std::expected<void, std::string> EmbeddedCluster::attach_replicas(int replicas_p
   std::vector<std::string> master_ids;
   for (int i = 0; i < masters_; ++i) {
     const int port = nodes_[static_cast<size_t>(i)].port;
-    auto client = SyncClient::connect(endpoint_of(port), k_command_timeout);
+    auto client = redis::SyncClient::connect(endpoint_of(port), k_command_timeout);
     if (!client)
       return std::unexpected(client.error());
     auto id = must(*client, port, {"CLUSTER", "MYID"});
@@ -259,11 +260,11 @@ std::expected<void, std::string> EmbeddedCluster::attach_replicas(int replicas_p
       return std::unexpected(id.error());
     master_ids.emplace_back((*id)->str, (*id)->len);
   }
-  std::vector<SyncClient> replicas;
+  std::vector<redis::SyncClient> replicas;
   for (size_t i = static_cast<size_t>(masters_); i < nodes_.size(); ++i) {
     const size_t master =
         (i - static_cast<size_t>(masters_)) / static_cast<size_t>(replicas_per_master);
-    auto client = SyncClient::connect(endpoint_of(nodes_[i].port), k_command_timeout);
+    auto client = redis::SyncClient::connect(endpoint_of(nodes_[i].port), k_command_timeout);
     if (!client)
       return std::unexpected(client.error());
     if (auto r = must(*client, nodes_[i].port, {"CLUSTER", "REPLICATE", master_ids[master]}); !r)
@@ -286,7 +287,7 @@ std::expected<void, std::string> EmbeddedCluster::attach_replicas(int replicas_p
     }
     for (int i = 0; i < masters_; ++i) {
       const int port = nodes_[static_cast<size_t>(i)].port;
-      auto client = SyncClient::connect(endpoint_of(port), k_command_timeout);
+      auto client = redis::SyncClient::connect(endpoint_of(port), k_command_timeout);
       if (!client)
         return client.error();
       auto role = client->call({"ROLE"});
@@ -325,15 +326,15 @@ EmbeddedCluster::~EmbeddedCluster() {
   std::filesystem::remove_all(directory_, ignored);
 }
 
-std::vector<Endpoint> EmbeddedCluster::endpoints() const {
-  std::vector<Endpoint> endpoints;
+std::vector<redis::Endpoint> EmbeddedCluster::endpoints() const {
+  std::vector<redis::Endpoint> endpoints;
   for (int i = 0; i < masters_; ++i)
     endpoints.push_back(endpoint_of(nodes_[static_cast<size_t>(i)].port));
   return endpoints;
 }
 
-Endpoint EmbeddedCluster::seed_endpoint() const {
+redis::Endpoint EmbeddedCluster::seed_endpoint() const {
   return endpoint_of(nodes_.front().port);
 }
 
-}  // namespace rlcheck::redis
+}  // namespace rlcheck::provision

@@ -1,4 +1,4 @@
-#include "redis/embedded_server.hpp"
+#include "provision/embedded_server.hpp"
 
 #include <chrono>
 #include <csignal>
@@ -10,7 +10,7 @@
 
 #include "redis/sync_client.hpp"
 
-namespace rlcheck::redis {
+namespace rlcheck::provision {
 namespace {
 
 constexpr auto k_start_limit = std::chrono::seconds(5);
@@ -53,7 +53,7 @@ std::expected<void, std::string> EmbeddedServer::launch() {
     return std::unexpected(child.error());
   child_.emplace(std::move(*child));
 
-  const Endpoint endpoint = this->endpoint();
+  const redis::Endpoint endpoint = this->endpoint();
   const auto deadline = std::chrono::steady_clock::now() + k_start_limit;
   std::string last_error;
   while (std::chrono::steady_clock::now() < deadline) {
@@ -62,7 +62,7 @@ std::expected<void, std::string> EmbeddedServer::launch() {
                                          last_log_line(directory_ / "redis.log")));
     }
     if (std::filesystem::exists(socket)) {
-      auto client = SyncClient::connect(endpoint, std::chrono::milliseconds(500));
+      auto client = redis::SyncClient::connect(endpoint, std::chrono::milliseconds(500));
       if (client)
         return {};
       last_error = client.error();
@@ -94,10 +94,10 @@ EmbeddedServer::~EmbeddedServer() {
   std::filesystem::remove_all(directory_, ignored);
 }
 
-Endpoint EmbeddedServer::endpoint() const {
-  Endpoint endpoint;
+redis::Endpoint EmbeddedServer::endpoint() const {
+  redis::Endpoint endpoint;
   endpoint.socket_path = (directory_ / "redis.sock").string();
   return endpoint;
 }
 
-}  // namespace rlcheck::redis
+}  // namespace rlcheck::provision

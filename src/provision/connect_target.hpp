@@ -11,25 +11,21 @@
 
 #include "config/config.hpp"
 #include "config/duration.hpp"
-#include "redis/embedded_cluster.hpp"
-#include "redis/embedded_server.hpp"
+#include "provision/embedded_cluster.hpp"
+#include "provision/embedded_server.hpp"
 #include "redis/endpoint.hpp"
 #include "redis/sync_client.hpp"
 #include "redis/topology.hpp"
 
-namespace rlcheck::redis {
+namespace rlcheck::provision {
 
 struct ConnectedTarget {
-  Endpoint endpoint;
+  redis::Endpoint endpoint;
   std::unique_ptr<EmbeddedServer> embedded;           // set when rlcheck started its own server
   std::unique_ptr<EmbeddedCluster> embedded_cluster;  // --embedded-cluster
-  std::optional<SyncClient> control;  // for set-up and tear-down; knows the slot map
-  Topology topology;                  // standalone_topology(endpoint) until discovery
+  std::optional<redis::SyncClient> control;  // for set-up and tear-down; knows the slot map
+  redis::Topology topology;                  // standalone_topology(endpoint) until discovery
 };
-
-// --redis embedded: always the private redis-server, even when 127.0.0.1:6379 or $REDIS_URL
-// would answer (a test of restart@, say, must not touch a shared server).
-inline constexpr std::string_view k_embedded_url = "embedded";
 
 struct TargetChoice {
   std::optional<std::string> url;      // --redis
@@ -48,4 +44,4 @@ struct TargetChoice {
 std::expected<ConnectedTarget, std::string> connect_target(
     const TargetChoice& choice, const std::function<void(const std::string&)>& notice);
 
-}  // namespace rlcheck::redis
+}  // namespace rlcheck::provision

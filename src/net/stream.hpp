@@ -1,15 +1,14 @@
 #pragma once
-// The bytes under a Redis connection: a non-blocking socket, plain or TLS. Reads and writes
-// never block; they say what the socket must become (readable, writable) before trying again.
+// The bytes under a connection (Redis, or the native HTTP client): a non-blocking socket, plain
+// or TLS. Reads and writes never block; they say what the socket must become (readable,
+// writable) before trying again.
 
 #include <cstddef>
 #include <expected>
 #include <memory>
 #include <string>
 
-#include "redis/endpoint.hpp"
-
-namespace rlcheck::redis {
+namespace rlcheck::net {
 
 enum class IoStatus {
   done,        // bytes moved (or the handshake finished)
@@ -42,11 +41,13 @@ class Stream {
 // A plain stream over a connected socket, which it owns.
 std::unique_ptr<Stream> plain_stream(int fd);
 
-// Starts a non-blocking connect to the endpoint's host and port (or unix socket). The socket
+// Starts a non-blocking connect to `host` and `port` (or the unix socket `socket_path`, when
+// not empty). The socket
 // is connected once writable and `connect_error(fd)` is empty. A `source_address` (an IPv4 or
 // IPv6 address; empty: the system's choice) is bound first, port 0, so the connection leaves
 // from it; a unix socket ignores it. On error: why, in words.
-std::expected<int, std::string> start_connect(const Endpoint& endpoint,
+std::expected<int, std::string> start_connect(const std::string& host, int port,
+                                              const std::string& socket_path,
                                               const std::string& source_address = {});
 // Binds a socket not yet connected to `address`, port 0 (the port is picked at connect, so
 // that many connections from one address do not run out of ports). On error: why, naming the
@@ -60,4 +61,4 @@ std::expected<void, std::string> check_bindable(const std::string& address);
 // Empty once the connect started by start_connect succeeded; else the reason.
 std::string connect_error(int fd);
 
-}  // namespace rlcheck::redis
+}  // namespace rlcheck::net
