@@ -9,7 +9,7 @@
 #include <fstream>
 #include <string>
 
-#include "app/scenario.hpp"
+#include "suite/scenario.hpp"
 
 namespace {
 
@@ -31,7 +31,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
   }
-  if (auto scenario = rlcheck::app::load_scenario(path); scenario) {
+  if (auto scenario = rlcheck::suite::load_scenario(path); scenario) {
     if (scenario->argv.size() < 2 || scenario->argv[0] != "rlcheck")
       __builtin_trap();  // a command line always names the program and its mode
   }

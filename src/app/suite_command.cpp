@@ -8,8 +8,6 @@
 
 #include "app/check_runner.hpp"
 #include "app/hook.hpp"
-#include "app/scenario.hpp"
-#include "app/scenario_server.hpp"
 #include "base/build_info.hpp"
 #include "cli/command_line.hpp"
 #include "config/count_text.hpp"
@@ -20,8 +18,16 @@
 #include "report/junit_report.hpp"
 #include "report/report_file.hpp"
 #include "runner/run_preflight.hpp"
+#include "suite/scenario.hpp"
+#include "suite/scenario_server.hpp"
 
 namespace rlcheck::app {
+
+using suite::load_scenario;
+using suite::Scenario;
+using suite::scenario_files;
+using suite::ScenarioServer;
+using suite::with_serve_url;
 namespace {
 
 struct ScenarioOutcome {

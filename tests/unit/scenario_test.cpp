@@ -7,10 +7,10 @@
 
 #include <unistd.h>
 
-#include "app/scenario.hpp"
-#include "app/scenario_server.hpp"
+#include "suite/scenario.hpp"
+#include "suite/scenario_server.hpp"
 
-using rlcheck::app::load_scenario;
+using rlcheck::suite::load_scenario;
 
 namespace {
 
@@ -180,7 +180,7 @@ TEST_CASE("TLS, cluster and pipeline keys are scenario keys; certificate paths a
 }
 
 TEST_CASE("with_serve_url fills {serve} and {serve-redis}, every occurrence") {
-  using rlcheck::app::with_serve_url;
+  using rlcheck::suite::with_serve_url;
   CHECK(with_serve_url("{serve}/api?b={serve}", "http://127.0.0.1:8") ==
         "http://127.0.0.1:8/api?b=http://127.0.0.1:8");
   CHECK(with_serve_url("{serve-redis}", "http://127.0.0.1:8", "unix:///tmp/r.sock") ==

@@ -1,4 +1,4 @@
-#include "app/scenario_server.hpp"
+#include "suite/scenario_server.hpp"
 
 #include <chrono>
 #include <cstdlib>
@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-namespace rlcheck::app {
+namespace rlcheck::suite {
 namespace {
 
 constexpr auto k_start_limit = std::chrono::seconds(10);
@@ -91,4 +91,4 @@ std::string with_serve_url(std::string text, const std::string& url, const std::
   return text;
 }
 
-}  // namespace rlcheck::app
+}  // namespace rlcheck::suite

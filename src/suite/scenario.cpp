@@ -1,4 +1,4 @@
-#include "app/scenario.hpp"
+#include "suite/scenario.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -11,7 +11,7 @@
 #include "cli/command_line.hpp"
 #include "cli/suggestion.hpp"
 
-namespace rlcheck::app {
+namespace rlcheck::suite {
 namespace {
 
 using nlohmann::json;
@@ -240,4 +240,4 @@ std::expected<std::vector<std::string>, std::string> scenario_files(
   return files;
 }
 
-}  // namespace rlcheck::app
+}  // namespace rlcheck::suite

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace rlcheck::app {
+namespace rlcheck::suite {
 
 struct Scenario {
   std::string file;
@@ -30,4 +30,4 @@ std::expected<Scenario, std::string> load_scenario(const std::string& path);
 std::expected<std::vector<std::string>, std::string> scenario_files(
     const std::vector<std::string>& paths);
 
-}  // namespace rlcheck::app
+}  // namespace rlcheck::suite

@@ -11,7 +11,7 @@
 
 #include "process/child_process.hpp"
 
-namespace rlcheck::app {
+namespace rlcheck::suite {
 
 class ScenarioServer {
  public:
@@ -36,4 +36,4 @@ class ScenarioServer {
 std::string with_serve_url(std::string text, const std::string& url,
                            const std::string& redis_url = "");
 
-}  // namespace rlcheck::app
+}  // namespace rlcheck::suite
