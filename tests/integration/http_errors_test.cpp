@@ -374,3 +374,21 @@ TEST_CASE("http --reset-cmd: a failing command is exit 3 naming it; a passing on
     CHECK(server.requests().size() == 6);
   }
 }
+
+TEST_CASE("http errors: compare keeps the reports measured before an endpoint it cannot test") {
+  FakeHttpServer server(Mode::reply, canned(200, {}));
+  const std::string closed = "http://127.0.0.1:" + std::to_string(closed_port()) + "/";
+  const ProcessOutcome outcome = run_rlcheck({"compare", "--url", server.url(), "--url", closed,
+                                              "-n", "4", "-p", "2", "--limit", "10", "--json"});
+  INFO("stdout: " << outcome.out);
+  INFO("stderr: " << outcome.err);
+  CHECK(outcome.exit_code == 3);
+  const json document = json::parse(outcome.out, nullptr, false);
+  REQUIRE_FALSE(document.is_discarded());
+  REQUIRE(document["reports"].size() == 1);
+  CHECK(document["reports"][0]["target"]["url"] == server.url());
+  CHECK(document["reports"][0]["verdict"] == "pass");
+  CHECK(document["not_run"] == json::array({closed}));
+  CHECK(document["not_run_reason"].get<std::string>().find("no connection to " + closed) !=
+        std::string::npos);
+}
