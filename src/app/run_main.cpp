@@ -216,6 +216,13 @@ int run_main(int argc, const char* const* argv) {
       records = std::move(*opened);
     }
     check_report_paths(config.output);
+    if (config.workers.distributed()) {
+      // Many hosts: what this host already knows is said before the other workers wait for it.
+      ensure_descriptors(descriptors_needed(connections_needed(config)),
+                         fmt::format("-p {}", config.load.concurrency));
+      check_source_addresses(config.load.source_addresses);
+      check_shared_test(config, &std::getenv);
+    }
     shared = join_session(config);
     std::string cut_short;
     std::vector<report::Report> reports =

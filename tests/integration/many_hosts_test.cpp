@@ -380,6 +380,35 @@ TEST_CASE("many hosts: each worker writes the report files where its own command
   std::filesystem::remove_all(root, ignored);
 }
 
+TEST_CASE("many hosts: a usage error the command line shows is said before joining") {
+  // No worker 0 ever joins: a worker that went on to join would wait out --join-timeout
+  // (longer than the limit the process is given here).
+  RunOptions options;
+  options.limit = std::chrono::seconds(20);
+  const auto alone_in_session = [&](std::vector<std::string> args) {
+    for (const char* arg : {"--join-timeout", "40s", "-n", "20", "-p", "2"})
+      args.emplace_back(arg);
+    return run_rlcheck(worker_args(args, 2, 1, new_session("usage")), options);
+  };
+  for (const auto& redis : {std::vector<std::string>{"redis"},  // nor REDIS_URL
+                            std::vector<std::string>{"redis", "--redis", "embedded"}}) {
+    const ProcessOutcome refused = alone_in_session(redis);
+    INFO(refused.err);
+    CHECK_FALSE(refused.timed_out);
+    CHECK(refused.exit_code == 64);
+    CHECK(refused.err ==
+          "rlcheck: --workers: no Redis was named, and each worker would test a private "
+          "redis-server of its own; give every worker the same --redis (or REDIS_URL)\n");
+  }
+  options.env["http_proxy"] = "http://127.0.0.1:1";  // which the native client cannot use
+  const ProcessOutcome native =
+      alone_in_session({"http", "http://127.0.0.1:1/", "--http-client", "native", "--limit", "5"});
+  INFO(native.err);
+  CHECK_FALSE(native.timed_out);
+  CHECK(native.exit_code == 64);
+  CHECK(native.err.find("--http-client: native cannot serve") != std::string::npos);
+}
+
 TEST_CASE("many hosts: two sessions on one coordinator at once do not mix") {
   const std::string first_session = new_session("first");
   const std::string second_session = new_session("second");
