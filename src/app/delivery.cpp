@@ -1,5 +1,6 @@
 #include "app/delivery.hpp"
 
+#include <algorithm>
 #include <iostream>
 #include <stdexcept>
 
@@ -10,6 +11,21 @@
 #include "report/report_file.hpp"
 
 namespace rlcheck::app {
+namespace {
+
+// The path `output` gives the report file of `flag`; empty when it names none.
+const std::string& report_path_of(std::string_view flag, const config::OutputConfig& output) {
+  static const std::string none;
+  if (flag == "--report")
+    return output.report_path;
+  if (flag == "--junit")
+    return output.junit_path;
+  if (flag == "--html")
+    return output.html_path;
+  return none;
+}
+
+}  // namespace
 
 std::string delivery_to_json(const Delivery& delivery) {
   nlohmann::json json;
@@ -42,8 +58,25 @@ std::expected<Delivery, std::string> delivery_from_json(std::string_view text) {
   }
 }
 
+std::expected<Delivery, std::string> addressed_to(Delivery published,
+                                                  const config::OutputConfig& output) {
+  if (published.files.empty())
+    return published;
+  for (ReportFile& file : published.files)
+    file.path = report_path_of(file.flag, output);
+  for (const char* flag : {"--report", "--junit", "--html"}) {
+    const bool held = std::ranges::any_of(
+        published.files, [flag](const ReportFile& file) { return file.flag == flag; });
+    if (!held && !report_path_of(flag, output).empty())
+      return std::unexpected(fmt::format("{}: the published report holds no such file", flag));
+  }
+  return published;
+}
+
 int emit(const Delivery& delivery) {
   for (const ReportFile& file : delivery.files) {
+    if (file.path.empty())
+      continue;
     if (auto written = report::write_whole_file(file.path, file.text); !written)
       throw base::cannot_test(fmt::format("{}: {}", file.flag, written.error()));
   }

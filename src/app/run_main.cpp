@@ -83,9 +83,12 @@ Delivery deliver(const config::Config& config, std::vector<report::Report>& repo
       json["verdict"] = checks::verdict_name(checks::Verdict::error);
   }
 
-  if (!config.output.report_path.empty())
+  // Many hosts: every kind is rendered, and each worker writes those its own command line
+  // names, where it names them; this worker writes its own (a path left empty is not written).
+  const bool every_kind = config.workers.distributed();
+  if (every_kind || !config.output.report_path.empty())
     delivery.files.push_back({"--report", config.output.report_path, json.dump(2) + "\n"});
-  if (!config.output.junit_path.empty()) {
+  if (every_kind || !config.output.junit_path.empty()) {
     std::vector<report::JunitSuite> suites;
     for (const report::Report& report : reports) {
       const std::string subject = report.mode == "http"          ? report.target.url
@@ -96,7 +99,7 @@ Delivery deliver(const config::Config& config, std::vector<report::Report>& repo
     }
     delivery.files.push_back({"--junit", config.output.junit_path, report::render_junit(suites)});
   }
-  if (!config.output.html_path.empty())
+  if (every_kind || !config.output.html_path.empty())
     delivery.files.push_back({"--html", config.output.html_path, report::render_html(reports)});
   const std::string not_run_line =
       cut_short.empty()
@@ -149,12 +152,13 @@ Delivery deliver(const config::Config& config, std::vector<report::Report>& repo
 }
 
 // Many hosts, a worker other than 0: the report worker 0 (or the worker that took its place)
-// published, emitted here too.
-int deliver_published(coord::Session& session) {
+// published, emitted here too, its files at the paths this worker was given.
+int deliver_published(coord::Session& session, const config::OutputConfig& output) {
   auto published = session.await_outputs();
   if (!published)
     throw base::cannot_test(published.error());
-  auto delivery = delivery_from_json(*published);
+  auto read = delivery_from_json(*published);
+  auto delivery = read ? addressed_to(std::move(*read), output) : read;
   if (!delivery)
     throw base::cannot_test(fmt::format("session {}: {}", session.id(), delivery.error()));
   return emit(*delivery);
@@ -212,12 +216,19 @@ int run_main(int argc, const char* const* argv) {
       records = std::move(*opened);
     }
     runner::check_report_paths(config.output);
+    if (config.workers.distributed()) {
+      // Many hosts: what this host already knows is said before the other workers wait for it.
+      runner::ensure_descriptors(runner::descriptors_needed(runner::connections_needed(config)),
+                                 fmt::format("-p {}", config.load.concurrency));
+      runner::check_source_addresses(config.load.source_addresses);
+      runner::check_shared_test(config, &std::getenv);
+    }
     shared = runner::join_session(config);
     std::string cut_short;
     std::vector<report::Report> reports =
         run_checks(config, records.get(), &cut_short, shared.get());
     if (shared && !shared->publishes())
-      return deliver_published(*shared);
+      return deliver_published(*shared, config.output);
     if (records && !records->finish()) {
       throw base::cannot_test(
           fmt::format("--records: cannot write {}", config.output.records_path));

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "http/curl_client.hpp"
 #include "http/native_client.hpp"
 #include "http/request_template.hpp"
 
@@ -51,7 +52,7 @@ std::unique_ptr<engine::ClientFactory> make_http_client_factory(const HttpTarget
     if (auto url = parse_http_url(target.url_text))
       return std::make_unique<NativeClientFactory>(target, std::move(*url));
   }
-  return std::make_unique<HttpClientFactory>(target);
+  return make_curl_client_factory(target);
 }
 
 }  // namespace rlcheck::http

@@ -10,7 +10,7 @@
 
 #include "config/config.hpp"
 #include "engine/client.hpp"
-#include "http/http_client.hpp"
+#include "http/http_target.hpp"
 
 namespace rlcheck::http {
 

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "engine/client.hpp"
-#include "http/http_client.hpp"
+#include "http/http_target.hpp"
 #include "http/request_template.hpp"
 #include "http/response_parser.hpp"
 #include "net/stream.hpp"

@@ -3,7 +3,8 @@
 // script and nothing fetched, so it opens anywhere and can be attached to a CI run. Per report:
 // the header, the verdict, the checks, a timeline per run and shown identity (allowed above the
 // baseline, denied below, admissions in the window against the contract, the worst span
-// highlighted), and a histogram of the retry hints' errors.
+// highlighted), and a histogram of the retry hints' errors. The charts are drawn by
+// report/html_charts, the numbers in them and in the tables written by report/html_text.
 //
 // Element ids and classes are stable, for tests and for people who style the page:
 // `svg.timeline#run-R-identity-I` (`report-N-` before it for the second report on), in it

@@ -53,7 +53,8 @@ ContractChoice choose_contract(const config::Config& config,
       config::to_milliseconds(config.checks.max_retry_after.value_or(config.checks.window));
   // Each hint's tolerance follows from its resolution (checks::hint_tolerance) and the window.
   choice.audit.tolerance.window_ms = window_ms;
-  choice.audit.timeline = !config.output.html_path.empty();
+  // Many hosts: any worker may ask for the HTML report worker 0 renders.
+  choice.audit.timeline = !config.output.html_path.empty() || config.workers.distributed();
   // A fresh key per run (or --reset) starts empty; --exact says the user vouches for it.
   choice.audit.fresh_state =
       config.checks.exact || (strategy.has_value() && (!config.redis.key || config.redis.reset));

@@ -8,7 +8,7 @@
 
 #include "config/config.hpp"
 #include "engine/client.hpp"
-#include "http/http_client.hpp"
+#include "http/http_target.hpp"
 #include "runner/target.hpp"
 
 namespace rlcheck::runner {

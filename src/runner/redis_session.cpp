@@ -10,6 +10,7 @@
 
 #include "base/exit_code.hpp"
 #include "redis/builtin_scripts.hpp"
+#include "runner/run_preflight.hpp"
 
 namespace rlcheck::runner {
 namespace {
@@ -102,9 +103,7 @@ RedisSession open_redis_session(const config::Config& config) {
   RedisSession session;
   session.target = std::move(*target);
   if (config.workers.distributed() && session.target.embedded) {
-    throw base::usage_error(
-        "--workers: no Redis was named, and each worker would test a private redis-server of "
-        "its own; give every worker the same --redis (or REDIS_URL)");
+    throw base::usage_error(std::string(k_private_redis_per_worker));  // as preflight says
   }
   session.seed =
       config.seed ? *config.seed

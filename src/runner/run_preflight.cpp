@@ -1,6 +1,7 @@
 #include "runner/run_preflight.hpp"
 
 #include <algorithm>
+#include <fstream>
 #include <string>
 
 #include <sys/resource.h>
@@ -8,7 +9,10 @@
 #include <fmt/format.h>
 
 #include "base/exit_code.hpp"
+#include "faults/fault_applier.hpp"
+#include "http/client_choice.hpp"
 #include "net/stream.hpp"
+#include "redis/endpoint.hpp"
 #include "report/report_file.hpp"
 
 namespace rlcheck::runner {
@@ -33,6 +37,37 @@ void check_report_paths(const config::OutputConfig& output) {
       continue;
     if (auto writable = report::check_writable(*path); !writable)
       throw base::cannot_test(fmt::format("{}: {}", flag, writable.error()));
+  }
+}
+
+void check_shared_test(const config::Config& config, const EnvLookup& env) {
+  if (!config.workers.distributed())
+    return;
+  if (config.command == config::Command::http) {
+    for (const std::string& url : config.http.urls) {
+      auto choice = http::choose_http_client(config.http.client, url, config.http.http2, env);
+      if (!choice)
+        throw base::usage_error(choice.error());
+    }
+    return;
+  }
+  const char* env_url = env("REDIS_URL");
+  const bool env_named = env_url != nullptr && *env_url != '\0';
+  // Neither named: 127.0.0.1:6379 or a private server, each worker's own.
+  if (config.redis.url ? *config.redis.url == config::k_embedded_url : !env_named)
+    throw base::usage_error(std::string(k_private_redis_per_worker));
+  if (config.redis.strategy == config::Strategy::script &&
+      !std::ifstream(config.redis.script_path, std::ios::binary)) {
+    throw base::usage_error(fmt::format("--script: cannot read {}", config.redis.script_path));
+  }
+  // restart@ with --redis is refused by the command line already.
+  if (!config.redis.url) {
+    faults::FaultTarget target;
+    if (auto endpoint = redis::parse_endpoint(env_url); endpoint) {
+      target.endpoint = std::move(*endpoint);
+      if (auto refusal = faults::restart_refusal(target, config.faults.faults))
+        throw base::usage_error(*refusal);
+    }
   }
 }
 

@@ -1,15 +1,34 @@
 #pragma once
-// What is checked before any load is sent: the report paths can be written (else exit 3,
-// naming the path and why), and the process may open the file descriptors -p needs (the soft
-// RLIMIT_NOFILE is raised up to the hard limit, else exit 64 naming the limit).
+// What is checked before any load is sent (and, many hosts, before joining the other workers):
+// the report paths can be written (else exit 3, naming the path and why), the process may open
+// the file descriptors -p needs (the soft RLIMIT_NOFILE is raised up to the hard limit, else
+// exit 64 naming the limit), and a shared test is not refused for what the command line says.
 
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "config/config.hpp"
 
 namespace rlcheck::runner {
+
+// Many hosts, rlcheck redis: the workers would each test a Redis of their own.
+inline constexpr std::string_view k_private_redis_per_worker =
+    "--workers: no Redis was named, and each worker would test a private redis-server of its "
+    "own; give every worker the same --redis (or REDIS_URL)";
+
+// Reads an environment variable (std::getenv); nullptr when unset.
+using EnvLookup = std::function<const char*(const char*)>;
+
+// Many hosts: what the test would be refused for only after every worker joined, and this
+// worker's command line and environment (`env`) already show, so that it is said at once
+// rather than after the others waited: throws FatalError(usage) with the message the test would
+// give: rlcheck redis without --redis or REDIS_URL (or with --redis embedded), a --script that
+// cannot be read, a restart@ fault on $REDIS_URL; rlcheck http with a --http-client the URL
+// cannot be served by. Nothing when the test runs alone.
+void check_shared_test(const config::Config& config, const EnvLookup& env);
 
 // Throws FatalError(cannot_test) for the first of --report, --junit, --html that cannot be
 // written ("--junit: cannot write /nope/r.xml: No such file or directory"). --records is

@@ -10,7 +10,10 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <future>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -74,6 +77,13 @@ json report_of(const ProcessOutcome& outcome) {
   REQUIRE_FALSE(outcome.timed_out);
   REQUIRE_FALSE(outcome.out.empty());
   return json::parse(outcome.out);
+}
+
+std::string file_text(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
 }
 
 int64_t shipped_requests(const json& report) {
@@ -326,6 +336,77 @@ TEST_CASE("many hosts: worker 0 killed mid-run: another merges what was shipped,
   // Worker 0's admissions are missing from the records: what they would decide is not judged.
   for (const char* id : {"utilisation", "retry-after-accuracy"})
     CHECK(check_status(report, id) != "fail");
+}
+
+TEST_CASE("many hosts: each worker writes the report files where its own command line says") {
+  // Two "hosts": each worker runs in a directory of its own, and the relative directory each
+  // names exists only where that worker runs.
+  std::string pattern = (std::filesystem::temp_directory_path() / "rlcheck-paths-XXXXXX").string();
+  REQUIRE(mkdtemp(pattern.data()) != nullptr);
+  const std::filesystem::path root = pattern;
+  std::filesystem::create_directories(root / "host0" / "sub");
+  std::filesystem::create_directories(root / "host1" / "own");
+  const std::string session = new_session("paths");
+  const std::vector<std::string> load{
+      "redis", "--redis", TestRedis::shared().tcp_url(), "-n", "40", "-p", "4", "-r",
+      "1",     "--json"};
+  const auto worker = [&](int index, std::vector<std::string> outputs) {
+    std::vector<std::string> args = load;
+    args.insert(args.end(), outputs.begin(), outputs.end());
+    RunOptions options;
+    options.cwd = (root / ("host" + std::to_string(index))).string();
+    return std::async(std::launch::async,
+                      [=] { return run_rlcheck(worker_args(args, 2, index, session), options); });
+  };
+  auto first = worker(0, {"--report", "sub/r0.json"});
+  auto second =
+      worker(1, {"--report", "own/r1.json", "--junit", "own/r1.xml", "--html", "own/r1.html"});
+  const ProcessOutcome zero = first.get();
+  const ProcessOutcome one = second.get();
+  INFO("worker 0: " << zero.err << "\nworker 1: " << one.err);
+  CHECK(zero.exit_code == 0);
+  CHECK(one.exit_code == 0);
+  CHECK(report_of(zero).at("verdict") == "pass");
+  CHECK(one.out == zero.out);
+  CHECK(file_text(root / "host0" / "sub" / "r0.json") == zero.out);
+  CHECK(file_text(root / "host1" / "own" / "r1.json") == zero.out);
+  CHECK(file_text(root / "host1" / "own" / "r1.xml").find("<testsuite") != std::string::npos);
+  // Worker 0 gave no --html: the page it rendered for the others still has the timeline.
+  CHECK(file_text(root / "host1" / "own" / "r1.html").find("<svg class=\"timeline\"") !=
+        std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(root / "host1" / "sub"));
+  CHECK_FALSE(std::filesystem::exists(root / "host0" / "own"));
+  std::error_code ignored;
+  std::filesystem::remove_all(root, ignored);
+}
+
+TEST_CASE("many hosts: a usage error the command line shows is said before joining") {
+  // No worker 0 ever joins: a worker that went on to join would wait out --join-timeout
+  // (longer than the limit the process is given here).
+  RunOptions options;
+  options.limit = std::chrono::seconds(20);
+  const auto alone_in_session = [&](std::vector<std::string> args) {
+    for (const char* arg : {"--join-timeout", "40s", "-n", "20", "-p", "2"})
+      args.emplace_back(arg);
+    return run_rlcheck(worker_args(args, 2, 1, new_session("usage")), options);
+  };
+  for (const auto& redis : {std::vector<std::string>{"redis"},  // nor REDIS_URL
+                            std::vector<std::string>{"redis", "--redis", "embedded"}}) {
+    const ProcessOutcome refused = alone_in_session(redis);
+    INFO(refused.err);
+    CHECK_FALSE(refused.timed_out);
+    CHECK(refused.exit_code == 64);
+    CHECK(refused.err ==
+          "rlcheck: --workers: no Redis was named, and each worker would test a private "
+          "redis-server of its own; give every worker the same --redis (or REDIS_URL)\n");
+  }
+  options.env["http_proxy"] = "http://127.0.0.1:1";  // which the native client cannot use
+  const ProcessOutcome native =
+      alone_in_session({"http", "http://127.0.0.1:1/", "--http-client", "native", "--limit", "5"});
+  INFO(native.err);
+  CHECK_FALSE(native.timed_out);
+  CHECK(native.exit_code == 64);
+  CHECK(native.err.find("--http-client: native cannot serve") != std::string::npos);
 }
 
 TEST_CASE("many hosts: two sessions on one coordinator at once do not mix") {

@@ -63,6 +63,8 @@ ProcessOutcome run_process(const std::vector<std::string>& argv, const RunOption
     } else {
       dup2(in_pipe[0], STDIN_FILENO);
     }
+    if (!options.cwd.empty() && chdir(options.cwd.c_str()) != 0)
+      _exit(127);
     execve(args[0], args.data(), envp.data());
     _exit(127);
   }

@@ -27,6 +27,7 @@ struct RunOptions {
   std::string stdin_text;                  // with StdinMode::text
   std::map<std::string, std::string> env;  // added to (or replacing) the environment
   std::vector<std::string> unset_env{"REDIS_URL", "NO_COLOR"};
+  std::string cwd;                 // the child's working directory; empty: this process's
   std::chrono::seconds limit{60};  // killed after this: a hang is a failure
   // Called with the child's pid once it runs, before its output is read (to signal it).
   std::function<void(pid_t)> on_started;

@@ -1,8 +1,16 @@
-#include "http/http_client.hpp"
+#include "http/curl_client.hpp"
 
 #include <chrono>
+#include <random>
+#include <string>
+#include <vector>
 
+#include <curl/curl.h>
 #include <fmt/format.h>
+
+#include "http/curl_failure.hpp"
+#include "http/curl_multi.hpp"
+#include "http/response_decision.hpp"
 
 namespace rlcheck::http {
 namespace {
@@ -36,9 +44,64 @@ void apply_tls(CURL* easy, const config::TlsConfig& tls) {
   }
 }
 
+class CurlClient final : public engine::Client, private TransferOwner {
+ public:
+  CurlClient(CurlMulti& multi, engine::ClientListener& listener, int slot, const HttpTarget& target,
+             int client_id);
+  ~CurlClient() override;
+  CurlClient(const CurlClient&) = delete;
+  CurlClient& operator=(const CurlClient&) = delete;
+
+  void connect() override;
+  void start(uint64_t seq) override;
+  void abort(engine::ErrorKind why) override;
+  bool alive() const override { return true; }
+
+ private:
+  void on_transfer_done(CURLcode result) override;
+  void finish(engine::Decision decision);
+  static size_t on_header(char* data, size_t size, size_t count, void* self);
+  static size_t on_body(char* data, size_t size, size_t count, void* self);
+
+  CurlMulti& multi_;
+  engine::ClientListener& listener_;
+  int slot_;
+  const HttpTarget& target_;
+  std::mt19937_64 rng_;
+  CURL* easy_;
+  curl_slist* header_list_ = nullptr;
+  std::string url_;       // the URL curl holds
+  std::string expanded_;  // a URL or header of this request, expanded, before comparing
+  std::string body_;
+  std::string interface_;  // CURLOPT_INTERFACE of this request: "host!ADDR" (empty: unset)
+  std::vector<std::string> header_lines_;
+  HeaderList response_headers_;
+  size_t header_bytes_ = 0;         // of the response being read, counted against the cap
+  bool headers_too_large_ = false;  // the cap was reached: the transfer was stopped
+  char error_buffer_[CURL_ERROR_SIZE] = {};
+  bool in_flight_ = false;
+};
+
+class CurlClientFactory final : public engine::ClientFactory {
+ public:
+  explicit CurlClientFactory(const HttpTarget& target) : target_(target) {}
+  std::unique_ptr<engine::LoopShared> make_loop_shared(event_base* base) override {
+    return std::make_unique<CurlMulti>(base, target_.concurrency);
+  }
+  std::unique_ptr<engine::Client> make(event_base*, engine::LoopShared* shared,
+                                       engine::ClientListener& listener, int slot,
+                                       int client_id) override {
+    return std::make_unique<CurlClient>(static_cast<CurlMulti&>(*shared), listener, slot, target_,
+                                        client_id);
+  }
+
+ private:
+  const HttpTarget& target_;
+};
+
 }  // namespace
 
-HttpClient::HttpClient(CurlMulti& multi, engine::ClientListener& listener, int slot,
+CurlClient::CurlClient(CurlMulti& multi, engine::ClientListener& listener, int slot,
                        const HttpTarget& target, int client_id)
     : multi_(multi),
       listener_(listener),
@@ -52,9 +115,9 @@ HttpClient::HttpClient(CurlMulti& multi, engine::ClientListener& listener, int s
   curl_easy_setopt(easy_, CURLOPT_TIMEOUT_MS, timeout_ms);
   curl_easy_setopt(easy_, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms);
   curl_easy_setopt(easy_, CURLOPT_ERRORBUFFER, error_buffer_);
-  curl_easy_setopt(easy_, CURLOPT_HEADERFUNCTION, &HttpClient::on_header);
+  curl_easy_setopt(easy_, CURLOPT_HEADERFUNCTION, &CurlClient::on_header);
   curl_easy_setopt(easy_, CURLOPT_HEADERDATA, this);
-  curl_easy_setopt(easy_, CURLOPT_WRITEFUNCTION, &HttpClient::on_body);
+  curl_easy_setopt(easy_, CURLOPT_WRITEFUNCTION, &CurlClient::on_body);
   curl_easy_setopt(easy_, CURLOPT_WRITEDATA, this);
   curl_easy_setopt(easy_, CURLOPT_USERAGENT, "rlcheck");
   apply_tls(easy_, target_.tls);
@@ -71,19 +134,19 @@ HttpClient::HttpClient(CurlMulti& multi, engine::ClientListener& listener, int s
   }
 }
 
-HttpClient::~HttpClient() {
+CurlClient::~CurlClient() {
   if (in_flight_)
     multi_.cancel(easy_);
   curl_easy_cleanup(easy_);
   curl_slist_free_all(header_list_);
 }
 
-void HttpClient::connect() {
+void CurlClient::connect() {
   // Connections open with the first request and stay open: curl reuses them.
   listener_.on_connected(slot_, true, {});
 }
 
-void HttpClient::start(uint64_t seq) {
+void CurlClient::start(uint64_t seq) {
   engine::PlaceholderContext context = target_.placeholders;
   context.seq = seq;
   context.rng = &rng_;
@@ -136,7 +199,7 @@ void HttpClient::start(uint64_t seq) {
   }
 }
 
-void HttpClient::abort(engine::ErrorKind why) {
+void CurlClient::abort(engine::ErrorKind why) {
   if (!in_flight_)
     return;
   multi_.cancel(easy_);
@@ -146,7 +209,7 @@ void HttpClient::abort(engine::ErrorKind why) {
   finish(std::move(decision));
 }
 
-void HttpClient::on_transfer_done(CURLcode result) {
+void CurlClient::on_transfer_done(CURLcode result) {
   if (!in_flight_)
     return;
   if (headers_too_large_) {
@@ -166,13 +229,13 @@ void HttpClient::on_transfer_done(CURLcode result) {
   finish(decide_response(static_cast<int>(status), response_headers_, target_.rules, unix_now_s()));
 }
 
-void HttpClient::finish(engine::Decision decision) {
+void CurlClient::finish(engine::Decision decision) {
   in_flight_ = false;
   listener_.on_decision(slot_, std::move(decision));
 }
 
-size_t HttpClient::on_header(char* data, size_t size, size_t count, void* self_arg) {
-  auto* self = static_cast<HttpClient*>(self_arg);
+size_t CurlClient::on_header(char* data, size_t size, size_t count, void* self_arg) {
+  auto* self = static_cast<CurlClient*>(self_arg);
   const std::string_view line(data, size * count);
   const bool status_line = line.starts_with("HTTP/");
   if (status_line) {
@@ -193,8 +256,12 @@ size_t HttpClient::on_header(char* data, size_t size, size_t count, void* self_a
   return size * count;
 }
 
-size_t HttpClient::on_body(char*, size_t size, size_t count, void*) {
+size_t CurlClient::on_body(char*, size_t size, size_t count, void*) {
   return size * count;
+}
+
+std::unique_ptr<engine::ClientFactory> make_curl_client_factory(const HttpTarget& target) {
+  return std::make_unique<CurlClientFactory>(target);
 }
 
 }  // namespace rlcheck::http

@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "http/http_client.hpp"
+#include "http/http_target.hpp"
 
 using rlcheck::http::HttpTarget;
 

@@ -1,0 +1,52 @@
+#pragma once
+// The requests of one HTTP run as both clients read them (http/native_client and the curl
+// client): method, URL, headers and body as placeholder templates, the status rules, timeouts,
+// TLS and source addresses. Read-only while the run lasts; shared by every client.
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "config/config.hpp"
+#include "config/duration.hpp"
+#include "engine/placeholder_template.hpp"
+#include "http/response_rules.hpp"
+
+namespace rlcheck::http {
+
+// The requests of one run, read-only and shared by every client.
+struct HttpTarget {
+  std::string method = "GET";
+  engine::PlaceholderTemplate url;
+  // The same, as written (the native client serialises the whole request once).
+  std::string url_text;
+  std::vector<std::string> header_texts;
+  std::optional<std::string> body_text;
+  bool native = true;  // the native HTTP/1.1 client (http/native_client), else curl
+  bool http2 = false;  // --http2: curl, HTTP/2 (over TLS by ALPN; h2c with prior knowledge)
+  std::vector<engine::PlaceholderTemplate> headers;  // "Name: value"
+  std::optional<engine::PlaceholderTemplate> body;
+  ResponseRules rules;
+  config::Nanos timeout{std::chrono::seconds(5)};
+  config::TlsConfig tls;  // https://: CA, client certificate, --insecure (sni unsupported)
+  int concurrency = 50;   // connections the multi handle may keep
+  engine::PlaceholderContext placeholders;  // limit, window, run; seq and rng per request
+  uint64_t seed = 0;
+  // --source-address: identity j (request seq's identity: seq mod placeholders.identities)
+  // sends from address j mod count; empty: the system's choice.
+  std::vector<std::string> source_addresses;
+
+  // The index into source_addresses of request `seq`'s address (0 without any).
+  size_t source_index(uint64_t seq) const {
+    if (source_addresses.empty())
+      return 0;
+    const auto identity =
+        seq % static_cast<uint64_t>(std::max<int64_t>(1, placeholders.identities));
+    return static_cast<size_t>(identity % source_addresses.size());
+  }
+};
+
+}  // namespace rlcheck::http
