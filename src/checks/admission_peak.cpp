@@ -5,6 +5,7 @@
 #include <map>
 
 #include "checks/first_hit.hpp"
+#include "checks/sliding_counter.hpp"
 
 namespace rlcheck::checks {
 namespace {
@@ -130,6 +131,8 @@ std::optional<AdmissionRule::Kind> contract_kind(std::string_view name) {
     return AdmissionRule::Kind::sliding;
   if (name == "fixed")
     return AdmissionRule::Kind::fixed;
+  if (name == "sliding-counter")
+    return AdmissionRule::Kind::sliding_counter;
   if (name == "token-bucket" || name == "gcra")
     return AdmissionRule::Kind::bucket;
   return std::nullopt;
@@ -157,6 +160,8 @@ AdmissionPeak find_admission_peak(engine::RecordView records, const AdmissionRul
       const AdmissionPeak span = sliding_peak(admissions_by_send(records), two_windows);
       return span.excess() > windows.excess() ? span : windows;
     }
+    case AdmissionRule::Kind::sliding_counter:
+      return SlidingCounter(records, rule).peak();
     case AdmissionRule::Kind::sliding:
       break;
   }

@@ -23,6 +23,9 @@ struct AdmissionRule {
     // previous one ended (INCR + EXPIRE on the first hit); hints name its end
     first_hit,
     bucket,  // at most `burst + rate * d` in any span of length d (token bucket, GCRA)
+    // two fixed windows of `window_ns` weighted: admits while prev x (1 - f) + curr < `limit`
+    // (checks/sliding_counter.hpp)
+    sliding_counter,
   };
   Kind kind = Kind::sliding;
   int64_t limit = 0;         // sliding, fixed
@@ -37,9 +40,15 @@ struct AdmissionRule {
   // --exact). Otherwise a window may have opened up to a window before the run, and its phase
   // carries through every later window.
   bool fresh_state = true;
+  // sliding_counter: the windows start at the first admission (and again after both emptied)
+  // instead of on the limiter's clock.
+  bool first_hit_anchor = false;
+  // sliding_counter on the clock: the run start on the limiter's wall clock (ns since the epoch).
+  int64_t start_wall_ns = 0;
 };
 
-// The rule for a --contract name (sliding, fixed, token-bucket, gcra); nullopt for others.
+// The rule for a --contract name (sliding, fixed, sliding-counter, token-bucket, gcra); nullopt
+// for others.
 std::optional<AdmissionRule::Kind> contract_kind(std::string_view name);
 // The rule for a --contract name and its --anchor ("clock", "first-hit"; empty: clock).
 std::optional<AdmissionRule::Kind> contract_kind(std::string_view name, std::string_view anchor);

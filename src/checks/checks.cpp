@@ -45,11 +45,16 @@ CheckResult check_limit(const std::vector<RunStats>& runs, const CheckParams& pa
   if (worst == nullptr)
     return {"limit", Status::skip, runs.empty() ? "no runs" : k_nothing_decided};
   const bool bucket = params.contract == "token-bucket" || params.contract == "gcra";
+  // A sliding-window counter's allowance is its two windows', weighted at the admission.
+  const bool counter = params.contract.starts_with("sliding-counter");
+  const char* allowance_note = counter ? " (limit + previous window x position, over its two "
+                                         "windows)"
+                                       : " (burst + refill over that span)";
   if (over == 0) {
-    if (bucket) {
+    if (bucket || counter) {
       return {"limit", Status::pass,
-              fmt::format("max allowed {}{} <= {:.4g} (burst + refill over that span)",
-                          worst->peak.count, span_text(worst->peak), worst->peak.allowance)};
+              fmt::format("max allowed {}{} <= {:.4g}{}", worst->peak.count, span_text(worst->peak),
+                          worst->peak.allowance, allowance_note)};
     }
     return {"limit", Status::pass,
             fmt::format("max allowed {} <= limit {}", worst->peak.count, params.limit)};
@@ -60,7 +65,7 @@ CheckResult check_limit(const std::vector<RunStats>& runs, const CheckParams& pa
           fmt::format("{} of {} over the limit; run {} allowed {}{} > {:.4g}{}; max {}", over,
                       config::counted(static_cast<int64_t>(runs.size()), "run"), first_over.run,
                       first_over.peak.count, span_text(first_over.peak), first_over.peak.allowance,
-                      bucket ? " (burst + refill over that span)" : "", worst->peak.count)};
+                      bucket || counter ? allowance_note : "", worst->peak.count)};
 }
 
 CheckResult check_exact(const std::vector<RunStats>& runs, const CheckParams& params) {

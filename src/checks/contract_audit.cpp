@@ -5,6 +5,7 @@
 #include <map>
 
 #include "checks/first_hit.hpp"
+#include "checks/sliding_counter.hpp"
 
 namespace rlcheck::checks {
 namespace {
@@ -61,6 +62,9 @@ int64_t contract_admissions(RecordSpan records, const std::vector<uint32_t>& dec
     }
     case AdmissionRule::Kind::first_hit:
       admitted = first_hit_admissions(records, decided, rule);
+      break;
+    case AdmissionRule::Kind::sliding_counter:
+      admitted = sliding_counter_admissions(records, decided, rule);
       break;
     case AdmissionRule::Kind::bucket: {
       double tokens = static_cast<double>(rule.burst);
@@ -197,6 +201,11 @@ ContractAudit audit_contract(const IdentityRecords& identities, const AdmissionR
       const AdmissionPeak burst = find_admission_peak(identities[id], sliding);
       if (first || burst.count > audit.boundary_burst.count)
         audit.boundary_burst = burst;
+    }
+    if (rule.kind == AdmissionRule::Kind::sliding_counter) {
+      const AdmissionPeak span = find_admission_peak(identities[id], sliding);
+      if (first || span.count > audit.sliding_window.count)
+        audit.sliding_window = span;
     }
     first = false;
   }

@@ -48,6 +48,10 @@ struct ContractAudit {
   AdmissionPeak worst;           // the worst span of any identity
   uint32_t worst_identity = 0;   // whose it was
   AdmissionPeak boundary_burst;  // fixed: the worst sliding span, for information
+  // sliding-counter: the most admissions surely within one true sliding window of W (up to
+  // 2 L under that contract, when the previous window's came in its last W / L: not a
+  // failure), for information; allowance = the limit.
+  AdmissionPeak sliding_window;
 };
 
 // Fixed windows already assigned (assign_wall_windows).

@@ -128,13 +128,20 @@ std::string rate_text(const config::Rate& rate) {
   return fmt::format("{}/{}", rate.tokens, config::format_duration(rate.period));
 }
 
+// Windows of `kind`; a sliding-window counter's anchored at the first hit when `first_hit`.
 ContractFit window_fit(AdmissionRule::Kind kind, int64_t limit, int64_t window_ms,
-                       const AdmissionRule& chosen) {
+                       const AdmissionRule& chosen, bool first_hit = false) {
   ContractFit fit;
-  fit.contract = kind == AdmissionRule::Kind::sliding ? "sliding" : "fixed";
-  if (kind != AdmissionRule::Kind::sliding)
-    fit.anchor = kind == AdmissionRule::Kind::first_hit ? "first-hit" : "clock";
+  const bool counter = kind == AdmissionRule::Kind::sliding_counter;
+  fit.contract = kind == AdmissionRule::Kind::sliding ? "sliding"
+                 : counter                            ? "sliding-counter"
+                                                      : "fixed";
+  if (kind != AdmissionRule::Kind::sliding) {
+    fit.anchor =
+        kind == AdmissionRule::Kind::first_hit || (counter && first_hit) ? "first-hit" : "clock";
+  }
   fit.rule.kind = kind;
+  fit.rule.first_hit_anchor = counter && first_hit;
   fit.rule.limit = limit;
   fit.rule.window_ns = window_ms * k_ns_per_ms;
   fit.rule.clock_ns = chosen.clock_ns;
@@ -173,7 +180,8 @@ bool same_promise(const AdmissionRule& a, const AdmissionRule& b) {
     return a.burst == b.burst &&
            std::abs(a.tokens_per_ns - b.tokens_per_ns) <= 1e-9 * std::abs(b.tokens_per_ns);
   }
-  return a.limit == b.limit && a.window_ns == b.window_ns;
+  return a.limit == b.limit && a.window_ns == b.window_ns &&
+         a.first_hit_anchor == b.first_hit_anchor;
 }
 
 // Positive values only, first come first kept.
@@ -301,6 +309,25 @@ std::vector<ContractFit> fit_candidates(const std::vector<RecordedRun>& runs,
         add(window_fit(kind, limit, window_ms, chosen));
     }
   }
+  // Sliding-window counters (two fixed windows weighted): on the clock, and opened at the first
+  // hit where the limiter surely started the run empty. Their window is the one named or the
+  // longest hint's (about a window): the span holding `limit` admissions says nothing of it, as
+  // a counter lets up to twice the limit through in one.
+  std::vector<int64_t> counter_windows_ms;
+  add_distinct(counter_windows_ms, chosen.window_ns / k_ns_per_ms);
+  if (evidence.longest_hint_ms >= 1) {
+    add_distinct<int64_t>(
+        counter_windows_ms,
+        std::llround(round_significant(static_cast<double>(evidence.longest_hint_ms), 1)));
+  }
+  for (const bool first_hit : {false, true}) {
+    if (first_hit && !chosen.fresh_state)
+      continue;
+    for (const int64_t limit : limits) {
+      for (const int64_t window_ms : counter_windows_ms)
+        add(window_fit(AdmissionRule::Kind::sliding_counter, limit, window_ms, chosen, first_hit));
+    }
+  }
   std::vector<int64_t> bursts;
   add_distinct(bursts, evidence.first_burst);
   add_distinct(bursts, capacity);
@@ -357,7 +384,8 @@ std::optional<Rejudged> rejudge(std::vector<ContractFit> candidates, std::vector
     }
     settle_hint_resolution(replayed, params.hint_resolution, params.retry_tolerance);
     CheckParams judged = params;
-    judged.contract = candidate.anchor == "first-hit" ? "fixed first-hit" : candidate.contract;
+    judged.contract =
+        candidate.anchor == "first-hit" ? candidate.contract + " first-hit" : candidate.contract;
     if (candidate.rule.kind != AdmissionRule::Kind::bucket) {
       judged.limit = candidate.limit;
       judged.window_ms = candidate.window_ms;

@@ -28,8 +28,8 @@ struct RecordedRun {
 
 // A contract that explains what a test observed, and the flags that name it.
 struct ContractFit {
-  std::string contract;  // sliding, fixed or token-bucket
-  std::string anchor;    // fixed: "clock" or "first-hit"; empty otherwise
+  std::string contract;  // sliding, fixed, sliding-counter or token-bucket
+  std::string anchor;    // fixed, sliding-counter: "clock" or "first-hit"; empty otherwise
   AdmissionRule rule;
   int64_t limit = 0;                // sliding, fixed
   int64_t window_ms = 0;            // sliding, fixed

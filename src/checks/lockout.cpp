@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "checks/first_hit.hpp"
+#include "checks/sliding_counter.hpp"
 
 namespace rlcheck::checks {
 namespace {
@@ -162,9 +163,9 @@ bool had_room(double used, double capacity) {
 }
 
 void judge(LockOuts& found, const RequestRecord& denial, uint32_t identity, double used,
-           double capacity) {
+           double capacity, bool room) {
   ++found.judged;
-  if (!had_room(used, capacity))
+  if (!room)
     return;
   ++found.count;
   if (!found.worst || used < found.worst->used ||
@@ -173,9 +174,17 @@ void judge(LockOuts& found, const RequestRecord& denial, uint32_t identity, doub
   }
 }
 
+void judge(LockOuts& found, const RequestRecord& denial, uint32_t identity, double used,
+           double capacity) {
+  judge(found, denial, identity, used, capacity, had_room(used, capacity));
+}
+
 }  // namespace
 
 int64_t contract_memory_ns(const AdmissionRule& rule) {
+  // A sliding-window counter weighs the previous window too.
+  if (rule.kind == AdmissionRule::Kind::sliding_counter)
+    return 2 * rule.window_ns;
   if (rule.kind != AdmissionRule::Kind::bucket)
     return rule.window_ns;
   if (rule.tokens_per_ns <= 0)
@@ -228,6 +237,18 @@ LockOuts find_lockouts(const IdentityRecords& identities, const AdmissionRule& r
                   static_cast<double>(windows.used_before(record, rule.limit)),
                   static_cast<double>(rule.limit));
           }
+        }
+        break;
+      }
+      case AdmissionRule::Kind::sliding_counter: {
+        // Room: the estimate, read as high as any placement makes it, below the limit.
+        const SlidingCounter counter(records, rule);
+        const auto limit = static_cast<double>(rule.limit);
+        for (const RequestRecord& record : records) {
+          if (!judged(record))
+            continue;
+          const double used = counter.most_used(record);
+          judge(found, record, identity, used, limit, used < limit - 1e-9);
         }
         break;
       }

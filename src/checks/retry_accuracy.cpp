@@ -5,6 +5,7 @@
 #include <deque>
 
 #include "checks/first_hit.hpp"
+#include "checks/sliding_counter.hpp"
 
 namespace rlcheck::checks {
 namespace {
@@ -127,6 +128,8 @@ class IdentityPredictor {
     }
     if (rule.kind == AdmissionRule::Kind::first_hit)
       first_hit_.emplace(records, rule);
+    if (rule.kind == AdmissionRule::Kind::sliding_counter)
+      counter_.emplace(records, rule);
   }
 
   // The predicted wait for a denial, visited in send order.
@@ -156,6 +159,9 @@ class IdentityPredictor {
         break;
       case AdmissionRule::Kind::first_hit:
         range = first_hit(denial);
+        break;
+      case AdmissionRule::Kind::sliding_counter:
+        range = sliding_counter(denial);
         break;
     }
     range.low_ns = std::max(0.0, range.low_ns - clock);
@@ -245,9 +251,19 @@ class IdentityPredictor {
     return {wait->low_ns, wait->high_ns, true};
   }
 
+  // The estimate drops below the limit (in a window the denial may fall in where it may have
+  // been at the limit).
+  Range sliding_counter(const RequestRecord& denial) const {
+    const auto wait = counter_->wait(denial);
+    if (!wait)
+      return {0, 0, false};
+    return {wait->low_ns, wait->high_ns, true};
+  }
+
   const AdmissionRule& rule_;
   int64_t start_wall_ns_;
   std::optional<FirstHitWindows> first_hit_;
+  std::optional<SlidingCounter> counter_;
   std::vector<Instants> by_send_;
   std::vector<Instants> by_reply_;
   std::vector<int64_t> latest_reply_;  // by send order: the latest reply so far

@@ -66,18 +66,20 @@ int64_t send_span(engine::RecordView records) {
 
 IdentityRecords audit_run(RunStats& stats, engine::RecordLog& records, int64_t start_wall_ns,
                           const AuditParams& audit) {
-  if (audit.rule.kind == AdmissionRule::Kind::fixed)
-    assign_wall_windows(records, start_wall_ns, audit.rule);
+  // Sliding-window counters on the clock place their windows by the run's start.
+  AdmissionRule rule = audit.rule;
+  rule.start_wall_ns = start_wall_ns;
+  if (rule.kind == AdmissionRule::Kind::fixed)
+    assign_wall_windows(records, start_wall_ns, rule);
   IdentityRecords identities = split_by_identity(records, audit.identities);
-  stats.contract = audit_contract(identities, audit.rule);
+  stats.contract = audit_contract(identities, rule);
   stats.peak = stats.contract.worst;
-  stats.utilisation = measure_utilisation(identities, audit.rule, start_wall_ns);
-  stats.memory_ns = contract_memory_ns(audit.rule);
+  stats.utilisation = measure_utilisation(identities, rule, start_wall_ns);
+  stats.memory_ns = contract_memory_ns(rule);
   stats.send_span_ns = send_span(records);
   stats.lockouts =
-      find_lockouts(identities, audit.rule, start_wall_ns, audit.fresh_state ? 0 : stats.memory_ns);
-  stats.retry_accuracy =
-      measure_retry_accuracy(identities, audit.rule, start_wall_ns, audit.tolerance);
+      find_lockouts(identities, rule, start_wall_ns, audit.fresh_state ? 0 : stats.memory_ns);
+  stats.retry_accuracy = measure_retry_accuracy(identities, rule, start_wall_ns, audit.tolerance);
   return identities;
 }
 

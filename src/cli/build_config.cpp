@@ -287,10 +287,12 @@ config::Config build_config(const RawOptions& raw) {
     load.boundary_window = checks.window;
   }
   if (raw.contract) {
-    if (*raw.contract != "sliding" && *raw.contract != "fixed" && *raw.contract != "token-bucket" &&
+    if (*raw.contract != "sliding" && *raw.contract != "fixed" &&
+        *raw.contract != "sliding-counter" && *raw.contract != "token-bucket" &&
         *raw.contract != "gcra") {
       throw base::usage_error(fmt::format(
-          "--contract: expected sliding, fixed, token-bucket or gcra, got '{}'", *raw.contract));
+          "--contract: expected sliding, fixed, sliding-counter, token-bucket or gcra, got '{}'",
+          *raw.contract));
     }
     checks.contract = raw.contract;
   }
@@ -299,9 +301,10 @@ config::Config build_config(const RawOptions& raw) {
       throw base::usage_error(
           fmt::format("--anchor: expected clock or first-hit, got '{}'", *raw.anchor));
     }
-    if (raw.contract != "fixed") {
+    if (raw.contract != "fixed" && raw.contract != "sliding-counter") {
       throw base::usage_error(fmt::format(
-          "--anchor: only with --contract fixed (windows that start somewhere){}",
+          "--anchor: only with --contract fixed or sliding-counter (windows that start "
+          "somewhere){}",
           raw.contract ? fmt::format("; --contract {} has no windows to anchor", *raw.contract)
                        : std::string()));
     }

@@ -65,10 +65,11 @@ void add_common_options(CLI::App* app, RawOptions& raw) {
                   "start the run DUR before a window boundary of the wall clock (where fixed "
                   "windows turn), to expose boundary bursts");
   optional_option(app, "--contract", raw.contract,
-                  "the promise audited over time: sliding, fixed, token-bucket or gcra (default: "
-                  "the strategy's own)");
+                  "the promise audited over time: sliding, fixed, sliding-counter, token-bucket or "
+                  "gcra (default: the strategy's own)");
   optional_option(app, "--anchor", raw.anchor,
-                  "with --contract fixed, where windows start: clock (each [kW, (k+1)W) of the "
+                  "with --contract fixed or sliding-counter, where windows start: clock (each [kW, "
+                  "(k+1)W) of the "
                   "limiter's clock; the default) or first-hit (at the first admission after the "
                   "previous window ended: INCR + EXPIRE on the first hit)");
   optional_option(app, "--rate", raw.rate,

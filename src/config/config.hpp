@@ -32,6 +32,7 @@ enum class Strategy {
   sliding_window,
   token_bucket,
   gcra,
+  sliding_counter,
   script
 };
 

@@ -6,7 +6,7 @@
 namespace rlcheck::config {
 namespace {
 
-constexpr std::array<std::pair<std::string_view, Strategy>, 7> k_names{{
+constexpr std::array<std::pair<std::string_view, Strategy>, 8> k_names{{
     {"naive", Strategy::naive},
     {"incr-expire", Strategy::incr_expire},
     {"fixed-window", Strategy::fixed_window},
@@ -14,6 +14,7 @@ constexpr std::array<std::pair<std::string_view, Strategy>, 7> k_names{{
     {"lua", Strategy::sliding_window},
     {"token-bucket", Strategy::token_bucket},
     {"gcra", Strategy::gcra},
+    {"sliding-counter", Strategy::sliding_counter},
 }};
 
 }  // namespace
@@ -37,7 +38,8 @@ std::string_view strategy_name(Strategy strategy) {
 }
 
 std::string_view strategy_names_list() {
-  return "naive, incr-expire, fixed-window, sliding-window (lua), token-bucket, gcra";
+  return "naive, incr-expire, fixed-window, sliding-window (lua), token-bucket, gcra, "
+         "sliding-counter";
 }
 
 }  // namespace rlcheck::config

@@ -10,6 +10,8 @@ BuiltinScript builtin_script(config::Strategy strategy) {
       return {"token_bucket.lua", k_token_bucket_lua};
     case config::Strategy::gcra:
       return {"gcra.lua", k_gcra_lua};
+    case config::Strategy::sliding_counter:
+      return {"sliding_counter.lua", k_sliding_counter_lua};
     default:
       return {};
   }

@@ -10,6 +10,7 @@ namespace rlcheck::redis {
 extern const std::string_view k_sliding_window_lua;
 extern const std::string_view k_token_bucket_lua;
 extern const std::string_view k_gcra_lua;
+extern const std::string_view k_sliding_counter_lua;
 
 struct BuiltinScript {
   std::string_view file_name;  // as in lua/

@@ -91,6 +91,7 @@ std::unique_ptr<Strategy> make_strategy(const StrategyParams& params) {
     case config::Strategy::sliding_window:
     case config::Strategy::token_bucket:
     case config::Strategy::gcra:
+    case config::Strategy::sliding_counter:
     case config::Strategy::script:
       return make_script_strategy(params);
   }

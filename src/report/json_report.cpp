@@ -35,6 +35,9 @@ json audit_to_json(const checks::RunStats& run) {
                    {"exceeded", run.contract.worst.exceeded()}};
   if (run.contract.boundary_burst.count > 0)
     contract["boundary_burst"] = span_to_json(run.contract.boundary_burst);
+  // sliding-counter: the most it let through in one true sliding window (not a failure).
+  if (run.contract.sliding_window.count > 0)
+    contract["true_sliding_window"] = span_to_json(run.contract.sliding_window);
   json utilisation = {{"admitted", run.utilisation.admitted},
                       {"contract_allows", run.utilisation.allowed},
                       {"identity", run.utilisation.identity},

@@ -15,6 +15,8 @@ std::string own_contract(std::optional<config::Strategy> strategy) {
     return "token-bucket";
   if (strategy == config::Strategy::gcra)
     return "gcra";
+  if (strategy == config::Strategy::sliding_counter)
+    return "sliding-counter";
   return "sliding";
 }
 
@@ -30,7 +32,7 @@ ContractChoice choose_contract(const config::Config& config,
                                std::optional<config::Strategy> strategy, int64_t limit) {
   ContractChoice choice;
   choice.name = config.checks.contract.value_or(own_contract(strategy));
-  if (choice.name == "fixed") {
+  if (choice.name == "fixed" || choice.name == "sliding-counter") {
     choice.anchor = config.checks.anchor.value_or(config.checks.contract ? std::string("clock")
                                                                          : own_anchor(strategy));
   }
@@ -46,6 +48,7 @@ ContractChoice choose_contract(const config::Config& config,
   rule.tokens_per_ns =
       static_cast<double>(choice.refill.tokens) / static_cast<double>(choice.refill.period.count());
   rule.clock_ns = std::chrono::nanoseconds(k_clock_resolution).count();
+  rule.first_hit_anchor = choice.anchor == "first-hit";
 
   const int64_t window_ms = config::to_milliseconds(config.checks.window);
   choice.audit.identities = config.load.identities;

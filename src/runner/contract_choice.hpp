@@ -12,8 +12,8 @@
 namespace rlcheck::runner {
 
 struct ContractChoice {
-  std::string name;    // sliding, fixed, token-bucket, gcra
-  std::string anchor;  // fixed: "clock" or "first-hit"; empty for the others
+  std::string name;    // sliding, fixed, sliding-counter, token-bucket, gcra
+  std::string anchor;  // fixed, sliding-counter: "clock" or "first-hit"; empty for the others
   int64_t burst = 0;
   config::Rate refill;
   checks::AuditParams audit;

@@ -44,10 +44,13 @@ report::Params configured_params(const config::Config& config, const ContractCho
 
 namespace {
 
-// What a limiter key must remember: one window, or for a bucket the time it takes to refill
-// from empty to full (after that its state is the same as no key at all).
+// What a limiter key must remember: one window (two for a sliding-window counter, whose
+// previous window still weighs), or for a bucket the time it takes to refill from empty to
+// full (after that its state is the same as no key at all).
 int64_t longest_key_life_ms(const ContractChoice& contract) {
   const checks::AdmissionRule& rule = contract.audit.rule;
+  if (rule.kind == checks::AdmissionRule::Kind::sliding_counter)
+    return 2 * rule.window_ns / 1'000'000;
   if (rule.kind != checks::AdmissionRule::Kind::bucket)
     return rule.window_ns / 1'000'000;
   if (rule.tokens_per_ns <= 0)
@@ -62,8 +65,8 @@ checks::CheckParams check_params(const config::Config& config, int64_t limit,
                                  const ContractChoice& contract) {
   checks::CheckParams params;
   const int64_t max_retry_after_ms = contract.audit.max_retry_after_ms;
-  // The details name it: "fixed first-hit contract".
-  params.contract = contract.anchor == "first-hit" ? "fixed first-hit" : contract.name;
+  // The details name it: "fixed first-hit contract", "sliding-counter first-hit contract".
+  params.contract = contract.anchor == "first-hit" ? contract.name + " first-hit" : contract.name;
   params.retry_tolerance = contract.audit.tolerance;
   params.hint_resolution = config.checks.hint_resolution;
   params.limit = limit;

@@ -21,6 +21,8 @@ std::vector<std::string> builtin_arg_templates(const StrategyParams& p) {
     case Strategy::sliding_window:
       // A member unique per request, even across invocations sharing an explicit --key.
       return {"{limit}", "{window_ms}", fmt::format("{}:{{run}}:{{seq}}", p.instance_id)};
+    case Strategy::sliding_counter:
+      return {"{limit}", "{window_ms}"};
     case Strategy::token_bucket:
     case Strategy::gcra:
       return {std::to_string(p.burst), std::to_string(p.refill.tokens),

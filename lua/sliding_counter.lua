@@ -1,0 +1,50 @@
+-- Sliding-window counter (Cloudflare's design, HAProxy's rate counters): two fixed windows of
+-- ARGV[2] ms on Redis's clock, weighted. A request is admitted while
+-- prev * (1 - f) + curr < ARGV[1], f its position in the current window (0..1), prev and curr
+-- the admissions counted in the previous and the current window.
+-- KEYS[1]  limiter key (a hash: w the current window's index, c its count, p the previous
+--          window's), expiring 2 windows after the last admission (the previous window
+--          still weighs until then)
+-- ARGV[1]  limit
+-- ARGV[2]  window in milliseconds
+-- Returns {allowed (1|0), remaining, retry_ms}: retry_ms is the wait until the estimate drops
+-- below the limit, 0 when allowed.
+local limit = tonumber(ARGV[1])
+local window_ms = tonumber(ARGV[2])
+local window_us = window_ms * 1000
+local t = redis.call('TIME')
+local now_us = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local index = math.floor(now_us / window_us)
+local start_us = index * window_us
+
+local state = redis.call('HMGET', KEYS[1], 'w', 'c', 'p')
+local seen = tonumber(state[1])
+local curr = tonumber(state[2]) or 0
+local prev = tonumber(state[3]) or 0
+if seen ~= index then
+  if seen == index - 1 then
+    prev = curr
+  else
+    prev = 0
+  end
+  curr = 0
+end
+
+local f = (now_us - start_us) / window_us
+local estimate = prev * (1 - f) + curr
+if estimate < limit then
+  curr = curr + 1
+  redis.call('HSET', KEYS[1], 'w', index, 'c', curr, 'p', prev)
+  redis.call('PEXPIRE', KEYS[1], 2 * window_ms)
+  return {1, math.max(0, math.ceil(limit - (estimate + 1))), 0}
+end
+
+-- The first instant the estimate is below the limit: later in this window while curr alone
+-- leaves room, else in the next one, where this window's count is the previous.
+local drop_us
+if curr < limit then
+  drop_us = start_us + window_us * (1 - (limit - curr) / prev)
+else
+  drop_us = start_us + window_us + window_us * (1 - limit / curr)
+end
+return {0, 0, math.max(1, math.ceil((drop_us - now_us) / 1000))}
