@@ -126,7 +126,8 @@ void add_redis_options(CLI::App* app, RawOptions& raw) {
                   "redis://[user:pass@]host:port[/db], rediss:// (TLS) or unix:///path (default "
                   "$REDIS_URL, else 127.0.0.1:6379, else a private redis-server)");
   app->add_option("-s,--strategy", raw.strategy,
-                  "naive, incr-expire, fixed-window, sliding-window (lua), token-bucket, gcra "
+                  "naive, incr-expire, fixed-window, sliding-window (lua), token-bucket, gcra, "
+                  "sliding-counter "
                   "(default lua)");
   optional_option(app, "--script", raw.script,
                   "your own limiter script (FILE.lua) instead of a strategy");

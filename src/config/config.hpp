@@ -98,11 +98,13 @@ struct CheckConfig {
   int64_t limit = 10;       // admissions the limiter promises per window
   bool limit_given = true;  // false: http infers it from the responses' headers
   // The promise `limit` audits over time; unset: the strategy's own (fixed-window: aligned
-  // windows; token-bucket, gcra: burst + refill; others and http: sliding window).
-  std::optional<std::string> contract;  // "sliding", "fixed", "token-bucket", "gcra"
-  // --anchor, fixed only: where windows start. "clock": each [kW, (k+1)W) of the limiter's
-  // clock; "first-hit": a window opens at the first admission after the previous one ended
-  // (INCR + EXPIRE on the first hit). Unset: the strategy's own (incr-expire: first-hit),
+  // windows; token-bucket, gcra: burst + refill; sliding-counter: two windows weighted; others
+  // and http: sliding window).
+  std::optional<std::string> contract;  // "sliding", "fixed", "sliding-counter", "token-bucket",
+                                        // "gcra"
+  // --anchor, fixed and sliding-counter only: where windows start. "clock": each [kW, (k+1)W) of
+  // the limiter's clock; "first-hit": a window opens at the first admission after the previous one
+  // ended (INCR + EXPIRE on the first hit). Unset: the strategy's own (incr-expire: first-hit),
   // else clock.
   std::optional<std::string> anchor;
   Nanos window = 60s;        // the limiter's window

@@ -40,7 +40,7 @@ struct Params {
   double duration_ms = 0;  // open model: how long each run sent
   int64_t identities = 1;
   std::vector<std::string> source_addresses;  // --source-address; empty: not given
-  std::string contract;                       // sliding, fixed, token-bucket, gcra
+  std::string contract;                       // sliding, fixed, sliding-counter, token-bucket, gcra
   std::string anchor;  // fixed: "clock" or "first-hit" (params.anchor); empty otherwise
   int64_t early_tolerance_ms = 1000;  // retry-after-accuracy: hints early by more fail
   int64_t late_tolerance_ms = 1000;   // retry-after-accuracy: hints late by more fail
