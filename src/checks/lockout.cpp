@@ -181,6 +181,49 @@ void judge(LockOuts& found, const RequestRecord& denial, uint32_t identity, doub
 
 }  // namespace
 
+std::optional<DenialCounting> find_denial_counting(RecordSpan records, uint32_t identity,
+                                                   int64_t window_ns, int64_t memory_ns) {
+  if (window_ns <= 0 || memory_ns <= 0 || memory_ns == INT64_MAX)
+    return std::nullopt;
+  // The last admission (by reply), then the requests sent after it, in send order.
+  int64_t last_admitted = INT64_MIN;
+  for (const RequestRecord& record : records) {
+    if (record.outcome == Outcome::allowed)
+      last_admitted = std::max(last_admitted, record.replied_ns);
+  }
+  if (last_admitted == INT64_MIN)
+    return std::nullopt;
+  std::vector<int64_t> after;
+  for (const RequestRecord& record : records) {
+    if (record.sent_ns <= last_admitted)
+      continue;
+    if (record.outcome != Outcome::denied)
+      return std::nullopt;  // an error after it: a lost reply may have been an admission
+    after.push_back(record.sent_ns);
+  }
+  std::sort(after.begin(), after.end());
+  // Long after the contract had forgotten every admission: it surely had room there.
+  const int64_t forgotten = last_admitted + memory_ns + window_ns;
+  const auto late =
+      std::count_if(after.begin(), after.end(), [&](int64_t sent) { return sent > forgotten; });
+  if (late < 2)
+    return std::nullopt;
+  int64_t previous = last_admitted;
+  for (const int64_t sent : after) {
+    if (sent - previous >= window_ns)
+      return std::nullopt;  // a pause as long as a window: not a client that kept sending
+    previous = sent;
+  }
+  DenialCounting found;
+  found.identity = identity;
+  found.last_admitted_ns = last_admitted;
+  found.denials = static_cast<int64_t>(after.size());
+  const int64_t span = after.back() - after.front();
+  found.offered_per_s =
+      span > 0 ? static_cast<double>(after.size() - 1) * 1e9 / static_cast<double>(span) : 0;
+  return found;
+}
+
 int64_t contract_memory_ns(const AdmissionRule& rule) {
   // A sliding-window counter weighs the previous window too.
   if (rule.kind == AdmissionRule::Kind::sliding_counter)
@@ -203,6 +246,7 @@ LockOuts find_lockouts(const IdentityRecords& identities, const AdmissionRule& r
     };
     if (std::none_of(records.begin(), records.end(), judged))
       continue;
+    const int64_t locked_before = found.count;
     // A request that may have been admitted unseen may have been decided any time after its
     // send: every one sent before the denial may have been just before it, in its window.
     const std::vector<int64_t> unknown = unknown_sends(records);
@@ -260,6 +304,16 @@ LockOuts find_lockouts(const IdentityRecords& identities, const AdmissionRule& r
                   static_cast<double>(rule.burst));
         }
         break;
+      }
+    }
+    // Denials with room, all after its last admission from a client that kept sending: name
+    // the pattern (the identity locked out longest).
+    if (found.count > locked_before) {
+      const auto counting =
+          find_denial_counting(records, identity, rule.window_ns, contract_memory_ns(rule));
+      if (counting &&
+          (!found.denial_counting || counting->denials > found.denial_counting->denials)) {
+        found.denial_counting = counting;
       }
     }
   }

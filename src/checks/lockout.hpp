@@ -27,11 +27,31 @@ struct LockOut {
   double capacity = 0;  // the limit, or the burst
 };
 
+// A client that kept sending and was never admitted again, long after the contract had room:
+// the pattern of a limiter that counts its own denials (HAProxy http_req_rate, Flask-Limiter
+// elastic expiry), which keeps a client locked out for as long as it keeps asking.
+struct DenialCounting {
+  uint32_t identity = 0;
+  int64_t last_admitted_ns = 0;  // the reply of its last admission, from the run start
+  int64_t denials = 0;           // its requests after that, every one denied
+  double offered_per_s = 0;      // the rate it sent them at
+};
+
 struct LockOuts {
   int64_t judged = 0;            // denials judged (sent after `judge_from_ns`)
   int64_t count = 0;             // of those, denied while the contract surely had room
   std::optional<LockOut> worst;  // the one with the most room (the earliest of equals)
+  // The identity locked out longest by what looks like denial counting, if any.
+  std::optional<DenialCounting> denial_counting;
 };
+
+// Recognises denial counting in one identity's records, conservatively: it was admitted, then
+// every request it sent was denied (none errored: a lost reply may have been an admission),
+// without a gap as long as `window_ns` between them, for longer than the contract remembers
+// an admission (`memory_ns`) plus a window, and at least two of those denials came after that.
+// nullopt otherwise.
+std::optional<DenialCounting> find_denial_counting(RecordSpan records, uint32_t identity,
+                                                   int64_t window_ns, int64_t memory_ns);
 
 // How long state from before a run can still count against it: one window, or the time a
 // bucket takes to refill from empty to full (burst / refill rate).

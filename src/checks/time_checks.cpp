@@ -67,6 +67,29 @@ std::string span_detail(const RunStats& run) {
       ms_of(worst.start_ns), worst.allowance);
 }
 
+// The denial-counting pattern, where a run showed it: the client that kept sending, the rate
+// that kept it locked out, and what that says about the limiter.
+std::string denial_counting_text(const std::vector<const RunStats*>& judged,
+                                 const CheckParams& params) {
+  const RunStats* run = nullptr;
+  for (const RunStats* candidate : judged) {
+    const auto& found = candidate->lockouts.denial_counting;
+    if (found && (run == nullptr || found->denials > run->lockouts.denial_counting->denials))
+      run = candidate;
+  }
+  if (run == nullptr)
+    return "";
+  const DenialCounting& found = *run->lockouts.denial_counting;
+  return fmt::format(
+      "; denial counting: run {} identity {} was never admitted again after {:.1f}ms although "
+      "it kept sending ({} denied at {:.3g}/s, no pause as long as the window) and the "
+      "contract had room: the limiter seems to count its own denials (as HAProxy "
+      "http_req_rate and Flask-Limiter elastic expiry do), so a client offering more than {} "
+      "per {} (this one offered {:.3g}/s) stays locked out until it pauses",
+      run->run, found.identity, ms_of(found.last_admitted_ns), found.denials, found.offered_per_s,
+      params.limit, tolerance_text(params.window_ms), found.offered_per_s);
+}
+
 const RunStats* run_with_worst_span(const std::vector<RunStats>& runs) {
   const RunStats* worst = nullptr;
   for (const RunStats& run : runs) {
@@ -164,9 +187,10 @@ CheckResult check_utilisation(const std::vector<RunStats>& runs, const CheckPara
         "utilisation", Status::fail,
         fmt::format("run {} identity {}: request {} sent {:.1f}ms into the run was denied while "
                     "the {} had room ({:.3g} of {:.3g} used); {} of {} denials judged came "
-                    "with room; {}",
+                    "with room; {}{}",
                     worst_run->run, worst.identity, worst.seq, ms_of(worst.sent_ns), room,
-                    worst.used, worst.capacity, lockouts, denials, ratio + unknown)};
+                    worst.used, worst.capacity, lockouts, denials, ratio + unknown,
+                    denial_counting_text(judged, params))};
   }
   if (params.exact && share.ratio() < k_min_utilisation) {
     return {"utilisation", Status::fail,

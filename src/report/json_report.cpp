@@ -51,6 +51,12 @@ json audit_to_json(const checks::RunStats& run) {
                                     {"used", rounded(worst->used)},
                                     {"capacity", rounded(worst->capacity)}};
   }
+  if (const auto& counting = run.lockouts.denial_counting) {
+    utilisation["denial_counting"] = {{"identity", counting->identity},
+                                      {"last_admitted_ms", ms_of(counting->last_admitted_ns)},
+                                      {"denials", counting->denials},
+                                      {"offered_per_s", rounded(counting->offered_per_s)}};
+  }
   const checks::RetryAccuracy& accuracy = run.retry_accuracy;
   json errors = {{"judged", accuracy.errors.size()},
                  {"early", accuracy.early},

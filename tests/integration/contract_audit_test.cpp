@@ -190,6 +190,13 @@ TEST_CASE("contract audit: utilisation catches a lock-out by default once a run 
   CHECK(share["denied_with_room"].get<int>() > 0);
   CHECK(share["worst_lockout"]["used"] == 0);
   CHECK(share["worst_lockout"]["sent_ms"].get<double>() > 1000.0);
+  // The pattern is named: admitted first, then denied at 40/s without a pause for longer than
+  // the window (plus the window the contract remembers), from ~0.25 s to 3 s.
+  CHECK(detail.find("denial counting: run 1 identity 0 was never admitted again") !=
+        std::string::npos);
+  CHECK(detail.find("count its own denials") != std::string::npos);
+  REQUIRE(share.contains("denial_counting"));
+  CHECK(share["denial_counting"]["offered_per_s"].get<double>() > 30.0);
 
   const json correct = audit_run({"--strategy", "lua"}, load, 0);
   CHECK(check_status(correct, "utilisation") == "pass");

@@ -243,3 +243,42 @@ TEST_CASE("a bucket that may have started the run empty is not held to a full on
   rule.fresh_state = true;
   CHECK(lockouts(records, rule, 0).count > 0);
 }
+
+TEST_CASE("a client that kept sending and was never admitted again is named: denial counting") {
+  // 40/s for 3 s, the first 10 admitted: from ~2.2 s on the contract surely forgot them.
+  auto records = steady(25, 3000, 10);
+  const LockOuts found = find_lockouts(IdentityRecords{records}, sliding(10, 1000), 0, 0);
+  REQUIRE(found.denial_counting);
+  CHECK(found.denial_counting->identity == 0);
+  CHECK(found.denial_counting->last_admitted_ns == 226 * k_ms);
+  CHECK(found.denial_counting->denials == 110);
+  CHECK(found.denial_counting->offered_per_s == doctest::Approx(40.0));
+
+  SUBCASE("not when it paused as long as a window") {
+    std::erase_if(records, [](const RequestRecord& r) {
+      return r.sent_ns >= 1000 * k_ms && r.sent_ns < 2000 * k_ms;
+    });
+    CHECK_FALSE(find_lockouts(IdentityRecords{records}, sliding(10, 1000), 0, 0).denial_counting);
+  }
+  SUBCASE("not when a lost reply after it may have been an admission") {
+    records[50].outcome = Outcome::error;
+    records[50].error = rlcheck::engine::ErrorKind::timeout;
+    CHECK_FALSE(find_lockouts(IdentityRecords{records}, sliding(10, 1000), 0, 0).denial_counting);
+  }
+  SUBCASE("not when the denials stop before the contract surely had room for a while") {
+    records.resize(80);  // up to 1.975 s: within the window after the window
+    CHECK_FALSE(rlcheck::checks::find_denial_counting(IdentityRecords{records}[0], 0, 1000 * k_ms,
+                                                      1000 * k_ms));
+  }
+}
+
+TEST_CASE("a correct limiter's denials never read as denial counting") {
+  // Ten admitted per second: admitted again after each window.
+  std::vector<RequestRecord> records;
+  for (int64_t t = 0, seq = 0; t < 3000; t += 25, ++seq)
+    records.push_back(request(static_cast<uint64_t>(seq), t,
+                              (t % 1000) < 250 ? Outcome::allowed : Outcome::denied));
+  const LockOuts found = find_lockouts(IdentityRecords{records}, sliding(10, 1000), 0, 0);
+  CHECK(found.count == 0);
+  CHECK_FALSE(found.denial_counting);
+}
