@@ -94,6 +94,8 @@ int main(int argc, char** argv) {
   } contracts[] = {
       {"sliding", {AdmissionRule::Kind::sliding, k_limit, k_window_ns, 0, 0, 1'000'000}},
       {"fixed", {AdmissionRule::Kind::fixed, k_limit, k_window_ns, 0, 0, 1'000'000}},
+      {"sliding-counter",
+       {AdmissionRule::Kind::sliding_counter, k_limit, k_window_ns, 0, 0, 1'000'000}},
       {"token-bucket",
        {AdmissionRule::Kind::bucket, 0, k_window_ns, k_limit,
         static_cast<double>(k_limit) / static_cast<double>(k_window_ns), 1'000'000}},
@@ -108,7 +110,7 @@ int main(int argc, char** argv) {
     audit.tolerance.window_ms = k_window_ns / 1'000'000;
     const double start = cpu_seconds();
     const rlcheck::checks::RunStats stats = rlcheck::checks::summarize_run(1, run, audit);
-    std::printf("  %-13s every check: %6.2f s CPU (allowed %lld, denied %lld, peak %lld)\n",
+    std::printf("  %-15s every check: %6.2f s CPU (allowed %lld, denied %lld, peak %lld)\n",
                 contract.name, cpu_seconds() - start, static_cast<long long>(stats.allowed),
                 static_cast<long long>(stats.denied),
                 static_cast<long long>(stats.contract.worst.count));
