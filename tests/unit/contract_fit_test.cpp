@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <deque>
 #include <functional>
@@ -75,6 +76,35 @@ Limiter sliding_log(int64_t limit, int64_t window_ms) {
     }
     const int64_t wait_ns = log->front() + window_ns - now_ns;
     return Decided{false, (wait_ns + k_ms - 1) / k_ms};
+  };
+}
+
+// A sliding-window counter of `limit` per `window_ms` on the run's clock (the run starts on a
+// boundary), hinting when its estimate drops below the limit.
+Limiter sliding_counter(int64_t limit, int64_t window_ms) {
+  auto state = std::make_shared<std::array<int64_t, 3>>(std::array<int64_t, 3>{-1, 0, 0});
+  return [=](int64_t now_ns) {
+    const int64_t window_ns = window_ms * k_ms;
+    auto& [current, curr, prev] = *state;
+    const int64_t k = now_ns / window_ns;
+    if (k != current) {
+      prev = k == current + 1 ? curr : 0;
+      curr = 0;
+      current = k;
+    }
+    const double start = static_cast<double>(k * window_ns);
+    const double f = (static_cast<double>(now_ns) - start) / static_cast<double>(window_ns);
+    const auto l = static_cast<double>(limit);
+    if (static_cast<double>(prev) * (1 - f) + static_cast<double>(curr) < l) {
+      ++curr;
+      return Decided{true, std::nullopt};
+    }
+    const auto c = static_cast<double>(curr);
+    const auto w = static_cast<double>(window_ns);
+    const double drop =
+        c < l ? start + w * (1 - (l - c) / static_cast<double>(prev)) : start + w + w * (1 - l / c);
+    return Decided{false, static_cast<int64_t>(std::ceil((drop - static_cast<double>(now_ns)) /
+                                                         static_cast<double>(k_ms)))};
   };
 }
 
@@ -216,6 +246,21 @@ TEST_CASE("a sliding window longer than the one named fits that window") {
   CHECK(fit->window_ms == 10'000);
   CHECK(fit->flags == "--contract sliding --limit 5 --window 10s");
   CHECK(std::find(fit->clears.begin(), fit->clears.end(), "utilisation") != fit->clears.end());
+}
+
+TEST_CASE("a sliding-window counter judged as a sliding window fits the counter") {
+  // 10 per 1 s at 40/s for 4 s: more than 10 in some true windows, hints by its estimate.
+  const Judged judged = judge([] { return sliding_counter(10, 1000); }, 1, 25, 4000,
+                              sliding_audit(10, 1000), sliding_params(10, 1000, 160));
+  REQUIRE(rlcheck::checks::verdict_of(judged.checks) == rlcheck::checks::Verdict::fail);
+  Judged refit = judged;
+  const auto fit = fit_contract(refit.recorded, refit.stats, refit.checks,
+                                sliding_params(10, 1000, 160), sliding_audit(10, 1000));
+  REQUIRE(fit);
+  CHECK(fit->contract == "sliding-counter");
+  CHECK(fit->anchor == "clock");
+  CHECK(fit->flags == "--contract sliding-counter --limit 10 --window 1s");
+  CHECK_FALSE(fit->clears.empty());
 }
 
 TEST_CASE("a limiter that keeps the contract judged gets no fit") {
