@@ -153,10 +153,13 @@ CheckResult check_utilisation(const std::vector<RunStats>& runs, const CheckPara
     return {"utilisation", Status::skip, "no request was decided"};
   if (judged.empty()) {
     return {"utilisation", Status::skip,
-            fmt::format("every run sent its requests within one {} ({:.1f}ms <= {:.1f}ms): a "
+            fmt::format("every run sent its requests within {} ({:.1f}ms <= {:.1f}ms): a "
                         "single burst shows no lock-out (--exact judges it)",
-                        bucket ? "bucket refill" : "window", ms_of(widest->send_span_ns),
-                        ms_of(widest->memory_ns))};
+                        bucket ? "one bucket refill"
+                        : params.contract.starts_with("sliding-counter")
+                            ? "two windows (a counter weighs the previous one)"
+                            : "one window",
+                        ms_of(widest->send_span_ns), ms_of(widest->memory_ns))};
   }
   int64_t lockouts = 0, denials = 0;
   const RunStats* worst_run = nullptr;

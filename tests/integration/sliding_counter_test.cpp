@@ -60,6 +60,9 @@ TEST_CASE("sliding-counter: the built-in counter keeps its own contract under a 
   CHECK(check_status(report, "contract") == "pass");
   CHECK(check_status(report, "retry-after-accuracy") == "pass");
   CHECK(check_status(report, "key-ttl") == "pass");
+  // A counter remembers two windows: one burst proves no lock-out.
+  CHECK(check_status(report, "utilisation") == "skip");
+  CHECK(check_detail(report, "utilisation").find("within two windows") != std::string::npos);
   CHECK(check_detail(report, "contract").find("sliding-counter contract") != std::string::npos);
   CHECK(check_detail(report, "contract").find("most in a true sliding window") !=
         std::string::npos);
