@@ -105,6 +105,51 @@ TEST_CASE("utilisation skips single-window runs unless --exact, and judges longe
   CHECK(mentions(failed.detail, "3 of 80 denials judged came with room"));
 }
 
+TEST_CASE("a sliding-counter contract reports the most in a true sliding window") {
+  CheckParams params;
+  params.contract = "sliding-counter";
+  params.limit = 10;
+  RunStats run = audited(1, 18, 19);
+  run.contract.sliding_window = AdmissionPeak{17, 10, 0, 910'000'000};
+  const auto result = check_contract({run}, params);
+  CHECK(result.status == Status::pass);
+  CHECK(mentions(result.detail, "sliding-counter contract, worst span"));
+  CHECK(mentions(result.detail,
+                 "most in a true sliding window 17 within 910.0ms in run 1 (a "
+                 "sliding-window counter may admit up to twice its limit 10"));
+  CHECK(check_contract({audited(1, 20, 19)}, params).status == Status::fail);
+}
+
+TEST_CASE("utilisation names denial counting where a run showed it") {
+  CheckParams params;
+  params.limit = 10;
+  params.window_ms = 1000;
+  RunStats run = decided_run(2975);
+  run.lockouts.judged = 110;
+  run.lockouts.count = 79;
+  run.lockouts.worst = rlcheck::checks::LockOut{0, 50, 1'250'000'000, 0, 10};
+  CHECK_FALSE(mentions(check_utilisation({run}, params).detail, "denial counting"));
+  run.lockouts.denial_counting = rlcheck::checks::DenialCounting{0, 225'500'000, 110, 40.0};
+  const auto result = check_utilisation({run}, params);
+  CHECK(result.status == Status::fail);
+  CHECK(mentions(result.detail,
+                 "denial counting: run 1 identity 0 was never admitted again after 225.5ms "
+                 "although it kept sending (110 denied at 40/s"));
+  CHECK(mentions(result.detail,
+                 "a client offering more than 10 per 1s (this one offered 40/s) "
+                 "stays locked out until it pauses"));
+}
+
+TEST_CASE("a sliding-window counter's single burst is within two windows") {
+  RunStats burst = decided_run(300);
+  burst.memory_ns = 2'000'000'000;
+  CheckParams params;
+  params.contract = "sliding-counter";
+  const auto skipped = check_utilisation({burst}, params);
+  CHECK(skipped.status == Status::skip);
+  CHECK(mentions(skipped.detail, "within two windows (a counter weighs the previous one)"));
+}
+
 TEST_CASE("utilisation says so when no request was decided") {
   RunStats refused = decided_run(2000);
   refused.allowed = 0;
