@@ -3,19 +3,21 @@
 # that start their own redis-server on a free loopback port and unix socket and stop it.
 #
 # Two full builds, no more. A gcc RelWithDebInfo build of rlcheck alone (-Wall -Wextra over all
-# of src/) makes the .deb, which is installed and tried; it leaves out the debug info, which
-# took a third of its time and which the .deb strips (gcc's code is the same with or without). A clang 16 AddressSanitizer + UBSan
-# build makes the unit and integration tests, which run there, and the libFuzzer targets: their
-# corpora and kept crashes are replayed, and each is fuzzed for a share of FUZZ_SECONDS. Last, a
-# gcc ThreadSanitizer build of rlcheck alone, which the tests that run several worker threads
-# (doctest suite "threads") run. SANITIZE=0 leaves out clang and the sanitizers: the tests are
-# then built in the RelWithDebInfo build (with gcc) and run there; no fuzzing, no TSan.
+# of src/) makes the .deb, which is installed and tried; it leaves out the debug info, a third
+# of its time, which the .deb strips anyway (gcc's code is the same with or without). A clang 16
+# AddressSanitizer + UBSan build makes the unit and integration tests, which run there, and the
+# libFuzzer targets: their corpora and kept crashes are replayed, and each is fuzzed for a share
+# of FUZZ_SECONDS. Last, a gcc ThreadSanitizer build of rlcheck alone, which the tests that run
+# several worker threads (doctest suite "threads") run. SANITIZE=0 leaves out clang and the
+# sanitizers: the tests are then built in the RelWithDebInfo build (with gcc) and run there; no
+# fuzzing, no TSan.
 #
 # On 2 cores the sanitizer builds run beside the other phases at the lowest CPU priority: the
 # ASan build beside the RelWithDebInfo build and the package, the TSan build beside the ASan
-# tests and the fuzzing. They take only the cycles those leave, so no test runs slower for them
-# (fuzzing runs for a fixed time). Each phase prints its wall time, a background build the time
-# from its start to its end; the last line is the whole command's.
+# tests and the fuzzing. They get little more than the cycles those leave idle, so the tests
+# hardly run slower for them (and fuzzing runs for a fixed time). Each phase prints its wall
+# time, a background build the time from its start to its end; the last line is the whole
+# command's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,8 +29,8 @@ phase() {
 }
 
 # in_background KEY PHASE COMMAND...: runs COMMAND at nice 19 in a process group of its own,
-# its output kept; finish KEY waits for it, shows its output and prints the phase's wall time
-# (a failure ends the script).
+# its output kept; finish KEY waits for it at this script's priority, shows its output and
+# prints the phase's wall time (a failure ends the script).
 logs=$(mktemp -d)
 declare -A background_pid background_phase
 in_background() {
@@ -36,12 +38,15 @@ in_background() {
   background_phase[$key]=$2
   shift 2
   # shellcheck disable=SC2016  # expanded by the inner shell
-  setsid nice -n 19 bash -c '"$@"; status=$?; echo "$SECONDS" >"$0.seconds"; exit "$status"' \
-    "$logs/$key" "$@" >"$logs/$key" 2>&1 &
+  setsid nice -n 19 bash -c '"$@"; status=$?; echo "$SECONDS" >"$0"; exit "$status"' \
+    "$logs/$key.seconds" "$@" >"$logs/$key" 2>&1 &
   background_pid[$key]=$!
 }
 finish() {
   local key=$1 status=0
+  # Nothing left to run beside it: back to this script's priority (where allowed), so it does
+  # not wait behind other builds on the machine.
+  renice -n "$(nice)" -g "${background_pid[$key]}" >/dev/null 2>&1 || true
   wait "${background_pid[$key]}" || status=$?
   unset "background_pid[$key]"
   cat "$logs/$key"
@@ -76,8 +81,8 @@ release=(-DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -DNDEBUG" -DCMAKE_UNITY_BUILD=ON)
 ctest_jobs=8
 
 if [[ "$sanitize" != 0 ]]; then
-  # The libraries' tests and the fuzz targets; line tables are all the sanitizers' stack traces
-  # need (file, line, inlined frames).
+  # The tests and the fuzz targets; line tables are all the sanitizers' stack traces need
+  # (file, line, inlined frames).
   in_background sanitize "build (ASan+UBSan: tests, fuzz targets)" \
     env BUILD_DIR=build-sanitize BUILD_TYPE=Debug scripts/build.sh -DCMAKE_CXX_COMPILER=clang++-16 \
     -DCMAKE_CXX_FLAGS_DEBUG=-gline-tables-only -DRLCHECK_FUZZ=ON -DCMAKE_UNITY_BUILD=ON
@@ -104,8 +109,8 @@ finish sanitize
 # suite (those with --threads 2) run it, and every `rlcheck serve` they start. Line tables
 # (-g1) are all its reports need.
 in_background tsan "build (TSan)" \
-  env BUILD_DIR=build-tsan BUILD_TYPE=Debug BUILD_TARGET=rlcheck scripts/build.sh -DRLCHECK_TSAN=ON \
-  -DCMAKE_CXX_FLAGS_DEBUG=-g1 -DRLCHECK_TESTS=OFF -DCMAKE_UNITY_BUILD=ON
+  env BUILD_DIR=build-tsan BUILD_TYPE=Debug BUILD_TARGET=rlcheck scripts/build.sh \
+  -DRLCHECK_TSAN=ON -DCMAKE_CXX_FLAGS_DEBUG=-g1 -DRLCHECK_TESTS=OFF -DCMAKE_UNITY_BUILD=ON
 (cd build-sanitize && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
   ctest --output-on-failure --parallel "$ctest_jobs")
 phase "tests (ASan+UBSan) and fuzz replays"
