@@ -76,6 +76,8 @@ if command -v clang-format >/dev/null; then
 fi
 
 sanitize=${SANITIZE:-1}
+# The builds have folders of their own (build-release, build-sanitize, build-tsan): the options
+# they set stay out of build/, the folder of scripts/run-main.sh and of a developer's builds.
 release=(-DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -DNDEBUG" -DCMAKE_UNITY_BUILD=ON)
 # The integration tests mostly wait (windows, timeouts): their shards run side by side.
 ctest_jobs=8
@@ -87,18 +89,18 @@ if [[ "$sanitize" != 0 ]]; then
     env BUILD_DIR=build-sanitize BUILD_TYPE=Debug scripts/build.sh -DCMAKE_CXX_COMPILER=clang++-16 \
     -DCMAKE_CXX_FLAGS_DEBUG=-gline-tables-only -DRLCHECK_FUZZ=ON -DCMAKE_UNITY_BUILD=ON
   # What the .deb needs: rlcheck, its man page and completion (and the audit bench).
-  BUILD_DIR=build BUILD_TYPE=RelWithDebInfo scripts/build.sh "${release[@]}" -DRLCHECK_TESTS=OFF
+  BUILD_DIR=build-release BUILD_TYPE=RelWithDebInfo scripts/build.sh "${release[@]}" -DRLCHECK_TESTS=OFF
   phase "build (RelWithDebInfo)"
 else
-  BUILD_DIR=build BUILD_TYPE=RelWithDebInfo scripts/build.sh "${release[@]}" -DRLCHECK_TESTS=ON
+  BUILD_DIR=build-release BUILD_TYPE=RelWithDebInfo scripts/build.sh "${release[@]}" -DRLCHECK_TESTS=ON
   phase "build (RelWithDebInfo, tests)"
-  (cd build && ctest --output-on-failure --parallel "$ctest_jobs")
+  (cd build-release && ctest --output-on-failure --parallel "$ctest_jobs")
   phase "tests (RelWithDebInfo)"
 fi
 
 # The .deb: built, installed with apt, used, removed (root only, as in CI).
 if [[ $(id -u) -eq 0 ]]; then
-  BUILD_DIR=build scripts/test-package.sh
+  BUILD_DIR=build-release scripts/test-package.sh
   phase "package"
 fi
 
