@@ -77,9 +77,12 @@ std::vector<RequestRecord> drive(const Limiter& limiter, int64_t every_ms, int64
     } else {
       const auto limit = static_cast<double>(limiter.limit);
       const auto c = static_cast<double>(curr);
-      const double drop = c < limit
+      // A limiter that locks out (never_again) may deny with no previous window to wait out:
+      // it then names the next window.
+      const double drop = c >= limit ? start + window + window * (1.0 - limit / c)
+                          : prev > 0
                               ? start + window * (1.0 - (limit - c) / static_cast<double>(prev))
-                              : start + window + window * (1.0 - limit / c);
+                              : start + window;
       r.outcome = Outcome::denied;
       r.hint_expected = true;
       r.retry_ms = static_cast<int64_t>(std::ceil((drop - static_cast<double>(since)) / 1e6));
