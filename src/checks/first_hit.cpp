@@ -180,16 +180,9 @@ std::optional<FirstHitWindows::Wait> FirstHitWindows::wait(const RequestRecord& 
       continue;
     const auto low = static_cast<double>(window.end_lo - denial.replied_ns);
     const auto high = static_cast<double>(window.end_hi - denial.sent_ns);
-    if (!wait)
-      wait = Wait{low, high};
-    wait->low_ns = std::min(wait->low_ns, low);
-    wait->high_ns = std::max(wait->high_ns, high);
+    widen(wait, low, high);
   }
-  if (wait) {
-    wait->high_ns = std::max(wait->high_ns, 0.0);
-    wait->low_ns = std::clamp(wait->low_ns, 0.0, wait->high_ns);
-  }
-  return wait;
+  return from_now(wait);
 }
 
 int64_t first_hit_admissions(engine::RecordView records, const std::vector<uint32_t>& decided,

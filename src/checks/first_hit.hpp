@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "checks/admission_peak.hpp"
+#include "checks/wait_range.hpp"
 #include "engine/record_log.hpp"
 #include "engine/request_record.hpp"
 
@@ -52,10 +53,7 @@ class FirstHitWindows {
   // For a denial: the shortest and longest wait, in ns from its reply and its send, until the
   // end of a window it may fall in that may have been full by then; nullopt when none may
   // (the admissions seen leave room).
-  struct Wait {
-    double low_ns = 0;
-    double high_ns = 0;
-  };
+  using Wait = WaitRange;
   std::optional<Wait> wait(const engine::RequestRecord& denial) const;
 
  private:

@@ -219,16 +219,9 @@ std::optional<SlidingCounter::Wait> SlidingCounter::wait(const RequestRecord& de
     const double latest = drop_instant(reading.prev, reading.curr, origin_hi_ + k * window);
     const double low = earliest - static_cast<double>(denial.replied_ns);
     const double high = latest - static_cast<double>(denial.sent_ns);
-    if (!wait)
-      wait = Wait{low, high};
-    wait->low_ns = std::min(wait->low_ns, low);
-    wait->high_ns = std::max(wait->high_ns, high);
+    widen(wait, low, high);
   }
-  if (wait) {
-    wait->high_ns = std::max(wait->high_ns, 0.0);
-    wait->low_ns = std::clamp(wait->low_ns, 0.0, wait->high_ns);
-  }
-  return wait;
+  return from_now(wait);
 }
 
 int64_t sliding_counter_admissions(engine::RecordView records, const std::vector<uint32_t>& decided,

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "checks/admission_peak.hpp"
+#include "checks/wait_range.hpp"
 #include "engine/record_log.hpp"
 #include "engine/request_record.hpp"
 
@@ -42,10 +43,7 @@ class SlidingCounter {
   // For a denial: the shortest and longest wait, in ns from its reply and from its send, until
   // the estimate drops below L, over the windows it may fall in where the estimate may have been
   // >= L; nullopt when in none (the admissions seen leave room).
-  struct Wait {
-    double low_ns = 0;
-    double high_ns = 0;
-  };
+  using Wait = WaitRange;
   std::optional<Wait> wait(const engine::RequestRecord& denial) const;
 
   static constexpr double k_unbounded = 1e18;

@@ -37,7 +37,8 @@ RedisTarget::RedisTarget(RedisSession& session, const config::Config& config, St
     : session_(session),
       config_(config),
       strategy_(strategy),
-      name_(config::strategy_name(strategy)) {}
+      name_(config::strategy_name(strategy)),
+      bucket_(choose_contract(config, strategy, config.checks.limit)) {}
 
 void RedisTarget::prepare_test() {
   // A strategy compared after another finds Redis as that one left it: connected again, or
@@ -85,13 +86,12 @@ StateChoice RedisTarget::run_state(int run) const {
 }
 
 redis::StrategyParams RedisTarget::params_of(const StateChoice& state) const {
-  const ContractChoice contract = choose_contract(config_, strategy_, config_.checks.limit);
   redis::StrategyParams params;
   params.kind = strategy_;
   params.limit = config_.checks.limit;
   params.window_ms = config::to_milliseconds(config_.checks.window);
-  params.burst = contract.burst;
-  params.refill = contract.refill;
+  params.burst = bucket_.burst;
+  params.refill = bucket_.refill;
   params.run = state.state;
   params.instance_id = session_.instance_id;
   params.script = script_ ? &*script_ : nullptr;

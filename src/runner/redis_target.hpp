@@ -10,6 +10,7 @@
 #include "config/config.hpp"
 #include "redis/async_client.hpp"
 #include "redis/strategy.hpp"
+#include "runner/contract_choice.hpp"
 #include "runner/redis_session.hpp"
 #include "runner/target.hpp"
 
@@ -49,6 +50,7 @@ class RedisTarget final : public Target {
   const config::Config& config_;
   config::Strategy strategy_;
   std::string name_;
+  ContractChoice bucket_;  // the burst and refill a bucket strategy is given
   std::optional<redis::LoadedScript> script_;
   // The clients of the current run: its limiter, what they connect to, the factory.
   std::unique_ptr<redis::Strategy> limiter_;
