@@ -13,16 +13,17 @@ namespace rlcheck::runner {
 
 std::vector<checks::ProbeRequest> ProbeTarget::send(int identity, int64_t count,
                                                     Clock::time_point not_before,
-                                                    Clock::time_point deadline) {
+                                                    Clock::time_point deadline, bool at_once) {
   config::LoadConfig load = load_;
   // Every request of this send ends by the deadline, whatever the limiter does with it.
-  const auto share = (deadline - std::max(Clock::now(), not_before)) / std::max<int64_t>(1, count);
+  const auto share =
+      (deadline - std::max(Clock::now(), not_before)) / (at_once ? 1 : std::max<int64_t>(1, count));
   const bool capped = share < load.timeout;
   if (capped)
     load.timeout = std::max<config::Nanos>(std::chrono::milliseconds(1),
                                            std::chrono::duration_cast<config::Nanos>(share));
   load.requests = count;
-  load.concurrency = 1;
+  load.concurrency = at_once ? static_cast<int>(count) : 1;
   load.threads = 1;
   load.runs = 1;
   load.not_before = not_before;
@@ -87,9 +88,15 @@ class HttpProbeTarget final : public ProbeTarget {
       : ProbeTarget(config), endpoint_(config, config.http.urls.front(), probe_seed(config)) {
     // Large and random, so that a second probe of the same server meets fresh identities too.
     first_run_ = 1'000'000 + static_cast<int>(endpoint_.seed() % 1'000'000'000);
+    addresses_ = static_cast<int>(config.load.source_addresses.size());
   }
   std::string describe() const override { return endpoint_.address(); }
   bool fresh_identities() const override { return endpoint_.fresh_states(); }
+  int distinct_identities() const override {
+    if (addresses_ >= 2)
+      return addresses_;
+    return ProbeTarget::distinct_identities();
+  }
 
  protected:
   StateChoice state_of(int identity) const override {
@@ -100,6 +107,7 @@ class HttpProbeTarget final : public ProbeTarget {
  private:
   HttpEndpoint endpoint_;
   int first_run_ = 1;
+  int addresses_ = 0;  // --source-address: identities cycle through them
 };
 
 class RedisProbeTarget final : public ProbeTarget {
