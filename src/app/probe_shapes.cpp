@@ -42,7 +42,8 @@ void Sequence::infer_bucket(int64_t burst, int64_t first_admitted, const Readmis
   plan(static_cast<double>(apart_ns) * k_refill_readmissions * (1 + k_agreement),
        fmt::format("a request comes back every {:.1f} ms and {} are timed", ms(apart_ns),
                    k_refill_readmissions));
-  std::vector<int64_t> readmissions{next.admitted_ns};
+  // The search's bracket is coarser than a tenth of an interval: timed from the next one on.
+  std::vector<int64_t> readmissions;
   int64_t due = next.admitted_ns + step;
   while (static_cast<int>(readmissions.size()) < k_refill_readmissions) {
     const ProbeRequest probe = send(1, 1, std::max(due, target_.now_ns())).front();
@@ -155,8 +156,12 @@ std::optional<checks::Refill> Sequence::phase_test(int64_t limit, int64_t interv
   }
   const int64_t s0 = *count.first_admitted_ns;
   const int64_t predicted_boundary = start + boundary_in;
-  const Readmission back =
-      search(k_spread_identity, s0, *count.last_denied_ns, *count.last_denied_ns);
+  // None of the three gives anything back before the earliest prediction (less its
+  // tolerance): the search starts there.
+  const auto earliest = static_cast<int64_t>(
+      (1 - 2 * k_agreement) * static_cast<double>(std::min(interval_ns, predicted_boundary - s0)));
+  const Readmission back = search(
+      k_spread_identity, s0, std::max(*count.last_denied_ns, s0 + earliest), *count.last_denied_ns);
   const int64_t readmitted_in = back.estimate_ns() - s0;
   const int64_t slack =
       back.uncertainty_ns() + first.uncertainty_ns() + k_timing_slack_ns + k_min_step_ns;

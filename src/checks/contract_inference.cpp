@@ -82,7 +82,8 @@ std::optional<double> refill_from(std::span<const int64_t> readmissions_ns) {
 AdvertisedJudgement judge_advertised(const InferredContract& inferred,
                                      const AdvertisedContract& advertised) {
   AdvertisedJudgement judgement;
-  if (!advertised.any() || inferred.algorithm == "unknown")
+  // A queue advertises nothing rlcheck reads as its rate or size.
+  if (!advertised.any() || inferred.algorithm == "unknown" || inferred.algorithm == "queue")
     return judgement;
   auto& reasons = judgement.reasons;
   // A whole-second window w stands for a true window within (w - 1 s, w].
@@ -93,7 +94,8 @@ AdvertisedJudgement judge_advertised(const InferredContract& inferred,
       reasons.push_back(fmt::format("the headers advertise a limit of {} but no request was denied",
                                     *advertised.limit));
     }
-  } else if (inferred.algorithm == "fixed" || inferred.algorithm == "sliding") {
+  } else if (inferred.algorithm == "fixed" || inferred.algorithm == "sliding" ||
+             inferred.algorithm == "sliding-counter" || inferred.algorithm == "denial-counting") {
     if (advertised.limit && inferred.limit && *advertised.limit != *inferred.limit) {
       reasons.push_back(fmt::format("the headers advertise a limit of {}; {} were admitted",
                                     *advertised.limit, *inferred.limit));
@@ -220,53 +222,48 @@ bool waits_one_by_one(std::span<const ProbeRequest> one_by_one) {
 }
 
 std::optional<QueueFit> fit_queue(std::span<const ProbeRequest> at_once) {
-  std::vector<double> positions;
+  // Requests sent together reach the limiter in an order of their own: each one's place in the
+  // queue is its rank among the waits.
   std::vector<double> latencies;
   QueueFit fit;
-  bool denied = false;
-  for (size_t i = 0; i < at_once.size(); ++i) {
-    if (at_once[i].outcome == Outcome::denied) {
-      denied = true;
+  for (const ProbeRequest& request : at_once) {
+    if (request.outcome == Outcome::denied)
       ++fit.denied;
-    } else if (at_once[i].outcome == Outcome::allowed && !denied) {
-      positions.push_back(static_cast<double>(i));
-      latencies.push_back(static_cast<double>(at_once[i].latency_ns));
-    }
+    else if (request.outcome == Outcome::allowed)
+      latencies.push_back(static_cast<double>(request.latency_ns));
   }
-  const auto n = static_cast<double>(positions.size());
-  if (positions.size() < 3)
+  if (latencies.size() < 3)
     return std::nullopt;
-  double mean_x = 0;
+  std::sort(latencies.begin(), latencies.end());
+  const auto n = static_cast<double>(latencies.size());
+  const double mean_x = (n - 1) / 2;
   double mean_y = 0;
-  for (size_t i = 0; i < positions.size(); ++i) {
-    mean_x += positions[i] / n;
-    mean_y += latencies[i] / n;
-  }
+  for (const double latency : latencies)
+    mean_y += latency / n;
   double sxy = 0;
   double sxx = 0;
-  for (size_t i = 0; i < positions.size(); ++i) {
-    sxy += (positions[i] - mean_x) * (latencies[i] - mean_y);
-    sxx += (positions[i] - mean_x) * (positions[i] - mean_x);
+  for (size_t i = 0; i < latencies.size(); ++i) {
+    const double x = static_cast<double>(i) - mean_x;
+    sxy += x * (latencies[i] - mean_y);
+    sxx += x * x;
   }
-  if (sxx <= 0)
-    return std::nullopt;
-  const double slope = sxy / sxx;  // ns per position: one departure interval
+  const double slope = sxy / sxx;  // ns per place: one departure interval
   if (slope < 1e6)
     return std::nullopt;
   double scatter = 0;
-  for (size_t i = 0; i < positions.size(); ++i) {
-    const double line = mean_y + slope * (positions[i] - mean_x);
+  for (size_t i = 0; i < latencies.size(); ++i) {
+    const double line = mean_y + slope * (static_cast<double>(i) - mean_x);
     scatter += std::abs(latencies[i] - line) / n;
   }
   if (scatter > slope / 4)
     return std::nullopt;
   fit.rate_per_s = 1e9 / slope;
   // The line is off by its scatter at both ends of its span.
-  fit.rate_tolerance = 2 * scatter / (slope * (positions.back() - positions.front()));
-  const double fastest = *std::min_element(latencies.begin(), latencies.end());
-  fit.waited = std::count_if(latencies.begin(), latencies.end(),
-                             [&](double latency) { return latency - fastest > slope / 2; });
-  if (denied)
+  fit.rate_tolerance = 2 * scatter / (slope * (n - 1));
+  fit.waited = std::count_if(latencies.begin(), latencies.end(), [&](double latency) {
+    return latency - latencies.front() > slope / 2;
+  });
+  if (fit.denied > 0)
     fit.queue = fit.waited;
   return fit;
 }

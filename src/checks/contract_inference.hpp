@@ -127,12 +127,12 @@ bool counts_denials(engine::Outcome control, engine::Outcome probed_right_after)
 // regular ones (the middle half within 25 % of their median).
 bool waits_one_by_one(std::span<const ProbeRequest> one_by_one);
 
-// Sent all at once (in `requests`' order): an admitted request waits about its position in
-// the queue times 1/R. Fitted by least squares over the admitted requests before the first
-// denial: R from the slope, B the number that waited more than half an interval beyond the
-// fastest reply when a denial came (unset when nothing was denied: B is at least `waited`).
-// Unset unless the fit is clear: 3 admitted at least, a positive slope of 1 ms a position at
-// least, and the latencies within a quarter interval of the line on average.
+// Sent all at once: an admitted request waits about its place in the queue times 1/R, its
+// place its rank among the waits (requests sent together arrive in an order of their own).
+// Fitted by least squares: R from the slope, B the number that waited more than half an
+// interval beyond the fastest admitted reply, when any request was denied (unset when nothing
+// was: B is at least `waited`). Unset unless the fit is clear: 3 admitted at least, a slope of
+// 1 ms a place at least, and waits within a quarter interval of the line on average.
 struct QueueFit {
   double rate_per_s = 0;
   double rate_tolerance = 0;  // a fraction of the rate: the fit's scatter over its span
@@ -177,7 +177,9 @@ struct AdvertisedContract {
 // Whether what was observed agrees with what was advertised. Unset when nothing was
 // advertised or nothing could be inferred. A window advertised in whole seconds is taken as
 // rounded up (the true window is within (w - 1 s, w]), and 10 % of measurement slack is
-// allowed on every duration and rate. A bucket's advertised q per w is its burst and refill.
+// allowed on every duration and rate. A bucket's advertised q per w is its burst and refill; a
+// sliding-window counter's (or a denial-counting limiter's) its limit and window. A queue is not
+// judged.
 struct AdvertisedJudgement {
   std::optional<bool> matches;
   std::vector<std::string> reasons;  // why it does not match

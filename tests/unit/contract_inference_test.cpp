@@ -306,6 +306,15 @@ TEST_CASE("fit_queue: the rate from how waits grow along a burst, the size from 
   CHECK(fit->waited == 4);
   CHECK(fit->queue == 4);
   CHECK(fit->denied == 3);
+  // Arrived in another order than sent: the same queue.
+  std::swap(burst[1], burst[6]);
+  std::swap(burst[0], burst[3]);
+  const std::optional<QueueFit> shuffled = fit_queue(burst);
+  REQUIRE(shuffled.has_value());
+  CHECK(shuffled->queue == 4);
+  CHECK(shuffled->rate_per_s == doctest::Approx(5.0).epsilon(0.03));
+  std::swap(burst[0], burst[3]);
+  std::swap(burst[1], burst[6]);
   // Nothing denied: how many may wait is only bounded.
   burst.resize(5);
   const std::optional<QueueFit> open = fit_queue(burst);
@@ -320,11 +329,11 @@ TEST_CASE("fit_queue: no line, no queue") {
   for (int i = 0; i < 8; ++i)
     fast.push_back(waited(0, 0.5));
   CHECK_FALSE(fit_queue(fast).has_value());
-  // Waits that do not grow with the position.
-  std::vector<ProbeRequest> scattered;
+  // Waits that do not line up: a few slow, the rest fast.
+  std::vector<ProbeRequest> lumpy;
   for (int i = 0; i < 8; ++i)
-    scattered.push_back(waited(0, (i * 37) % 8 * 50.0));
-  CHECK_FALSE(fit_queue(scattered).has_value());
+    lumpy.push_back(waited(0, i < 6 ? 1.0 : 400.0));
+  CHECK_FALSE(fit_queue(lumpy).has_value());
   // Too few admitted to fit a line.
   CHECK_FALSE(fit_queue(std::vector<ProbeRequest>{waited(0, 0.5), waited(0, 200),
                                                   waited(0, 0.5, Outcome::denied)})
@@ -350,4 +359,14 @@ TEST_CASE("contract_flags: sliding-window counters, queues, and none for denial 
   InferredContract locked = window("denial-counting", 3, 1000);
   locked.denial_counting = true;
   CHECK(contract_flags(locked).empty());
+}
+
+TEST_CASE("judge_advertised: a sliding-window counter's limit and window, a queue not at all") {
+  CHECK(judge_advertised(window("sliding-counter", 5, 1006), {5, 1}).matches == true);
+  CHECK(judge_advertised(window("sliding-counter", 3, 1006), {5, 1}).matches == false);
+  CHECK(judge_advertised(window("sliding-counter", 5, 2000), {5, 1}).matches == false);
+  InferredContract queue;
+  queue.algorithm = "queue";
+  queue.refill_per_s = 5;
+  CHECK_FALSE(judge_advertised(queue, {5, 1}).matches.has_value());
 }
