@@ -297,7 +297,7 @@ void Sequence::drain_control(int64_t limit, const checks::BurstCount& first) {
   // intervals, so that some interval outlasts a window that restarts on every hit.
   const int64_t burst_ns = *first.first_denied_ns - *first.first_admitted_ns;
   control_.first_gap_ns =
-      first.first_hint_ms
+      first.first_hint_ms && *first.first_hint_ms > 0
           ? static_cast<int64_t>(static_cast<double>(*first.first_hint_ms) * 1e6 * k_plan_margin) +
                 k_timing_slack_ns
           : std::max<int64_t>(10 * k_min_step_ns, 2 * burst_ns);

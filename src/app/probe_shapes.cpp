@@ -208,11 +208,10 @@ void Sequence::infer_queue(const std::vector<ProbeRequest>& one_by_one) {
           size)};
     }
     evidence.push_back(fmt::format(
-        "{} sent at once: {} admitted before {}, each waiting {:.1f} ms more than the one "
-        "before ({:.2f} per second); {} waited",
-        size, static_cast<int64_t>(burst.size()) - fit->denied,
-        fit->denied > 0 ? fmt::format("{} denied", fit->denied) : std::string("none denied"),
-        1e3 / fit->rate_per_s, fit->rate_per_s, fit->waited));
+        "{} sent at once: {} admitted, {} denied; ranked by their waits, each admitted one "
+        "waited {:.1f} ms more than the one before ({:.2f} per second), {} waited at all",
+        size, static_cast<int64_t>(burst.size()) - fit->denied, fit->denied, 1e3 / fit->rate_per_s,
+        fit->rate_per_s, fit->waited));
     if (fit->queue || 2 * size > k_max_queue_burst) {
       result_.algorithm = "queue";
       result_.refill_per_s = std::round(fit->rate_per_s * 100) / 100;
