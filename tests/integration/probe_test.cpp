@@ -262,6 +262,26 @@ TEST_CASE("probe round trip: the sliding-counter strategy over Redis, pasted int
   CHECK(run.exit_code == 0);
 }
 
+TEST_CASE("probe round trip: a sliding-window counter opened by the first hit, not the clock") {
+  // Its first request comes back a whole window after the first admission, and so does the
+  // second identity's: pasted with --anchor clock it would fail utilisation.
+  const std::string redis = TestRedis::shared().tcp_url();
+  const std::vector<std::string> script{"--script", fixture("sliding_counter_first_hit.lua")};
+  std::vector<std::string> args{"--redis", redis, "-l", "3", "-w", "1s"};
+  args.insert(args.end(), script.begin(), script.end());
+  const Probed probed = probe(args);
+  check_window(probed, "sliding-counter", 3, 1000);
+  CHECK(probed.report["anchor"] == "first-hit");
+  CHECK(probed.report["flags"] ==
+        "--contract sliding-counter --anchor first-hit --limit 3 --window 1s");
+  std::vector<std::string> run{"redis", "--redis", redis};
+  run.insert(run.end(), script.begin(), script.end());
+  const ProcessOutcome pasted = paste(run, probed.report["flags"]);
+  INFO("stdout: " << pasted.out);
+  INFO("stderr: " << pasted.err);
+  CHECK(pasted.exit_code == 0);
+}
+
 TEST_CASE("probe --redis: a limiter that counts its denials keeps out a client that keeps asking") {
   // Elastic expiry: every request, denied or not, counts and restarts the window. A second
   // identity left alone gets back in while the probed one, still asking, never does.
