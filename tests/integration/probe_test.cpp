@@ -203,6 +203,23 @@ TEST_CASE("probe round trip: serve's sliding-window counter; the flags pasted pa
   check_round_trip(server, probed.report["flags"]);
 }
 
+TEST_CASE("probe round trip: serve's leaky queue; the flags pasted pass") {
+  // Replies wait their turn instead of being denied: the rate from how the waits of a burst
+  // sent at once grow, the queue from where its denials begin.
+  ServeProcess server =
+      serve("leaky-queue", 5, "1s",
+            {"--identity-header", "X-API-Key", "--refill", "10/s", "--queue", "4"});
+  const Probed probed = probe_http(server);
+  INFO(probed.report.dump(2));
+  CHECK(probed.outcome.exit_code == 0);
+  CHECK(probed.report["algorithm"] == "queue");
+  check_within_10_percent(probed.report["refill_per_s"], 10.0);
+  CHECK(probed.report["queue"] == 4);
+  CHECK(probed.report["limit"].is_null());
+  CHECK(probed.report["flags"] == "--contract queue --refill 10/s --queue 4");
+  check_round_trip(server, probed.report["flags"]);
+}
+
 TEST_CASE("probe http: serve advertises its bucket's burst, not its --limit, and probe agrees") {
   // --limit 5 with a bucket of 3: serve advertises q=3 (the burst), which is what it keeps.
   ServeProcess server =
