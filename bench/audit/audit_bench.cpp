@@ -1,4 +1,4 @@
-// rlcheck_audit_bench N [IDENTITIES]: the CPU time of every audit of a run of N requests, on
+// rlcheck_audit_bench N [IDENTITIES [CONTRACT]]: the CPU time of every audit of a run of N requests, on
 // a synthetic run (10 000 requests a second, limit 100 a second per identity, the rest denied
 // with an exact retry hint), once for each contract kind, and the memory the run's records
 // take. Built with the project (bench/CMakeLists.txt); run by bench/memory.sh.
@@ -76,7 +76,7 @@ rlcheck::engine::RunResult synthetic_run(int64_t requests, int64_t identities) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: rlcheck_audit_bench N [IDENTITIES]\n");
+    std::fprintf(stderr, "usage: rlcheck_audit_bench N [IDENTITIES [CONTRACT]]\n");
     return 64;
   }
   const int64_t requests = std::atoll(argv[1]);
@@ -110,7 +110,10 @@ int main(int argc, char** argv) {
        {AdmissionRule::Kind::bucket, 0, k_window_ns, k_limit, per_ns, 1'000'000},
        k_limit - 1},
   };
+  const std::string only = argc > 3 ? argv[3] : "";
   for (const auto& contract : contracts) {
+    if (!only.empty() && only != contract.name)
+      continue;
     rlcheck::engine::RunResult run = base;  // the audits reorder records: each gets a copy
     rlcheck::checks::AuditParams audit;
     audit.rule = contract.rule;
