@@ -32,6 +32,7 @@ constexpr int k_spread_identity = 2;              // the spread and phase tests'
 constexpr int k_control_identity = 3;             // drained beside the first, then left alone
 constexpr int k_queue_identity = 4;               // the first identity a queue's bursts use
 constexpr int64_t k_max_queue_burst = 256;        // a queue's burst sent at once, at most
+constexpr int64_t k_finest_interval_ns = 20'000'000;  // a counter's phase is read from here up
 
 // Ends the sequence: the deadline, an errored request, Ctrl-C.
 struct Halt {

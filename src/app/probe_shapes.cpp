@@ -73,7 +73,11 @@ void Sequence::infer_bucket(int64_t burst, int64_t first_admitted, const Readmis
       "reads as {}",
       ms(token_ns), static_cast<double>(token_ns) / static_cast<double>(interval_ns),
       refill_name(by_first)));
-  const std::optional<checks::Refill> by_phase = phase_test(burst, interval_ns, first);
+  // Where single requests come back every few ms, the probes' own timing blurs where the first
+  // came: no phase is read, and the reading stays a bucket's as it always was.
+  const bool timed_finely = interval_ns >= k_finest_interval_ns;
+  const std::optional<checks::Refill> by_phase =
+      timed_finely ? phase_test(burst, interval_ns, first) : std::nullopt;
   checks::Refill refill_kind = by_first;
   bool sure = by_first == checks::Refill::token_bucket;  // as sure as before the phase test
   if (by_phase && *by_phase != checks::Refill::unknown) {
@@ -82,8 +86,21 @@ void Sequence::infer_bucket(int64_t burst, int64_t first_admitted, const Readmis
     // interval included; the others have one place each.
     sure = by_first == *by_phase ||
            (*by_phase == checks::Refill::counter_clock && by_first != checks::Refill::unknown);
-  } else if (by_phase) {
-    sure = false;
+  } else if (!timed_finely || target_.distinct_identities() >= k_spread_identity) {
+    // The phase test was left out or could not tell: a counter is not claimed on identity 1's
+    // reading alone where a second identity could have confirmed it.
+    refill_kind = checks::Refill::token_bucket;
+    sure = sure && !by_phase;
+    if (!timed_finely) {
+      result_.notes.push_back(fmt::format(
+          "single requests come back every {:.1f} ms, too often to time a window's phase: a "
+          "sliding-window counter would read alike",
+          ms(interval_ns)));
+    } else if (by_first != checks::Refill::token_bucket) {
+      result_.notes.push_back(
+          "identity 1 alone reads as a sliding-window counter, but the phase test did not "
+          "confirm it");
+    }
   }
   result_.confidence = sure ? "high" : "low";
 
@@ -97,7 +114,7 @@ void Sequence::infer_bucket(int64_t burst, int64_t first_admitted, const Readmis
     result_.window_ms = std::llround(window_ms);
     result_.window_tolerance_ms = window_ms * tolerance;
     if (!sure)
-      result_.notes.push_back("the phase test did not confirm the counter's anchor");
+      result_.notes.push_back("one identity only: no phase test confirmed the counter");
     return;
   }
   result_.algorithm = "token-bucket";
@@ -109,7 +126,7 @@ void Sequence::infer_bucket(int64_t burst, int64_t first_admitted, const Readmis
         "the first readmission came {:.1f} ms after the first admission where one token "
         "takes {:.1f} ms",
         ms(token_ns), 1e3 / refill));
-  } else if (!by_phase) {
+  } else if (!by_phase && timed_finely) {
     result_.notes.push_back(
         "a sliding-window counter on the clock whose boundary came one interval after the "
         "drain would look alike; a second identity would tell (the phase test)");
