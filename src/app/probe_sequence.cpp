@@ -159,7 +159,7 @@ Readmission Sequence::search(int identity, int64_t origin_ns, int64_t from_ns,
             fmt::format(
                 "a second identity drained right after the first and then left alone got back in "
                 "{:.0f} ms after its drain ({} asked); the first, which kept asking ({} denied in "
-                "{:.0f} ms since its first denial), was denied right after: its own denials keep "
+                "{:.0f} ms since its burst), was denied right after: its own denials keep "
                 "it out",
                 ms(asked.at_ns - control_.drained_ns), control_.asked, denials + 1,
                 ms(probed.at_ns - known_denied_ns))};
