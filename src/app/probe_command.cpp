@@ -16,6 +16,22 @@ checks::InferredContract infer_contract(ProbeTarget& target, ProbeTarget::Clock:
   return probe::Sequence(target, started, deadline).run();
 }
 
+namespace {
+
+// Some denial carried a retry hint (Retry-After, a RateLimit reset): else the endpoint gives
+// none, and flags pasted into `rlcheck http` must not ask for one.
+bool any_denial_hinted(const std::vector<engine::RunResult>& results) {
+  for (const engine::RunResult& result : results) {
+    for (const engine::RequestRecord& record : result.records) {
+      if (record.outcome == engine::Outcome::denied && (record.retry_ms || record.hint_invalid))
+        return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 int run_probe(const config::Config& config) {
   const auto started = ProbeTarget::Clock::now();
   std::unique_ptr<ProbeTarget> target = config.http.urls.empty()
@@ -30,6 +46,8 @@ int run_probe(const config::Config& config) {
   report.advertised.window_s = advertised.window_s;
   report.judgement = checks::judge_advertised(report.inferred, report.advertised);
   report.flags = checks::contract_flags(report.inferred, report.advertised);
+  if (report.mode == "http" && !report.flags.empty() && !any_denial_hinted(target->results()))
+    report.flags += " --no-require-retry-after";
   report.requests = target->requests_sent();
   report.elapsed_ms =
       std::chrono::duration_cast<std::chrono::milliseconds>(ProbeTarget::Clock::now() - started)
