@@ -54,7 +54,26 @@ std::vector<checks::ProbeRequest> ProbeTarget::send(int identity, int64_t count,
   requests_sent_ += count;
   interrupted_ = interrupted_ || result.interrupted;
   results_.push_back(std::move(result));
+  name_denial_status();
   return requests;
+}
+
+void ProbeTarget::name_denial_status() {
+  uint16_t status = 0;
+  bool admitted = false;
+  for (const engine::RunResult& result : results_) {
+    for (const engine::RequestRecord& record : result.records) {
+      admitted = admitted || record.outcome == engine::Outcome::allowed;
+      if (status == 0 && record.outcome == engine::Outcome::error && record.status != 0)
+        status = record.status;
+    }
+  }
+  // nginx denies with 503 by default: after admissions, a 503 or a 4xx reads as a denial.
+  if (last_error_.empty() || !admitted || !(status == 503 || (status >= 400 && status < 500)))
+    return;
+  last_error_ += fmt::format(
+      "; status {} after admissions looks like a denial: if it is, pass --denied-status {}", status,
+      status);
 }
 
 int64_t ProbeTarget::now_ns() const {

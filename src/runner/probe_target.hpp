@@ -60,6 +60,9 @@ class ProbeTarget {
   virtual Target& target() = 0;
 
  private:
+  // Appends to last_error_ the --denied-status that would accept a status error that looks like
+  // a denial (503 or 4xx after admissions).
+  void name_denial_status();
   engine::RunResult run(int identity, const config::LoadConfig& load);
 
   config::LoadConfig load_;  // one connection, one request at a time
