@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "checks/queue_audit.hpp"
 #include "checks/retry_accuracy.hpp"
 #include "config/duration.hpp"
 #include "config/rate.hpp"
@@ -55,16 +56,6 @@ struct Evidence {
   int64_t unloaded_ns = 0;
   double answered_per_s = 0;
 };
-
-// The 99th percentile (nearest rank) of `latencies`, else `shortest`.
-int64_t unloaded_latency(std::vector<int64_t>& denials, int64_t shortest) {
-  if (denials.empty())
-    return shortest == INT64_MAX ? 0 : shortest;
-  const size_t rank = (denials.size() * 99 + 99) / 100 - 1;
-  std::nth_element(denials.begin(), denials.begin() + static_cast<std::ptrdiff_t>(rank),
-                   denials.end());
-  return denials[rank];
-}
 
 Evidence gather(const std::vector<RecordedRun>& runs) {
   Evidence evidence;
@@ -125,7 +116,7 @@ Evidence gather(const std::vector<RecordedRun>& runs) {
       evidence.admissions.push_back(std::move(admitted));
     }
   }
-  evidence.unloaded_ns = unloaded_latency(denial_latencies, shortest);
+  evidence.unloaded_ns = unloaded_latency_ns(denial_latencies, shortest);
   return evidence;
 }
 

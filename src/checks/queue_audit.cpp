@@ -9,8 +9,7 @@ namespace {
 constexpr int64_t k_min_tolerance_ns = 100'000'000;  // a loaded machine's reply jitter
 constexpr int64_t k_departure_slack_ns = 10'000'000;
 
-// The latency of a reply nobody waited for: the 99th percentile (nearest rank) of the
-// denials', else the shortest decided request's.
+// Every decided request's latency, the denials' apart: what unloaded_latency_ns reads.
 int64_t unloaded_latency(const IdentityRecords& identities) {
   std::vector<int64_t> denials;
   int64_t shortest = INT64_MAX;
@@ -24,15 +23,20 @@ int64_t unloaded_latency(const IdentityRecords& identities) {
         denials.push_back(latency);
     }
   }
-  if (denials.empty())
-    return shortest == INT64_MAX ? 0 : shortest;
-  const size_t rank = (denials.size() * 99 + 99) / 100 - 1;
-  std::nth_element(denials.begin(), denials.begin() + static_cast<std::ptrdiff_t>(rank),
-                   denials.end());
-  return denials[rank];
+  return unloaded_latency_ns(denials, shortest);
 }
 
 }  // namespace
+
+int64_t unloaded_latency_ns(std::vector<int64_t>& denial_latencies, int64_t shortest) {
+  if (denial_latencies.empty())
+    return shortest == INT64_MAX ? 0 : shortest;
+  const size_t rank = (denial_latencies.size() * 99 + 99) / 100 - 1;
+  std::nth_element(denial_latencies.begin(),
+                   denial_latencies.begin() + static_cast<std::ptrdiff_t>(rank),
+                   denial_latencies.end());
+  return denial_latencies[rank];
+}
 
 QueueAudit audit_queue(const IdentityRecords& identities, const AdmissionRule& arrivals,
                        int64_t depth) {

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "checks/admission_peak.hpp"
 #include "checks/contract_audit.hpp"
@@ -38,6 +39,10 @@ struct QueueAudit {
   }
   bool waited_too_long() const { return longest && excess_wait_ns() > tolerance_ns; }
 };
+
+// The latency of a reply nobody waited for: the 99th percentile (nearest rank) of the denials'
+// (`denial_latencies`, reordered), else `shortest` (the fastest decided request's; 0 when none).
+int64_t unloaded_latency_ns(std::vector<int64_t>& denial_latencies, int64_t shortest);
 
 // `arrivals` is the bucket rule of the queue (burst B + 1, its rate); `depth` is B. The unloaded
 // latency is read where the limiter makes nobody wait, favouring it: the 99th percentile of

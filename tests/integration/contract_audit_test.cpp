@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -38,9 +37,7 @@ std::string shipped_script(const std::string& name) {
 ProcessOutcome audit_outcome(std::vector<std::string> before, const std::string& flags) {
   std::vector<std::string> args{"redis", "--redis", audit_db_url(), "--json"};
   args.insert(args.end(), before.begin(), before.end());
-  std::istringstream words(flags);
-  for (std::string word; words >> word;)
-    args.push_back(word);
+  append_words(args, flags);
   return run_rlcheck(args);
 }
 

@@ -42,9 +42,7 @@ std::string bucket_script() {
 // `flags`; the exit code must be `expected_exit`.
 ProcessOutcome bucket_run(const std::string& flags, int expected_exit) {
   std::vector<std::string> args{"redis", "--redis", fit_db_url(), "--script", bucket_script()};
-  std::istringstream words(flags);
-  for (std::string word; words >> word;)
-    args.push_back(word);
+  append_words(args, flags);
   const ProcessOutcome outcome = run_rlcheck(args);
   INFO("stderr: " << outcome.err);
   INFO("stdout: " << outcome.out);

@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -38,9 +37,7 @@ std::string reply_fixture(const std::string& name) {
 ProcessOutcome run_script(const std::string& script, const std::string& flags, int expected) {
   std::vector<std::string> args{"redis", "--redis", library_db_url(), "--script",
                                 reply_fixture(script)};
-  std::istringstream words(flags);
-  for (std::string word; words >> word;)
-    args.push_back(word);
+  append_words(args, flags);
   const ProcessOutcome outcome = run_rlcheck(args);
   INFO("stderr: " << outcome.err);
   INFO("stdout: " << outcome.out);

@@ -11,7 +11,6 @@
 
 #include <doctest/doctest.h>
 
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -32,18 +31,14 @@ std::vector<std::string> serve_args(const std::string& flags) {
   std::vector<std::string> args{"--redis",           TestRedis::shared().tcp_url() + "/12",
                                 "--listen",          "127.0.0.1:0",
                                 "--identity-header", "X-Client"};
-  std::istringstream words(flags);
-  for (std::string word; words >> word;)
-    args.push_back(word);
+  append_words(args, flags);
   return args;
 }
 
 // `rlcheck http <url> --json` as identity {run}, then `flags`; the exit code must be `expected`.
 json http_run(const ServeProcess& serve, const std::string& flags, int expected) {
   std::vector<std::string> args{"http", serve.url(), "--header", "X-Client: q{run}", "--json"};
-  std::istringstream words(flags);
-  for (std::string word; words >> word;)
-    args.push_back(word);
+  append_words(args, flags);
   const ProcessOutcome outcome = run_rlcheck(args);
   INFO("stdout: " << outcome.out);
   INFO("stderr: " << outcome.err);

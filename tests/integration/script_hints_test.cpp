@@ -6,7 +6,6 @@
 
 #include <doctest/doctest.h>
 
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -26,9 +25,7 @@ json run_script(const std::string& script, const std::string& flags, int expecte
   std::vector<std::string> args{"redis",    "--json",
                                 "--redis",  TestRedis::shared().tcp_url() + "/7",
                                 "--script", fixture("replies/" + script)};
-  std::istringstream words(flags);
-  for (std::string word; words >> word;)
-    args.push_back(word);
+  append_words(args, flags);
   const ProcessOutcome outcome = run_rlcheck(args);
   INFO("stderr: " << outcome.err);
   INFO("stdout: " << outcome.out);

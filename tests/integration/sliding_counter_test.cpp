@@ -11,7 +11,6 @@
 
 #include <doctest/doctest.h>
 
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -35,9 +34,7 @@ std::string counter_db_url() {
 json counter_run(std::vector<std::string> before, const std::string& flags, int expected_exit) {
   std::vector<std::string> args{"redis", "--redis", counter_db_url(), "--json"};
   args.insert(args.end(), before.begin(), before.end());
-  std::istringstream words(flags);
-  for (std::string word; words >> word;)
-    args.push_back(word);
+  append_words(args, flags);
   const ProcessOutcome outcome = run_rlcheck(args);
   INFO("stderr: " << outcome.err);
   INFO("stdout: " << outcome.out);

@@ -150,4 +150,10 @@ std::vector<std::string> lines_of(const std::string& text) {
   return lines;
 }
 
+void append_words(std::vector<std::string>& args, const std::string& flags) {
+  std::istringstream words(flags);
+  for (std::string word; words >> word;)
+    args.push_back(word);
+}
+
 }  // namespace rlcheck::testing

@@ -52,4 +52,7 @@ ProcessOutcome run_rlcheck(const std::vector<std::string>& args, const RunOption
 // Lines of `text`, without the newlines.
 std::vector<std::string> lines_of(const std::string& text);
 
+// Appends the whitespace-separated words of `flags` ("--limit 10 --window 1s") to `args`.
+void append_words(std::vector<std::string>& args, const std::string& flags);
+
 }  // namespace rlcheck::testing
