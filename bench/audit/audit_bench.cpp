@@ -1,6 +1,6 @@
-// rlcheck_audit_bench N [IDENTITIES [CONTRACT]]: the CPU time of every audit of a run of N requests, on
-// a synthetic run (10 000 requests a second, limit 100 a second per identity, the rest denied
-// with an exact retry hint), once for each contract kind, and the memory the run's records
+// rlcheck_audit_bench N [IDENTITIES [CONTRACT]]: the CPU time of every audit of a run of N
+// requests, on a synthetic run (10 000 requests a second, limit 100 a second per identity, the rest
+// denied with an exact retry hint), once for each contract kind, and the memory the run's records
 // take. Built with the project (bench/CMakeLists.txt); run by bench/memory.sh.
 
 #include <sys/resource.h>
