@@ -189,6 +189,7 @@ TEST_CASE("real nginx limit_req burst=4 nodelay: a token bucket of burst 5 refil
       server, "/nodelay/",
       client_header("bucket") + k_nginx_load + "--contract token-bucket --burst 5 --refill 10/s",
       0);
+  INFO(checks_of(report));
   CHECK(check_status(report, "limit") == "pass");
   CHECK(check_status(report, "contract") == "pass");
   CHECK(check_status(report, "utilisation") == "pass");
@@ -206,6 +207,7 @@ TEST_CASE("real nginx limit_req burst=4 nodelay: a contract of burst 3 fails lim
                                client_header("small-burst") + k_nginx_load +
                                    "--contract token-bucket --burst 3 --refill 10/s",
                                1);
+  INFO(checks_of(report));
   CHECK(check_status(report, "limit") == "fail");
   CHECK(check_status(report, "contract") == "fail");
 }
@@ -217,6 +219,7 @@ TEST_CASE("real nginx limit_req with its default status 503: named, then accepte
   const std::string flags =
       client_header("deny-503") + k_nginx_load + "--contract token-bucket --burst 5 --refill 10/s";
   const json unread = run_http(server, "/deny-503/", flags, 3);
+  INFO(checks_of(unread));
   CHECK(check_status(unread, "errors") == "fail");
   CHECK(check_detail(unread, "errors").find("--denied-status 503") != std::string::npos);
 
@@ -225,6 +228,7 @@ TEST_CASE("real nginx limit_req with its default status 503: named, then accepte
                                    "--contract token-bucket --burst 5 --refill 10/s "
                                    "--denied-status 503",
                                0);
+  INFO(checks_of(report));
   CHECK(check_status(report, "contract") == "pass");
   CHECK(report["runs"][0]["denied"].get<int>() > 0);
 }
@@ -241,6 +245,7 @@ TEST_CASE("real nginx limit_req keyed by $binary_remote_addr: each source addres
                                "--no-require-retry-after "
                                "--contract token-bucket --burst 5 --refill 10/s",
                                0);
+  INFO(checks_of(report));
   CHECK(check_status(report, "limit") == "pass");
   CHECK(check_status(report, "contract") == "pass");
   CHECK(check_status(report, "utilisation") == "pass");
@@ -261,6 +266,7 @@ TEST_CASE(
                                    "--rate 20/s --duration 3s --limit 5 --window 1s "
                                    "--no-require-retry-after",
                                1);
+  INFO(checks_of(report));
   CHECK(check_status(report, "limit") == "pass");
   CHECK(check_status(report, "contract") == "pass");
   CHECK(check_status(report, "utilisation") == "fail");
@@ -284,6 +290,7 @@ TEST_CASE(
       "--anchor first-hit ";
   const json report =
       run_http(server, "/admissions/", client_header("gpc") + load + "--limit 5", 0);
+  INFO(checks_of(report));
   CHECK(check_status(report, "limit") == "pass");
   CHECK(check_status(report, "contract") == "pass");
   CHECK(check_status(report, "utilisation") == "pass");
@@ -292,6 +299,7 @@ TEST_CASE(
   // Claimed 4 per second, it admits more than such a counter would.
   const json smaller =
       run_http(server, "/admissions/", client_header("gpc-claim-4") + load + "--limit 4", 1);
+  INFO(checks_of(smaller));
   CHECK(check_status(smaller, "limit") == "fail");
   CHECK(check_status(smaller, "contract") == "fail");
 }
