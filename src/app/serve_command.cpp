@@ -43,7 +43,10 @@ int run_serve(const config::Config& config) {
   limiter.kind = strategy;
   limiter.limit = config.checks.limit;
   limiter.window_ms = config::to_milliseconds(config.checks.window);
-  limiter.burst = config.checks.burst.value_or(config.checks.limit);
+  // leaky-queue's script takes the queue's depth where a bucket's takes its burst.
+  limiter.burst = strategy == config::Strategy::leaky_queue
+                      ? config.checks.queue.value_or(config.checks.limit)
+                      : config.checks.burst.value_or(config.checks.limit);
   limiter.refill =
       config.checks.refill.value_or(config::Rate{config.checks.limit, config.checks.window});
   limiter.instance_id = session.instance_id;

@@ -133,7 +133,8 @@ std::optional<AdmissionRule::Kind> contract_kind(std::string_view name) {
     return AdmissionRule::Kind::fixed;
   if (name == "sliding-counter")
     return AdmissionRule::Kind::sliding_counter;
-  if (name == "token-bucket" || name == "gcra")
+  // A queue, to its arrivals (its departures: checks/queue_audit).
+  if (name == "token-bucket" || name == "gcra" || name == "queue")
     return AdmissionRule::Kind::bucket;
   return std::nullopt;
 }

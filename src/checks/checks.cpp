@@ -44,11 +44,13 @@ CheckResult check_limit(const std::vector<RunStats>& runs, const CheckParams& pa
   }
   if (worst == nullptr)
     return {"limit", Status::skip, runs.empty() ? "no runs" : k_nothing_decided};
-  const bool bucket = params.contract == "token-bucket" || params.contract == "gcra";
+  const bool queue = params.contract == "queue";
+  const bool bucket = params.contract == "token-bucket" || params.contract == "gcra" || queue;
   // A sliding-window counter's allowance is its two windows', weighted at the admission.
   const bool counter = params.contract.starts_with("sliding-counter");
   const char* allowance_note = counter ? " (limit + previous window x position, over its two "
                                          "windows)"
+                               : queue ? " (queue + 1 + refill over that span, as arrivals)"
                                        : " (burst + refill over that span)";
   if (over == 0) {
     if (bucket || counter) {
@@ -250,6 +252,7 @@ std::vector<CheckResult> evaluate_checks(const std::vector<RunStats>& runs,
                                          const std::optional<RetryVerification>& verification) {
   return {check_limit(runs, params),
           check_contract(runs, params),
+          check_delay(runs, params),
           check_exact(runs, params),
           check_utilisation(runs, params),
           check_retry_present(runs, params),

@@ -74,6 +74,12 @@ IdentityRecords audit_run(RunStats& stats, engine::RecordLog& records, int64_t s
   IdentityRecords identities = split_by_identity(records, audit.identities);
   stats.contract = audit_contract(identities, rule);
   stats.peak = stats.contract.worst;
+  // A queue's contract is its departures; `limit` keeps judging the arrivals.
+  if (audit.queue_depth) {
+    stats.queue = audit_queue(identities, rule, *audit.queue_depth);
+    stats.contract.worst = stats.queue->departures;
+    stats.contract.worst_identity = stats.queue->departures_identity;
+  }
   stats.utilisation = measure_utilisation(identities, rule, start_wall_ns);
   stats.memory_ns = contract_memory_ns(rule);
   stats.send_span_ns = send_span(records);

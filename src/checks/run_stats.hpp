@@ -11,6 +11,7 @@
 #include "checks/contract_audit.hpp"
 #include "checks/fault_window.hpp"
 #include "checks/lockout.hpp"
+#include "checks/queue_audit.hpp"
 #include "checks/retry_accuracy.hpp"
 #include "checks/timeline.hpp"
 #include "engine/run.hpp"
@@ -89,6 +90,9 @@ struct RunStats {
   bool stopped_on_errors = false;
   std::map<std::string, int64_t> by_node;  // Redis Cluster: requests per master ("host:port")
   std::vector<FaultWindow> faults;         // --fault: what was applied during this run
+  // --contract queue: departures and waits (contract.worst is then the departures' span, and
+  // peak the arrivals' against the bucket a queue is to them).
+  std::optional<QueueAudit> queue;
 };
 
 // How a run is audited: the contract, the identities it is audited per, the retry bounds.
@@ -101,6 +105,8 @@ struct AuditParams {
   // The limiter surely started the run empty (a fresh key, --reset, --exact): lock-outs are
   // judged from the first request, not only once state from before the run is forgotten.
   bool fresh_state = false;
+  // --contract queue: how many may wait (the rule is the bucket arrivals see: B + 1 at R).
+  std::optional<int64_t> queue_depth;
 };
 
 // The audits of a run against `audit.rule`, written into `stats` (contract, peak, utilisation,

@@ -61,10 +61,10 @@ std::string tolerances_text(const std::vector<int32_t>& resolutions,
 std::string span_detail(const RunStats& run) {
   const AdmissionPeak& worst = run.contract.worst;
   return fmt::format(
-      "run {} identity {}: {} admissions within {:.1f}ms starting {:.1f}ms into the run, allowed "
+      "run {} identity {}: {} {} within {:.1f}ms starting {:.1f}ms into the run, allowed "
       "{:.4g}",
-      run.run, run.contract.worst_identity, worst.count, ms_of(worst.length_ns),
-      ms_of(worst.start_ns), worst.allowance);
+      run.run, run.contract.worst_identity, worst.count, run.queue ? "departures" : "admissions",
+      ms_of(worst.length_ns), ms_of(worst.start_ns), worst.allowance);
 }
 
 // The denial-counting pattern, where a run showed it: the client that kept sending, the rate
@@ -129,14 +129,42 @@ CheckResult check_contract(const std::vector<RunStats>& runs, const CheckParams&
         "may admit up to twice its limit {} there)",
         span.count, ms_of(span.length_ns), most->run, params.limit);
   }
+  if (params.contract == "queue") {
+    detail += "; departures against 1 + refill over the span (a queue lets one leave at a time)";
+  }
   detail += " (each admission placed where it favours the limiter, between its send and reply)";
   const Status status = worst->contract.worst.exceeded() ? Status::fail : Status::pass;
   return {"contract", status, std::move(detail)};
 }
 
+CheckResult check_delay(const std::vector<RunStats>& runs, const CheckParams& params) {
+  if (params.contract != "queue")
+    return {"delay", Status::skip, "only with --contract queue"};
+  const RunStats* worst = nullptr;
+  for (const RunStats& run : runs) {
+    if (!run.queue || !run.queue->longest)
+      continue;
+    if (worst == nullptr || run.queue->excess_wait_ns() > worst->queue->excess_wait_ns())
+      worst = &run;
+  }
+  if (worst == nullptr)
+    return {"delay", Status::skip, "no admissions to audit"};
+  const QueueAudit& queue = *worst->queue;
+  const QueueWait& longest = *queue.longest;
+  const std::string detail = fmt::format(
+      "run {} identity {}: request {} sent {:.1f}ms into the run waited {:.1f}ms, {:.1f}ms "
+      "beyond the unloaded latency ({:.1f}ms); the queue promises at most {:.1f}ms (queue / "
+      "refill), tolerance {:.1f}ms",
+      worst->run, longest.identity, longest.seq, ms_of(longest.sent_ns), ms_of(longest.wait_ns),
+      ms_of(longest.wait_ns - queue.unloaded_ns), ms_of(queue.unloaded_ns),
+      ms_of(queue.promised_wait_ns), ms_of(queue.tolerance_ns));
+  return {"delay", queue.waited_too_long() ? Status::fail : Status::pass, detail};
+}
+
 CheckResult check_utilisation(const std::vector<RunStats>& runs, const CheckParams& params) {
-  const bool bucket = params.contract == "token-bucket" || params.contract == "gcra";
-  const char* room = bucket ? "bucket" : "window";
+  const bool queue = params.contract == "queue";
+  const bool bucket = params.contract == "token-bucket" || params.contract == "gcra" || queue;
+  const char* room = queue ? "queue" : bucket ? "bucket" : "window";
   // One window (or a bucket's refill) proves nothing: state from before the run may explain a
   // denial there, and under-admission within one burst is what --exact judges.
   std::vector<const RunStats*> judged;
@@ -155,7 +183,8 @@ CheckResult check_utilisation(const std::vector<RunStats>& runs, const CheckPara
     return {"utilisation", Status::skip,
             fmt::format("every run sent its requests within {} ({:.1f}ms <= {:.1f}ms): a "
                         "single burst shows no lock-out (--exact judges it)",
-                        bucket ? "one bucket refill"
+                        queue    ? "one drain of the queue"
+                        : bucket ? "one bucket refill"
                         : params.contract.starts_with("sliding-counter")
                             ? "two windows (a counter weighs the previous one)"
                             : "one window",

@@ -1,6 +1,6 @@
 #pragma once
-// The checks that audit a limiter over time: contract, utilisation, retry-after-accuracy and
-// retry-after-honest (checks.cpp has the per-run counts).
+// The checks that audit a limiter over time: contract, delay, utilisation, retry-after-accuracy
+// and retry-after-honest (checks.cpp has the per-run counts).
 
 #include <optional>
 #include <vector>
@@ -10,6 +10,8 @@
 namespace rlcheck::checks {
 
 CheckResult check_contract(const std::vector<RunStats>& runs, const CheckParams& params);
+// --contract queue: no admitted request waited longer than the queue promises.
+CheckResult check_delay(const std::vector<RunStats>& runs, const CheckParams& params);
 CheckResult check_utilisation(const std::vector<RunStats>& runs, const CheckParams& params);
 CheckResult check_retry_accuracy(const std::vector<RunStats>& runs, const CheckParams& params);
 CheckResult check_retry_honest(const CheckParams& params,

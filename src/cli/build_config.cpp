@@ -98,6 +98,28 @@ config::HintResolution hint_resolution_named(const std::string& name,
   return config::HintResolution::milliseconds;
 }
 
+// A queue holds an admitted request up to B / R before it leaves: the per-request timeout
+// must outlast that, or rlcheck would count the queue's promised waits as timeouts. The
+// default timeout grows to the wait plus itself; one given that is too short is a usage error.
+void fit_timeout_to_queue(const RawOptions& raw, const config::CheckConfig& checks,
+                          config::LoadConfig& load) {
+  const config::Rate rate = checks.refill.value_or(config::Rate{checks.limit, checks.window});
+  const int64_t depth = checks.queue.value_or(checks.limit);
+  const auto longest_wait = std::chrono::duration_cast<config::Nanos>(
+      rate.period * static_cast<double>(depth) / static_cast<double>(rate.tokens));
+  if (load.timeout > longest_wait + std::chrono::seconds(1))
+    return;
+  if (raw.timeout == RawOptions{}.timeout) {
+    load.timeout += longest_wait;
+    return;
+  }
+  throw base::usage_error(fmt::format(
+      "--timeout: {} does not outlast the queue's longest promised wait ({} waiting at {}: {}); "
+      "give at least {}",
+      raw.timeout, depth, config::format_rate(rate), config::format_duration(longest_wait),
+      config::format_duration(longest_wait + std::chrono::seconds(2))));
+}
+
 void fill_redis(const RawOptions& raw, config::Config& config) {
   config::RedisConfig& redis = config.redis;
   if (raw.redis_url && *raw.redis_url != rlcheck::config::k_embedded_url) {
@@ -107,6 +129,12 @@ void fill_redis(const RawOptions& raw, config::Config& config) {
   }
   redis.url = raw.redis_url;
   redis.strategy = strategy_named("--strategy", raw.strategy);
+  if (redis.strategy == config::Strategy::leaky_queue && config.command != config::Command::serve) {
+    throw base::usage_error(
+        "--strategy: leaky-queue holds admitted requests before they leave, which only an HTTP "
+        "server can do: run `rlcheck serve --strategy leaky-queue` and test it with `rlcheck "
+        "http URL --contract queue`");
+  }
   if (raw.script) {
     std::error_code error;
     if (!std::filesystem::is_regular_file(*raw.script, error)) {
@@ -156,6 +184,11 @@ void fill_compare(const RawOptions& raw, config::Config& config) {
     if (name.empty())
       throw base::usage_error("--strategies: empty name in the list");
     config.compare_strategies.push_back(strategy_named("--strategies", name));
+    if (config.compare_strategies.back() == config::Strategy::leaky_queue) {
+      throw base::usage_error(
+          "--strategies: leaky-queue holds admitted requests, which only `rlcheck serve` can "
+          "do; compare its URL with `rlcheck compare --url`");
+    }
     start = comma + 1;
   }
   if (raw.script)
@@ -289,10 +322,11 @@ config::Config build_config(const RawOptions& raw) {
   if (raw.contract) {
     if (*raw.contract != "sliding" && *raw.contract != "fixed" &&
         *raw.contract != "sliding-counter" && *raw.contract != "token-bucket" &&
-        *raw.contract != "gcra") {
-      throw base::usage_error(fmt::format(
-          "--contract: expected sliding, fixed, sliding-counter, token-bucket or gcra, got '{}'",
-          *raw.contract));
+        *raw.contract != "gcra" && *raw.contract != "queue") {
+      throw base::usage_error(
+          fmt::format("--contract: expected sliding, fixed, sliding-counter, token-bucket, gcra or "
+                      "queue, got '{}'",
+                      *raw.contract));
     }
     checks.contract = raw.contract;
   }
@@ -318,6 +352,17 @@ config::Config build_config(const RawOptions& raw) {
       throw base::usage_error(fmt::format("--refill: {}", rate.error()));
     checks.refill = *rate;
   }
+  if (raw.queue) {
+    const bool queue_strategy = raw.strategy == "leaky-queue";
+    if (raw.contract != "queue" && !queue_strategy) {
+      throw base::usage_error(
+          "--queue: only with --contract queue (or serve --strategy leaky-queue): a queue's "
+          "depth");
+    }
+    checks.queue = in_range("--queue", *raw.queue, 0, k_max_requests);
+  }
+  if (raw.contract == "queue" && raw.command != config::Command::serve)
+    fit_timeout_to_queue(raw, checks, config.load);
   checks.verify_retry_after = raw.verify_retry_after;
 
   config::OutputConfig& output = config.output;

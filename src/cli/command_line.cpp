@@ -65,8 +65,8 @@ void add_common_options(CLI::App* app, RawOptions& raw) {
                   "start the run DUR before a window boundary of the wall clock (where fixed "
                   "windows turn), to expose boundary bursts");
   optional_option(app, "--contract", raw.contract,
-                  "the promise audited over time: sliding, fixed, sliding-counter, token-bucket or "
-                  "gcra (default: the strategy's own)");
+                  "the promise audited over time: sliding, fixed, sliding-counter, token-bucket, "
+                  "gcra or queue (default: the strategy's own)");
   optional_option(app, "--anchor", raw.anchor,
                   "with --contract fixed or sliding-counter, where windows start: clock (each [kW, "
                   "(k+1)W) of the "
@@ -86,7 +86,11 @@ void add_common_options(CLI::App* app, RawOptions& raw) {
                   "token-bucket / gcra capacity, of the strategy and the contract (default: the "
                   "limit)");
   optional_option(app, "--refill", raw.refill,
-                  "token-bucket / gcra refill rate, e.g. 5/s (default: limit per window)");
+                  "token-bucket / gcra refill rate, e.g. 5/s, and a queue's rate (default: limit "
+                  "per window)");
+  optional_option(app, "--queue", raw.queue,
+                  "with --contract queue: how many requests may wait their turn (default: the "
+                  "limit)");
 }
 
 // redis and compare: the unit a limiter's retry hints are judged in.
@@ -245,7 +249,10 @@ void add_serve_options(CLI::App* serve, RawOptions& raw) {
   optional_option(serve, "-l,--limit", raw.limit, "requests allowed per window (default 10)");
   serve->add_option("-w,--window", raw.window, "window length (default 60s)");
   optional_option(serve, "--burst", raw.burst, "token-bucket / gcra capacity");
-  optional_option(serve, "--refill", raw.refill, "token-bucket / gcra refill rate");
+  optional_option(serve, "--refill", raw.refill,
+                  "token-bucket / gcra refill rate, leaky-queue rate");
+  optional_option(serve, "--queue", raw.queue,
+                  "leaky-queue: how many requests may wait their turn (default: the limit)");
   serve->add_option("--identity-header", raw.identity_header,
                     "header naming the client (default: the client address)");
   serve->add_flag("--fail-closed", raw.fail_closed, "answer 503 while Redis is down (default)");

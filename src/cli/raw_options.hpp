@@ -59,6 +59,7 @@ struct RawOptions {
   bool reset = false;
   std::optional<int64_t> burst;
   std::optional<std::string> refill;
+  std::optional<int64_t> queue;
   std::string strategies = "naive,lua";
   bool cluster = false;                     // --cluster
   std::optional<int64_t> embedded_cluster;  // --embedded-cluster N

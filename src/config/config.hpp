@@ -33,6 +33,8 @@ enum class Strategy {
   token_bucket,
   gcra,
   sliding_counter,
+  fixed_first_hit,  // INCR + PEXPIRE on the first hit, in one script (incr-expire done right)
+  leaky_queue,      // serve only: admitted requests wait their turn, denied past the queue
   script
 };
 
@@ -101,7 +103,7 @@ struct CheckConfig {
   // windows; token-bucket, gcra: burst + refill; sliding-counter: two windows weighted; others
   // and http: sliding window).
   std::optional<std::string> contract;  // "sliding", "fixed", "sliding-counter", "token-bucket",
-                                        // "gcra"
+                                        // "gcra", "queue"
   // --anchor, fixed and sliding-counter only: where windows start. "clock": each [kW, (k+1)W) of
   // the limiter's clock; "first-hit": a window opens at the first admission after the previous one
   // ended (INCR + EXPIRE on the first hit). Unset: the strategy's own (incr-expire: first-hit),
@@ -113,8 +115,11 @@ struct CheckConfig {
   int64_t max_errors = 0;    // errored requests tolerated per run
   std::optional<Nanos> max_retry_after;  // largest acceptable retry hint; unset: the window
   // token-bucket / gcra: the contract's capacity and refill, and the built-in strategy's.
-  std::optional<int64_t> burst;                 // unset: the limit
-  std::optional<Rate> refill;                   // unset: limit per window
+  std::optional<int64_t> burst;  // unset: the limit
+  std::optional<Rate> refill;    // unset: limit per window
+  // queue (--queue): how many requests may wait while one leaves at the refill rate; the
+  // contract's and leaky-queue's.
+  std::optional<int64_t> queue;
   bool verify_retry_after = false;              // after the run, retry once exactly when told
   std::optional<std::string> expect_fail_mode;  // --expect-fail-mode: "open" or "closed"
   Nanos recovery = 1s;  // --recovery: the longest a limiter may take to decide normally again

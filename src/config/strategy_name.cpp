@@ -6,7 +6,7 @@
 namespace rlcheck::config {
 namespace {
 
-constexpr std::array<std::pair<std::string_view, Strategy>, 8> k_names{{
+constexpr std::array<std::pair<std::string_view, Strategy>, 10> k_names{{
     {"naive", Strategy::naive},
     {"incr-expire", Strategy::incr_expire},
     {"fixed-window", Strategy::fixed_window},
@@ -15,6 +15,8 @@ constexpr std::array<std::pair<std::string_view, Strategy>, 8> k_names{{
     {"token-bucket", Strategy::token_bucket},
     {"gcra", Strategy::gcra},
     {"sliding-counter", Strategy::sliding_counter},
+    {"fixed-first-hit", Strategy::fixed_first_hit},
+    {"leaky-queue", Strategy::leaky_queue},
 }};
 
 }  // namespace
@@ -38,8 +40,8 @@ std::string_view strategy_name(Strategy strategy) {
 }
 
 std::string_view strategy_names_list() {
-  return "naive, incr-expire, fixed-window, sliding-window (lua), token-bucket, gcra, "
-         "sliding-counter";
+  return "naive, incr-expire, fixed-first-hit, fixed-window, sliding-window (lua), token-bucket, "
+         "gcra, sliding-counter, leaky-queue (serve)";
 }
 
 }  // namespace rlcheck::config

@@ -43,11 +43,13 @@ bool may_have_reached_limiter(ErrorKind kind);
 struct Decision {
   Outcome outcome = Outcome::error;
   ErrorKind error = ErrorKind::none;
-  std::string error_message;                   // first words of the reply, for the report
-  std::optional<int64_t> retry_ms;             // the retry hint, when the reply carried one
-  std::optional<int64_t> remaining;            // the remaining count, when the reply carried one
-  bool hint_expected = false;                  // the reply shape has a place for a retry hint
-  int64_t bucket = 0;                          // fixed windows: the window index; else 0
+  std::string error_message;         // first words of the reply, for the report
+  std::optional<int64_t> retry_ms;   // the retry hint, when the reply carried one
+  std::optional<int64_t> remaining;  // the remaining count, when the reply carried one
+  bool hint_expected = false;        // the reply shape has a place for a retry hint
+  int64_t bucket = 0;                // fixed windows: the window index; else 0
+  // leaky-queue (serve): how long the caller holds an admitted request before it leaves.
+  int64_t hold_ms = 0;
   uint16_t status = 0;                         // http: the response status
   bool hint_invalid = false;                   // a hint was given but is malformed ("1.5")
   std::string hint_note;                       // what was malformed in the hint, for the report

@@ -12,6 +12,10 @@ BuiltinScript builtin_script(config::Strategy strategy) {
       return {"gcra.lua", k_gcra_lua};
     case config::Strategy::sliding_counter:
       return {"sliding_counter.lua", k_sliding_counter_lua};
+    case config::Strategy::fixed_first_hit:
+      return {"fixed_first_hit.lua", k_fixed_first_hit_lua};
+    case config::Strategy::leaky_queue:
+      return {"leaky_queue.lua", k_leaky_queue_lua};
     default:
       return {};
   }

@@ -92,6 +92,8 @@ std::unique_ptr<Strategy> make_strategy(const StrategyParams& params) {
     case config::Strategy::token_bucket:
     case config::Strategy::gcra:
     case config::Strategy::sliding_counter:
+    case config::Strategy::fixed_first_hit:
+    case config::Strategy::leaky_queue:
     case config::Strategy::script:
       return make_script_strategy(params);
   }

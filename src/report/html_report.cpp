@@ -102,6 +102,8 @@ std::string header_html(const Report& report) {
   std::string contract = esc(p.contract.empty() ? "sliding" : p.contract);
   if (p.burst)
     contract += fmt::format(", burst {}", *p.burst);
+  if (p.queue)
+    contract += fmt::format(", queue {}", *p.queue);
   if (!p.refill.empty())
     contract += ", refill " + esc(p.refill);
   row("contract", contract);

@@ -39,7 +39,8 @@ std::string duration_text(double ms) {
 }
 
 bool params_bucket(const Params& params) {
-  return params.contract == "token-bucket" || params.contract == "gcra";
+  return params.contract == "token-bucket" || params.contract == "gcra" ||
+         params.contract == "queue";
 }
 
 // "(advertised)", "(default)", or "" for a flag; a window read off a reset says so.
@@ -106,7 +107,10 @@ std::string header(const Report& report) {
   }
   if (!params.contract.empty())
     load += fmt::format(", contract {}{}", params.contract,
-                        params.anchor == "first-hit" ? " (first-hit)" : "");
+                        params.anchor == "first-hit" ? " (first-hit)"
+                        : params.queue
+                            ? fmt::format(" ({} waiting at {})", *params.queue, params.refill)
+                            : std::string());
   std::string where = report.target.embedded ? " (private)" : "";
   if (const auto& topology = params.topology; topology && topology->kind == "cluster") {
     where += fmt::format(" (cluster, {})", config::counted(topology->masters, "master"));
@@ -329,10 +333,10 @@ std::string render_human(const Report& report, const TextStyle& style) {
   const bool bucket = params_bucket(report.params);
   const std::string against =
       worst == nullptr ? ""
-      : bucket         ? fmt::format("most in one span {} against {:.4g} (burst + refill)",
-                                     worst->peak.count, worst->peak.allowance)
-                       : fmt::format("most in one window {} against limit {}", worst->peak.count,
-                                     report.params.limit);
+      : bucket ? fmt::format("most in one span {} against {:.4g} ({} + refill)", worst->peak.count,
+                             worst->peak.allowance, report.params.queue ? "queue + 1" : "burst")
+               : fmt::format("most in one window {} against limit {}", worst->peak.count,
+                             report.params.limit);
   out += fmt::format("allowed min {} / median {} / max {}; {}; {} of {} over\n", s.allowed_min,
                      s.allowed_median, s.allowed_max, against, s.runs_over_limit,
                      config::counted(static_cast<int64_t>(report.runs.size()), "run"));

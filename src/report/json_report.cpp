@@ -38,6 +38,21 @@ json audit_to_json(const checks::RunStats& run) {
   // sliding-counter: the most it let through in one true sliding window (not a failure).
   if (run.contract.sliding_window.count > 0)
     contract["true_sliding_window"] = span_to_json(run.contract.sliding_window);
+  // queue: the worst span is the departures'; the longest wait and what it is judged against.
+  if (const auto& queue = run.queue) {
+    json longest = nullptr;
+    if (queue->longest) {
+      longest = {{"identity", queue->longest->identity},
+                 {"seq", queue->longest->seq},
+                 {"sent_ms", ms_of(queue->longest->sent_ns)},
+                 {"wait_ms", ms_of(queue->longest->wait_ns)}};
+    }
+    contract["queue"] = {{"longest_wait", longest},
+                         {"unloaded_ms", ms_of(queue->unloaded_ns)},
+                         {"promised_wait_ms", ms_of(queue->promised_wait_ns)},
+                         {"tolerance_ms", ms_of(queue->tolerance_ns)},
+                         {"waited_too_long", queue->waited_too_long()}};
+  }
   json utilisation = {{"admitted", run.utilisation.admitted},
                       {"contract_allows", run.utilisation.allowed},
                       {"identity", run.utilisation.identity},
@@ -193,6 +208,11 @@ json to_json(const Report& report) {
     params["interval_ms"] = report.params.interval_ms;
   if (report.params.burst)
     params["burst"] = *report.params.burst;
+  if (report.params.queue) {
+    params["queue"] = *report.params.queue;
+    params["sources"]["queue"] = report.params.queue_source;
+    params["sources"]["refill"] = report.params.refill_source;
+  }
   if (!report.params.refill.empty())
     params["refill"] = report.params.refill;
   if (!report.params.rate.empty()) {

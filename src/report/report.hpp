@@ -40,8 +40,8 @@ struct Params {
   double duration_ms = 0;  // open model: how long each run sent
   int64_t identities = 1;
   std::vector<std::string> source_addresses;  // --source-address; empty: not given
-  std::string contract;                       // sliding, fixed, sliding-counter, token-bucket, gcra
-  std::string anchor;  // fixed: "clock" or "first-hit" (params.anchor); empty otherwise
+  std::string contract;  // sliding, fixed, sliding-counter, token-bucket, gcra, queue
+  std::string anchor;    // fixed: "clock" or "first-hit" (params.anchor); empty otherwise
   int64_t early_tolerance_ms = 1000;  // retry-after-accuracy: hints early by more fail
   int64_t late_tolerance_ms = 1000;   // retry-after-accuracy: hints late by more fail
   // The resolution of the hints judged (1: milliseconds, 1000: whole seconds; 0: none judged),
@@ -54,7 +54,9 @@ struct Params {
   std::string hint_resolution_source;
   std::vector<checks::HintTolerance> retry_tolerances;
   std::optional<int64_t> burst;       // token-bucket / gcra
-  std::string refill;                 // token-bucket / gcra, "10/1m"
+  std::string refill;                 // token-bucket / gcra / queue, "10/1m"
+  std::optional<int64_t> queue;       // queue: how many may wait
+  std::string queue_source;           // with `queue`: "flag" or "default"
   std::string limit_source = "flag";  // "flag", "default", or "advertised" (http: from headers)
   // Where the other judged parameters came from, as limit_source (params.sources in JSON).
   std::string window_source = "flag";  // "flag", "default", or "advertised"

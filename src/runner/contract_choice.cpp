@@ -9,8 +9,11 @@ using namespace std::chrono_literals;
 constexpr auto k_clock_resolution = 1ms;
 
 std::string own_contract(std::optional<config::Strategy> strategy) {
-  if (strategy == config::Strategy::fixed_window || strategy == config::Strategy::incr_expire)
+  if (strategy == config::Strategy::fixed_window || strategy == config::Strategy::incr_expire ||
+      strategy == config::Strategy::fixed_first_hit)
     return "fixed";
+  if (strategy == config::Strategy::leaky_queue)
+    return "queue";
   if (strategy == config::Strategy::token_bucket)
     return "token-bucket";
   if (strategy == config::Strategy::gcra)
@@ -23,7 +26,9 @@ std::string own_contract(std::optional<config::Strategy> strategy) {
 // INCR + EXPIRE on the first hit: its window opens with the first request after the last
 // one expired, not on the clock's boundaries.
 std::string own_anchor(std::optional<config::Strategy> strategy) {
-  return strategy == config::Strategy::incr_expire ? "first-hit" : "clock";
+  return strategy == config::Strategy::incr_expire || strategy == config::Strategy::fixed_first_hit
+             ? "first-hit"
+             : "clock";
 }
 
 }  // namespace
@@ -38,6 +43,12 @@ ContractChoice choose_contract(const config::Config& config,
   }
   choice.burst = config.checks.burst.value_or(limit);
   choice.refill = config.checks.refill.value_or(config::Rate{limit, config.checks.window});
+  // A queue of B is, to arrivals, a bucket of B + 1 (one leaves at once, B wait).
+  if (choice.name == "queue") {
+    choice.queue = config.checks.queue.value_or(limit);
+    choice.burst = choice.queue + 1;
+    choice.audit.queue_depth = choice.queue;
+  }
 
   checks::AdmissionRule& rule = choice.audit.rule;
   rule.kind = checks::contract_kind(choice.name, choice.anchor)

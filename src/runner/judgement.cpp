@@ -33,7 +33,12 @@ report::Params configured_params(const config::Config& config, const ContractCho
   params.early_tolerance_ms = whole_seconds.early_ms;
   params.late_tolerance_ms = whole_seconds.late_ms;
   params.retry_tolerances = {contract.audit.tolerance.at(1), whole_seconds};
-  if (contract.audit.rule.kind == checks::AdmissionRule::Kind::bucket) {
+  if (contract.name == "queue") {
+    params.queue = contract.queue;
+    params.queue_source = config.checks.queue ? "flag" : "default";
+    params.refill = config::format_rate(contract.refill);
+    params.refill_source = config.checks.refill ? "flag" : "default";
+  } else if (contract.audit.rule.kind == checks::AdmissionRule::Kind::bucket) {
     params.burst = contract.burst;
     params.refill = config::format_rate(contract.refill);
     params.burst_source = config.checks.burst ? "flag" : "default";

@@ -17,7 +17,12 @@ int64_t ceil_seconds(int64_t ms) {
 
 Policy policy_of(config::Strategy strategy, int64_t limit, int64_t window_ms, int64_t burst,
                  const config::Rate& refill) {
-  if ((strategy == config::Strategy::token_bucket || strategy == config::Strategy::gcra) &&
+  // A queue of B admits B + 1 at once (one leaves, B wait): a bucket of B + 1 as seen by
+  // arrivals.
+  if (strategy == config::Strategy::leaky_queue)
+    burst += 1;
+  if ((strategy == config::Strategy::token_bucket || strategy == config::Strategy::gcra ||
+       strategy == config::Strategy::leaky_queue) &&
       refill.tokens > 0 && refill.period.count() > 0) {
     const double fill_s = static_cast<double>(burst) * static_cast<double>(refill.period.count()) /
                           static_cast<double>(refill.tokens) / 1e9;

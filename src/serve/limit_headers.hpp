@@ -22,7 +22,8 @@ struct Policy {
 // the limit per the window, in whole seconds rounded up. Buckets (token-bucket, gcra): q is the
 // burst and w the time the refill takes to fill it from empty, so q / w is the refill (5/s
 // with a burst of 5: q=5;w=1), rounded to the nearest whole second (at least 1): exact when the
-// burst refills in whole seconds.
+// burst refills in whole seconds. A queue (leaky-queue, `burst` its depth B) as a bucket of
+// B + 1: what arrivals see.
 Policy policy_of(config::Strategy strategy, int64_t limit, int64_t window_ms, int64_t burst,
                  const config::Rate& refill);
 

@@ -45,6 +45,17 @@ struct RateLimitServer::Connection {
   bool idle() const { return client && client->alive() && ready && !busy; }
 };
 
+struct RateLimitServer::HeldReply {
+  RateLimitServer* server = nullptr;
+  uint64_t id = 0;
+  LimitResponse response;
+  event* timer = nullptr;
+  ~HeldReply() {
+    if (timer != nullptr)
+      event_free(timer);
+  }
+};
+
 RateLimitServer::RateLimitServer(event_base* base, redis::RunTarget& redis_target,
                                  ServerOptions options)
     : base_(base), redis_target_(redis_target), options_(std::move(options)) {
@@ -54,6 +65,7 @@ RateLimitServer::RateLimitServer(event_base* base, redis::RunTarget& redis_targe
 }
 
 RateLimitServer::~RateLimitServer() {
+  held_.clear();  // their timers never fire now
   if (http_ != nullptr)
     evhttp_free(http_);  // may call on_http_close: members still alive
   for (auto& connection : connections_) {
@@ -218,7 +230,7 @@ void RateLimitServer::on_decision(int slot, engine::Decision decision) {
     respond(connection.pending_id, outage_response(options_.fail_open));
   } else {
     note_recovery();
-    respond(connection.pending_id, limit_response(decision, policy_));
+    respond_after(connection.pending_id, limit_response(decision, policy_), decision.hold_ms);
   }
   dispatch();
 }
@@ -243,6 +255,32 @@ void RateLimitServer::respond(uint64_t id, const LimitResponse& response) {
     }
   }
   pending_.erase(it);
+}
+
+void RateLimitServer::respond_after(uint64_t id, LimitResponse response, int64_t hold_ms) {
+  if (hold_ms <= 0) {
+    respond(id, response);
+    return;
+  }
+  auto held = std::make_unique<HeldReply>();
+  held->server = this;
+  held->id = id;
+  held->response = std::move(response);
+  held->timer = evtimer_new(base_, &RateLimitServer::on_hold_over, held.get());
+  // From now, not from when this loop iteration began (libevent's cached time): the request
+  // leaves at its turn, not early by however long the iteration has run.
+  event_base_update_cache_time(base_);
+  const timeval wait = to_timeval(std::chrono::milliseconds(hold_ms));
+  evtimer_add(held->timer, &wait);
+  held_[id] = std::move(held);
+}
+
+void RateLimitServer::on_hold_over(int, short, void* arg) {
+  auto* held = static_cast<HeldReply*>(arg);
+  RateLimitServer* self = held->server;
+  const uint64_t id = held->id;
+  self->respond(id, held->response);
+  self->held_.erase(id);  // frees `held`
 }
 
 void RateLimitServer::on_http_close(evhttp_connection* connection, void* self_arg) {

@@ -51,6 +51,7 @@ class RateLimitServer final : public engine::ClientListener {
 
  private:
   struct Connection;
+  struct HeldReply;  // leaky-queue: an admission answered once its wait is over
   struct Pending {
     evhttp_request* request = nullptr;  // null once its HTTP connection closed
     evhttp_connection* connection = nullptr;
@@ -61,6 +62,7 @@ class RateLimitServer final : public engine::ClientListener {
   static void on_http_close(evhttp_connection* connection, void* self);
   static void on_reconnect_timer(int, short, void* self);
   static void on_decision_timeout(int, short, void* arg);
+  static void on_hold_over(int, short, void* arg);
 
   void accept(evhttp_request* request);
   std::string identity_of(evhttp_request* request) const;
@@ -68,6 +70,8 @@ class RateLimitServer final : public engine::ClientListener {
   bool any_usable_connection() const;  // ready, or still connecting
   void answer_queue_as_outage();
   void respond(uint64_t id, const LimitResponse& response);
+  // Answers after `hold_ms` (a queue's wait), or at once when it is 0.
+  void respond_after(uint64_t id, LimitResponse response, int64_t hold_ms);
   std::unique_ptr<redis::Strategy> limiter_for(const std::string& identity) const;
   void note_outage(const std::string& why);
   void note_recovery();
@@ -84,6 +88,7 @@ class RateLimitServer final : public engine::ClientListener {
   std::unordered_map<uint64_t, Pending> pending_;
   std::unordered_map<evhttp_connection*, uint64_t> pending_by_connection_;
   std::deque<uint64_t> queue_;  // waiting for a free Redis connection
+  std::unordered_map<uint64_t, std::unique_ptr<HeldReply>> held_;  // by request id
   uint64_t next_id_ = 1;
   bool in_outage_ = false;
 };

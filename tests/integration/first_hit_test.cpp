@@ -1,7 +1,8 @@
 // Fixed windows that open at the first hit (`--contract fixed --anchor first-hit`) against a
-// real redis-server: rlcheck's own incr-expire (INCR, then PEXPIRE when it returned 1) is
-// audited by that promise unless told otherwise, so under an open model over several windows
-// it passes; `--anchor` is accepted only where windows have somewhere to start.
+// real redis-server: rlcheck's own incr-expire (INCR, then PEXPIRE when it returned 1) and
+// fixed-first-hit (the same in one script) are audited by that promise unless told otherwise,
+// so under an open model over several windows they pass; `--anchor` is accepted only where
+// windows have somewhere to start.
 // Database 9 keeps these keys apart from the other integration tests.
 
 #include <doctest/doctest.h>
@@ -24,11 +25,11 @@ std::string first_hit_db_url() {
   return TestRedis::shared().tcp_url() + "/9";
 }
 
-// `rlcheck redis --strategy incr-expire` at 30/s for 3 s against 10 per 1 s, plus `extra`.
-ProcessOutcome incr_expire_run(const std::vector<std::string>& extra) {
+// `rlcheck redis --strategy <strategy>` at 30/s for 3 s against 10 per 1 s, plus `extra`.
+ProcessOutcome first_hit_run(const std::string& strategy, const std::vector<std::string>& extra) {
   std::vector<std::string> args{
-      "redis",    "--redis", first_hit_db_url(), "--strategy", "incr-expire", "--limit", "10",
-      "--window", "1s",      "--rate",           "30/s",       "--duration",  "3s",      "-r",
+      "redis",    "--redis", first_hit_db_url(), "--strategy", strategy,     "--limit", "10",
+      "--window", "1s",      "--rate",           "30/s",       "--duration", "3s",      "-r",
       "1",        "--json"};
   args.insert(args.end(), extra.begin(), extra.end());
   return run_rlcheck(args);
@@ -36,27 +37,34 @@ ProcessOutcome incr_expire_run(const std::vector<std::string>& extra) {
 
 }  // namespace
 
-TEST_CASE("first-hit: incr-expire under an open model over three windows passes its own contract") {
-  const ProcessOutcome outcome = incr_expire_run({});
-  INFO("stdout: " << outcome.out);
-  INFO("stderr: " << outcome.err);
-  REQUIRE(outcome.exit_code == 0);
-  const json report = json::parse(outcome.out);
-  CHECK(report["params"]["contract"] == "fixed");
-  CHECK(report["params"]["anchor"] == "first-hit");
-  CHECK(check_status(report, "contract") == "pass");
-  CHECK(check_status(report, "limit") == "pass");
-  // Over three windows the run is judged for lock-outs and for its hints (PTTL of the key).
-  CHECK(check_status(report, "utilisation") == "pass");
-  CHECK(check_status(report, "retry-after-accuracy") == "pass");
-  CHECK(check_detail(report, "contract").find("fixed first-hit contract") != std::string::npos);
-  CHECK(check_status(report, "key-ttl") == "pass");
+TEST_CASE(
+    "first-hit: incr-expire and fixed-first-hit under an open model over three windows pass "
+    "their own contract") {
+  for (const char* strategy : {"incr-expire", "fixed-first-hit"}) {
+    const std::string strategy_name = strategy;
+    CAPTURE(strategy_name);
+    const ProcessOutcome outcome = first_hit_run(strategy, {});
+    INFO("stdout: " << outcome.out);
+    INFO("stderr: " << outcome.err);
+    REQUIRE(outcome.exit_code == 0);
+    const json report = json::parse(outcome.out);
+    CHECK(report["params"]["contract"] == "fixed");
+    CHECK(report["params"]["anchor"] == "first-hit");
+    CHECK(check_status(report, "contract") == "pass");
+    CHECK(check_status(report, "limit") == "pass");
+    // Over three windows the run is judged for lock-outs and for its hints (PTTL of the key).
+    CHECK(check_status(report, "utilisation") == "pass");
+    CHECK(check_status(report, "retry-after-accuracy") == "pass");
+    CHECK(check_detail(report, "contract").find("fixed first-hit contract") != std::string::npos);
+    CHECK(check_status(report, "key-ttl") == "pass");
+  }
 }
 
 TEST_CASE("first-hit: --contract fixed --anchor clock judges incr-expire by the clock's windows") {
   // Whether its first-hit windows straddle the clock's boundaries depends on when the run
   // starts, so only the promise judged is asserted, not the verdict.
-  const ProcessOutcome outcome = incr_expire_run({"--contract", "fixed", "--anchor", "clock"});
+  const ProcessOutcome outcome =
+      first_hit_run("incr-expire", {"--contract", "fixed", "--anchor", "clock"});
   INFO("stdout: " << outcome.out);
   INFO("stderr: " << outcome.err);
   REQUIRE((outcome.exit_code == 0 || outcome.exit_code == 1));

@@ -59,7 +59,8 @@ TEST_CASE("the race shows with several worker threads too" * doctest::test_suite
 }
 
 TEST_CASE("every atomic strategy admits exactly the limit in every run") {
-  for (const char* strategy : {"sliding-window", "token-bucket", "gcra", "incr-expire"}) {
+  for (const char* strategy :
+       {"sliding-window", "token-bucket", "gcra", "incr-expire", "fixed-first-hit"}) {
     const std::string strategy_name = strategy;
     CAPTURE(strategy_name);
     const json report = run_json({"--strategy", strategy}, 0);

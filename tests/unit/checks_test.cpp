@@ -51,7 +51,7 @@ TEST_CASE("every check is reported once, under its stable id") {
   for (const auto& r : results)
     ids.push_back(r.id);
   CHECK(ids == std::vector<std::string>{
-                   "limit", "contract", "exact", "utilisation", "retry-after-present",
+                   "limit", "contract", "delay", "exact", "utilisation", "retry-after-present",
                    "retry-after-valid", "retry-after-bound", "retry-after-accuracy",
                    "retry-after-honest", "key-ttl", "fail-mode", "recovery", "errors"});
 }

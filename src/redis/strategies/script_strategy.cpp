@@ -22,7 +22,9 @@ std::vector<std::string> builtin_arg_templates(const StrategyParams& p) {
       // A member unique per request, even across invocations sharing an explicit --key.
       return {"{limit}", "{window_ms}", fmt::format("{}:{{run}}:{{seq}}", p.instance_id)};
     case Strategy::sliding_counter:
+    case Strategy::fixed_first_hit:
       return {"{limit}", "{window_ms}"};
+    case Strategy::leaky_queue:  // the queue travels as the burst (serve_command)
     case Strategy::token_bucket:
     case Strategy::gcra:
       return {std::to_string(p.burst), std::to_string(p.refill.tokens),
@@ -40,6 +42,7 @@ class ScriptStrategy final : public redis::Strategy {
         script_(*params.script),
         templates_(std::move(templates)),
         reply_(params.reply),
+        queue_(params.kind == config::Strategy::leaky_queue),
         limit_(params.limit),
         key_count_(std::max<int64_t>(1, params.script_keys)),
         context_{params.limit, params.window_ms, params.run, 0, params.identities, nullptr} {}
@@ -69,6 +72,11 @@ class ScriptStrategy final : public redis::Strategy {
     }
     // cell's hints count whole seconds: retry-after-accuracy judges them as such.
     decision->hint_resolution_ms = static_cast<int32_t>(hint_resolution_ms(reply_));
+    // leaky-queue admits with the wait before the request leaves (lua/leaky_queue.lua).
+    if (queue_ && decision->outcome == engine::Outcome::allowed && reply.elements == 3 &&
+        reply.element[2]->type == REDIS_REPLY_INTEGER) {
+      decision->hold_ms = std::max<int64_t>(0, reply.element[2]->integer);
+    }
     return *decision;
   }
 
@@ -88,6 +96,7 @@ class ScriptStrategy final : public redis::Strategy {
   const LoadedScript& script_;
   std::vector<PlaceholderTemplate> templates_;
   config::ReplyFormat reply_;
+  bool queue_;         // leaky-queue: an admission's third element is its wait
   int64_t limit_;      // counter replies are allowed up to it
   int64_t key_count_;  // KEYS per request
   PlaceholderContext context_;

@@ -1,0 +1,118 @@
+// Queues (`--contract queue --refill R --queue B`) over HTTP: `rlcheck serve --strategy
+// leaky-queue` holds each admitted request until its turn, as nginx's limit_req without nodelay
+// does. Judged by its own promise it passes under a closed burst and an open load; told a
+// shallower queue it fails `delay` (and `limit`: more arrived at once); a token bucket (nodelay:
+// its burst leaves at once) judged as a queue fails `contract`. Database 12 keeps serve's keys
+// apart from the other integration tests.
+//
+// No verdict rests on timing luck: the audits place departures where they favour the limiter,
+// waits are judged beyond the target's own unloaded latency with a tolerance of 100 ms, and
+// the failing cases differ from their promise by a wait of 400 ms or a burst that leaves at once.
+
+#include <doctest/doctest.h>
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "support/json_outcome.hpp"
+#include "support/run_binary.hpp"
+#include "support/serve_process.hpp"
+#include "support/test_redis.hpp"
+
+using namespace rlcheck::testing;
+using nlohmann::json;
+
+namespace {
+
+// `rlcheck serve` on database 12 with the strategy and its flags, keyed by X-Client.
+std::vector<std::string> serve_args(const std::string& flags) {
+  std::vector<std::string> args{"--redis",           TestRedis::shared().tcp_url() + "/12",
+                                "--listen",          "127.0.0.1:0",
+                                "--identity-header", "X-Client"};
+  std::istringstream words(flags);
+  for (std::string word; words >> word;)
+    args.push_back(word);
+  return args;
+}
+
+// `rlcheck http <url> --json` as identity {run}, then `flags`; the exit code must be `expected`.
+json http_run(const ServeProcess& serve, const std::string& flags, int expected) {
+  std::vector<std::string> args{"http", serve.url(), "--header", "X-Client: q{run}", "--json"};
+  std::istringstream words(flags);
+  for (std::string word; words >> word;)
+    args.push_back(word);
+  const ProcessOutcome outcome = run_rlcheck(args);
+  INFO("stdout: " << outcome.out);
+  INFO("stderr: " << outcome.err);
+  REQUIRE(outcome.exit_code == expected);
+  return json::parse(outcome.out);
+}
+
+constexpr const char* k_queue_5 = "--strategy leaky-queue --refill 20/s --queue 5";
+
+}  // namespace
+
+TEST_CASE("queue: leaky-queue keeps --contract queue under a closed burst and an open load") {
+  ServeProcess serve(serve_args(k_queue_5));
+  // 30 at once: one leaves, five wait their turn (50 ms apart), the rest are denied at once.
+  const json burst =
+      http_run(serve, "--contract queue --refill 20/s --queue 5 -n 30 -p 30 --runs 2", 0);
+  CHECK(burst["params"]["contract"] == "queue");
+  CHECK(burst["params"]["queue"] == 5);
+  CHECK(burst["params"]["refill"] == "20/s");
+  for (const json& run : burst["runs"])
+    CHECK(run["allowed"] == 6);
+  CHECK(check_status(burst, "contract") == "pass");
+  CHECK(check_status(burst, "delay") == "pass");
+  CHECK(check_status(burst, "limit") == "pass");
+  const json& queue = burst["runs"][0]["contract"]["queue"];
+  CHECK(queue["promised_wait_ms"] == 250.0);
+  // The fifth in line waited about 250 ms: the queue really held it.
+  CHECK(queue["longest_wait"]["wait_ms"].get<double>() >= 240.0);
+
+  // 60/s for 2 s: three times the rate, over several drains of the queue, so the denials are
+  // judged against the room the queue had.
+  const json open = http_run(
+      serve, "--contract queue --refill 20/s --queue 5 --rate 60/s --duration 2s -p 40", 0);
+  CHECK(check_status(open, "utilisation") == "pass");
+  CHECK(check_status(open, "delay") == "pass");
+  CHECK(check_status(open, "contract") == "pass");
+}
+
+TEST_CASE("queue: a queue deeper than claimed fails delay") {
+  ServeProcess serve(serve_args("--strategy leaky-queue --refill 20/s --queue 10"));
+  const json report = http_run(serve, "--contract queue --refill 20/s --queue 2 -n 30 -p 30", 1);
+  CHECK(check_status(report, "delay") == "fail");
+  CHECK(check_detail(report, "delay").find("promises at most 100.0ms") != std::string::npos);
+  // Not `limit`: an arrival may have been decided as late as its reply, and the replies are
+  // spread over the 500 ms the queue held them.
+  CHECK(check_status(report, "limit") == "pass");
+}
+
+TEST_CASE("queue: a token bucket judged as a queue fails contract, its burst leaving at once") {
+  ServeProcess serve(serve_args("--strategy token-bucket --burst 6 --refill 20/s"));
+  const json report = http_run(serve, "--contract queue --refill 20/s --queue 5 -n 30 -p 30", 1);
+  CHECK(check_status(report, "contract") == "fail");
+  CHECK(check_detail(report, "contract").find("departures") != std::string::npos);
+  // As arrivals see it, a bucket of 6 is what a queue of 5 admits: only the departures differ.
+  CHECK(check_status(report, "limit") == "pass");
+  CHECK(check_status(report, "delay") == "pass");
+}
+
+TEST_CASE("queue: usage errors name the flag and what to do instead") {
+  const auto usage = [](const std::vector<std::string>& args, const std::string& expected) {
+    const ProcessOutcome outcome = run_rlcheck(args);
+    INFO("stderr: " << outcome.err);
+    CHECK(outcome.exit_code == 64);
+    CHECK(outcome.err.find(expected) != std::string::npos);
+  };
+  usage({"redis", "--strategy", "leaky-queue"}, "rlcheck serve --strategy leaky-queue");
+  usage({"compare", "--strategies", "lua,leaky-queue"}, "--strategies: leaky-queue");
+  usage({"http", "http://127.0.0.1:9/", "--queue", "5"}, "--queue: only with --contract queue");
+  usage({"http", "http://127.0.0.1:9/", "--contract", "queue", "--queue", "50", "--refill", "10/s",
+         "--timeout", "2s"},
+        "--timeout: 2s does not outlast the queue's longest promised wait");
+}
