@@ -34,8 +34,9 @@ struct Gateway {
 };
 
 // nginx: 10 requests per second with a burst of 4, so 5 at once (B + 1) and then one each
-// 100 ms. `return` runs before limit_req (rewrite phase) and would bypass it: every location
-// serves a static file instead.
+// 100 ms; /queued/ (no nodelay) holds up to 8 requests over the rate, one leaving each 100 ms.
+// `return` runs before limit_req (rewrite phase) and would bypass it: every location serves a
+// static file instead.
 std::string nginx_conf(const std::string& prefix, int port) {
   std::ostringstream conf;
   conf << "worker_processes 1;\n"
@@ -63,7 +64,7 @@ std::string nginx_conf(const std::string& prefix, int port) {
        << "      alias " << prefix << "/html/;\n"
        << "    }\n"
        << "    location /queued/ {\n"  // without nodelay: requests over the rate wait
-       << "      limit_req zone=by_header burst=4; limit_req_status 429;\n"
+       << "      limit_req zone=by_header burst=8; limit_req_status 429;\n"
        << "      alias " << prefix << "/html/;\n"
        << "    }\n"
        << "  }\n"
@@ -251,6 +252,43 @@ TEST_CASE("real nginx limit_req keyed by $binary_remote_addr: each source addres
   CHECK(check_status(report, "utilisation") == "pass");
   // Had the three shared one address, the limiter would have admitted one client's share.
   CHECK(report["runs"][0]["allowed"].get<int>() >= 3 * 5);
+}
+
+TEST_CASE("real nginx limit_req burst=8 without nodelay: a queue of 8 drained at 10/s") {
+  const Gateway& server = nginx();
+  if (skipped(server, k_nginx_missing))
+    return;
+  // Two clients at 20/s each for 2 s: each fills its queue (waits up to 800 ms) and is denied
+  // past it. The queue's rate is --refill (--rate is the load's).
+  const json report = run_http(
+      server, "/queued/",
+      client_header("queue") + k_nginx_load + "--contract queue --refill 10/s --queue 8", 0);
+  INFO(checks_of(report));
+  CHECK(check_status(report, "contract") == "pass");
+  CHECK(check_status(report, "delay") == "pass");
+  CHECK(check_status(report, "utilisation") == "pass");
+  CHECK(report["runs"][0]["denied"].get<int>() > 0);
+
+  // Told the queue holds 4, or drains at 20/s: its requests wait 800 ms, longer than either
+  // promises (400 ms).
+  const json shallower = run_http(
+      server, "/queued/",
+      client_header("queue-of-4") + k_nginx_load + "--contract queue --refill 10/s --queue 4", 1);
+  INFO(checks_of(shallower));
+  CHECK(check_status(shallower, "delay") == "fail");
+  const json faster = run_http(
+      server, "/queued/",
+      client_header("queue-at-20") + k_nginx_load + "--contract queue --refill 20/s --queue 8", 1);
+  INFO(checks_of(faster));
+  CHECK(check_status(faster, "delay") == "fail");
+
+  // nodelay lets the whole burst through at once: no queue's departures.
+  const json nodelay = run_http(
+      server, "/nodelay/",
+      client_header("nodelay-as-queue") + k_nginx_load + "--contract queue --refill 10/s --queue 4",
+      1);
+  INFO(checks_of(nodelay));
+  CHECK(check_status(nodelay, "contract") == "fail");
 }
 
 TEST_CASE(
