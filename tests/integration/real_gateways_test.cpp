@@ -165,7 +165,7 @@ std::string client_header(const std::string& test) {
 bool skipped(const Gateway& gateway, const char* missing) {
   if (gateway.server)
     return false;
-  MESSAGE(missing);
+  MESSAGE(std::string(missing));
   return true;
 }
 

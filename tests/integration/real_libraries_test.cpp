@@ -128,7 +128,8 @@ bool flask_skipped() {
 bool scripts_skipped() {
   if (std::filesystem::exists(k_lua_dir))
     return false;
-  MESSAGE("limits' Lua scripts not installed (apt-get install python3-limits): skipped");
+  MESSAGE(
+      std::string("limits' Lua scripts not installed (apt-get install python3-limits): skipped"));
   return true;
 }
 
