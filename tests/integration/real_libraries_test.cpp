@@ -120,8 +120,8 @@ bool flask_skipped() {
   if (flask_app().server)
     return false;
   MESSAGE(
-      "Flask-Limiter not installed (apt-get install python3-flask-limiter python3-redis): "
-      "skipped");
+      std::string("Flask-Limiter not installed (apt-get install python3-flask-limiter "
+                  "python3-redis): skipped"));
   return true;
 }
 
