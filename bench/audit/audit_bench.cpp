@@ -1,4 +1,4 @@
-// rlcheck_audit_bench N [IDENTITIES]: the CPU time of every audit of a run of N requests, on
+// rlcheck_audit_bench N [IDENTITIES [CONTRACT]]: the CPU time of every audit of a run of N requests, on
 // a synthetic run (10 000 requests a second, limit 100 a second per identity, the rest denied
 // with an exact retry hint), once for each contract kind, and the memory the run's records
 // take. Built with the project (bench/CMakeLists.txt); run by bench/memory.sh.
@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <optional>
 #include <string>
 
 #include "checks/run_stats.hpp"
@@ -75,7 +76,7 @@ rlcheck::engine::RunResult synthetic_run(int64_t requests, int64_t identities) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: rlcheck_audit_bench N [IDENTITIES]\n");
+    std::fprintf(stderr, "usage: rlcheck_audit_bench N [IDENTITIES [CONTRACT]]\n");
     return 64;
   }
   const int64_t requests = std::atoll(argv[1]);
@@ -88,22 +89,35 @@ int main(int argc, char** argv) {
       static_cast<long long>(requests), static_cast<long long>(identities),
       cpu_seconds() - build_start,
       static_cast<double>(max_rss_kb() - rss_before) * 1024.0 / static_cast<double>(requests));
+  const double per_ns = static_cast<double>(k_limit) / static_cast<double>(k_window_ns);
   const struct {
     const char* name;
     AdmissionRule rule;
+    std::optional<int64_t> queue_depth;  // queue: the bucket's burst less the one leaving
   } contracts[] = {
-      {"sliding", {AdmissionRule::Kind::sliding, k_limit, k_window_ns, 0, 0, 1'000'000}},
-      {"fixed", {AdmissionRule::Kind::fixed, k_limit, k_window_ns, 0, 0, 1'000'000}},
+      {"sliding", {AdmissionRule::Kind::sliding, k_limit, k_window_ns, 0, 0, 1'000'000}, {}},
+      {"fixed", {AdmissionRule::Kind::fixed, k_limit, k_window_ns, 0, 0, 1'000'000}, {}},
+      {"fixed first-hit",
+       {AdmissionRule::Kind::first_hit, k_limit, k_window_ns, 0, 0, 1'000'000},
+       {}},
       {"sliding-counter",
-       {AdmissionRule::Kind::sliding_counter, k_limit, k_window_ns, 0, 0, 1'000'000}},
+       {AdmissionRule::Kind::sliding_counter, k_limit, k_window_ns, 0, 0, 1'000'000},
+       {}},
       {"token-bucket",
-       {AdmissionRule::Kind::bucket, 0, k_window_ns, k_limit,
-        static_cast<double>(k_limit) / static_cast<double>(k_window_ns), 1'000'000}},
+       {AdmissionRule::Kind::bucket, 0, k_window_ns, k_limit, per_ns, 1'000'000},
+       {}},
+      {"queue",
+       {AdmissionRule::Kind::bucket, 0, k_window_ns, k_limit, per_ns, 1'000'000},
+       k_limit - 1},
   };
+  const std::string only = argc > 3 ? argv[3] : "";
   for (const auto& contract : contracts) {
+    if (!only.empty() && only != contract.name)
+      continue;
     rlcheck::engine::RunResult run = base;  // the audits reorder records: each gets a copy
     rlcheck::checks::AuditParams audit;
     audit.rule = contract.rule;
+    audit.queue_depth = contract.queue_depth;
     audit.identities = identities;
     audit.timeline = true;
     audit.fresh_state = true;

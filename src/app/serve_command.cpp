@@ -23,6 +23,21 @@ void log_line(const std::string& line) {
   std::cerr << "rlcheck serve: " << line << std::endl;
 }
 
+// What the strategy keeps, as the listening line tells it: "limit 10 per 1m", "burst 5, refill
+// 5/s", "queue 5, rate 20/s".
+std::string kept_text(const redis::StrategyParams& limiter) {
+  switch (limiter.kind) {
+    case config::Strategy::token_bucket:
+    case config::Strategy::gcra:
+      return fmt::format("burst {}, refill {}", limiter.burst, config::format_rate(limiter.refill));
+    case config::Strategy::leaky_queue:
+      return fmt::format("queue {}, rate {}", limiter.burst, config::format_rate(limiter.refill));
+    default:
+      return fmt::format("limit {} per {}", limiter.limit,
+                         config::format_duration(std::chrono::milliseconds(limiter.window_ms)));
+  }
+}
+
 }  // namespace
 
 int run_serve(const config::Config& config) {
@@ -64,9 +79,8 @@ int run_serve(const config::Config& config) {
     if (auto started = server.start(); !started)
       throw base::usage_error("--listen: " + started.error());
     log_line(fmt::format(
-        "listening on http://{}:{}/ ({} limit {} per {}, identity {}, redis {}{})", options.address,
-        server.bound_port(), config::strategy_name(strategy), limiter.limit,
-        config::format_duration(config.checks.window),
+        "listening on http://{}:{}/ ({} {}, identity {}, redis {}{})", options.address,
+        server.bound_port(), config::strategy_name(strategy), kept_text(limiter),
         options.identity_header.empty() ? "client address" : "header " + options.identity_header,
         session.target.endpoint.display(),
         config.serve.fail_open ? ", fail-open" : ", fail-closed"));

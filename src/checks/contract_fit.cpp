@@ -24,7 +24,7 @@ constexpr double k_ns_per_s = 1e9;
 
 // The checks whose verdict a fitting contract must not fail: together they say every admission
 // was allowed, no denial came with room and every hint was right.
-constexpr std::array<std::string_view, 4> k_explaining{"limit", "contract", "utilisation",
+constexpr std::array<std::string_view, 5> k_explaining{"limit", "contract", "delay", "utilisation",
                                                        "retry-after-accuracy"};
 
 // The checks the contract decides: a failure elsewhere (errors, missing hints) no other
@@ -48,10 +48,29 @@ struct Evidence {
   int64_t most_after_burst = 0;
   int64_t longest_hint_ms = 0;                    // the longest usable retry hint
   std::vector<std::vector<Instants>> admissions;  // per identity and run, by send
+  // A queue's signs: the longest send-to-reply of an admission, the latency of a reply nobody
+  // waited for (the 99th percentile of the denials', else the shortest), and the rate the
+  // admissions of the identity with the most of them were answered at.
+  int64_t longest_admitted_ns = 0;
+  int64_t unloaded_ns = 0;
+  double answered_per_s = 0;
 };
+
+// The 99th percentile (nearest rank) of `latencies`, else `shortest`.
+int64_t unloaded_latency(std::vector<int64_t>& denials, int64_t shortest) {
+  if (denials.empty())
+    return shortest == INT64_MAX ? 0 : shortest;
+  const size_t rank = (denials.size() * 99 + 99) / 100 - 1;
+  std::nth_element(denials.begin(), denials.begin() + static_cast<std::ptrdiff_t>(rank),
+                   denials.end());
+  return denials[rank];
+}
 
 Evidence gather(const std::vector<RecordedRun>& runs) {
   Evidence evidence;
+  std::vector<int64_t> denial_latencies;
+  int64_t shortest = INT64_MAX;
+  size_t most_admitted = 0;
   for (const RecordedRun& run : runs) {
     const engine::RecordView records = run.records.view();
     std::map<uint32_t, std::vector<uint32_t>> by_identity;  // indices in records
@@ -69,12 +88,16 @@ Evidence gather(const std::vector<RecordedRun>& runs) {
       for (const uint32_t index : decided) {
         const RequestRecord decoded = records[index];
         const RequestRecord* record = &decoded;
+        const int64_t latency = record->replied_ns - record->sent_ns;
+        shortest = std::min(shortest, latency);
         if (record->outcome == Outcome::allowed) {
+          evidence.longest_admitted_ns = std::max(evidence.longest_admitted_ns, latency);
           burst += denied ? 0 : 1;
           admitted.push_back({record->sent_ns, record->replied_ns});
           continue;
         }
         denied = true;
+        denial_latencies.push_back(latency);
         evidence.longest_hint_ms =
             std::max(evidence.longest_hint_ms, usable_hint_ms(*record).value_or(0));
       }
@@ -89,10 +112,30 @@ Evidence gather(const std::vector<RecordedRun>& runs) {
               static_cast<double>(after) * k_ns_per_s / static_cast<double>(span_ns);
         }
       }
+      if (admitted.size() >= 2 && admitted.size() > most_admitted) {
+        const auto [first, last] = std::minmax_element(
+            admitted.begin(), admitted.end(),
+            [](const Instants& a, const Instants& b) { return a.replied_ns < b.replied_ns; });
+        if (last->replied_ns > first->replied_ns) {
+          most_admitted = admitted.size();
+          evidence.answered_per_s = static_cast<double>(admitted.size() - 1) * k_ns_per_s /
+                                    static_cast<double>(last->replied_ns - first->replied_ns);
+        }
+      }
       evidence.admissions.push_back(std::move(admitted));
     }
   }
+  evidence.unloaded_ns = unloaded_latency(denial_latencies, shortest);
   return evidence;
+}
+
+// An admission held this long beyond the unloaded latency (and 4 times it) says the limiter
+// queues: a bucket or a window answers an admission as fast as a denial.
+constexpr int64_t k_queue_wait_ns = 20 * k_ns_per_ms;
+
+int64_t queue_wait_ns(const Evidence& evidence) {
+  const int64_t wait = evidence.longest_admitted_ns - evidence.unloaded_ns;
+  return wait >= k_queue_wait_ns && wait > 4 * evidence.unloaded_ns ? wait : 0;
 }
 
 // The shortest span from an admission's send to the send of the limit-th after it: a window
@@ -228,6 +271,42 @@ std::vector<double> refill_rates(const Evidence& evidence, const AdmissionRule& 
   return rates;
 }
 
+// A queue of `depth` drained at `per_s`: to arrivals, a bucket of depth + 1.
+ContractFit queue_fit(int64_t depth, double per_s, const AdmissionRule& chosen) {
+  ContractFit fit = bucket_fit(depth + 1, per_s, chosen);
+  fit.contract = "queue";
+  fit.burst = 0;
+  fit.queue = depth;
+  fit.flags = fmt::format("--contract queue --refill {} --queue {}", fit.refill, depth);
+  return fit;
+}
+
+// Queues that explain the longest wait: the rate the admissions were answered at (and the
+// other refill rates tried), the depth that rate drains in that wait.
+std::vector<ContractFit> queue_fits(const Evidence& evidence, const AdmissionRule& chosen) {
+  std::vector<ContractFit> fits;
+  const int64_t wait_ns = queue_wait_ns(evidence);
+  if (wait_ns == 0)
+    return fits;
+  std::vector<double> rates;
+  for (const int digits : {1, 2}) {
+    if (evidence.answered_per_s > 0)
+      add_distinct(rates, round_significant(evidence.answered_per_s, digits));
+  }
+  for (const double rate : refill_rates(evidence, chosen))
+    add_distinct(rates, rate);
+  for (const double rate : rates) {
+    const config::Rate spelled = refill_rate(rate);
+    const double per_s = static_cast<double>(spelled.tokens) * k_ns_per_s /
+                         static_cast<double>(spelled.period.count());
+    // Timers fire late more often than early: a quarter of a place's drain is read as delay.
+    const int64_t depth = std::max<int64_t>(
+        1, std::llround(static_cast<double>(wait_ns) * per_s / k_ns_per_s - 0.25));
+    fits.push_back(queue_fit(depth, rate, chosen));
+  }
+  return fits;
+}
+
 Status status_of(const std::vector<CheckResult>& checks, std::string_view id) {
   for (const CheckResult& check : checks) {
     if (check.id == id)
@@ -296,6 +375,9 @@ std::vector<ContractFit> fit_candidates(const std::vector<RecordedRun>& runs,
     if (!same_promise(fit.rule, chosen) && seen.insert(fit.flags).second)
       candidates.push_back(std::move(fit));
   };
+  // Admissions held far longer than denials: a queue, whatever else would count the same.
+  for (ContractFit& fit : queue_fits(evidence, chosen))
+    add(std::move(fit));
   for (const AdmissionRule::Kind kind :
        {AdmissionRule::Kind::sliding, AdmissionRule::Kind::fixed, AdmissionRule::Kind::first_hit}) {
     if (kind == AdmissionRule::Kind::fixed && chosen.kind == AdmissionRule::Kind::fixed)
@@ -371,6 +453,7 @@ std::optional<Rejudged> rejudge(std::vector<ContractFit> candidates, std::vector
   for (ContractFit& candidate : candidates) {
     AuditParams replay = audit;
     replay.rule = candidate.rule;
+    replay.queue_depth = candidate.queue;
     replay.timeline = false;
     std::vector<RunStats> replayed = stats;
     for (size_t i = 0; i < runs.size(); ++i) {

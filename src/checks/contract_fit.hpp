@@ -28,13 +28,14 @@ struct RecordedRun {
 
 // A contract that explains what a test observed, and the flags that name it.
 struct ContractFit {
-  std::string contract;  // sliding, fixed, sliding-counter or token-bucket
+  std::string contract;  // sliding, fixed, sliding-counter, token-bucket or queue
   std::string anchor;    // fixed, sliding-counter: "clock" or "first-hit"; empty otherwise
   AdmissionRule rule;
   int64_t limit = 0;                // sliding, fixed
   int64_t window_ms = 0;            // sliding, fixed
   int64_t burst = 0;                // token-bucket
-  std::string refill;               // token-bucket: "1/s", "1/2s"
+  std::string refill;               // token-bucket, queue: "1/s", "1/2s"
+  std::optional<int64_t> queue;     // queue: how many may wait
   std::string flags;                // "--contract token-bucket --burst 5 --refill 1/s"
   std::vector<std::string> clears;  // ids of the failed checks that pass under it
 };

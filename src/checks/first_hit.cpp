@@ -123,6 +123,15 @@ FirstHitWindows::FirstHitWindows(engine::RecordView records, const AdmissionRule
     previous_end_hi = current.end_hi;
     opener_seen = true;
   }
+  place_full_instants();
+}
+
+void FirstHitWindows::place_full_instants() {
+  for (FirstHitWindow& window : windows_) {
+    const size_t gone = count_below(hi_sorted_, window.open_lo);
+    const size_t limit_th = gone + static_cast<size_t>(std::max<int64_t>(1, rule_.limit)) - 1;
+    window.full_from = limit_th < lo_sorted_.size() ? lo_sorted_[limit_th] : k_unbounded;
+  }
 }
 
 AdmissionPeak FirstHitWindows::peak() const {
@@ -164,8 +173,12 @@ int64_t FirstHitWindows::used_before(const RequestRecord& denial, int64_t enough
   const int64_t hi = denial.replied_ns + rule_.clock_ns;
   const auto [first, last] = windows_touching(lo, hi);
   int64_t used = 0;
-  for (size_t k = first; k < last && used < enough; ++k)
+  for (size_t k = first; k < last && used < enough; ++k) {
+    // Full is all a denial's judgement needs to know: count only below that.
+    if (enough <= rule_.limit && may_be_full_before(windows_[k], hi))
+      return std::max(used, rule_.limit);
     used = std::max(used, possibly_in_before(windows_[k], hi));
+  }
   return used;
 }
 
@@ -176,7 +189,7 @@ std::optional<FirstHitWindows::Wait> FirstHitWindows::wait(const RequestRecord& 
   std::optional<Wait> wait;
   for (size_t k = first; k < last; ++k) {
     const FirstHitWindow& window = windows_[k];
-    if (possibly_in_before(window, hi) < rule_.limit)
+    if (!may_be_full_before(window, hi))
       continue;
     const auto low = static_cast<double>(window.end_lo - denial.replied_ns);
     const auto high = static_cast<double>(window.end_hi - denial.sent_ns);

@@ -12,6 +12,7 @@
 // (the over-admission peak), and a denial may sit in any window it possibly falls in (room,
 // retry hints). The ranges come from one pass over the admissions, chained window to window.
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -31,6 +32,10 @@ struct FirstHitWindow {
   int64_t surely_in = 0;  // admissions surely in it
   int64_t first_sent_ns = 0;    // the earliest send of those, from the run start
   int64_t last_replied_ns = 0;  // the latest reply of those
+  // The earliest instant (lo) from which `limit` admissions may be in it: possibly_in_before
+  // reaches the limit exactly when the bound passes it (k_unbounded: never). Lets the audits
+  // ask "full?" of each denial without a search.
+  int64_t full_from = 0;
 };
 
 // The windows one identity's admissions open, in order, with the queries the audits ask.
@@ -58,6 +63,12 @@ class FirstHitWindows {
 
  private:
   int64_t possibly_in_before(const FirstHitWindow& window, int64_t before) const;
+  // possibly_in_before(window, before) >= the limit, in constant time.
+  bool may_be_full_before(const FirstHitWindow& window, int64_t before) const {
+    return window.full_from < std::min(window.end_hi, before);
+  }
+  // Sets each window's full_from, once the windows are placed.
+  void place_full_instants();
   // The windows a span [lo, hi] may overlap: indices [first, last).
   std::pair<size_t, size_t> windows_touching(int64_t lo, int64_t hi) const;
 

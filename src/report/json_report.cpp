@@ -302,6 +302,9 @@ json to_json(const Report& report) {
     if (fit.contract == "token-bucket") {
       fitted["burst"] = fit.burst;
       fitted["refill"] = fit.refill;
+    } else if (fit.queue) {
+      fitted["queue"] = *fit.queue;
+      fitted["refill"] = fit.refill;
     } else {
       fitted["limit"] = fit.limit;
       fitted["window_ms"] = fit.window_ms;

@@ -82,6 +82,21 @@ TEST_CASE("queue: leaky-queue keeps --contract queue under a closed burst and an
   CHECK(check_status(open, "contract") == "pass");
 }
 
+TEST_CASE("queue: judged as a sliding window, a queue is told its flags, which pass pasted back") {
+  ServeProcess serve(serve_args(k_queue_5));
+  const json sliding = http_run(serve, "--limit 6 --window 1s --rate 60/s --duration 2s -p 40", 1);
+  REQUIRE(sliding.contains("contract_fit"));
+  const json& fit = sliding["contract_fit"];
+  CHECK(fit["contract"] == "queue");
+  // The depth is read off the longest wait: a reply held late by a busy machine may read 6.
+  CHECK(fit["queue"].get<int>() >= 5);
+  CHECK(fit["queue"].get<int>() <= 6);
+  CHECK(fit["refill"] == "20/s");
+  const json pasted =
+      http_run(serve, fit["flags"].get<std::string>() + " --rate 60/s --duration 2s -p 40", 0);
+  CHECK(pasted["params"]["contract"] == "queue");
+}
+
 TEST_CASE("queue: a queue deeper than claimed fails delay") {
   ServeProcess serve(serve_args("--strategy leaky-queue --refill 20/s --queue 10"));
   const json report = http_run(serve, "--contract queue --refill 20/s --queue 2 -n 30 -p 30", 1);
