@@ -80,11 +80,14 @@ const Gateway& nginx() {
       return started;
     started.dir = std::make_unique<ScratchDir>("nginx");
     const std::string prefix = started.dir->path();
-    // Started as root, nginx's workers run as nobody: they must read the file they serve.
-    std::filesystem::permissions(
-        prefix, std::filesystem::perms::others_read | std::filesystem::perms::others_exec,
-        std::filesystem::perm_options::add);
-    started.dir->write("html/index.html", "ok\n");
+    // Started as root, nginx's workers run as nobody: they must read the file they serve,
+    // whatever the umask.
+    const std::string page = started.dir->write("html/index.html", "ok\n");
+    const auto readable = std::filesystem::perms::others_read | std::filesystem::perms::others_exec;
+    for (const std::string& path : {prefix, prefix + "/html"})
+      std::filesystem::permissions(path, readable, std::filesystem::perm_options::add);
+    std::filesystem::permissions(page, std::filesystem::perms::others_read,
+                                 std::filesystem::perm_options::add);
     const int port = free_loopback_port();
     const std::string conf = started.dir->write("nginx.conf", nginx_conf(prefix, port));
     started.server = std::make_unique<RealServer>(
