@@ -21,6 +21,7 @@
 #include "support/json_outcome.hpp"
 #include "support/real_server.hpp"
 #include "support/run_binary.hpp"
+#include "support/side_by_side.hpp"
 
 using namespace rlcheck::testing;
 using nlohmann::json;
@@ -145,19 +146,19 @@ const Gateway& haproxy() {
   return gateway;
 }
 
-// `rlcheck http <server><path> <flags> --json`; the exit code must be `expected`.
+// `rlcheck http <server><path> --json <flags>`.
+std::vector<std::string> http_args(const Gateway& gateway, const std::string& path,
+                                   const std::string& flags) {
+  std::vector<std::string> args{"http", gateway.server->base_url() + path, "--json"};
+  for (std::string& word : words_of(flags))
+    args.push_back(std::move(word));
+  return args;
+}
+
+// One such run; the exit code must be `expected`.
 json run_http(const Gateway& gateway, const std::string& path, const std::string& flags,
               int expected) {
-  std::vector<std::string> args{"http", gateway.server->base_url() + path, "--json"};
-  std::istringstream words(flags);
-  for (std::string word; words >> word;)
-    args.push_back(word);
-  const ProcessOutcome outcome = run_rlcheck(args);
-  INFO("rlcheck " << flags);
-  INFO("stderr: " << outcome.err);
-  INFO("stdout: " << outcome.out);
-  REQUIRE(outcome.exit_code == expected);
-  return json::parse(outcome.out);
+  return run_side_by_side({http_args(gateway, path, flags)}, {expected})[0];
 }
 
 // An X-Client header for `test`'s identities: no other case shares their limiter state.
@@ -220,21 +221,21 @@ TEST_CASE("real nginx limit_req with its default status 503: named, then accepte
   const Gateway& server = nginx();
   if (skipped(server, k_nginx_missing))
     return;
-  const std::string flags =
-      client_header("deny-503") + k_nginx_load + "--contract token-bucket --burst 5 --refill 10/s";
-  const json unread = run_http(server, "/deny-503/", flags, 3);
+  const std::string load =
+      k_nginx_load + std::string("--contract token-bucket --burst 5 --refill 10/s ");
+  const std::vector<json> reports = run_side_by_side(
+      {http_args(server, "/deny-503/", client_header("deny-503") + load),
+       http_args(server, "/deny-503/",
+                 client_header("deny-503-accepted") + load + "--denied-status 503")},
+      {3, 0});
+  const json& unread = reports[0];
   INFO(checks_of(unread));
   CHECK(check_status(unread, "errors") == "fail");
   CHECK(check_detail(unread, "errors").find("--denied-status 503") != std::string::npos);
-
-  const json report = run_http(server, "/deny-503/",
-                               client_header("deny-503-accepted") + k_nginx_load +
-                                   "--contract token-bucket --burst 5 --refill 10/s "
-                                   "--denied-status 503",
-                               0);
-  INFO(checks_of(report));
-  CHECK(check_status(report, "contract") == "pass");
-  CHECK(report["runs"][0]["denied"].get<int>() > 0);
+  const json& accepted = reports[1];
+  INFO(checks_of(accepted));
+  CHECK(check_status(accepted, "contract") == "pass");
+  CHECK(accepted["runs"][0]["denied"].get<int>() > 0);
 }
 
 TEST_CASE("real nginx limit_req keyed by $binary_remote_addr: each source address a client") {
@@ -262,36 +263,35 @@ TEST_CASE("real nginx limit_req burst=8 without nodelay: a queue of 8 drained at
   if (skipped(server, k_nginx_missing))
     return;
   // Two clients at 20/s each for 2 s: each fills its queue (waits up to 800 ms) and is denied
-  // past it. The queue's rate is --refill (--rate is the load's).
-  const json report = run_http(
-      server, "/queued/",
-      client_header("queue") + k_nginx_load + "--contract queue --refill 10/s --queue 8", 0);
-  INFO(checks_of(report));
-  CHECK(check_status(report, "contract") == "pass");
-  CHECK(check_status(report, "delay") == "pass");
-  CHECK(check_status(report, "utilisation") == "pass");
-  CHECK(report["runs"][0]["denied"].get<int>() > 0);
-
-  // Told the queue holds 4, or drains at 20/s: its requests wait 800 ms, longer than either
-  // promises (400 ms).
-  const json shallower = run_http(
-      server, "/queued/",
-      client_header("queue-of-4") + k_nginx_load + "--contract queue --refill 10/s --queue 4", 1);
-  INFO(checks_of(shallower));
-  CHECK(check_status(shallower, "delay") == "fail");
-  const json faster = run_http(
-      server, "/queued/",
-      client_header("queue-at-20") + k_nginx_load + "--contract queue --refill 20/s --queue 8", 1);
-  INFO(checks_of(faster));
-  CHECK(check_status(faster, "delay") == "fail");
-
-  // nodelay lets the whole burst through at once: no queue's departures.
-  const json nodelay = run_http(
-      server, "/nodelay/",
-      client_header("nodelay-as-queue") + k_nginx_load + "--contract queue --refill 10/s --queue 4",
-      1);
-  INFO(checks_of(nodelay));
-  CHECK(check_status(nodelay, "contract") == "fail");
+  // past it. The queue's rate is --refill (--rate is the load's). Told the queue holds 4, or
+  // drains at 20/s, its requests wait 800 ms, longer than either promises (400 ms); a nodelay
+  // location lets its whole burst through at once, which no queue's departures do.
+  const std::vector<json> reports = run_side_by_side(
+      {http_args(
+           server, "/queued/",
+           client_header("queue") + k_nginx_load + "--contract queue --refill 10/s --queue 8"),
+       http_args(
+           server, "/queued/",
+           client_header("queue-of-4") + k_nginx_load + "--contract queue --refill 10/s --queue 4"),
+       http_args(server, "/queued/",
+                 client_header("queue-at-20") + k_nginx_load +
+                     "--contract queue --refill 20/s --queue 8"),
+       http_args(server, "/nodelay/",
+                 client_header("nodelay-as-queue") + k_nginx_load +
+                     "--contract queue --refill 10/s --queue 4")},
+      {0, 1, 1, 1});
+  const json& queue = reports[0];
+  INFO(checks_of(queue));
+  CHECK(check_status(queue, "contract") == "pass");
+  CHECK(check_status(queue, "delay") == "pass");
+  CHECK(check_status(queue, "utilisation") == "pass");
+  CHECK(queue["runs"][0]["denied"].get<int>() > 0);
+  for (size_t i = 1; i < 3; ++i) {
+    INFO(checks_of(reports[i]));
+    CHECK(check_status(reports[i], "delay") == "fail");
+  }
+  INFO(checks_of(reports[3]));
+  CHECK(check_status(reports[3], "contract") == "fail");
 }
 
 TEST_CASE(
@@ -329,18 +329,30 @@ TEST_CASE(
       "--identities 2 --rate 40/s --duration 3s --window 1s --exact "
       "--no-require-retry-after --contract sliding-counter "
       "--anchor first-hit ";
-  const json report =
-      run_http(server, "/admissions/", client_header("gpc") + load + "--limit 5", 0);
+  // Claimed 4 per second, it admits more than such a counter would. On the clock's grid
+  // (started half a period before a clock second) the counter's periods are not HAProxy's,
+  // which denies while the clock's reading has room.
+  const std::vector<json> reports = run_side_by_side(
+      {http_args(server, "/admissions/", client_header("gpc") + load + "--limit 5"),
+       http_args(server, "/admissions/", client_header("gpc-claim-4") + load + "--limit 4"),
+       http_args(server, "/admissions/",
+                 client_header("gpc-clock") +
+                     "--identities 2 --rate 40/s --duration 3s --window 1s --exact "
+                     "--no-require-retry-after --contract sliding-counter "
+                     "--start-before-boundary 500ms --limit 5")},
+      {0, 1, 1});
+  const json& report = reports[0];
   INFO(checks_of(report));
   CHECK(check_status(report, "limit") == "pass");
   CHECK(check_status(report, "contract") == "pass");
   CHECK(check_status(report, "utilisation") == "pass");
   CHECK(report["runs"][0]["utilisation"].contains("denial_counting") == false);
-
-  // Claimed 4 per second, it admits more than such a counter would.
-  const json smaller =
-      run_http(server, "/admissions/", client_header("gpc-claim-4") + load + "--limit 4", 1);
+  const json& smaller = reports[1];
   INFO(checks_of(smaller));
   CHECK(check_status(smaller, "limit") == "fail");
   CHECK(check_status(smaller, "contract") == "fail");
+  const json& clock = reports[2];
+  INFO(checks_of(clock));
+  CHECK(check_status(clock, "limit") == "pass");
+  CHECK(check_status(clock, "utilisation") == "fail");
 }

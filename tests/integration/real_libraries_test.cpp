@@ -10,9 +10,7 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
-#include <future>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -21,6 +19,7 @@
 #include "support/json_outcome.hpp"
 #include "support/real_server.hpp"
 #include "support/run_binary.hpp"
+#include "support/side_by_side.hpp"
 #include "support/test_redis.hpp"
 
 using namespace rlcheck::testing;
@@ -64,36 +63,6 @@ const FlaskApp& flask_app() {
     return started;
   }();
   return app;
-}
-
-std::vector<std::string> words_of(const std::string& flags) {
-  std::vector<std::string> words;
-  std::istringstream in(flags);
-  for (std::string word; in >> word;)
-    words.push_back(word);
-  return words;
-}
-
-// Runs rlcheck once per argument list, all at once; returns each one's JSON report after
-// requiring its exit code.
-std::vector<json> run_side_by_side(const std::vector<std::vector<std::string>>& runs,
-                                   const std::vector<int>& expected) {
-  std::vector<std::future<ProcessOutcome>> pending;
-  for (const auto& args : runs)
-    pending.push_back(std::async(std::launch::async, [args] { return run_rlcheck(args); }));
-  std::vector<json> reports;
-  for (size_t i = 0; i < runs.size(); ++i) {
-    const ProcessOutcome outcome = pending[i].get();
-    std::string command = "rlcheck";
-    for (const std::string& arg : runs[i])
-      command += " " + arg;
-    INFO(command);
-    INFO("stderr: " << outcome.err);
-    INFO("stdout: " << outcome.out);
-    REQUIRE(outcome.exit_code == expected[i]);
-    reports.push_back(json::parse(outcome.out));
-  }
-  return reports;
 }
 
 // `rlcheck http <app><path> --json -H X-Client:<client>-{id} <flags>`.
