@@ -36,7 +36,7 @@ echo "installing: ${missing[*]}" >&2
 # invoke-rc.d not to start any: put one in place for the install when there is none, and take
 # away only the one this script put there (a policy the machine already had stays as it was).
 policy=/usr/sbin/policy-rc.d
-if [[ ! -e "$policy" ]]; then
+if [[ ! -e "$policy" && ! -L "$policy" ]]; then
   "${sudo[@]}" sh -c "printf '#!/bin/sh\nexit 101\n' >$policy && chmod 755 $policy"
   trap '"${sudo[@]}" rm -f "$policy"' EXIT
 fi
