@@ -82,7 +82,8 @@ std::optional<double> refill_from(std::span<const int64_t> readmissions_ns) {
 AdvertisedJudgement judge_advertised(const InferredContract& inferred,
                                      const AdvertisedContract& advertised) {
   AdvertisedJudgement judgement;
-  if (!advertised.any() || inferred.algorithm == "unknown")
+  // A queue advertises nothing rlcheck reads as its rate or size.
+  if (!advertised.any() || inferred.algorithm == "unknown" || inferred.algorithm == "queue")
     return judgement;
   auto& reasons = judgement.reasons;
   // A whole-second window w stands for a true window within (w - 1 s, w].
@@ -93,7 +94,8 @@ AdvertisedJudgement judge_advertised(const InferredContract& inferred,
       reasons.push_back(fmt::format("the headers advertise a limit of {} but no request was denied",
                                     *advertised.limit));
     }
-  } else if (inferred.algorithm == "fixed" || inferred.algorithm == "sliding") {
+  } else if (inferred.algorithm == "fixed" || inferred.algorithm == "sliding" ||
+             inferred.algorithm == "sliding-counter" || inferred.algorithm == "denial-counting") {
     if (advertised.limit && inferred.limit && *advertised.limit != *inferred.limit) {
       reasons.push_back(fmt::format("the headers advertise a limit of {}; {} were admitted",
                                     *advertised.limit, *inferred.limit));
@@ -135,6 +137,135 @@ bool first_hit_anchor(int64_t window_ns, int64_t tolerance_ns, int64_t first_sin
   };
   return second_since_admission_ns && near_window(first_since_admission_ns) &&
          near_window(*second_since_admission_ns);
+}
+
+Refill refill_by_first_readmission(int64_t limit, int64_t interval_ns, int64_t first_ns,
+                                   double tolerance) {
+  if (limit < 2 || interval_ns <= 0 || first_ns <= 0)
+    return Refill::unknown;
+  const double intervals = static_cast<double>(first_ns) / static_cast<double>(interval_ns);
+  const auto l = static_cast<double>(limit);
+  if (std::abs(intervals - 1) <= tolerance)
+    return Refill::token_bucket;
+  if (std::abs(intervals - l) <= tolerance * l)
+    return Refill::counter_first_hit;
+  return intervals < l ? Refill::counter_clock : Refill::unknown;
+}
+
+Refill refill_by_phase(int64_t limit, int64_t interval_ns, int64_t boundary_in_ns,
+                       int64_t readmitted_in_ns, double tolerance, int64_t slack_ns) {
+  if (limit < 2 || interval_ns <= 0)
+    return Refill::unknown;
+  const auto near = [&](int64_t predicted) {
+    return std::llabs(readmitted_in_ns - predicted) <=
+           static_cast<int64_t>(tolerance * static_cast<double>(predicted)) + slack_ns;
+  };
+  const bool bucket = near(interval_ns);
+  const bool first_hit = near(limit * interval_ns);
+  const bool clock = near(boundary_in_ns);
+  if (bucket + first_hit + clock != 1)
+    return Refill::unknown;
+  return bucket      ? Refill::token_bucket
+         : first_hit ? Refill::counter_first_hit
+                     : Refill::counter_clock;
+}
+
+int64_t phase_test_start_ns(int64_t boundary_ns, int64_t window_ns, int64_t lead_ns,
+                            int64_t not_before_ns) {
+  if (window_ns <= 0)
+    return not_before_ns;
+  const int64_t earliest = not_before_ns + lead_ns;
+  int64_t boundary = boundary_ns;
+  if (boundary < earliest) {
+    const int64_t windows = (earliest - boundary + window_ns - 1) / window_ns;
+    boundary += windows * window_ns;
+  }
+  return boundary - lead_ns;
+}
+
+int64_t control_due_ns(int64_t drained_ns, int64_t first_gap_ns, int asked) {
+  return drained_ns + (first_gap_ns << std::min(asked, 40));
+}
+
+bool counts_denials(Outcome control, Outcome probed_right_after) {
+  return control == Outcome::allowed && probed_right_after == Outcome::denied;
+}
+
+namespace {
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+}  // namespace
+
+bool waits_one_by_one(std::span<const ProbeRequest> one_by_one) {
+  if (one_by_one.size() < 4)
+    return false;
+  std::vector<double> waits;
+  for (const ProbeRequest& request : one_by_one) {
+    if (request.outcome != Outcome::allowed)
+      return false;
+    if (&request != &one_by_one.front())
+      waits.push_back(static_cast<double>(request.latency_ns));
+  }
+  const auto first = static_cast<double>(one_by_one.front().latency_ns);
+  const double typical = median(waits);
+  if (typical < 4 * first || typical < first + 2e6)
+    return false;
+  // The middle half (the first and last quarter dropped) within 25 % of the median.
+  std::sort(waits.begin(), waits.end());
+  const size_t quarter = waits.size() / 4;
+  return waits[quarter] >= 0.75 * typical && waits[waits.size() - 1 - quarter] <= 1.25 * typical;
+}
+
+std::optional<QueueFit> fit_queue(std::span<const ProbeRequest> at_once) {
+  // Requests sent together reach the limiter in an order of their own: each one's place in the
+  // queue is its rank among the waits.
+  std::vector<double> latencies;
+  QueueFit fit;
+  for (const ProbeRequest& request : at_once) {
+    if (request.outcome == Outcome::denied)
+      ++fit.denied;
+    else if (request.outcome == Outcome::allowed)
+      latencies.push_back(static_cast<double>(request.latency_ns));
+  }
+  if (latencies.size() < 3)
+    return std::nullopt;
+  std::sort(latencies.begin(), latencies.end());
+  const auto n = static_cast<double>(latencies.size());
+  const double mean_x = (n - 1) / 2;
+  double mean_y = 0;
+  for (const double latency : latencies)
+    mean_y += latency / n;
+  double sxy = 0;
+  double sxx = 0;
+  for (size_t i = 0; i < latencies.size(); ++i) {
+    const double x = static_cast<double>(i) - mean_x;
+    sxy += x * (latencies[i] - mean_y);
+    sxx += x * x;
+  }
+  const double slope = sxy / sxx;  // ns per place: one departure interval
+  if (slope < 1e6)
+    return std::nullopt;
+  double scatter = 0;
+  for (size_t i = 0; i < latencies.size(); ++i) {
+    const double line = mean_y + slope * (static_cast<double>(i) - mean_x);
+    scatter += std::abs(latencies[i] - line) / n;
+  }
+  if (scatter > slope / 4)
+    return std::nullopt;
+  fit.rate_per_s = 1e9 / slope;
+  // The line is off by its scatter at both ends of its span.
+  fit.rate_tolerance = 2 * scatter / (slope * (n - 1));
+  fit.waited = std::count_if(latencies.begin(), latencies.end(), [&](double latency) {
+    return latency - latencies.front() > slope / 2;
+  });
+  if (fit.denied > 0)
+    fit.queue = fit.waited;
+  return fit;
 }
 
 SnappedDuration snap_duration_ms(double measured_ms, double tolerance_ms,
@@ -187,8 +318,9 @@ std::string duration_flag(int64_t ms) {
 }  // namespace
 
 std::string contract_flags(const InferredContract& inferred, const AdvertisedContract& advertised) {
-  if ((inferred.algorithm == "fixed" || inferred.algorithm == "sliding") && inferred.limit &&
-      inferred.window_ms) {
+  if ((inferred.algorithm == "fixed" || inferred.algorithm == "sliding" ||
+       inferred.algorithm == "sliding-counter") &&
+      inferred.limit && inferred.window_ms) {
     std::optional<int64_t> advertised_ms;
     if (advertised.window_s)
       advertised_ms = *advertised.window_s * 1000;
@@ -205,6 +337,12 @@ std::string contract_flags(const InferredContract& inferred, const AdvertisedCon
                                          advertised.limit, advertised.window_s);
     return fmt::format("--contract {} --burst {} --refill {}", inferred.algorithm, *inferred.burst,
                        refill.text);
+  }
+  if (inferred.algorithm == "queue" && inferred.queue && inferred.refill_per_s &&
+      *inferred.refill_per_s > 0) {
+    const SnappedRate refill =
+        snap_rate(*inferred.refill_per_s, inferred.refill_tolerance, std::nullopt, std::nullopt);
+    return fmt::format("--contract queue --refill {} --queue {}", refill.text, *inferred.queue);
   }
   return "";
 }

@@ -79,13 +79,81 @@ std::optional<double> refill_from(std::span<const int64_t> readmissions_ns);
 bool first_hit_anchor(int64_t window_ns, int64_t tolerance_ns, int64_t first_since_admission_ns,
                       std::optional<int64_t> second_since_admission_ns);
 
+// The bucket family (one request freed at a time once drained), told apart by where capacity
+// comes back. A token bucket (or GCRA) gives back its first token one refill interval after the
+// drain; a sliding-window counter (prev * (1 - f) + curr < L) frees nothing until its window
+// ends and then one request per interval: its window opened by the first hit ends `limit`
+// intervals after the first admission, one on the clock at the next boundary, anywhere in
+// (0, limit intervals].
+enum class Refill { token_bucket, counter_first_hit, counter_clock, unknown };
+
+// From the drained identity alone: `first_ns` from its first admission to its first single
+// readmission, `interval_ns` between the single readmissions that followed, `tolerance` a
+// fraction of each prediction. One interval reads as a bucket (a clock counter whose boundary
+// happened to fall there looks alike: the phase test decides), `limit` intervals as a counter
+// opened by the first hit, anything else below `limit` intervals as a counter on the clock;
+// unknown with a limit below 2 or beyond `limit` intervals.
+Refill refill_by_first_readmission(int64_t limit, int64_t interval_ns, int64_t first_ns,
+                                   double tolerance);
+
+// The phase test: a second identity is drained so that the clock boundary predicted from the
+// first identity's readmissions falls `boundary_in_ns` after its first admission, halfway
+// between one interval and one window. Where it was readmitted (`readmitted_in_ns` after its
+// first admission) names the design when exactly one prediction is within `tolerance` (a
+// fraction of it, plus `slack_ns`): one interval (bucket), `limit` intervals (first-hit
+// counter), the boundary (clock counter). Unknown otherwise.
+Refill refill_by_phase(int64_t limit, int64_t interval_ns, int64_t boundary_in_ns,
+                       int64_t readmitted_in_ns, double tolerance, int64_t slack_ns);
+
+// Where the second identity's first admission should go: `lead_ns` before the first boundary
+// (boundaries at `boundary_ns` + k * `window_ns`) that is at least `lead_ns` after
+// `not_before_ns`.
+int64_t phase_test_start_ns(int64_t boundary_ns, int64_t window_ns, int64_t lead_ns,
+                            int64_t not_before_ns);
+
+// Denial counting, seen through a control: an identity drained right after the probed one and
+// then left alone, asked at widening intervals (`first_gap_ns` after its drain, then doubling)
+// while the probed one keeps asking. A limiter that ignores denials gives the control its
+// capacity back no sooner than the probed identity (drained first), so the control admitted
+// while the probed identity, asked right after, is denied means the probed identity's own
+// denials keep it out (HAProxy http_req_rate, elastic expiry).
+int64_t control_due_ns(int64_t drained_ns, int64_t first_gap_ns, int asked);
+bool counts_denials(engine::Outcome control, engine::Outcome probed_right_after);
+
+// A queue (nginx limit_req without nodelay): requests wait instead of being denied.
+// One by one (each sent when the previous reply came): after the first, every reply waits
+// about one departure interval more than the first did, and none is denied. Needs 4 requests
+// at least, waits that stand clear of the first reply's latency (4 times it and 2 ms more), and
+// regular ones (the middle half within 25 % of their median).
+bool waits_one_by_one(std::span<const ProbeRequest> one_by_one);
+
+// Sent all at once: an admitted request waits about its place in the queue times 1/R, its
+// place its rank among the waits (requests sent together arrive in an order of their own).
+// Fitted by least squares: R from the slope, B the number that waited more than half an
+// interval beyond the fastest admitted reply, when any request was denied (unset when nothing
+// was: B is at least `waited`). Unset unless the fit is clear: 3 admitted at least, a slope of
+// 1 ms a place at least, and waits within a quarter interval of the line on average.
+struct QueueFit {
+  double rate_per_s = 0;
+  double rate_tolerance = 0;  // a fraction of the rate: the fit's scatter over its span
+  int64_t waited = 0;         // admitted requests that waited
+  std::optional<int64_t> queue;
+  int64_t denied = 0;
+};
+std::optional<QueueFit> fit_queue(std::span<const ProbeRequest> at_once);
+
 struct InferredContract {
-  std::string algorithm = "unknown";  // fixed, sliding, token-bucket, gcra, none, unknown
-  std::optional<int64_t> limit;       // fixed, sliding
-  std::optional<int64_t> window_ms;   // fixed, sliding: as measured
-  std::optional<std::string> anchor;  // fixed: "clock" or "first-hit"
-  std::optional<int64_t> burst;       // token-bucket, gcra
-  std::optional<double> refill_per_s;
+  // fixed, sliding, sliding-counter, token-bucket, gcra, queue, denial-counting, none, unknown
+  std::string algorithm = "unknown";
+  std::optional<int64_t> limit;        // fixed, sliding, sliding-counter, denial-counting
+  std::optional<int64_t> window_ms;    // fixed, sliding, sliding-counter: as measured
+  std::optional<std::string> anchor;   // fixed, sliding-counter: "clock" or "first-hit"
+  std::optional<int64_t> burst;        // token-bucket, gcra
+  std::optional<double> refill_per_s;  // token-bucket, gcra; queue: its departure rate
+  std::optional<int64_t> queue;        // queue: how many may wait
+  // Whether a client that keeps sending is kept out by its own denials (a control identity
+  // left alone got back in): unset when that was not tested.
+  std::optional<bool> denial_counting;
   // How far the measured window (ms) or refill (a fraction of it) may be from the true one:
   // the brackets of the readmissions it came from and the probes' own timing.
   double window_tolerance_ms = 0;
@@ -109,7 +177,9 @@ struct AdvertisedContract {
 // Whether what was observed agrees with what was advertised. Unset when nothing was
 // advertised or nothing could be inferred. A window advertised in whole seconds is taken as
 // rounded up (the true window is within (w - 1 s, w]), and 10 % of measurement slack is
-// allowed on every duration and rate. A bucket's advertised q per w is its burst and refill.
+// allowed on every duration and rate. A bucket's advertised q per w is its burst and refill; a
+// sliding-window counter's (or a denial-counting limiter's) its limit and window. A queue is not
+// judged.
 struct AdvertisedJudgement {
   std::optional<bool> matches;
   std::vector<std::string> reasons;  // why it does not match
@@ -144,8 +214,10 @@ SnappedRate snap_rate(double measured_per_s, double tolerance, std::optional<int
 
 // The flags that make `rlcheck redis` / `http` judge this contract ("--contract sliding
 // --limit 5 --window 1s"), with the window and refill snapped (above) against what was
-// advertised; empty when nothing was inferred. A first-hit fixed window adds
-// `--anchor first-hit`.
+// advertised; empty when nothing was inferred. A first-hit fixed window or sliding-window counter
+// adds `--anchor first-hit`; a sliding-window counter's window is `limit` refill intervals; a
+// queue is "--contract queue --refill R --queue B" (nothing without B). A limiter that counts
+// denials gets none: no contract passes while a client keeps sending.
 std::string contract_flags(const InferredContract& inferred,
                            const AdvertisedContract& advertised = {});
 

@@ -26,6 +26,22 @@ std::string contract_text(const checks::InferredContract& inferred) {
                        inferred.limit.value_or(0), inferred.window_ms.value_or(0),
                        inferred.window_tolerance_ms);
   }
+  if (algorithm == "sliding-counter") {
+    return fmt::format("sliding-window counter (anchor {}), limit {} per {} ms (±{:.0f})",
+                       inferred.anchor.value_or("clock"), inferred.limit.value_or(0),
+                       inferred.window_ms.value_or(0), inferred.window_tolerance_ms);
+  }
+  if (algorithm == "queue") {
+    return fmt::format("queue, {:.2f} leave per second, {}", inferred.refill_per_s.value_or(0),
+                       inferred.queue ? fmt::format("{} may wait", *inferred.queue)
+                                      : std::string("how many may wait not found"));
+  }
+  if (algorithm == "denial-counting") {
+    return fmt::format(
+        "counts denials: limit {}, and a client that keeps sending is never "
+        "admitted again",
+        inferred.limit.value_or(0));
+  }
   return fmt::format("{}, burst {}, refill {:.2f}/s", algorithm, inferred.burst.value_or(0),
                      inferred.refill_per_s.value_or(0));
 }
@@ -66,6 +82,8 @@ json probe_to_json(const ProbeReport& report) {
           {"anchor", or_null(inferred.anchor)},
           {"burst", or_null(inferred.burst)},
           {"refill_per_s", or_null(inferred.refill_per_s)},
+          {"queue", or_null(inferred.queue)},
+          {"denial_counting", or_null(inferred.denial_counting)},
           {"confidence", inferred.confidence},
           {"reason", inferred.reason.empty() ? json(nullptr) : json(inferred.reason)},
           {"max_time_needed_ms", or_null(inferred.max_time_needed_ms)},

@@ -23,12 +23,15 @@ struct ProbeReport {
   int exit_code = 0;
 };
 
-// {"schema": "rlcheck.probe/v1", "algorithm", "limit", "window_ms" (as measured),
-// "window_tolerance_ms", "anchor" ("clock" | "first-hit" for a fixed window), "burst",
-// "refill_per_s", "confidence", "reason", "max_time_needed_ms" (the budget was too short),
-// "advertised": {"limit", "window_ms"}, "advertised_matches" (null when nothing was
-// advertised), "evidence", "notes", "flags" (snapped: checks::contract_flags), ...}; parameters
-// that do not apply are null.
+// {"schema": "rlcheck.probe/v1", "algorithm" (fixed, sliding, sliding-counter, token-bucket,
+// queue, denial-counting, none, unknown), "limit", "window_ms" (as measured),
+// "window_tolerance_ms", "anchor" ("clock" | "first-hit" for a fixed window or a sliding-window
+// counter), "burst", "refill_per_s" (a queue's: how many leave per second), "queue" (how many
+// may wait), "denial_counting" (true: a client that keeps sending is kept out by its own
+// denials; false: the control identity showed it is not; null: not tested), "confidence", "reason",
+// "max_time_needed_ms" (the budget was too short), "advertised": {"limit", "window_ms"},
+// "advertised_matches" (null when nothing was advertised), "evidence", "notes", "flags" (snapped:
+// checks::contract_flags), ...}; parameters that do not apply are null.
 nlohmann::json probe_to_json(const ProbeReport& report);
 
 // A few aligned lines; with `quiet` only the first.

@@ -157,7 +157,15 @@ Judged judged_config(const config::Config& config, const std::string& url,
   Judged judged{config};
   const AdvertisedParams advertised = read_advertised_params(results);
   const std::string statuses = statuses_seen(results);
-  if (!config.checks.limit_given) {
+  // A bucket or a queue named whole by its flags needs no limit: its capacity is the limit.
+  const auto& checks = config.checks;
+  const bool bucket_named = (checks.contract == "token-bucket" || checks.contract == "gcra") &&
+                            checks.burst && checks.refill;
+  const bool queue_named = checks.contract == "queue" && checks.queue && checks.refill;
+  if (!checks.limit_given && !advertised.limit && (bucket_named || queue_named)) {
+    judged.config.checks.limit = bucket_named ? *checks.burst : *checks.queue + 1;
+    judged.limit_source = "contract";
+  } else if (!config.checks.limit_given) {
     // Without any response the errors check tells the story (exit 3), not the missing limit.
     if (!advertised.limit && !statuses.empty() && !interrupted) {
       if (!any_decided(results)) {
@@ -183,8 +191,10 @@ Judged judged_config(const config::Config& config, const std::string& url,
       judged.window_source = "default";
     }
     // The verdict rests on a window nobody named: said once, whatever the output mode. Not
-    // when nothing was decided: then there is no verdict on the limiter to qualify.
-    if (!advertised.window_s && any_decided(results) && !interrupted) {
+    // when nothing was decided: then there is no verdict on the limiter to qualify, nor for a
+    // bucket or queue named whole (the window only bounds its hints).
+    if (!advertised.window_s && any_decided(results) && !interrupted && !bucket_named &&
+        !queue_named) {
       std::cerr << fmt::format(
           "rlcheck: warning: --window: not given and {} advertised none (RateLimit-Policy w=, "
           "or a reset); judged against the default {}\n",

@@ -13,16 +13,17 @@ namespace rlcheck::runner {
 
 std::vector<checks::ProbeRequest> ProbeTarget::send(int identity, int64_t count,
                                                     Clock::time_point not_before,
-                                                    Clock::time_point deadline) {
+                                                    Clock::time_point deadline, bool at_once) {
   config::LoadConfig load = load_;
   // Every request of this send ends by the deadline, whatever the limiter does with it.
-  const auto share = (deadline - std::max(Clock::now(), not_before)) / std::max<int64_t>(1, count);
+  const auto share =
+      (deadline - std::max(Clock::now(), not_before)) / (at_once ? 1 : std::max<int64_t>(1, count));
   const bool capped = share < load.timeout;
   if (capped)
     load.timeout = std::max<config::Nanos>(std::chrono::milliseconds(1),
                                            std::chrono::duration_cast<config::Nanos>(share));
   load.requests = count;
-  load.concurrency = 1;
+  load.concurrency = at_once ? static_cast<int>(count) : 1;
   load.threads = 1;
   load.runs = 1;
   load.not_before = not_before;
@@ -53,7 +54,26 @@ std::vector<checks::ProbeRequest> ProbeTarget::send(int identity, int64_t count,
   requests_sent_ += count;
   interrupted_ = interrupted_ || result.interrupted;
   results_.push_back(std::move(result));
+  name_denial_status();
   return requests;
+}
+
+void ProbeTarget::name_denial_status() {
+  uint16_t status = 0;
+  bool admitted = false;
+  for (const engine::RunResult& result : results_) {
+    for (const engine::RequestRecord& record : result.records) {
+      admitted = admitted || record.outcome == engine::Outcome::allowed;
+      if (status == 0 && record.outcome == engine::Outcome::error && record.status != 0)
+        status = record.status;
+    }
+  }
+  // nginx denies with 503 by default: after admissions, a 503 or a 4xx reads as a denial.
+  if (last_error_.empty() || !admitted || !(status == 503 || (status >= 400 && status < 500)))
+    return;
+  last_error_ += fmt::format(
+      "; status {} after admissions looks like a denial: if it is, pass --denied-status {}", status,
+      status);
 }
 
 int64_t ProbeTarget::now_ns() const {
@@ -87,9 +107,15 @@ class HttpProbeTarget final : public ProbeTarget {
       : ProbeTarget(config), endpoint_(config, config.http.urls.front(), probe_seed(config)) {
     // Large and random, so that a second probe of the same server meets fresh identities too.
     first_run_ = 1'000'000 + static_cast<int>(endpoint_.seed() % 1'000'000'000);
+    addresses_ = static_cast<int>(config.load.source_addresses.size());
   }
   std::string describe() const override { return endpoint_.address(); }
   bool fresh_identities() const override { return endpoint_.fresh_states(); }
+  int distinct_identities() const override {
+    if (addresses_ >= 2)
+      return addresses_;
+    return ProbeTarget::distinct_identities();
+  }
 
  protected:
   StateChoice state_of(int identity) const override {
@@ -100,6 +126,7 @@ class HttpProbeTarget final : public ProbeTarget {
  private:
   HttpEndpoint endpoint_;
   int first_run_ = 1;
+  int addresses_ = 0;  // --source-address: identities cycle through them
 };
 
 class RedisProbeTarget final : public ProbeTarget {

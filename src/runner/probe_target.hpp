@@ -22,14 +22,15 @@ class ProbeTarget {
   explicit ProbeTarget(const config::Config& config) : load_(config.load) {}
   virtual ~ProbeTarget() = default;
 
-  // Sends `count` requests one after another on one connection, speaking for `identity` (a
+  // Sends `count` requests one after another on one connection (with `at_once`, all together,
+  // a connection each), speaking for `identity` (a
   // limiter state no other identity shares, when fresh_identities()), the first not before
   // `not_before`. Each request's timeout is the configured one, capped so that all `count` end
   // by `deadline` (a request past its cap is an error, and budget_ran_out() says why). Returns
   // each request's decision on the probe's timeline (ns since the target was made). Throws
   // FatalError(cannot_test) when no connection could be made.
   std::vector<checks::ProbeRequest> send(int identity, int64_t count, Clock::time_point not_before,
-                                         Clock::time_point deadline);
+                                         Clock::time_point deadline, bool at_once = false);
 
   int64_t now_ns() const;
   Clock::time_point at(int64_t ns) const { return origin_ + std::chrono::nanoseconds(ns); }
@@ -45,6 +46,9 @@ class ProbeTarget {
   // it reads the identity, or a source address per identity (--source-address, two or more);
   // else every identity is the same one.
   virtual bool fresh_identities() const { return true; }
+  // How many identities meet limiter states of their own: identity i shares identity j's when
+  // i - j is a multiple of this (a source address per identity, cycling).
+  virtual int distinct_identities() const { return fresh_identities() ? 1 << 20 : 1; }
 
   virtual std::string describe() const = 0;  // the URL, or the Redis and the limiter
 
@@ -56,6 +60,9 @@ class ProbeTarget {
   virtual Target& target() = 0;
 
  private:
+  // Appends to last_error_ the --denied-status that would accept a status error that looks like
+  // a denial (503 or 4xx after admissions).
+  void name_denial_status();
   engine::RunResult run(int identity, const config::LoadConfig& load);
 
   config::LoadConfig load_;  // one connection, one request at a time

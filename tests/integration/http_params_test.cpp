@@ -173,6 +173,31 @@ TEST_CASE(
   CHECK(lines_of(outcome.err).size() == 1);
 }
 
+TEST_CASE("http params: a bucket or a queue named whole needs no --limit, and no window warning") {
+  FakeHttpServer server(Mode::reply, canned(200, {}));
+  for (const std::vector<std::string>& contract :
+       {std::vector<std::string>{"--contract", "token-bucket", "--burst", "500", "--refill",
+                                 "10/s"},
+        std::vector<std::string>{"--contract", "queue", "--refill", "10/s", "--queue", "499"}}) {
+    std::vector<std::string> args = contract;
+    args.push_back("--json");
+    const ProcessOutcome outcome = run_http(server.url(), args);
+    INFO("stderr: " << outcome.err);
+    // Judged, not refused: the bucket holds; answered at once, the server is no queue.
+    CHECK(outcome.exit_code == (contract[1] == "queue" ? 1 : 0));
+    CHECK(count_containing(outcome.err, "warning") == 0);
+    const json report = json::parse(outcome.out, nullptr, false);
+    REQUIRE_FALSE(report.is_discarded());
+    CHECK(report["params"]["limit_source"] == "contract");
+    CHECK(report["params"]["limit"] == 500);
+  }
+  // Half named (no --refill: L per window) still needs the limit.
+  const ProcessOutcome half =
+      run_http(server.url(), {"--contract", "token-bucket", "--burst", "5"});
+  CHECK(half.exit_code == 64);
+  CHECK(half.err.find("--limit: required") != std::string::npos);
+}
+
 TEST_CASE("http params: --records has the HTTP status of every request") {
   FakeHttpServer server(Mode::reply, canned(200, {{"X-RateLimit-Limit", "5"}}));
   const std::string path = temp_file("records.jsonl");

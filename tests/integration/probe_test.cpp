@@ -1,8 +1,8 @@
 // `rlcheck probe` against `rlcheck serve` with each strategy, against a server whose headers
-// advertise a limit it does not keep, against one that delays instead of denying, and against
-// Redis limiters directly: the algorithm is right, the limit or burst exact, the window or
-// refill within 10 %, and the flags it suggests, pasted into a load run against the same
-// limiter, pass.
+// advertise a limit it does not keep, against one that delays instead of denying, against a
+// limiter that counts its own denials, and against Redis limiters directly: the algorithm (and
+// a window's anchor) is right, the limit or burst exact, the window or refill within 10 %, and
+// the flags it suggests, pasted into a load run against the same limiter, pass.
 
 #include <doctest/doctest.h>
 
@@ -161,6 +161,7 @@ TEST_CASE("probe round trip: serve's token bucket and GCRA; the flags pasted pas
     const Probed probed = probe_http(server);
     check_bucket(probed, 5, 5.0);
     CHECK(probed.report["advertised_matches"] == true);
+    CHECK(probed.report["denial_counting"] == false);
     CHECK(probed.report["flags"] == "--contract token-bucket --burst 5 --refill 5/s");
     check_round_trip(server, probed.report["flags"]);
   }
@@ -186,6 +187,37 @@ TEST_CASE("probe round trip: serve's token bucket and GCRA; the flags pasted pas
     CHECK(probed.report["flags"] == "--contract token-bucket --burst 3 --refill 3/2s");
     check_round_trip(server, probed.report["flags"]);
   }
+}
+
+TEST_CASE("probe round trip: serve's sliding-window counter; the flags pasted pass") {
+  // Like a token bucket once drained (one request every W / L), but its requests come back at
+  // the clock's boundaries: the phase test on a second identity tells.
+  ServeProcess server = serve("sliding-counter", 5, "1s");
+  const Probed probed = probe_http(server);
+  check_window(probed, "sliding-counter", 5, 1000);
+  CHECK(probed.report["anchor"] == "clock");
+  CHECK(probed.report["confidence"] == "high");
+  CHECK(probed.report["advertised_matches"] == true);
+  CHECK(probed.report["denial_counting"] == false);
+  CHECK(probed.report["flags"] == "--contract sliding-counter --limit 5 --window 1s");
+  check_round_trip(server, probed.report["flags"]);
+}
+
+TEST_CASE("probe round trip: serve's leaky queue; the flags pasted pass") {
+  // Replies wait their turn instead of being denied: the rate from how the waits of a burst
+  // sent at once grow, the queue from where its denials begin.
+  ServeProcess server =
+      serve("leaky-queue", 5, "1s",
+            {"--identity-header", "X-API-Key", "--refill", "10/s", "--queue", "4"});
+  const Probed probed = probe_http(server);
+  INFO(probed.report.dump(2));
+  CHECK(probed.outcome.exit_code == 0);
+  CHECK(probed.report["algorithm"] == "queue");
+  check_within_10_percent(probed.report["refill_per_s"], 10.0);
+  CHECK(probed.report["queue"] == 4);
+  CHECK(probed.report["limit"].is_null());
+  CHECK(probed.report["flags"] == "--contract queue --refill 10/s --queue 4");
+  check_round_trip(server, probed.report["flags"]);
 }
 
 TEST_CASE("probe http: serve advertises its bucket's burst, not its --limit, and probe agrees") {
@@ -231,6 +263,56 @@ TEST_CASE("probe --redis: the built-in strategies directly") {
     check_window(probe({"--redis", redis, "--strategy", "fixed-window", "-l", "3", "-w", "1s"}),
                  "fixed", 3, 1000);
   }
+}
+
+TEST_CASE("probe round trip: the sliding-counter strategy over Redis, pasted into rlcheck redis") {
+  const std::string redis = TestRedis::shared().tcp_url();
+  const Probed probed =
+      probe({"--redis", redis, "--strategy", "sliding-counter", "-l", "3", "-w", "1s"});
+  check_window(probed, "sliding-counter", 3, 1000);
+  CHECK(probed.report["anchor"] == "clock");
+  CHECK(probed.report["flags"] == "--contract sliding-counter --limit 3 --window 1s");
+  const ProcessOutcome run =
+      paste({"redis", "--redis", redis, "--strategy", "sliding-counter"}, probed.report["flags"]);
+  INFO("stdout: " << run.out);
+  INFO("stderr: " << run.err);
+  CHECK(run.exit_code == 0);
+}
+
+TEST_CASE("probe round trip: a sliding-window counter opened by the first hit, not the clock") {
+  // Its first request comes back a whole window after the first admission, and so does the
+  // second identity's: pasted with --anchor clock it would fail utilisation.
+  const std::string redis = TestRedis::shared().tcp_url();
+  const std::vector<std::string> script{"--script", fixture("sliding_counter_first_hit.lua")};
+  std::vector<std::string> args{"--redis", redis, "-l", "3", "-w", "1s"};
+  args.insert(args.end(), script.begin(), script.end());
+  const Probed probed = probe(args);
+  check_window(probed, "sliding-counter", 3, 1000);
+  CHECK(probed.report["anchor"] == "first-hit");
+  CHECK(probed.report["flags"] ==
+        "--contract sliding-counter --anchor first-hit --limit 3 --window 1s");
+  std::vector<std::string> run{"redis", "--redis", redis};
+  run.insert(run.end(), script.begin(), script.end());
+  const ProcessOutcome pasted = paste(run, probed.report["flags"]);
+  INFO("stdout: " << pasted.out);
+  INFO("stderr: " << pasted.err);
+  CHECK(pasted.exit_code == 0);
+}
+
+TEST_CASE("probe --redis: a limiter that counts its denials keeps out a client that keeps asking") {
+  // Elastic expiry: every request, denied or not, counts and restarts the window. A second
+  // identity left alone gets back in while the probed one, still asking, never does.
+  const Probed probed = probe({"--redis", TestRedis::shared().tcp_url(), "--script",
+                               fixture("elastic_expiry.lua"), "-l", "3", "-w", "1s"});
+  INFO(probed.report.dump(2));
+  CHECK(probed.outcome.exit_code == 0);
+  CHECK(probed.report["algorithm"] == "denial-counting");
+  CHECK(probed.report["denial_counting"] == true);
+  CHECK(probed.report["limit"] == 3);
+  CHECK(probed.report["confidence"] == "high");
+  // No contract passes while a client keeps sending: nothing to paste.
+  CHECK(probed.report["flags"] == "");
+  CHECK(probed.report["evidence"].dump().find("left alone got back in") != std::string::npos);
 }
 
 TEST_CASE("probe --redis: incr-expire's windows open at the first hit, not on the clock") {

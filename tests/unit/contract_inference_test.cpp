@@ -207,3 +207,166 @@ TEST_CASE("first_hit_anchor: readmitted one window after each identity's own fir
   // The second identity met a boundary before its readmission search: clock-aligned.
   CHECK_FALSE(first_hit_anchor(w, tolerance, 1000 * k_ms, std::nullopt));
 }
+
+TEST_CASE("refill_by_first_readmission: one interval a bucket, a window a first-hit counter") {
+  constexpr int64_t interval = 200 * k_ms;
+  CHECK(refill_by_first_readmission(5, interval, 205 * k_ms, 0.1) == Refill::token_bucket);
+  CHECK(refill_by_first_readmission(5, interval, 990 * k_ms, 0.1) == Refill::counter_first_hit);
+  // A counter on the clock: its first boundary anywhere in the window.
+  CHECK(refill_by_first_readmission(5, interval, 40 * k_ms, 0.1) == Refill::counter_clock);
+  CHECK(refill_by_first_readmission(5, interval, 610 * k_ms, 0.1) == Refill::counter_clock);
+  // Later than a window: none of them.
+  CHECK(refill_by_first_readmission(5, interval, 1500 * k_ms, 0.1) == Refill::unknown);
+  // A limit of 1: all three alike.
+  CHECK(refill_by_first_readmission(1, interval, 200 * k_ms, 0.1) == Refill::unknown);
+}
+
+TEST_CASE("refill_by_phase: the second identity's readmission names the design") {
+  constexpr int64_t interval = 200 * k_ms;  // limit 5: a window of 1 s
+  constexpr int64_t boundary = 600 * k_ms;  // halfway: (5 + 1) / 2 intervals
+  constexpr int64_t slack = 10 * k_ms;
+  CHECK(refill_by_phase(5, interval, boundary, 204 * k_ms, 0.1, slack) == Refill::token_bucket);
+  CHECK(refill_by_phase(5, interval, boundary, 1010 * k_ms, 0.1, slack) ==
+        Refill::counter_first_hit);
+  CHECK(refill_by_phase(5, interval, boundary, 590 * k_ms, 0.1, slack) == Refill::counter_clock);
+  // Between the predictions: not clear, not guessed.
+  CHECK(refill_by_phase(5, interval, boundary, 400 * k_ms, 0.1, slack) == Refill::unknown);
+  // A boundary predicted where a bucket gives back its token: both fit, so neither is named.
+  CHECK(refill_by_phase(5, interval, 210 * k_ms, 205 * k_ms, 0.1, slack) == Refill::unknown);
+  // A limit of 2: one interval, 1.5 and 2 are still told apart.
+  CHECK(refill_by_phase(2, 500 * k_ms, 750 * k_ms, 760 * k_ms, 0.1, slack) ==
+        Refill::counter_clock);
+  CHECK(refill_by_phase(2, 500 * k_ms, 750 * k_ms, 505 * k_ms, 0.1, slack) == Refill::token_bucket);
+}
+
+TEST_CASE("phase_test_start_ns: lead before the first boundary far enough ahead") {
+  constexpr int64_t w = 1000 * k_ms;
+  // Boundaries at 300, 1300, 2300 ms...
+  CHECK(phase_test_start_ns(300 * k_ms, w, 600 * k_ms, 500 * k_ms) == 700 * k_ms);
+  CHECK(phase_test_start_ns(300 * k_ms, w, 600 * k_ms, 700 * k_ms) == 700 * k_ms);
+  CHECK(phase_test_start_ns(300 * k_ms, w, 600 * k_ms, 701 * k_ms) == 1700 * k_ms);
+  CHECK(phase_test_start_ns(300 * k_ms, w, 600 * k_ms, 0) == 700 * k_ms);
+  // Lead 0: the first boundary at or after the instant.
+  CHECK(phase_test_start_ns(300 * k_ms, w, 0, 1400 * k_ms) == 2300 * k_ms);
+}
+
+TEST_CASE("denial counting: the control got in, the identity that kept asking did not") {
+  CHECK(counts_denials(Outcome::allowed, Outcome::denied));
+  CHECK_FALSE(counts_denials(Outcome::allowed, Outcome::allowed));
+  CHECK_FALSE(counts_denials(Outcome::denied, Outcome::denied));
+  CHECK_FALSE(counts_denials(Outcome::allowed, Outcome::error));
+  // Asked at doubling intervals: some interval outlasts a window restarted on every hit.
+  CHECK(control_due_ns(1000 * k_ms, 10 * k_ms, 0) == 1010 * k_ms);
+  CHECK(control_due_ns(1000 * k_ms, 10 * k_ms, 1) == 1020 * k_ms);
+  CHECK(control_due_ns(1000 * k_ms, 10 * k_ms, 3) == 1080 * k_ms);
+}
+
+namespace {
+
+ProbeRequest waited(int64_t at_ms, double latency_ms, Outcome outcome = Outcome::allowed) {
+  return {at_ms * k_ms, outcome, std::nullopt, static_cast<int64_t>(latency_ms * 1e6)};
+}
+
+}  // namespace
+
+TEST_CASE("waits_one_by_one: every reply after the first waits about an interval") {
+  // A queue of 5 per second: the first passes at once, each next one waits its turn.
+  std::vector<ProbeRequest> queued{waited(0, 0.4)};
+  for (int i = 1; i < 8; ++i)
+    queued.push_back(waited(i * 200, 200 + (i % 3)));
+  CHECK(waits_one_by_one(queued));
+  // Fast replies: a limiter that decides at once.
+  std::vector<ProbeRequest> fast;
+  for (int i = 0; i < 8; ++i)
+    fast.push_back(waited(i, 0.3 + 0.05 * i));
+  CHECK_FALSE(waits_one_by_one(fast));
+  // A denial: not a queue's way.
+  queued[5].outcome = Outcome::denied;
+  CHECK_FALSE(waits_one_by_one(queued));
+  // Irregular waits (a slow server, not a queue's departures).
+  std::vector<ProbeRequest> erratic{waited(0, 0.4)};
+  for (int i = 1; i < 8; ++i)
+    erratic.push_back(waited(i * 200, i % 2 == 0 ? 20 : 300));
+  CHECK_FALSE(waits_one_by_one(erratic));
+  CHECK_FALSE(waits_one_by_one(std::vector<ProbeRequest>{waited(0, 0.4), waited(1, 200)}));
+}
+
+TEST_CASE("fit_queue: the rate from how waits grow along a burst, the size from denials") {
+  // Sent at once to a queue of 5 per second holding 4: the first leaves at once, 4 wait 200,
+  // 400, 600, 800 ms, the rest are denied at once.
+  std::vector<ProbeRequest> burst;
+  for (int i = 0; i < 5; ++i)
+    burst.push_back(waited(0, 0.5 + 200.0 * i + (i % 2 ? 3 : -2)));
+  for (int i = 5; i < 8; ++i)
+    burst.push_back(waited(0, 0.6, Outcome::denied));
+  const std::optional<QueueFit> fit = fit_queue(burst);
+  REQUIRE(fit.has_value());
+  CHECK(fit->rate_per_s == doctest::Approx(5.0).epsilon(0.03));
+  CHECK(fit->rate_tolerance < 0.05);
+  CHECK(fit->waited == 4);
+  CHECK(fit->queue == 4);
+  CHECK(fit->denied == 3);
+  // Arrived in another order than sent: the same queue.
+  std::swap(burst[1], burst[6]);
+  std::swap(burst[0], burst[3]);
+  const std::optional<QueueFit> shuffled = fit_queue(burst);
+  REQUIRE(shuffled.has_value());
+  CHECK(shuffled->queue == 4);
+  CHECK(shuffled->rate_per_s == doctest::Approx(5.0).epsilon(0.03));
+  std::swap(burst[0], burst[3]);
+  std::swap(burst[1], burst[6]);
+  // Nothing denied: how many may wait is only bounded.
+  burst.resize(5);
+  const std::optional<QueueFit> open = fit_queue(burst);
+  REQUIRE(open.has_value());
+  CHECK_FALSE(open->queue.has_value());
+  CHECK(open->waited == 4);
+}
+
+TEST_CASE("fit_queue: no line, no queue") {
+  // Every reply fast: nothing waited.
+  std::vector<ProbeRequest> fast;
+  for (int i = 0; i < 8; ++i)
+    fast.push_back(waited(0, 0.5));
+  CHECK_FALSE(fit_queue(fast).has_value());
+  // Waits that do not line up: a few slow, the rest fast.
+  std::vector<ProbeRequest> lumpy;
+  for (int i = 0; i < 8; ++i)
+    lumpy.push_back(waited(0, i < 6 ? 1.0 : 400.0));
+  CHECK_FALSE(fit_queue(lumpy).has_value());
+  // Too few admitted to fit a line.
+  CHECK_FALSE(fit_queue(std::vector<ProbeRequest>{waited(0, 0.5), waited(0, 200),
+                                                  waited(0, 0.5, Outcome::denied)})
+                  .has_value());
+}
+
+TEST_CASE("contract_flags: sliding-window counters, queues, and none for denial counting") {
+  InferredContract counter = window("sliding-counter", 5, 982);
+  counter.window_tolerance_ms = 28;
+  counter.anchor = "clock";
+  CHECK(contract_flags(counter) == "--contract sliding-counter --limit 5 --window 1s");
+  counter.anchor = "first-hit";
+  CHECK(contract_flags(counter) ==
+        "--contract sliding-counter --anchor first-hit --limit 5 --window 1s");
+  InferredContract queue;
+  queue.algorithm = "queue";
+  queue.refill_per_s = 4.93;
+  queue.refill_tolerance = 0.05;
+  queue.queue = 4;
+  CHECK(contract_flags(queue) == "--contract queue --refill 5/s --queue 4");
+  queue.queue.reset();
+  CHECK(contract_flags(queue).empty());
+  InferredContract locked = window("denial-counting", 3, 1000);
+  locked.denial_counting = true;
+  CHECK(contract_flags(locked).empty());
+}
+
+TEST_CASE("judge_advertised: a sliding-window counter's limit and window, a queue not at all") {
+  CHECK(judge_advertised(window("sliding-counter", 5, 1006), {5, 1}).matches == true);
+  CHECK(judge_advertised(window("sliding-counter", 3, 1006), {5, 1}).matches == false);
+  CHECK(judge_advertised(window("sliding-counter", 5, 2000), {5, 1}).matches == false);
+  InferredContract queue;
+  queue.algorithm = "queue";
+  queue.refill_per_s = 5;
+  CHECK_FALSE(judge_advertised(queue, {5, 1}).matches.has_value());
+}

@@ -1,0 +1,135 @@
+#pragma once
+// The probe sequence behind `rlcheck probe`: the requests it sends, phase by phase, and what it
+// concludes from them (through checks/contract_inference). Internal to app/: probe_command
+// runs it; probe_sequence.cpp holds the windows, probe_shapes.cpp the designs that free one
+// request at a time (buckets, sliding-window counters), queues and the denial-counting control.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "checks/contract_inference.hpp"
+#include "runner/probe_target.hpp"
+
+namespace rlcheck::app::probe {
+
+using checks::ProbeRequest;
+using checks::Readmission;
+using runner::ProbeTarget;
+
+constexpr double k_step_ratio = 0.04;             // a readmission is found within 4 % of its time
+constexpr int64_t k_min_step_ns = 1'000'000;      // probes never closer than 1 ms
+constexpr int64_t k_first_chunk = 8;              // the burst doubles from here...
+constexpr int64_t k_max_burst = 1016;             // ...up to 8 + 16 + ... + 512 requests
+constexpr int k_refill_readmissions = 5;          // tokens timed to measure the refill
+constexpr int64_t k_probes_per_token = 10;        // probes per refill interval while timing them
+constexpr double k_agreement = 0.10;              // cross-checks agree within 10 %
+constexpr double k_anchor_tolerance = 0.05;       // a first-hit readmission lands within 5 % of W
+constexpr double k_plan_margin = 1.25;            // a suggested --max-time leaves this much room
+constexpr int64_t k_timing_slack_ns = 2'000'000;  // the probes' own timing, on any duration
+constexpr int k_spread_identity = 2;              // the spread and phase tests' fresh identity
+constexpr int k_control_identity = 3;             // drained beside the first, then left alone
+constexpr int k_queue_identity = 4;               // the first identity a queue's bursts use
+constexpr int64_t k_max_queue_burst = 256;        // a queue's burst sent at once, at most
+constexpr int64_t k_finest_interval_ns = 20'000'000;  // a counter's phase is read from here up
+
+// Ends the sequence: the deadline, an errored request, Ctrl-C.
+struct Halt {
+  std::string reason;
+};
+
+// Ends the sequence with a finding: the probed identity is kept out by its own denials.
+struct CountsDenials {
+  int64_t limit = 0;  // admitted before the first denial
+  std::string evidence;
+};
+
+int64_t admitted(const std::vector<ProbeRequest>& requests);
+// The last denial of `requests`, else `fallback`.
+int64_t last_denied(const std::vector<ProbeRequest>& requests, int64_t fallback);
+double ms(int64_t ns);
+bool agrees(double measured, double expected);
+// Seconds, rounded up: the --max-time that would cover `ns` of probing.
+int64_t whole_seconds_above(double ns);
+
+class Sequence {
+ public:
+  Sequence(ProbeTarget& target, ProbeTarget::Clock::time_point started,
+           ProbeTarget::Clock::time_point deadline)
+      : target_(target), started_(started), deadline_(deadline) {}
+
+  checks::InferredContract run();
+
+ private:
+  // The budget is checked before every send: a send due after the deadline never leaves, and
+  // the requests of one that does are timed out by the deadline (ProbeTarget::send). With
+  // `at_once`, the `count` requests go out together, one connection each.
+  std::vector<ProbeRequest> send(int identity, int64_t count, int64_t at_ns, bool at_once = false);
+
+  int64_t elapsed_ns() const;
+
+  // Plans from what is known: when `more_ns` of probing are still needed and the budget does
+  // not hold them, stop now, naming the --max-time that would do, rather than wait to fail.
+  void plan(double more_ns, const std::string& because);
+  // Whether `more_ns` of probing still fit the budget (for a test that can be left out).
+  bool fits(double more_ns) const;
+
+  // What the requests said before the budget ran out: a limiter that makes requests wait
+  // instead of denying them (a queue) shows as replies that grow slower, none denied.
+  void note_queueing();
+
+  // Single probes at geometric steps from `from_ns` (relative to `origin_ns`) until one is
+  // admitted. Denied probes change no state of a sliding log, a bucket or GCRA. With
+  // `with_control`, the control identity is asked at its own widening intervals meanwhile
+  // (throws CountsDenials when it gets in and the probed identity, asked right after, does
+  // not).
+  Readmission search(int identity, int64_t origin_ns, int64_t from_ns, int64_t known_denied_ns,
+                     bool with_control = false);
+
+  // A fresh identity for 1 until something is denied. Stops after the first chunk when its
+  // replies wait instead (checks::waits_one_by_one), setting queued_.
+  std::vector<ProbeRequest> first_burst(int64_t from_ns = 0);
+
+  void infer();
+
+  // Drains the control identity right after the first one (when a third identity of its own
+  // exists): `limit` + 1 requests, then it is left alone until search() asks it.
+  void drain_control(int64_t limit, const checks::BurstCount& first);
+
+  // One request at a time comes back: time the next few single readmissions at a tenth of an
+  // interval, then tell a bucket from a sliding-window counter by where the first one came and,
+  // with a second identity, by the phase test.
+  void infer_bucket(int64_t burst, int64_t first_admitted, const Readmission& first,
+                    const std::vector<ProbeRequest>& follow_up);
+  // The phase test on the spread identity (checks::refill_by_phase); unset when it could not
+  // run: one identity only, the budget, or a second burst that did not drain as the first.
+  std::optional<checks::Refill> phase_test(int64_t limit, int64_t interval_ns,
+                                           const Readmission& first);
+
+  void infer_window(int64_t limit, int64_t first_admitted, const Readmission& first,
+                    const std::vector<ProbeRequest>& follow_up, int64_t freed);
+
+  // Replies waited instead of being denied: bursts sent at once on fresh identities, doubling
+  // until a denial shows how many may wait (checks::fit_queue).
+  void infer_queue(const std::vector<ProbeRequest>& one_by_one);
+
+  struct Control {
+    bool active = false;
+    int64_t drained_ns = 0;    // its last request
+    int64_t first_gap_ns = 0;  // first asked this long after, then at doubling intervals
+    int asked = 0;
+  };
+
+  ProbeTarget& target_;
+  ProbeTarget::Clock::time_point started_;
+  ProbeTarget::Clock::time_point deadline_;
+  checks::InferredContract result_;
+  std::vector<ProbeRequest> seen_;  // every request so far
+  bool budget_halt_ = false;        // the budget, not the limiter, ended the probe
+  bool queued_ = false;             // the first chunk's replies waited instead of being denied
+  Control control_;
+  int64_t admitted_before_denial_ = 0;  // by the first burst
+};
+
+}  // namespace rlcheck::app::probe
