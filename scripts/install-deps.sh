@@ -13,6 +13,10 @@ packages=(
   chromium fonts-dejavu-core imagemagick
   # The sanitizer build and the libFuzzer targets (scripts/fuzz.sh): clang 16 and its runtimes.
   clang-16 libclang-rt-16-dev
+  # The limiters teams run, started by the integration tests on loopback (real_*_test.cpp):
+  # nginx limit_req, HAProxy stick tables, Flask-Limiter and the limits library (its Lua
+  # scripts too), with the Redis client they use for Redis storage.
+  nginx-light haproxy python3-flask python3-flask-limiter python3-limits python3-redis
 )
 packages+=("$@")
 
@@ -26,6 +30,17 @@ done
 sudo=()
 [[ $(id -u) -eq 0 ]] || sudo=(sudo)
 echo "installing: ${missing[*]}" >&2
+
+# Installing a server (nginx, haproxy, redis) tries to start its service, which fails in a
+# container without an init system and fails the install. A policy-rc.d that exits 101 tells
+# invoke-rc.d not to start any: put one in place for the install when there is none, and take
+# away only the one this script put there (a policy the machine already had stays as it was).
+policy=/usr/sbin/policy-rc.d
+if [[ ! -e "$policy" && ! -L "$policy" ]]; then
+  "${sudo[@]}" sh -c "printf '#!/bin/sh\nexit 101\n' >$policy && chmod 755 $policy"
+  trap '"${sudo[@]}" rm -f "$policy"' EXIT
+fi
+
 "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
 "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
   "${missing[@]}" >/dev/null

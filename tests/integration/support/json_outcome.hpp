@@ -29,6 +29,17 @@ inline std::string check_detail(const nlohmann::json& report, const std::string&
   return "";
 }
 
+// The checks of a report, one line each, for the messages of failed CHECKs.
+inline std::string checks_of(const nlohmann::json& report) {
+  std::string text = report["target"].dump() + "\n";
+  for (const auto& check : report["checks"]) {
+    if (check["status"] != "skip")
+      text += check["id"].get<std::string>() + " " + check["status"].get<std::string>() + ": " +
+              check["detail"].get<std::string>() + "\n";
+  }
+  return text;
+}
+
 inline std::string fixture(const std::string& name) {
   return std::string(RLCHECK_FIXTURES) + "/" + name;
 }

@@ -1,0 +1,358 @@
+// The gateways teams run, as Debian ships them: nginx-light's limit_req and HAProxy 2.6's stick
+// tables, each started here on a free loopback port with a config written to a scratch
+// directory, shared by the test cases of this file (each case speaks for clients of its own:
+// its own X-Client values or source addresses) and stopped when the tests end. For each
+// limiter the flags that say what it promises pass, and a misreading or a misconfiguration is
+// caught by the check named for it. Loads are a few seconds at tens of requests per second;
+// only verdicts are asserted. scripts/install-deps.sh installs both packages; where one is
+// missing its cases say so in one line and pass.
+
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "support/json_outcome.hpp"
+#include "support/real_server.hpp"
+#include "support/run_binary.hpp"
+#include "support/side_by_side.hpp"
+
+using namespace rlcheck::testing;
+using nlohmann::json;
+
+namespace {
+
+// A server of this file with the scratch directory it runs from; null when not installed.
+struct Gateway {
+  std::unique_ptr<ScratchDir> dir;
+  std::unique_ptr<RealServer> server;
+};
+
+// nginx: 10 requests per second with a burst of 4, so 5 at once (B + 1) and then one each
+// 100 ms; /queued/ (no nodelay) holds up to 8 requests over the rate, one leaving each 100 ms.
+// `return` runs before limit_req (rewrite phase) and would bypass it: every location serves a
+// static file instead.
+std::string nginx_conf(const std::string& prefix, int port) {
+  std::ostringstream conf;
+  conf << "worker_processes 1;\n"
+       << "pid " << prefix << "/nginx.pid;\n"
+       << "error_log " << prefix << "/error.log;\n"
+       << "events { worker_connections 1024; }\n"
+       << "http {\n"
+       << "  access_log off;\n";
+  for (const char* temp : {"client_body", "proxy", "fastcgi", "uwsgi", "scgi"})
+    conf << "  " << temp << "_temp_path " << prefix << "/" << temp << ";\n";
+  conf << "  limit_req_zone $http_x_client zone=by_header:1m rate=10r/s;\n"
+       << "  limit_req_zone $binary_remote_addr zone=by_address:1m rate=10r/s;\n"
+       << "  server {\n"
+       << "    listen 127.0.0.1:" << port << ";\n"
+       << "    location /nodelay/ {\n"
+       << "      limit_req zone=by_header burst=4 nodelay; limit_req_status 429;\n"
+       << "      alias " << prefix << "/html/;\n"
+       << "    }\n"
+       << "    location /deny-503/ {\n"  // limit_req_status left at its default, 503
+       << "      limit_req zone=by_header burst=4 nodelay;\n"
+       << "      alias " << prefix << "/html/;\n"
+       << "    }\n"
+       << "    location /by-address/ {\n"
+       << "      limit_req zone=by_address burst=4 nodelay; limit_req_status 429;\n"
+       << "      alias " << prefix << "/html/;\n"
+       << "    }\n"
+       << "    location /queued/ {\n"  // without nodelay: requests over the rate wait
+       << "      limit_req zone=by_header burst=8; limit_req_status 429;\n"
+       << "      alias " << prefix << "/html/;\n"
+       << "    }\n"
+       << "  }\n"
+       << "}\n";
+  return conf.str();
+}
+
+const Gateway& nginx() {
+  static const Gateway gateway = [] {
+    Gateway started;
+    const auto binary = find_program("nginx", {"/usr/sbin/nginx"});
+    if (!binary)
+      return started;
+    started.dir = std::make_unique<ScratchDir>("nginx");
+    const std::string prefix = started.dir->path();
+    // Started as root, nginx's workers run as nobody: they must read the file they serve,
+    // whatever the umask.
+    const std::string page = started.dir->write("html/index.html", "ok\n");
+    const auto readable = std::filesystem::perms::others_read | std::filesystem::perms::others_exec;
+    for (const std::string& path : {prefix, prefix + "/html"})
+      std::filesystem::permissions(path, readable, std::filesystem::perm_options::add);
+    std::filesystem::permissions(page, std::filesystem::perms::others_read,
+                                 std::filesystem::perm_options::add);
+    const int port = free_loopback_port();
+    const std::string conf = started.dir->write("nginx.conf", nginx_conf(prefix, port));
+    started.server = std::make_unique<RealServer>(
+        std::vector<std::string>{*binary, "-p", prefix, "-c", conf, "-e", prefix + "/error.log",
+                                 "-g", "daemon off;"},
+        prefix, prefix + "/output.log", port);
+    return started;
+  }();
+  return gateway;
+}
+
+// HAProxy: two stick tables behind one frontend. /every-request/ counts every request in
+// http_req_rate(1s), denied ones too; /admissions/ counts in gpc0 only the requests its deny
+// rule let through (gpc0_rate(1s)). Both allow 5 per second.
+std::string haproxy_cfg(int port) {
+  std::ostringstream cfg;
+  cfg << "global\n"
+      << "  maxconn 1024\n"
+      << "defaults\n"
+      << "  mode http\n"
+      << "  timeout connect 2s\n"
+      << "  timeout client 10s\n"
+      << "  timeout server 10s\n"
+      << "backend every_request_rate\n"
+      << "  stick-table type string len 64 size 10k expire 30s store http_req_rate(1s)\n"
+      << "backend admission_rate\n"
+      << "  stick-table type string len 64 size 10k expire 30s store gpc0,gpc0_rate(1s)\n"
+      << "frontend limited\n"
+      << "  bind 127.0.0.1:" << port << "\n"
+      << "  acl every_request path_beg /every-request/\n"
+      << "  acl admissions path_beg /admissions/\n"
+      << "  http-request track-sc0 req.hdr(X-Client) table every_request_rate if every_request\n"
+      << "  http-request deny deny_status 429 if every_request { sc_http_req_rate(0) gt 5 }\n"
+      << "  http-request track-sc1 req.hdr(X-Client) table admission_rate if admissions\n"
+      << "  http-request deny deny_status 429 if admissions { sc_gpc0_rate(1) ge 5 }\n"
+      << "  http-request sc-inc-gpc0(1) if admissions\n"
+      << "  http-request return status 200 content-type text/plain string ok\n";
+  return cfg.str();
+}
+
+const Gateway& haproxy() {
+  static const Gateway gateway = [] {
+    Gateway started;
+    const auto binary = find_program("haproxy", {"/usr/sbin/haproxy"});
+    if (!binary)
+      return started;
+    started.dir = std::make_unique<ScratchDir>("haproxy");
+    const int port = free_loopback_port();
+    const std::string cfg = started.dir->write("haproxy.cfg", haproxy_cfg(port));
+    started.server = std::make_unique<RealServer>(
+        std::vector<std::string>{*binary, "-f", cfg, "-db"}, started.dir->path(),
+        started.dir->path() + "/output.log", port);
+    return started;
+  }();
+  return gateway;
+}
+
+// `rlcheck http <server><path> --json <flags>`.
+std::vector<std::string> http_args(const Gateway& gateway, const std::string& path,
+                                   const std::string& flags) {
+  std::vector<std::string> args{"http", gateway.server->base_url() + path, "--json"};
+  for (std::string& word : words_of(flags))
+    args.push_back(std::move(word));
+  return args;
+}
+
+// One such run; the exit code must be `expected`.
+json run_http(const Gateway& gateway, const std::string& path, const std::string& flags,
+              int expected) {
+  return run_side_by_side({http_args(gateway, path, flags)}, {expected})[0];
+}
+
+// An X-Client header for `test`'s identities: no other case shares their limiter state.
+std::string client_header(const std::string& test) {
+  return "-H X-Client:" + test + "-{id} ";
+}
+
+bool skipped(const Gateway& gateway, const char* missing) {
+  if (gateway.server)
+    return false;
+  MESSAGE(std::string(missing));
+  return true;
+}
+
+constexpr const char* k_nginx_missing =
+    "nginx not installed (apt-get install nginx-light): skipped";
+constexpr const char* k_haproxy_missing =
+    "haproxy not installed (apt-get install haproxy): skipped";
+
+// Two clients at 20/s each for 2 s, against 10/s: each meets its burst and then the rate.
+// nginx sends no Retry-After and advertises no limit: the bucket's (or the queue's) flags say
+// the whole promise.
+constexpr const char* k_nginx_load =
+    "--identities 2 --rate 40/s --duration 2s --no-require-retry-after ";
+
+}  // namespace
+
+TEST_CASE("real nginx limit_req burst=4 nodelay: a token bucket of burst 5 refilled 10/s") {
+  const Gateway& server = nginx();
+  if (skipped(server, k_nginx_missing))
+    return;
+  const json report = run_http(
+      server, "/nodelay/",
+      client_header("bucket") + k_nginx_load + "--contract token-bucket --burst 5 --refill 10/s",
+      0);
+  INFO(checks_of(report));
+  CHECK(check_status(report, "limit") == "pass");
+  CHECK(check_status(report, "contract") == "pass");
+  CHECK(check_status(report, "utilisation") == "pass");
+  CHECK(report["runs"][0]["allowed"].get<int>() >= 10);  // each client's burst of 5 at least
+  CHECK(report["runs"][0]["denied"].get<int>() > 0);
+  CHECK(report["runs"][0]["errors"] == 0);
+}
+
+TEST_CASE("real nginx limit_req burst=4 nodelay: a contract of burst 3 fails limit and contract") {
+  const Gateway& server = nginx();
+  if (skipped(server, k_nginx_missing))
+    return;
+  // The burst of 5 nginx admits at once is more than a bucket of 3 allows.
+  const json report = run_http(server, "/nodelay/",
+                               client_header("small-burst") + k_nginx_load +
+                                   "--contract token-bucket --burst 3 --refill 10/s",
+                               1);
+  INFO(checks_of(report));
+  CHECK(check_status(report, "limit") == "fail");
+  CHECK(check_status(report, "contract") == "fail");
+}
+
+TEST_CASE("real nginx limit_req with its default status 503: named, then accepted as a denial") {
+  const Gateway& server = nginx();
+  if (skipped(server, k_nginx_missing))
+    return;
+  const std::string load =
+      k_nginx_load + std::string("--contract token-bucket --burst 5 --refill 10/s ");
+  const std::vector<json> reports = run_side_by_side(
+      {http_args(server, "/deny-503/", client_header("deny-503") + load),
+       http_args(server, "/deny-503/",
+                 client_header("deny-503-accepted") + load + "--denied-status 503")},
+      {3, 0});
+  const json& unread = reports[0];
+  INFO(checks_of(unread));
+  CHECK(check_status(unread, "errors") == "fail");
+  CHECK(check_detail(unread, "errors").find("--denied-status 503") != std::string::npos);
+  const json& accepted = reports[1];
+  INFO(checks_of(accepted));
+  CHECK(check_status(accepted, "contract") == "pass");
+  CHECK(accepted["runs"][0]["denied"].get<int>() > 0);
+}
+
+TEST_CASE("real nginx limit_req keyed by $binary_remote_addr: each source address a client") {
+  const Gateway& server = nginx();
+  if (skipped(server, k_nginx_missing))
+    return;
+  // Three clients at 20/s each from 127.0.0.2-4 (every 127/8 address is the loopback's on
+  // Linux); no other case sends from these addresses.
+  const json report = run_http(server, "/by-address/",
+                               "--identities 3 --source-address 127.0.0.2-127.0.0.4 "
+                               "--rate 60/s --duration 2s "
+                               "--no-require-retry-after "
+                               "--contract token-bucket --burst 5 --refill 10/s",
+                               0);
+  INFO(checks_of(report));
+  CHECK(check_status(report, "limit") == "pass");
+  CHECK(check_status(report, "contract") == "pass");
+  CHECK(check_status(report, "utilisation") == "pass");
+  // Had the three shared one address, the limiter would have admitted one client's share.
+  CHECK(report["runs"][0]["allowed"].get<int>() >= 3 * 5);
+}
+
+TEST_CASE("real nginx limit_req burst=8 without nodelay: a queue of 8 drained at 10/s") {
+  const Gateway& server = nginx();
+  if (skipped(server, k_nginx_missing))
+    return;
+  // Two clients at 20/s each for 2 s: each fills its queue (waits up to 800 ms) and is denied
+  // past it. The queue's rate is --refill (--rate is the load's). Told the queue holds 4, or
+  // drains at 20/s, its requests wait 800 ms, longer than either promises (400 ms); a nodelay
+  // location lets its whole burst through at once, which no queue's departures do.
+  const std::vector<json> reports = run_side_by_side(
+      {http_args(
+           server, "/queued/",
+           client_header("queue") + k_nginx_load + "--contract queue --refill 10/s --queue 8"),
+       http_args(
+           server, "/queued/",
+           client_header("queue-of-4") + k_nginx_load + "--contract queue --refill 10/s --queue 4"),
+       http_args(server, "/queued/",
+                 client_header("queue-at-20") + k_nginx_load +
+                     "--contract queue --refill 20/s --queue 8"),
+       http_args(server, "/nodelay/",
+                 client_header("nodelay-as-queue") + k_nginx_load +
+                     "--contract queue --refill 10/s --queue 4")},
+      {0, 1, 1, 1});
+  const json& queue = reports[0];
+  INFO(checks_of(queue));
+  CHECK(check_status(queue, "contract") == "pass");
+  CHECK(check_status(queue, "delay") == "pass");
+  CHECK(check_status(queue, "utilisation") == "pass");
+  CHECK(queue["runs"][0]["denied"].get<int>() > 0);
+  for (size_t i = 1; i < 3; ++i) {
+    INFO(checks_of(reports[i]));
+    CHECK(check_status(reports[i], "delay") == "fail");
+  }
+  INFO(checks_of(reports[3]));
+  CHECK(check_status(reports[3], "contract") == "fail");
+}
+
+TEST_CASE(
+    "real haproxy http_req_rate counts its denials: a client that keeps sending is locked "
+    "out") {
+  const Gateway& server = haproxy();
+  if (skipped(server, k_haproxy_missing))
+    return;
+  // One client at 20/s for 3 s against 5 per second: every request, denied or not, keeps the
+  // rate above 5, so after its first 5 it is never admitted again.
+  const json report = run_http(server, "/every-request/",
+                               client_header("req-rate") +
+                                   "--rate 20/s --duration 3s --limit 5 --window 1s "
+                                   "--no-require-retry-after",
+                               1);
+  INFO(checks_of(report));
+  CHECK(check_status(report, "limit") == "pass");
+  CHECK(check_status(report, "contract") == "pass");
+  CHECK(check_status(report, "utilisation") == "fail");
+  CHECK(check_detail(report, "utilisation").find("denial counting") != std::string::npos);
+  CHECK(report["runs"][0]["utilisation"].contains("denial_counting"));
+  CHECK(report["runs"][0]["allowed"] == 5);
+}
+
+TEST_CASE(
+    "real haproxy gpc0_rate counting admissions only: a sliding-window counter opened at "
+    "the first hit") {
+  const Gateway& server = haproxy();
+  if (skipped(server, k_haproxy_missing))
+    return;
+  // HAProxy's rate counters keep two periods and weigh the previous one; a new entry's first
+  // period starts with its first request. --exact: the counters start empty (fresh clients),
+  // so the first-hit grid is judged from the first admission on.
+  const std::string load =
+      "--identities 2 --rate 40/s --duration 3s --window 1s --exact "
+      "--no-require-retry-after --contract sliding-counter "
+      "--anchor first-hit ";
+  // Claimed 4 per second, it admits more than such a counter would. On the clock's grid
+  // (started half a period before a clock second) the counter's periods are not HAProxy's,
+  // which denies while the clock's reading has room.
+  const std::vector<json> reports = run_side_by_side(
+      {http_args(server, "/admissions/", client_header("gpc") + load + "--limit 5"),
+       http_args(server, "/admissions/", client_header("gpc-claim-4") + load + "--limit 4"),
+       http_args(server, "/admissions/",
+                 client_header("gpc-clock") +
+                     "--identities 2 --rate 40/s --duration 3s --window 1s --exact "
+                     "--no-require-retry-after --contract sliding-counter "
+                     "--start-before-boundary 500ms --limit 5")},
+      {0, 1, 1});
+  const json& report = reports[0];
+  INFO(checks_of(report));
+  CHECK(check_status(report, "limit") == "pass");
+  CHECK(check_status(report, "contract") == "pass");
+  CHECK(check_status(report, "utilisation") == "pass");
+  CHECK(report["runs"][0]["utilisation"].contains("denial_counting") == false);
+  const json& smaller = reports[1];
+  INFO(checks_of(smaller));
+  CHECK(check_status(smaller, "limit") == "fail");
+  CHECK(check_status(smaller, "contract") == "fail");
+  const json& clock = reports[2];
+  INFO(checks_of(clock));
+  CHECK(check_status(clock, "limit") == "pass");
+  CHECK(check_status(clock, "utilisation") == "fail");
+}
