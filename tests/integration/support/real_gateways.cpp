@@ -1,0 +1,134 @@
+#include "support/real_gateways.hpp"
+
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace rlcheck::testing {
+namespace {
+
+// nginx: 10 requests per second with a burst of 4, so 5 at once (B + 1) and then one each
+// 100 ms; /queued/ (no nodelay) holds up to 8 requests over the rate, one leaving each 100 ms.
+// `return` runs before limit_req (rewrite phase) and would bypass it: every location serves a
+// static file instead.
+std::string nginx_conf(const std::string& prefix, int port) {
+  std::ostringstream conf;
+  conf << "worker_processes 1;\n"
+       << "pid " << prefix << "/nginx.pid;\n"
+       << "error_log " << prefix << "/error.log;\n"
+       << "events { worker_connections 1024; }\n"
+       << "http {\n"
+       << "  access_log off;\n";
+  for (const char* temp : {"client_body", "proxy", "fastcgi", "uwsgi", "scgi"})
+    conf << "  " << temp << "_temp_path " << prefix << "/" << temp << ";\n";
+  conf << "  limit_req_zone $http_x_client zone=by_header:1m rate=10r/s;\n"
+       << "  limit_req_zone $binary_remote_addr zone=by_address:1m rate=10r/s;\n"
+       << "  server {\n"
+       << "    listen 127.0.0.1:" << port << ";\n"
+       << "    location /nodelay/ {\n"
+       << "      limit_req zone=by_header burst=4 nodelay; limit_req_status 429;\n"
+       << "      alias " << prefix << "/html/;\n"
+       << "    }\n"
+       << "    location /deny-503/ {\n"  // limit_req_status left at its default, 503
+       << "      limit_req zone=by_header burst=4 nodelay;\n"
+       << "      alias " << prefix << "/html/;\n"
+       << "    }\n"
+       << "    location /by-address/ {\n"
+       << "      limit_req zone=by_address burst=4 nodelay; limit_req_status 429;\n"
+       << "      alias " << prefix << "/html/;\n"
+       << "    }\n"
+       << "    location /queued/ {\n"  // without nodelay: requests over the rate wait
+       << "      limit_req zone=by_header burst=8; limit_req_status 429;\n"
+       << "      alias " << prefix << "/html/;\n"
+       << "    }\n"
+       << "  }\n"
+       << "}\n";
+  return conf.str();
+}
+
+// HAProxy: two stick tables behind one frontend. /every-request/ counts every request in
+// http_req_rate(1s), denied ones too; /admissions/ counts in gpc0 only the requests its deny
+// rule let through (gpc0_rate(1s)). Both allow 5 per second.
+std::string haproxy_cfg(int port) {
+  std::ostringstream cfg;
+  cfg << "global\n"
+      << "  maxconn 1024\n"
+      << "defaults\n"
+      << "  mode http\n"
+      << "  timeout connect 2s\n"
+      << "  timeout client 10s\n"
+      << "  timeout server 10s\n"
+      << "backend every_request_rate\n"
+      << "  stick-table type string len 64 size 10k expire 30s store http_req_rate(1s)\n"
+      << "backend admission_rate\n"
+      << "  stick-table type string len 64 size 10k expire 30s store gpc0,gpc0_rate(1s)\n"
+      << "frontend limited\n"
+      << "  bind 127.0.0.1:" << port << "\n"
+      << "  acl every_request path_beg /every-request/\n"
+      << "  acl admissions path_beg /admissions/\n"
+      << "  http-request track-sc0 req.hdr(X-Client) table every_request_rate if every_request\n"
+      << "  http-request deny deny_status 429 if every_request { sc_http_req_rate(0) gt 5 }\n"
+      << "  http-request track-sc1 req.hdr(X-Client) table admission_rate if admissions\n"
+      << "  http-request deny deny_status 429 if admissions { sc_gpc0_rate(1) ge 5 }\n"
+      << "  http-request sc-inc-gpc0(1) if admissions\n"
+      << "  http-request return status 200 content-type text/plain string ok\n";
+  return cfg.str();
+}
+
+}  // namespace
+
+const Gateway& nginx() {
+  static const Gateway gateway = [] {
+    Gateway started;
+    const auto binary = find_program("nginx", {"/usr/sbin/nginx"});
+    if (!binary)
+      return started;
+    started.dir = std::make_unique<ScratchDir>("nginx");
+    const std::string prefix = started.dir->path();
+    // Started as root, nginx's workers run as nobody: they must read the file they serve,
+    // whatever the umask.
+    const std::string page = started.dir->write("html/index.html", "ok\n");
+    const auto readable = std::filesystem::perms::others_read | std::filesystem::perms::others_exec;
+    for (const std::string& path : {prefix, prefix + "/html"})
+      std::filesystem::permissions(path, readable, std::filesystem::perm_options::add);
+    std::filesystem::permissions(page, std::filesystem::perms::others_read,
+                                 std::filesystem::perm_options::add);
+    const int port = free_loopback_port();
+    const std::string conf = started.dir->write("nginx.conf", nginx_conf(prefix, port));
+    started.server = std::make_unique<RealServer>(
+        std::vector<std::string>{*binary, "-p", prefix, "-c", conf, "-e", prefix + "/error.log",
+                                 "-g", "daemon off;"},
+        prefix, prefix + "/output.log", port);
+    return started;
+  }();
+  return gateway;
+}
+
+const Gateway& haproxy() {
+  static const Gateway gateway = [] {
+    Gateway started;
+    const auto binary = find_program("haproxy", {"/usr/sbin/haproxy"});
+    if (!binary)
+      return started;
+    started.dir = std::make_unique<ScratchDir>("haproxy");
+    const int port = free_loopback_port();
+    const std::string cfg = started.dir->write("haproxy.cfg", haproxy_cfg(port));
+    started.server = std::make_unique<RealServer>(
+        std::vector<std::string>{*binary, "-f", cfg, "-db"}, started.dir->path(),
+        started.dir->path() + "/output.log", port);
+    return started;
+  }();
+  return gateway;
+}
+
+bool skipped(const Gateway& gateway, const char* missing) {
+  if (gateway.server)
+    return false;
+  MESSAGE(std::string(missing));
+  return true;
+}
+
+}  // namespace rlcheck::testing

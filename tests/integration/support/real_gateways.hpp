@@ -1,0 +1,34 @@
+#pragma once
+// The gateways teams run, as Debian ships them, started once per test process on a free
+// loopback port with a config written to a scratch directory, and stopped when it ends:
+// nginx-light's limit_req (10 requests/s: /nodelay/ burst=4 nodelay status 429, /deny-503/
+// the same with nginx's default 503, /by-address/ keyed by $binary_remote_addr, /queued/
+// burst=8 without nodelay) and HAProxy 2.6's stick tables (5 per second: /every-request/
+// counts every request in http_req_rate, denied ones too; /admissions/ counts only the
+// admitted in gpc0_rate). Each test case speaks for clients of its own (X-Client values,
+// source addresses), so cases sharing a server stay independent.
+
+#include <memory>
+
+#include "support/real_server.hpp"
+
+namespace rlcheck::testing {
+
+// A server with the scratch directory it runs from; null when not installed.
+struct Gateway {
+  std::unique_ptr<ScratchDir> dir;
+  std::unique_ptr<RealServer> server;
+};
+
+const Gateway& nginx();
+const Gateway& haproxy();
+
+// True (after one MESSAGE line naming the package) when `gateway` is not installed.
+bool skipped(const Gateway& gateway, const char* missing);
+
+constexpr const char* k_nginx_missing =
+    "nginx not installed (apt-get install nginx-light): skipped";
+constexpr const char* k_haproxy_missing =
+    "haproxy not installed (apt-get install haproxy): skipped";
+
+}  // namespace rlcheck::testing
