@@ -54,12 +54,14 @@ CheckResult check_limit(const std::vector<RunStats>& runs, const CheckParams& pa
                                        : " (burst + refill over that span)";
   if (over == 0) {
     if (bucket || counter) {
-      return {"limit", Status::pass,
-              fmt::format("max allowed {}{} <= {:.4g}{}", worst->peak.count, span_text(worst->peak),
-                          worst->peak.allowance, allowance_note)};
+      return {
+          "limit", Status::pass,
+          fmt::format("max allowed {}{} <= {:.4g}{}{}", worst->peak.count, span_text(worst->peak),
+                      worst->peak.allowance, allowance_note, unknown_phase_note(params))};
     }
     return {"limit", Status::pass,
-            fmt::format("max allowed {} <= limit {}", worst->peak.count, params.limit)};
+            fmt::format("max allowed {} <= limit {}{}", worst->peak.count, params.limit,
+                        unknown_phase_note(params))};
   }
   const RunStats& first_over =
       *std::find_if(runs.begin(), runs.end(), [](const RunStats& r) { return r.peak.exceeded(); });
@@ -246,6 +248,16 @@ CheckResult check_errors(const std::vector<RunStats>& runs, const CheckParams& p
 }
 
 }  // namespace
+
+std::string unknown_phase_note(const CheckParams& params, bool brief) {
+  if (!params.phase_unknown)
+    return "";
+  if (brief)
+    return "; judged little: the first-hit phase is unknown (see limit)";
+  return "; judged little: first-hit windows may have opened before the run (state from "
+         "before it: no --exact, or an explicit --key without --reset), so only more than twice "
+         "the limit within one window can fail; --exact (fresh clients) judges every window";
+}
 
 std::vector<CheckResult> evaluate_checks(const std::vector<RunStats>& runs,
                                          const CheckParams& params,

@@ -43,6 +43,9 @@ struct CheckParams {
   bool key_ttl_applies = true;       // redis targets have keys to inspect
   bool retry_hint_optional = false;  // http --no-require-retry-after
   std::string contract = "sliding";  // the promise audited over time
+  // First-hit windows (fixed or a counter's) whose phase state from before the run may have set
+  // (no fresh limiter state): the audits judge little, and their passes say so.
+  bool phase_unknown = false;
   // retry-after-accuracy: each hint's tolerance, from its resolution (hint_tolerance).
   AccuracyTolerance retry_tolerance;
   // --hint-resolution: the unit a script's hints are judged in (settle_hint_resolution).
@@ -56,6 +59,10 @@ struct CheckParams {
   std::optional<std::string> expect_fail_mode;
   int64_t recovery_ms = 1000;
 };
+
+// What a pass under an unknown first-hit phase leaves unjudged, to append to its detail (`brief`:
+// a pointer to the whole note, which `limit` carries).
+std::string unknown_phase_note(const CheckParams& params, bool brief = false);
 
 std::vector<CheckResult> evaluate_checks(const std::vector<RunStats>& runs,
                                          const CheckParams& params,

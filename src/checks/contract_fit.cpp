@@ -460,6 +460,7 @@ std::optional<Rejudged> rejudge(std::vector<ContractFit> candidates, std::vector
     CheckParams judged = params;
     judged.contract =
         candidate.anchor == "first-hit" ? candidate.contract + " first-hit" : candidate.contract;
+    judged.phase_unknown = candidate.anchor == "first-hit" && !candidate.rule.fresh_state;
     if (candidate.rule.kind != AdmissionRule::Kind::bucket) {
       judged.limit = candidate.limit;
       judged.window_ms = candidate.window_ms;

@@ -134,6 +134,8 @@ CheckResult check_contract(const std::vector<RunStats>& runs, const CheckParams&
   }
   detail += " (each admission placed where it favours the limiter, between its send and reply)";
   const Status status = worst->contract.worst.exceeded() ? Status::fail : Status::pass;
+  if (status == Status::pass)
+    detail += unknown_phase_note(params, true);
   return {"contract", status, std::move(detail)};
 }
 
@@ -229,8 +231,8 @@ CheckResult check_utilisation(const std::vector<RunStats>& runs, const CheckPara
             ratio + unknown + fmt::format(" < {:.0f}%", k_min_utilisation * 100)};
   }
   return {"utilisation", Status::pass,
-          fmt::format("{} denials judged, none while the {} had room; {}{}", denials, room, ratio,
-                      unknown)};
+          fmt::format("{} denials judged, none while the {} had room; {}{}{}", denials, room, ratio,
+                      unknown, unknown_phase_note(params, true))};
 }
 
 CheckResult check_retry_accuracy(const std::vector<RunStats>& runs, const CheckParams& params) {

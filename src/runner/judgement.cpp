@@ -72,6 +72,7 @@ checks::CheckParams check_params(const config::Config& config, int64_t limit,
   const int64_t max_retry_after_ms = contract.audit.max_retry_after_ms;
   // The details name it: "fixed first-hit contract", "sliding-counter first-hit contract".
   params.contract = contract.anchor == "first-hit" ? contract.name + " first-hit" : contract.name;
+  params.phase_unknown = contract.anchor == "first-hit" && !contract.audit.fresh_state;
   params.retry_tolerance = contract.audit.tolerance;
   params.hint_resolution = config.checks.hint_resolution;
   params.limit = limit;

@@ -87,3 +87,22 @@ TEST_CASE("first-hit: --anchor is a usage error without --contract fixed, or wit
     CHECK(outcome.err.find("--anchor") != std::string::npos);
   }
 }
+
+TEST_CASE("first-hit: with state from before the run, a pass says how little it judged") {
+  // An explicit --key without --reset: a window may have opened before the run.
+  const std::string key = "first-hit-test:phase";
+  const ProcessOutcome outcome = first_hit_run("incr-expire", {"--key", key});
+  auto client = TestRedis::shared().connect();
+  client.call({"SELECT", "9"});
+  client.call({"DEL", key});
+  INFO("stdout: " << outcome.out);
+  REQUIRE(outcome.exit_code == 0);
+  const json report = json::parse(outcome.out);
+  CHECK(check_detail(report, "limit").find("judged little") != std::string::npos);
+  CHECK(check_detail(report, "limit").find("--exact (fresh clients)") != std::string::npos);
+  CHECK(check_detail(report, "utilisation").find("first-hit phase is unknown") !=
+        std::string::npos);
+  // A fresh key per run (the default): every window judged, nothing to say.
+  const json fresh = json::parse(first_hit_run("incr-expire", {}).out);
+  CHECK(check_detail(fresh, "limit").find("judged little") == std::string::npos);
+}
