@@ -1,5 +1,6 @@
 #include "app/probe_command.hpp"
 
+#include <cstdlib>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -44,6 +45,15 @@ int run_probe(const config::Config& config) {
   const runner::AdvertisedParams advertised = runner::read_advertised_params(target->results());
   report.advertised.limit = advertised.limit;
   report.advertised.window_s = advertised.window_s;
+  // A window read off a timestamp reset may be a second either way (window_readings_s): the
+  // reading nearest the measured window is the one to show and judge.
+  if (const auto& measured = report.inferred.window_ms; measured && advertised.window_s) {
+    for (const int64_t reading : advertised.window_readings_s) {
+      if (std::llabs(reading * 1000 - *measured) <
+          std::llabs(*report.advertised.window_s * 1000 - *measured))
+        report.advertised.window_s = reading;
+    }
+  }
   report.judgement = checks::judge_advertised(report.inferred, report.advertised);
   report.flags = checks::contract_flags(report.inferred, report.advertised);
   if (report.mode == "http" && !report.flags.empty() && !any_denial_hinted(target->results()))

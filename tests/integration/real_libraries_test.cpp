@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/json_outcome.hpp"
+#include "support/real_gateways.hpp"
 #include "support/real_server.hpp"
 #include "support/run_binary.hpp"
 #include "support/side_by_side.hpp"
@@ -27,49 +28,18 @@ using nlohmann::json;
 
 namespace {
 
-// A pyenv python3 may come first on PATH: the Debian packages are the system python's.
-constexpr const char* k_python = "/usr/bin/python3";
 constexpr const char* k_lua_dir =
     "/usr/lib/python3/dist-packages/limits/resources/redis/lua_scripts";
 
 std::string redis_db_url() {
-  return TestRedis::shared().tcp_url() + "/11";
-}
-
-struct FlaskApp {
-  std::unique_ptr<ScratchDir> dir;
-  std::unique_ptr<RealServer> server;
-};
-
-bool flask_limiter_installed() {
-  if (!std::filesystem::exists(k_python))
-    return false;
-  return run_process({k_python, "-c", "import flask, flask_limiter, limits, redis"}).exit_code == 0;
-}
-
-// Every route allows 5 requests per 2 seconds to each X-Client (the app file says which
-// strategy and storage each path has). Null server when the packages are missing.
-const FlaskApp& flask_app() {
-  static const FlaskApp app = [] {
-    FlaskApp started;
-    if (!flask_limiter_installed())
-      return started;
-    started.dir = std::make_unique<ScratchDir>("flask-limiter");
-    const int port = free_loopback_port();
-    started.server = std::make_unique<RealServer>(
-        std::vector<std::string>{k_python, fixture("flask_limiter_app.py"), std::to_string(port),
-                                 redis_db_url()},
-        started.dir->path(), started.dir->path() + "/output.log", port);
-    return started;
-  }();
-  return app;
+  return flask_limiter_redis_url();
 }
 
 // `rlcheck http <app><path> --json -H X-Client:<client>-{id} <flags>`.
 std::vector<std::string> http_args(const std::string& path, const std::string& client,
                                    const std::string& flags) {
-  std::vector<std::string> args{"http", flask_app().server->base_url() + path, "--json", "-H",
-                                "X-Client: " + client + "-{id}"};
+  std::vector<std::string> args{"http", flask_limiter_app().server->base_url() + path, "--json",
+                                "-H", "X-Client: " + client + "-{id}"};
   for (std::string& word : words_of(flags))
     args.push_back(std::move(word));
   return args;
@@ -86,12 +56,7 @@ std::vector<std::string> script_args(const std::string& script, const std::strin
 }
 
 bool flask_skipped() {
-  if (flask_app().server)
-    return false;
-  MESSAGE(
-      std::string("Flask-Limiter not installed (apt-get install python3-flask-limiter "
-                  "python3-redis): skipped"));
-  return true;
+  return skipped(flask_limiter_app(), k_flask_limiter_missing);
 }
 
 bool scripts_skipped() {

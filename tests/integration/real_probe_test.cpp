@@ -117,3 +117,16 @@ TEST_CASE("real probe: HAProxy's http_req_rate counts its denials, and probe sug
   CHECK(report["denial_counting"] == true);
   CHECK(report["flags"] == "");
 }
+
+TEST_CASE("real probe: Flask-Limiter's fixed window opens at the first hit, advertised as it is") {
+  const Gateway& app = flask_limiter_app();
+  if (skipped(app, k_flask_limiter_missing))
+    return;
+  const json report = probed(app, "/fixed-window/", "probe-fixed");
+  CHECK(report["algorithm"] == "fixed");
+  CHECK(report["anchor"] == "first-hit");
+  CHECK(report["limit"] == 5);
+  // The epoch X-RateLimit-Reset reads as 2 s or 3 s: the reading the measurement agrees with.
+  CHECK(report["advertised"]["window_ms"] == 2000);
+  CHECK(report["advertised_matches"] == true);
+}

@@ -7,6 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "support/json_outcome.hpp"
+#include "support/run_binary.hpp"
+#include "support/test_redis.hpp"
+
 namespace rlcheck::testing {
 namespace {
 
@@ -78,6 +82,15 @@ std::string haproxy_cfg(int port) {
   return cfg.str();
 }
 
+// A pyenv python3 may come first on PATH: the Debian packages are the system python's.
+constexpr const char* k_python = "/usr/bin/python3";
+
+bool flask_limiter_installed() {
+  if (!std::filesystem::exists(k_python))
+    return false;
+  return run_process({k_python, "-c", "import flask, flask_limiter, limits, redis"}).exit_code == 0;
+}
+
 }  // namespace
 
 const Gateway& nginx() {
@@ -122,6 +135,26 @@ const Gateway& haproxy() {
     return started;
   }();
   return gateway;
+}
+
+std::string flask_limiter_redis_url() {
+  return TestRedis::shared().tcp_url() + "/11";
+}
+
+const Gateway& flask_limiter_app() {
+  static const Gateway app = [] {
+    Gateway started;
+    if (!flask_limiter_installed())
+      return started;
+    started.dir = std::make_unique<ScratchDir>("flask-limiter");
+    const int port = free_loopback_port();
+    started.server = std::make_unique<RealServer>(
+        std::vector<std::string>{k_python, fixture("flask_limiter_app.py"), std::to_string(port),
+                                 flask_limiter_redis_url()},
+        started.dir->path(), started.dir->path() + "/output.log", port);
+    return started;
+  }();
+  return app;
 }
 
 bool skipped(const Gateway& gateway, const char* missing) {

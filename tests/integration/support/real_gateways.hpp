@@ -9,6 +9,7 @@
 // source addresses), so cases sharing a server stay independent.
 
 #include <memory>
+#include <string>
 
 #include "support/real_server.hpp"
 
@@ -22,6 +23,13 @@ struct Gateway {
 
 const Gateway& nginx();
 const Gateway& haproxy();
+// Flask-Limiter 3.3 in tests/fixtures/flask_limiter_app.py (werkzeug's threaded server; every
+// route 5 per 2 seconds per X-Client: /<strategy>/ memory storage, /<strategy>-redis/ Redis
+// storage at flask_limiter_redis_url(), for moving-window, fixed-window and
+// fixed-window-elastic-expiry), run with /usr/bin/python3.
+const Gateway& flask_limiter_app();
+// Database 11 of the shared test redis-server.
+std::string flask_limiter_redis_url();
 
 // True (after one MESSAGE line naming the package) when `gateway` is not installed.
 bool skipped(const Gateway& gateway, const char* missing);
@@ -30,5 +38,7 @@ constexpr const char* k_nginx_missing =
     "nginx not installed (apt-get install nginx-light): skipped";
 constexpr const char* k_haproxy_missing =
     "haproxy not installed (apt-get install haproxy): skipped";
+constexpr const char* k_flask_limiter_missing =
+    "Flask-Limiter not installed (apt-get install python3-flask-limiter python3-redis): skipped";
 
 }  // namespace rlcheck::testing
