@@ -9,27 +9,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "support/real_server.hpp"
+
 namespace rlcheck::testing {
 namespace {
 
 constexpr auto k_ready_within = std::chrono::seconds(10);
-
-int free_loopback_port() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0)
-    throw std::runtime_error("socket() failed");
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  address.sin_port = 0;
-  socklen_t length = sizeof address;
-  const bool bound = bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0 &&
-                     getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0;
-  close(fd);
-  if (!bound)
-    throw std::runtime_error("cannot find a free loopback port");
-  return ntohs(address.sin_port);
-}
 
 }  // namespace
 

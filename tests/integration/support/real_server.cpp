@@ -22,19 +22,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-bool accepts_connections(int port) {
-  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0)
-    return false;
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  address.sin_port = htons(static_cast<uint16_t>(port));
-  const bool connected = connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0;
-  close(fd);
-  return connected;
-}
-
 // Reaps `pid` if it has exited; true when it has.
 bool exited(pid_t pid, int& status) {
   return waitpid(pid, &status, WNOHANG) == pid;
@@ -62,6 +49,19 @@ std::string ScratchDir::write(const std::string& name, const std::string& text) 
   if (!out)
     throw std::runtime_error("cannot write " + file.string());
   return file.string();
+}
+
+bool accepts_connections(int port) {
+  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0)
+    return false;
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  address.sin_port = htons(static_cast<uint16_t>(port));
+  const bool connected = connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0;
+  close(fd);
+  return connected;
 }
 
 int free_loopback_port() {

@@ -31,6 +31,8 @@ class ScratchDir {
 
 // A port on 127.0.0.1 that nothing listens on now (the kernel's pick for port 0).
 int free_loopback_port();
+// Something on 127.0.0.1:`port` accepts a TCP connection now.
+bool accepts_connections(int port);
 
 // The first of `candidates` (absolute paths) that is an executable file, else `name` on PATH.
 std::optional<std::string> find_program(const std::string& name,

@@ -14,24 +14,13 @@
 
 #include <fmt/format.h>
 
+#include "support/real_server.hpp"
 #include "support/run_binary.hpp"
 
 namespace rlcheck::testing {
 namespace {
 
 constexpr auto k_start_limit = std::chrono::seconds(10);
-
-int free_loopback_port() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address);
-  socklen_t length = sizeof address;
-  getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
-  close(fd);
-  return ntohs(address.sin_port);
-}
 
 std::string temporary_directory(const std::string& prefix) {
   std::string pattern = "/tmp/" + prefix + "-XXXXXX";
@@ -96,17 +85,6 @@ struct SharedTlsDirectory {
     std::filesystem::remove_all(path, ignored);
   }
 };
-
-bool accepts_connections(int port) {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  address.sin_port = htons(static_cast<uint16_t>(port));
-  const bool connected = connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0;
-  close(fd);
-  return connected;
-}
 
 std::string read_text(const std::string& path) {
   std::ifstream in(path);
