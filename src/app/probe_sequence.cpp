@@ -42,10 +42,7 @@ checks::InferredContract Sequence::run() {
   } catch (const CountsDenials& locked) {
     result_.algorithm = "denial-counting";
     result_.confidence = "high";
-    result_.window_ms.reset();
-    result_.burst.reset();
-    result_.refill_per_s.reset();
-    result_.anchor.reset();
+    forget_parameters();
     result_.limit = locked.limit;
     result_.denial_counting = true;
     result_.evidence.push_back(locked.evidence);
@@ -55,17 +52,21 @@ checks::InferredContract Sequence::run() {
   } catch (const Halt& halt) {
     result_.algorithm = "unknown";
     result_.confidence = "low";
-    result_.limit.reset();
-    result_.window_ms.reset();
-    result_.burst.reset();
-    result_.refill_per_s.reset();
-    result_.anchor.reset();
-    result_.queue.reset();
+    forget_parameters();
     result_.reason = halt.reason;
     if (budget_halt_)
       note_queueing();
   }
   return result_;
+}
+
+void Sequence::forget_parameters() {
+  result_.limit.reset();
+  result_.window_ms.reset();
+  result_.anchor.reset();
+  result_.burst.reset();
+  result_.refill_per_s.reset();
+  result_.queue.reset();
 }
 
 std::vector<ProbeRequest> Sequence::send(int identity, int64_t count, int64_t at_ns, bool at_once) {

@@ -78,6 +78,8 @@ class Sequence {
   // What the requests said before the budget ran out: a limiter that makes requests wait
   // instead of denying them (a queue) shows as replies that grow slower, none denied.
   void note_queueing();
+  // Clears every measured parameter: the result stands for none of them.
+  void forget_parameters();
 
   // Single probes at geometric steps from `from_ns` (relative to `origin_ns`) until one is
   // admitted. Denied probes change no state of a sliding log, a bucket or GCRA. With

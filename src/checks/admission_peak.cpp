@@ -139,6 +139,10 @@ std::optional<AdmissionRule::Kind> contract_kind(std::string_view name) {
   return std::nullopt;
 }
 
+bool bucket_contract(std::string_view name) {
+  return contract_kind(name) == AdmissionRule::Kind::bucket;
+}
+
 std::optional<AdmissionRule::Kind> contract_kind(std::string_view name, std::string_view anchor) {
   const auto kind = contract_kind(name);
   if (kind == AdmissionRule::Kind::fixed && anchor == "first-hit")

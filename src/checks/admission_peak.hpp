@@ -50,6 +50,9 @@ struct AdmissionRule {
 // The rule for a --contract name (sliding, fixed, sliding-counter, token-bucket, gcra); nullopt
 // for others.
 std::optional<AdmissionRule::Kind> contract_kind(std::string_view name);
+// token-bucket, gcra and queue (a bucket of B + 1 to its arrivals): contracts that count tokens,
+// not windows.
+bool bucket_contract(std::string_view name);
 // The rule for a --contract name and its --anchor ("clock", "first-hit"; empty: clock).
 std::optional<AdmissionRule::Kind> contract_kind(std::string_view name, std::string_view anchor);
 

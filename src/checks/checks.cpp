@@ -45,7 +45,7 @@ CheckResult check_limit(const std::vector<RunStats>& runs, const CheckParams& pa
   if (worst == nullptr)
     return {"limit", Status::skip, runs.empty() ? "no runs" : k_nothing_decided};
   const bool queue = params.contract == "queue";
-  const bool bucket = params.contract == "token-bucket" || params.contract == "gcra" || queue;
+  const bool bucket = bucket_contract(params.contract);
   // A sliding-window counter's allowance is its two windows', weighted at the admission.
   const bool counter = params.contract.starts_with("sliding-counter");
   const char* allowance_note = counter ? " (limit + previous window x position, over its two "

@@ -30,8 +30,7 @@ LongestTtl longest_ttl(const std::vector<RunStats>& runs) {
 // What the contract needs a key for: "the 1s window", "refilling the token-bucket from empty
 // (1.5s)".
 std::string need_text(const CheckParams& params) {
-  if (params.contract == "token-bucket" || params.contract == "gcra" ||
-      params.contract == "queue") {
+  if (bucket_contract(params.contract)) {
     return fmt::format("refilling the {} from empty takes {}, so a key", params.contract,
                        ttl_text(params.key_ttl_needed_ms));
   }

@@ -165,7 +165,7 @@ CheckResult check_delay(const std::vector<RunStats>& runs, const CheckParams& pa
 
 CheckResult check_utilisation(const std::vector<RunStats>& runs, const CheckParams& params) {
   const bool queue = params.contract == "queue";
-  const bool bucket = params.contract == "token-bucket" || params.contract == "gcra" || queue;
+  const bool bucket = bucket_contract(params.contract);
   const char* room = queue ? "queue" : bucket ? "bucket" : "window";
   // One window (or a bucket's refill) proves nothing: state from before the run may explain a
   // denial there, and under-admission within one burst is what --exact judges.

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "checks/admission_peak.hpp"
 #include "config/count_text.hpp"
 #include "config/duration.hpp"
 
@@ -39,8 +40,7 @@ std::string duration_text(double ms) {
 }
 
 bool params_bucket(const Params& params) {
-  return params.contract == "token-bucket" || params.contract == "gcra" ||
-         params.contract == "queue";
+  return checks::bucket_contract(params.contract);
 }
 
 // "(advertised)", "(default)", or "" for a flag; a window read off a reset says so.

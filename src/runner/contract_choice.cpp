@@ -45,9 +45,8 @@ ContractChoice choose_contract(const config::Config& config,
   choice.refill = config.checks.refill.value_or(config::Rate{limit, config.checks.window});
   // A queue of B is, to arrivals, a bucket of B + 1 (one leaves at once, B wait).
   if (choice.name == "queue") {
-    choice.queue = config.checks.queue.value_or(limit);
-    choice.burst = choice.queue + 1;
-    choice.audit.queue_depth = choice.queue;
+    choice.audit.queue_depth = config.checks.queue.value_or(limit);
+    choice.burst = *choice.audit.queue_depth + 1;
   }
 
   checks::AdmissionRule& rule = choice.audit.rule;

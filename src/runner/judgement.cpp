@@ -34,7 +34,7 @@ report::Params configured_params(const config::Config& config, const ContractCho
   params.late_tolerance_ms = whole_seconds.late_ms;
   params.retry_tolerances = {contract.audit.tolerance.at(1), whole_seconds};
   if (contract.name == "queue") {
-    params.queue = contract.queue;
+    params.queue = contract.audit.queue_depth;
     params.queue_source = config.checks.queue ? "flag" : "default";
     params.refill = config::format_rate(contract.refill);
     params.refill_source = config.checks.refill ? "flag" : "default";
