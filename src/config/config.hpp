@@ -94,6 +94,17 @@ struct LoadConfig {
   // Many hosts: set (by the session's heartbeat) when the session lost a worker or was
   // interrupted elsewhere: no request leaves any more, and the run holds the ones sent.
   const std::atomic<bool>* abandon = nullptr;
+  // --virtual-clock: request i reads, and is recorded at, the virtual instant
+  // virtual_origin_ns + its due offset (i / rate, or i x interval) floored to a whole ms.
+  // Requests leave as fast as replies come, each identity's in order, one client per identity.
+  bool virtual_clock = false;
+  int64_t virtual_origin_ns = 0;  // unix ns of the virtual start line; 0: the wall clock then
+  // --clock-skew: the offsets client clocks are off by. Connection c (client_id /
+  // clients_per_connection) adds clock_skews[c mod count]; many hosts: every connection of
+  // worker k adds clock_skews[k mod count]; under the virtual clock, the n-th request of an
+  // identity adds clock_skews[n mod count].
+  std::vector<Nanos> clock_skews;
+  int clients_per_connection = 1;  // redis --pipeline: clients sharing one connection
 };
 
 struct CheckConfig {

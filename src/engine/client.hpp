@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "engine/request_clock.hpp"
 #include "engine/request_record.hpp"
 
 struct event_base;
@@ -27,8 +28,9 @@ class Client {
   virtual ~Client() = default;
   // Opens the connection and readies it (auth, database); reports on_connected.
   virtual void connect() = 0;
-  // Asks the limiter about request `seq`; reports on_decision exactly once.
-  virtual void start(uint64_t seq) = 0;
+  // Asks the limiter about request `seq`, reading the time from `clock` ({now_ms}, a fixed
+  // window's index); reports on_decision exactly once.
+  virtual void start(uint64_t seq, const RequestClock& clock) = 0;
   // Gives up the request in flight: reports on_decision with `why` before returning. The
   // connection stays: a late reply is matched to its request and dropped (Redis: the FIFO of
   // its connection and a generation tag; HTTP: the easy handle).

@@ -75,6 +75,16 @@ std::string PlaceholderTemplate::expand(const PlaceholderContext& context) const
 
 void PlaceholderTemplate::expand_into(const PlaceholderContext& context, std::string& out) const {
   out.clear();
+  // One reading per expansion: {now_ms} and {now_s} in one text name the same instant.
+  int64_t now = 0;
+  bool read = false;
+  const auto now_ns = [&] {
+    if (!read) {
+      now = context.clock.read_ns();
+      read = true;
+    }
+    return now;
+  };
   for (const Part& part : parts_) {
     switch (part.piece) {
       case Piece::literal:
@@ -98,16 +108,13 @@ void PlaceholderTemplate::expand_into(const PlaceholderContext& context, std::st
       case Piece::id:
         out += std::to_string(context.seq % static_cast<uint64_t>(context.identities));
         break;
-      case Piece::now_ms: {
-        const auto now = std::chrono::system_clock::now().time_since_epoch();
-        out += std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(now).count());
+      case Piece::now_ms:
+        out += std::to_string(floor_div(now_ns(), 1'000'000));
         break;
-      }
       case Piece::now_s: {
-        const auto now = std::chrono::duration_cast<std::chrono::microseconds>(
-                             std::chrono::system_clock::now().time_since_epoch())
-                             .count();
-        fmt::format_to(std::back_inserter(out), "{}.{:06}", now / 1'000'000, now % 1'000'000);
+        const int64_t us = floor_div(now_ns(), 1'000);
+        const int64_t whole = floor_div(us, 1'000'000);
+        fmt::format_to(std::back_inserter(out), "{}.{:06}", whole, us - whole * 1'000'000);
         break;
       }
       case Piece::window_s:
@@ -134,6 +141,14 @@ std::string random_uuid(std::mt19937_64& rng) {
   low = (low & 0x3fffffffffffffffULL) | 0x8000000000000000ULL;    // RFC 4122 variant
   return fmt::format("{:08x}-{:04x}-{:04x}-{:04x}-{:012x}", high >> 32, (high >> 16) & 0xffff,
                      high & 0xffff, low >> 48, low & 0xffffffffffffULL);
+}
+
+bool PlaceholderTemplate::reads_clock() const {
+  for (const Part& part : parts_) {
+    if (part.piece == Piece::now_ms || part.piece == Piece::now_s)
+      return true;
+  }
+  return false;
 }
 
 bool PlaceholderTemplate::is_constant() const {

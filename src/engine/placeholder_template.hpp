@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/request_clock.hpp"
+
 namespace rlcheck::engine {
 
 struct PlaceholderContext {
@@ -20,6 +22,7 @@ struct PlaceholderContext {
   uint64_t seq = 0;
   int64_t identities = 1;          // for {id}
   std::mt19937_64* rng = nullptr;  // for {uuid}; required when the template has one
+  RequestClock clock;              // for {now_ms} and {now_s}
 };
 
 class PlaceholderTemplate {
@@ -35,6 +38,8 @@ class PlaceholderTemplate {
   void expand_into(const PlaceholderContext& context, std::string& out) const;
   // True when the text has no placeholder: every expansion is the same.
   bool is_constant() const;
+  // True when the text reads the clock ({now_ms} or {now_s}).
+  bool reads_clock() const;
 
  private:
   enum class Piece { literal, limit, window_ms, uuid, seq, run, now_ms, id, now_s, window_s };

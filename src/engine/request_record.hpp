@@ -88,6 +88,7 @@ struct RequestRecord {
   int32_t hint_resolution_ms = 1;  // Decision::hint_resolution_ms (in the padding: no growth)
   bool reset_from_date = false;    // Decision::reset_from_date
   bool retry_from_date = false;    // Decision::retry_from_date
+  uint8_t clock_skew = 0;          // index into LoadConfig::clock_skews of the sender's clock
   std::optional<int64_t> advertised_limit;
   std::optional<int64_t> advertised_reset_s;
   std::optional<int64_t> advertised_window_s;

@@ -235,7 +235,7 @@ void Worker::send(int slot_index) {
   slot.sent = Clock::now();
   const timeval limit = to_timeval(shared_.load.timeout);
   evtimer_add(slot.timeout_timer.get(), &limit);
-  slot.client->start(slot.seq);
+  slot.client->start(slot.seq, {});
 }
 
 void Worker::on_decision(int slot_index, Decision decision) {

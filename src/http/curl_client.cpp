@@ -53,7 +53,7 @@ class CurlClient final : public engine::Client, private TransferOwner {
   CurlClient& operator=(const CurlClient&) = delete;
 
   void connect() override;
-  void start(uint64_t seq) override;
+  void start(uint64_t seq, const engine::RequestClock& clock) override;
   void abort(engine::ErrorKind why) override;
   bool alive() const override { return true; }
 
@@ -146,10 +146,11 @@ void CurlClient::connect() {
   listener_.on_connected(slot_, true, {});
 }
 
-void CurlClient::start(uint64_t seq) {
+void CurlClient::start(uint64_t seq, const engine::RequestClock& clock) {
   engine::PlaceholderContext context = target_.placeholders;
   context.seq = seq;
   context.rng = &rng_;
+  context.clock = clock;
   // curl parses the URL again whenever it is set: only when a placeholder changed it.
   target_.url.expand_into(context, expanded_);
   if (expanded_ != url_) {

@@ -103,10 +103,11 @@ void NativeHttpClient::connection_ready() {
   send_some();
 }
 
-void NativeHttpClient::start(uint64_t seq) {
+void NativeHttpClient::start(uint64_t seq, const engine::RequestClock& clock) {
   engine::PlaceholderContext context = target_.target.placeholders;
   context.seq = seq;
   context.rng = &rng_;
+  context.clock = clock;
   request_ = &target_.request.render(context, scratch_);
   written_ = 0;
   parser_.reset(target_.request.head_request());

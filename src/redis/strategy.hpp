@@ -15,6 +15,7 @@
 
 #include "config/config.hpp"
 #include "engine/record_log.hpp"
+#include "engine/request_clock.hpp"
 #include "engine/request_record.hpp"
 
 namespace rlcheck::redis {
@@ -45,7 +46,8 @@ struct RequestState {
   uint64_t seq = 0;                // request number within the run
   int step = 0;                    // the strategy's position in its command sequence
   int64_t bucket = 0;              // fixed windows: the window index
-  int64_t now_ms = 0;              // client clock when the request began, where needed
+  engine::RequestClock clock;      // the time the request reads ({now_ms}, a window index)
+  int64_t now_ms = 0;              // that time, where a strategy read it
   std::mt19937_64* rng = nullptr;  // the connection's generator, for {uuid}
   std::string key;                 // the identity's key, when there are several identities
 };

@@ -30,7 +30,7 @@ class PassClient final : public engine::Client {
         pass_(event_new(base, -1, 0, &PassClient::on_pass, this), &event_free) {}
 
   void connect() override { listener_.on_connected(slot_, true, {}); }
-  void start(uint64_t seq) override {
+  void start(uint64_t seq, const engine::RequestClock&) override {
     seq_ = seq;
     event_active(pass_.get(), EV_TIMEOUT, 0);
   }

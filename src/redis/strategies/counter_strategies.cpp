@@ -137,9 +137,8 @@ class FixedWindowStrategy final : public Strategy {
   }
 
   void begin(RequestState& state, DecisionIo& io) const override {
-    const auto now = std::chrono::system_clock::now().time_since_epoch();
-    state.now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(now).count();
-    state.bucket = state.now_ms / window_ms_;
+    state.now_ms = engine::floor_div(state.clock.read_ns(), 1'000'000);
+    state.bucket = engine::floor_div(state.now_ms, window_ms_);
     const std::string key = window_key(keys_.of(state), state.bucket);
     io.send({"MULTI"});
     io.send({"INCR", key});

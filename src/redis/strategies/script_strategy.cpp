@@ -45,12 +45,13 @@ class ScriptStrategy final : public redis::Strategy {
         queue_(params.kind == config::Strategy::leaky_queue),
         limit_(params.limit),
         key_count_(std::max<int64_t>(1, params.script_keys)),
-        context_{params.limit, params.window_ms, params.run, 0, params.identities, nullptr} {}
+        context_{params.limit, params.window_ms, params.run, 0, params.identities, nullptr, {}} {}
 
   void begin(RequestState& state, DecisionIo& io) const override {
     PlaceholderContext context = context_;
     context.seq = state.seq;
     context.rng = state.rng;
+    context.clock = state.clock;
     std::vector<std::string>& args = io.eval_args();
     args.resize(templates_.size());
     for (size_t i = 0; i < templates_.size(); ++i)

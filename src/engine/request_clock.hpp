@@ -1,0 +1,32 @@
+#pragma once
+// The time a request reads for its {now_ms} and {now_s}: the wall clock, or the instant a
+// virtual clock gave it (--virtual-clock), plus the skew of the client that sends it
+// (--clock-skew).
+
+#include <chrono>
+#include <cstdint>
+
+namespace rlcheck::engine {
+
+struct RequestClock {
+  int64_t virtual_unix_ns = 0;  // the request's virtual instant; 0 reads the wall clock
+  int64_t skew_ns = 0;          // added to either: this client's clock is off by it
+
+  // Unix nanoseconds, read once per request so {now_ms} and {now_s} name one instant.
+  int64_t read_ns() const {
+    const int64_t base = virtual_unix_ns != 0
+                             ? virtual_unix_ns
+                             : std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                   std::chrono::system_clock::now().time_since_epoch())
+                                   .count();
+    return base + skew_ns;
+  }
+};
+
+// Floor division, so an instant before the epoch's unit still rounds down.
+inline int64_t floor_div(int64_t value, int64_t unit) {
+  const int64_t quotient = value / unit;
+  return (value % unit != 0 && (value < 0) != (unit < 0)) ? quotient - 1 : quotient;
+}
+
+}  // namespace rlcheck::engine
