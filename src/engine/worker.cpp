@@ -82,6 +82,7 @@ struct Worker::Slot {
   bool ready = false;  // connected before the start line
   bool busy = false;   // a request is in flight or waiting for its pace timer
   uint64_t seq = 0;
+  uint8_t skew = 0;       // index into load.clock_skews of the request's clock
   Clock::time_point due;  // when the request may leave (the start line when unpaced)
   Clock::time_point sent;
 };
@@ -195,10 +196,28 @@ void Worker::launch_next(int slot_index) {
     return;
   }
   slot.seq = shared_.load.first_seq + index;
+  slot.skew = skew_index(slot);
   slot.busy = true;
   ++in_flight_;
   slot.due = shared_.start + due_offset(index);
   send_when_due(slot_index);
+}
+
+// Which of load.clock_skews the request's clock is off by: its connection's (many hosts: its
+// worker's); under the virtual clock, where an identity lives on one client, its identity's
+// request number's, so each identity meets every skew.
+uint8_t Worker::skew_index(const Slot& slot) const {
+  const config::LoadConfig& load = shared_.load;
+  const auto count = static_cast<uint64_t>(load.clock_skews.size());
+  if (count <= 1)
+    return 0;
+  if (load.virtual_clock)
+    return static_cast<uint8_t>(slot.seq / static_cast<uint64_t>(load.identities) % count);
+  if (load.share_count > 1)
+    return static_cast<uint8_t>(load.share_index % count);
+  const auto connection = static_cast<uint64_t>((first_client_id_ + slot.index) /
+                                                std::max(1, load.clients_per_connection));
+  return static_cast<uint8_t>(connection % count);
 }
 
 // Closed model: i x --interval (0 when unpaced). Open model: i / rate, exactly.
@@ -235,7 +254,10 @@ void Worker::send(int slot_index) {
   slot.sent = Clock::now();
   const timeval limit = to_timeval(shared_.load.timeout);
   evtimer_add(slot.timeout_timer.get(), &limit);
-  slot.client->start(slot.seq, {});
+  RequestClock clock;
+  if (!shared_.load.clock_skews.empty())
+    clock.skew_ns = shared_.load.clock_skews[slot.skew].count();
+  slot.client->start(slot.seq, clock);
 }
 
 void Worker::on_decision(int slot_index, Decision decision) {
@@ -255,6 +277,7 @@ void Worker::on_decision(int slot_index, Decision decision) {
       std::chrono::duration_cast<std::chrono::nanoseconds>(slot.sent - shared_.start).count();
   record.replied_ns =
       std::chrono::duration_cast<std::chrono::nanoseconds>(replied - shared_.start).count();
+  record.clock_skew = slot.skew;
   record.outcome = decision.outcome;
   record.error = decision.error;
   record.hint_expected = decision.hint_expected;

@@ -77,6 +77,7 @@ class Worker final : public ClientListener {
   bool stopping() const;
   int64_t since_start_ns() const;
   std::chrono::nanoseconds due_offset(uint64_t index) const;
+  uint8_t skew_index(const Slot& slot) const;
   static void on_pace_timer(int, short, void* arg);
   static void on_timeout(int, short, void* arg);
   static void on_poll_interrupt(int, short, void* arg);

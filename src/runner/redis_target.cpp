@@ -156,6 +156,7 @@ RunClients RedisTarget::clients(const StateChoice& state, const config::LoadConf
   clients.factory = factory_.get();
   clients.load = load;
   clients.load.concurrency *= config_.redis.pipeline;  // --pipeline D: D clients a connection
+  clients.load.clients_per_connection = config_.redis.pipeline;
   // A failover acts on the master of the first identity's key.
   clients.failover_key =
       redis::IdentityKeys(params.key, params.identities, params.hash_tag_each_identity)
