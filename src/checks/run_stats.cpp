@@ -98,7 +98,9 @@ RunStats summarize_run(int run, engine::RunResult& result, const AuditParams& au
   stats.stopped_on_errors = result.stopped_on_errors;
   stats.by_node = result.by_node;
   stats.requests = static_cast<int64_t>(result.records.size());
-  stats.duration_ms = to_ms(result.duration_ns);
+  stats.duration_ms = to_ms(result.virtual_clock ? result.real_duration_ns : result.duration_ns);
+  if (result.virtual_clock)
+    stats.virtual_span_ms = to_ms(result.duration_ns);
   for (const auto& record : result.records) {
     if (record.status != 0) {
       ++stats.status_counts[std::to_string(record.status)];

@@ -59,7 +59,9 @@ struct RunStats {
   // Of the errors, those that may have reached the limiter (engine::is_unknown): possibly
   // admitted, so a shortfall or a denial they could explain is not held against the limiter.
   int64_t unknown = 0;
-  double duration_ms = 0;
+  double duration_ms = 0;  // on the real clock, even under --virtual-clock
+  // --virtual-clock: the virtual time the run's requests spanned (first to last instant).
+  std::optional<double> virtual_span_ms;
   LatencyMs latency;
   RetryHintStats retry;
   std::map<std::string, int64_t> error_kinds;        // kind name (status-503 for statuses) -> count

@@ -83,6 +83,10 @@ RunResult execute_run(ClientFactory& factory, const config::LoadConfig& load, Ru
   threads.clear();  // joins
 
   RunResult result;
+  result.virtual_clock = load.virtual_clock;
+  result.real_duration_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                std::chrono::steady_clock::now() - shared.start)
+                                .count();
   result.start = shared.start;
   result.start_wall_ns = shared.start_wall_ns;
   for (auto& worker : workers) {

@@ -29,9 +29,13 @@ class RunObserver {
 };
 
 struct RunResult {
-  RecordLog records;                               // one per request, ordered by seq
-  Histogram latency_ns;                            // send to final reply, of requests that got one
-  int64_t duration_ns = 0;                         // start line to the last reply
+  RecordLog records;        // one per request, ordered by seq
+  Histogram latency_ns;     // send to final reply, of requests that got one
+  int64_t duration_ns = 0;  // start line to the last reply
+  // --virtual-clock: records, duration_ns and start_wall_ns are virtual instants (the virtual
+  // start line, unix ns); this is how long the run took on the real clock.
+  bool virtual_clock = false;
+  int64_t real_duration_ns = 0;
   std::chrono::steady_clock::time_point start;     // the start line: records count from it
   int64_t start_wall_ns = 0;                       // the start line on the wall clock (epoch)
   bool interrupted = false;                        // stopped by Ctrl-C; records are partial

@@ -8,6 +8,7 @@
 
 #include "engine/event_time.hpp"
 #include "engine/interrupt.hpp"
+#include "engine/virtual_schedule.hpp"
 
 namespace rlcheck::engine {
 namespace {
@@ -31,7 +32,7 @@ void wait_for_boundary(std::chrono::nanoseconds window, std::chrono::nanoseconds
 // Paced loads need timers to the microsecond: with epoll's millisecond timeouts a plain loop
 // sent about 3 ms late at the median here, and the open model counts that as latency.
 event_base* new_loop(const config::LoadConfig& load) {
-  if (!load.rate && load.interval.count() == 0)
+  if (load.virtual_clock || (!load.rate && load.interval.count() == 0))
     return event_base_new();
   event_config* options = event_config_new();
   event_config_set_flag(options, EVENT_BASE_FLAG_PRECISE_TIMER);
@@ -52,6 +53,41 @@ void prefer_huge_pages(void* data, size_t bytes) {
     madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
 }
 
+int64_t wall_now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// The virtual start line: the one asked for, else the wall clock's next whole millisecond (or,
+// with --start-before-boundary, that far before the next window boundary after it: computed,
+// not waited for).
+int64_t virtual_origin(const config::LoadConfig& load) {
+  if (load.virtual_origin_ns != 0)
+    return load.virtual_origin_ns;
+  constexpr int64_t k_ms = 1'000'000;
+  const int64_t now = (wall_now_ns() / k_ms + 1) * k_ms;
+  const int64_t window = load.boundary_window.count();
+  const int64_t before = load.start_before_boundary.count();
+  if (window <= 0 || before <= 0)
+    return now;
+  return (now / window + 1) * window - before;
+}
+
+// Under the virtual clock only the clients that own identities send: the records this worker
+// will hold are about its owners' share of the run.
+size_t records_expected(const config::LoadConfig& load, int first_client_id, int clients) {
+  const auto requests = static_cast<size_t>(std::max<int64_t>(0, load.requests));
+  if (!load.virtual_clock)
+    return requests;
+  const int64_t owners = std::min<int64_t>(load.concurrency, std::max<int64_t>(1, load.identities));
+  const int64_t mine = std::clamp<int64_t>(owners - first_client_id, 0, clients);
+  if (owners <= 0 || mine == 0)
+    return 0;
+  const auto per_owner = requests / static_cast<size_t>(owners) + 1;
+  return std::min(requests, per_owner * static_cast<size_t>(mine) + static_cast<size_t>(mine));
+}
+
 }  // namespace
 
 RunShared::RunShared(const config::LoadConfig& load_config, int workers, RunObserver* run_observer)
@@ -61,14 +97,12 @@ RunShared::RunShared(const config::LoadConfig& load_config, int workers, RunObse
           cancelled = !agreed.has_value();
           if (agreed)
             wait_until(*agreed);
-        } else {
+        } else if (!load.virtual_clock) {
           wait_for_boundary(load.boundary_window, load.start_before_boundary);
         }
         wait_until(load.not_before);
         start = Clock::now();
-        start_wall_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                            std::chrono::system_clock::now().time_since_epoch())
-                            .count();
+        start_wall_ns = load.virtual_clock ? virtual_origin(load) : wall_now_ns();
         if (observer != nullptr)
           observer->on_start(start);
       }) {}
@@ -82,7 +116,11 @@ struct Worker::Slot {
   bool ready = false;  // connected before the start line
   bool busy = false;   // a request is in flight or waiting for its pace timer
   uint64_t seq = 0;
-  uint8_t skew = 0;       // index into load.clock_skews of the request's clock
+  uint8_t skew = 0;  // index into load.clock_skews of the request's clock
+  // --virtual-clock: the requests this client sends, and the virtual instant of the one in
+  // flight (from the virtual start line).
+  std::optional<IdentityCursor> cursor;
+  int64_t virtual_ns = 0;
   Clock::time_point due;  // when the request may leave (the start line when unpaced)
   Clock::time_point sent;
 };
@@ -100,7 +138,7 @@ Worker::Worker(ClientFactory& factory, RunShared& shared, int first_client_id, i
   for (int i = 0; i < clients; ++i)
     slots_.push_back(std::make_unique<Slot>());
   records = RecordLog(shared.load.first_seq);
-  records.reserve(static_cast<size_t>(shared.load.requests));
+  records.reserve(records_expected(shared.load, first_client_id, clients));
   prefer_huge_pages(const_cast<PackedRecord*>(records.data()),
                     records.capacity() * sizeof(PackedRecord));
 }
@@ -129,6 +167,8 @@ void Worker::run() {
     slot.index = static_cast<int>(i);
     slot.pace_timer.reset(evtimer_new(base, &Worker::on_pace_timer, &slot));
     slot.timeout_timer.reset(evtimer_new(base, &Worker::on_timeout, &slot));
+    if (shared_.load.virtual_clock)
+      slot.cursor.emplace(shared_.load, first_client_id_ + slot.index);
     slot.client =
         factory_.make(base, loop_shared_.get(), *this, slot.index, first_client_id_ + slot.index);
   }
@@ -188,6 +228,10 @@ void Worker::launch_next(int slot_index) {
     exhausted_ = true;
     return;
   }
+  if (slot.cursor) {
+    launch_virtual(slot);
+    return;
+  }
   // This process's share: the n-th request it takes is request share_index + n x share_count.
   const uint64_t nth = shared_.next_seq.fetch_add(1, std::memory_order_relaxed);
   const uint64_t index = shared_.load.share_index + nth * shared_.load.share_count;
@@ -199,8 +243,24 @@ void Worker::launch_next(int slot_index) {
   slot.skew = skew_index(slot);
   slot.busy = true;
   ++in_flight_;
-  slot.due = shared_.start + due_offset(index);
+  slot.due = shared_.start + due_offset(shared_.load, index);
   send_when_due(slot_index);
+}
+
+// Under the virtual clock a client sends its identities' requests back to back, each at its
+// virtual instant: nothing waits for a due time.
+void Worker::launch_virtual(Slot& slot) {
+  const std::optional<uint64_t> seq = slot.cursor->next();
+  if (!seq)
+    return;  // this client's share is sent; the others may still have theirs
+  shared_.next_seq.fetch_add(1, std::memory_order_relaxed);  // counts requests sent (progress)
+  slot.seq = *seq;
+  slot.virtual_ns = virtual_offset_ns(shared_.load, *seq - shared_.load.first_seq);
+  slot.skew = skew_index(slot);
+  slot.busy = true;
+  ++in_flight_;
+  slot.due = Clock::now();
+  send(slot.index);
 }
 
 // Which of load.clock_skews the request's clock is off by: its connection's (many hosts: its
@@ -218,15 +278,6 @@ uint8_t Worker::skew_index(const Slot& slot) const {
   const auto connection = static_cast<uint64_t>((first_client_id_ + slot.index) /
                                                 std::max(1, load.clients_per_connection));
   return static_cast<uint8_t>(connection % count);
-}
-
-// Closed model: i x --interval (0 when unpaced). Open model: i / rate, exactly.
-std::chrono::nanoseconds Worker::due_offset(uint64_t index) const {
-  const config::LoadConfig& load = shared_.load;
-  if (!load.rate)
-    return load.interval * static_cast<int64_t>(index);
-  const auto scaled = static_cast<__int128>(index) * load.rate->period.count() / load.rate->tokens;
-  return std::chrono::nanoseconds(static_cast<int64_t>(scaled));
 }
 
 void Worker::send_when_due(int slot_index) {
@@ -255,6 +306,8 @@ void Worker::send(int slot_index) {
   const timeval limit = to_timeval(shared_.load.timeout);
   evtimer_add(slot.timeout_timer.get(), &limit);
   RequestClock clock;
+  if (slot.cursor)
+    clock.virtual_unix_ns = shared_.start_wall_ns + slot.virtual_ns;
   if (!shared_.load.clock_skews.empty())
     clock.skew_ns = shared_.load.clock_skews[slot.skew].count();
   slot.client->start(slot.seq, clock);
@@ -273,10 +326,15 @@ void Worker::on_decision(int slot_index, Decision decision) {
   record.seq = slot.seq;
   record.identity =
       static_cast<uint32_t>(slot.seq % static_cast<uint64_t>(shared_.load.identities));
-  record.sent_ns =
-      std::chrono::duration_cast<std::chrono::nanoseconds>(slot.sent - shared_.start).count();
-  record.replied_ns =
-      std::chrono::duration_cast<std::chrono::nanoseconds>(replied - shared_.start).count();
+  if (slot.cursor) {
+    // The limiter decided at exactly the instant it was given: a zero-width interval is exact.
+    record.sent_ns = record.replied_ns = slot.virtual_ns;
+  } else {
+    record.sent_ns =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(slot.sent - shared_.start).count();
+    record.replied_ns =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(replied - shared_.start).count();
+  }
   record.clock_skew = slot.skew;
   record.outcome = decision.outcome;
   record.error = decision.error;
@@ -311,7 +369,7 @@ void Worker::on_decision(int slot_index, Decision decision) {
   if (record.outcome != Outcome::error) {
     // The open model measures from when the request was due: a target that stalls the
     // connections delays the requests queued behind them, and that delay is its latency.
-    const auto from = shared_.load.rate ? slot.due : slot.sent;
+    const auto from = shared_.load.rate && !slot.cursor ? slot.due : slot.sent;
     latency_ns.record(std::chrono::duration_cast<std::chrono::nanoseconds>(replied - from).count());
   } else if (!error_samples.contains(record.error)) {
     error_samples.emplace(record.error, std::move(decision.error_message));

@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -76,7 +77,7 @@ class Worker final : public ClientListener {
   void drop_waiting();
   bool stopping() const;
   int64_t since_start_ns() const;
-  std::chrono::nanoseconds due_offset(uint64_t index) const;
+  void launch_virtual(Slot& slot);
   uint8_t skew_index(const Slot& slot) const;
   static void on_pace_timer(int, short, void* arg);
   static void on_timeout(int, short, void* arg);

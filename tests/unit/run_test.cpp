@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <memory>
+#include <mutex>
 
 #include <event2/event.h>
 
@@ -22,16 +24,20 @@ namespace {
 // even requests name node a:1, odd ones b:2.
 class PassClient final : public engine::Client {
  public:
+  using StartFn = std::function<void(uint64_t, const engine::RequestClock&)>;
   PassClient(event_base* base, engine::ClientListener& listener, int slot,
-             std::function<bool(uint64_t)> errs)
+             std::function<bool(uint64_t)> errs, StartFn on_start)
       : listener_(listener),
         slot_(slot),
         errs_(std::move(errs)),
+        on_start_(std::move(on_start)),
         pass_(event_new(base, -1, 0, &PassClient::on_pass, this), &event_free) {}
 
   void connect() override { listener_.on_connected(slot_, true, {}); }
-  void start(uint64_t seq, const engine::RequestClock&) override {
+  void start(uint64_t seq, const engine::RequestClock& clock) override {
     seq_ = seq;
+    if (on_start_)
+      on_start_(seq, clock);
     event_active(pass_.get(), EV_TIMEOUT, 0);
   }
   void abort(ErrorKind why) override {
@@ -59,20 +65,23 @@ class PassClient final : public engine::Client {
   engine::ClientListener& listener_;
   int slot_;
   std::function<bool(uint64_t)> errs_;
+  StartFn on_start_;
   std::unique_ptr<event, void (*)(event*)> pass_;
   uint64_t seq_ = 0;
 };
 
 class PassFactory final : public engine::ClientFactory {
  public:
-  explicit PassFactory(std::function<bool(uint64_t)> errs) : errs_(std::move(errs)) {}
+  explicit PassFactory(std::function<bool(uint64_t)> errs, PassClient::StartFn on_start = nullptr)
+      : errs_(std::move(errs)), on_start_(std::move(on_start)) {}
   std::unique_ptr<engine::Client> make(event_base* base, engine::LoopShared*,
                                        engine::ClientListener& listener, int slot, int) override {
-    return std::make_unique<PassClient>(base, listener, slot, errs_);
+    return std::make_unique<PassClient>(base, listener, slot, errs_, on_start_);
   }
 
  private:
   std::function<bool(uint64_t)> errs_;
+  PassClient::StartFn on_start_;
 };
 
 config::LoadConfig load_of(int64_t requests, int concurrency, int threads) {
@@ -140,4 +149,50 @@ TEST_CASE("execute_run: the open model drops the requests still waiting for thei
   CHECK(result.stopped_on_errors);
   REQUIRE(result.records.size() == 1);
   CHECK(result.records[0].seq == 0);
+}
+
+TEST_CASE("execute_run: under the virtual clock each request is recorded at its virtual instant") {
+  std::mutex mutex;
+  std::map<uint64_t, engine::RequestClock> clocks;    // seq -> the clock its start() was given
+  std::map<uint32_t, std::vector<uint64_t>> started;  // identity -> seqs in the order started
+  PassFactory factory([](uint64_t) { return false; },
+                      [&](uint64_t seq, const engine::RequestClock& clock) {
+                        std::lock_guard lock(mutex);
+                        clocks[seq] = clock;
+                        started[static_cast<uint32_t>(seq % 7)].push_back(seq);
+                      });
+  config::LoadConfig load = load_of(300, 4, 2);
+  load.identities = 7;
+  load.rate = config::Rate{3, std::chrono::seconds(7)};  // an instant every 2333.33 ms
+  load.virtual_clock = true;
+  load.virtual_origin_ns = 1'700'000'000'000'000'000;
+  load.clock_skews = {std::chrono::milliseconds(0), std::chrono::milliseconds(-250)};
+  const engine::RunResult result = engine::execute_run(factory, load);
+
+  CHECK(result.virtual_clock);
+  CHECK(result.start_wall_ns == load.virtual_origin_ns);
+  REQUIRE(result.records.size() == 300);
+  for (const engine::RequestRecord& record : result.records) {
+    const int64_t instant =
+        static_cast<int64_t>(record.seq) * 7'000'000'000 / 3 / 1'000'000 * 1'000'000;  // whole ms
+    CHECK(record.sent_ns == instant);
+    CHECK(record.replied_ns == instant);
+    const engine::RequestClock& clock = clocks.at(record.seq);
+    CHECK(clock.virtual_unix_ns == load.virtual_origin_ns + instant);
+    // The n-th request of an identity is on skew n mod 2.
+    CHECK(clock.skew_ns == ((record.seq / 7) % 2 == 1 ? -250'000'000 : 0));
+  }
+  CHECK(result.duration_ns == 299LL * 7'000'000'000 / 3 / 1'000'000 * 1'000'000);
+  for (const auto& [identity, seqs] : started)
+    CHECK(std::is_sorted(seqs.begin(), seqs.end()));
+}
+
+TEST_CASE("execute_run: under the virtual clock the start line is a whole millisecond") {
+  PassFactory factory([](uint64_t) { return false; });
+  config::LoadConfig load = load_of(5, 2, 1);
+  load.interval = std::chrono::minutes(1);
+  load.virtual_clock = true;
+  const engine::RunResult result = engine::execute_run(factory, load);
+  CHECK(result.start_wall_ns % 1'000'000 == 0);
+  CHECK(result.duration_ns == 4LL * 60'000'000'000);
 }
