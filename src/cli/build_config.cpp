@@ -408,6 +408,7 @@ config::Config build_config(const RawOptions& raw) {
     fill_tls(raw, true, config);
     fill_faults(raw, true, config);
     fill_workers(raw, config);
+    fill_virtual_clock(raw, true, config);
     if (probe)
       fill_probe(raw, config);
     return config;
@@ -416,6 +417,7 @@ config::Config build_config(const RawOptions& raw) {
   fill_tls(raw, false, config);
   fill_faults(raw, false, config);
   fill_workers(raw, config);
+  fill_virtual_clock(raw, false, config);
   if (probe)
     fill_probe(raw, config);
   if (config.command == config::Command::compare)

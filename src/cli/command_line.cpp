@@ -76,6 +76,10 @@ void add_common_options(CLI::App* app, RawOptions& raw) {
                   "open model: requests at a constant rate (40/s), whatever the replies; with "
                   "--duration");
   optional_option(app, "--duration", raw.duration, "open model: how long each run sends at --rate");
+  app->add_flag("--virtual-clock", raw.virtual_clock,
+                "{now_ms}/{now_s} and the schedule (--rate/--duration, --interval) on a virtual "
+                "clock: requests leave as fast as each identity's order allows, so hours of a "
+                "limiter that takes now as an argument are audited in seconds");
   app->add_option("--identities", raw.identities,
                   "spread the load over K identities (key suffix, {id} placeholder); every check "
                   "applies per identity (default 1)");

@@ -98,6 +98,8 @@ struct RawOptions {
 
   std::string max_time = "60s";  // probe
 
+  bool virtual_clock = false;  // --virtual-clock (redis --script, http with {now_ms}, probe)
+
   // Faults during every run (redis, http, compare).
   std::vector<std::string> faults;              // --fault SPEC, repeatable
   std::optional<std::string> limiter_redis;     // --limiter-redis URL (http)
@@ -124,5 +126,8 @@ void fill_faults(const RawOptions& raw, bool http, config::Config& config);
 // worker_options.cpp: --workers, --worker-index, --coordinator, --session, --join-timeout and
 // their environment forms (redis and http only), and what sharing a test rules out.
 void fill_workers(const RawOptions& raw, config::Config& config);
+// clock_options.cpp: --virtual-clock, checked against everything else filled before: the
+// target must take now as an argument, and the load must have a schedule to make virtual.
+void fill_virtual_clock(const RawOptions& raw, bool http, config::Config& config);
 
 }  // namespace rlcheck::cli

@@ -117,6 +117,8 @@ std::string header(const Report& report) {
   }
   if (params.pipeline > 1)
     load += fmt::format(", pipeline {}", params.pipeline);
+  if (params.virtual_clock)
+    load += ", virtual clock";
   return fmt::format("rlcheck {}  {}{}  {}  {}  {}", report.mode, report.target.url, where, limiter,
                      limit_text(report), load);
 }
@@ -310,6 +312,8 @@ std::string render_human(const Report& report, const TextStyle& style) {
     return paint(verdict, verdict_color) + "\n";
 
   std::string out = paint(header(report), k_bold) + "\n";
+  if (const std::string note = clock_note(report); !note.empty())
+    out += fmt::format("virtual clock: {}\n", note);
   // Latency in ms: p50, p90, p99 and p999 (send to reply; the open model counts from the due
   // instant). 94 columns, so the table reads in a 100-column terminal.
   out += fmt::format("{:>4} {:>8} {:>8} {:>7} {:>8} {:>8} {:>8} {:>8} {:>15} {:>10}\n", "run",

@@ -135,6 +135,8 @@ json run_to_json(const checks::RunStats& run) {
                 {"start_ms", rounded(static_cast<double>(run.peak.start_ns) / 1e6)},
                 {"length_ms", rounded(static_cast<double>(run.peak.length_ns) / 1e6)}}}};
   out.update(audit_to_json(run));
+  if (run.virtual_span_ms)
+    out["virtual_span_ms"] = rounded(*run.virtual_span_ms);
   if (!run.status_counts.empty())
     out["status_counts"] = run.status_counts;
   if (run.advertised.any()) {
@@ -220,6 +222,9 @@ json to_json(const Report& report) {
     params["duration_ms"] = rounded(report.params.duration_ms);
   }
   params["identities"] = report.params.identities;
+  params["clock"] = report.params.virtual_clock ? "virtual" : "wall";
+  if (report.params.virtual_clock)
+    params["clock_note"] = clock_note(report);
   if (!report.params.source_addresses.empty())
     params["source_addresses"] = report.params.source_addresses;
   params["contract"] = report.params.contract;
@@ -283,6 +288,8 @@ json to_json(const Report& report) {
               {"checks", checks},
               {"verdict", checks::verdict_name(report.verdict)},
               {"exit_code", report.exit_code}};
+  if (report.summary.virtual_span_ms)
+    out["summary"]["virtual_span_ms"] = rounded(*report.summary.virtual_span_ms);
   if (report.mode == "redis") {
     const TransportCounts& transport = report.transport;
     out["summary"]["redirects"] = {

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 namespace rlcheck::report {
 
 Summary summarize(const std::vector<checks::RunStats>& runs) {
@@ -17,6 +19,11 @@ Summary summarize(const std::vector<checks::RunStats>& runs) {
       ++summary.runs_over_limit;
     total_requests += static_cast<double>(run.requests);
     total_ms += run.duration_ms;
+    if (run.virtual_span_ms) {
+      summary.virtual_span_ms = std::max(summary.virtual_span_ms.value_or(0), *run.virtual_span_ms);
+      summary.virtual_total_ms += *run.virtual_span_ms;
+      summary.real_total_ms += run.duration_ms;
+    }
   }
   std::sort(allowed.begin(), allowed.end());
   summary.allowed_min = allowed.front();
@@ -27,6 +34,37 @@ Summary summarize(const std::vector<checks::RunStats>& runs) {
                                : static_cast<double>(allowed[middle - 1] + allowed[middle]) / 2.0;
   summary.requests_per_second = total_ms > 0 ? total_requests / (total_ms / 1000.0) : 0;
   return summary;
+}
+
+std::string clock_note(const Report& report) {
+  if (!report.params.virtual_clock)
+    return {};
+  const Summary& summary = report.summary;
+  // 3 h of virtual time, 1.28 s real: the unit that makes each readable.
+  const auto text = [](double ms) {
+    if (ms >= 86'400'000 * 2.0)
+      return fmt::format("{:.3g} days", ms / 86'400'000);
+    if (ms >= 3'600'000)
+      return fmt::format("{:.3g} h", ms / 3'600'000);
+    if (ms >= 60'000)
+      return fmt::format("{:.3g} min", ms / 60'000);
+    return fmt::format("{:.3g} s", ms / 1000);
+  };
+  const std::string clock = report.mode == "http" ? "the endpoint's own clock"
+                                                  : "Redis's own clock (TIME, EXPIRE/PEXPIRE TTLs)";
+  std::string note = fmt::format(
+      "{} of virtual time in {} real: the limiter was told each instant; {} stayed real",
+      text(summary.virtual_total_ms), text(summary.real_total_ms), clock);
+  if (summary.real_total_ms < summary.virtual_total_ms) {
+    note +=
+        ", so no state expired by TTL within a run (a limiter that forgets only through "
+        "expiry looks as if it never forgot)";
+  } else {
+    note +=
+        "; real time outran virtual time, so a TTL may have ended state before its virtual "
+        "window did";
+  }
+  return note;
 }
 
 }  // namespace rlcheck::report

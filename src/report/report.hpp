@@ -69,6 +69,7 @@ struct Params {
   int pipeline = 1;                  // redis: requests in flight per connection (--pipeline)
   std::string http_client;           // http: "native" or "curl"; empty otherwise
   std::optional<Topology> topology;  // redis only
+  bool virtual_clock = false;        // --virtual-clock: params.clock "virtual", else "wall"
 };
 
 // What the Redis connections met over every run (summary.redirects, summary.reconnects).
@@ -104,6 +105,10 @@ struct Summary {
   int64_t allowed_max = 0;
   int runs_over_limit = 0;
   double requests_per_second = 0;  // all requests over the summed run durations
+  // --virtual-clock: the longest virtual span of a run, and the virtual and real time of all.
+  std::optional<double> virtual_span_ms;
+  double virtual_total_ms = 0;
+  double real_total_ms = 0;
 };
 
 struct Report {
@@ -127,5 +132,9 @@ struct Report {
 };
 
 Summary summarize(const std::vector<checks::RunStats>& runs);
+
+// --virtual-clock: what the virtual time means, and what stayed real (params.clock_note in
+// JSON, a line under the human report's header); empty on the wall clock.
+std::string clock_note(const Report& report);
 
 }  // namespace rlcheck::report

@@ -250,7 +250,8 @@ std::string HttpEndpoint::run_label(int run, int runs) const {
 
 bool HttpEndpoint::prepare_run(int run, bool leader) {
   const config::HttpConfig& options = config_.http;
-  if (run > 1 && options.between_runs.count() > 0 &&
+  // Under the virtual clock the pause is virtual too: the next run starts that much later.
+  if (run > 1 && options.between_runs.count() > 0 && !config_.load.virtual_clock &&
       !engine::wait_until(std::chrono::steady_clock::now() + options.between_runs)) {
     return false;
   }

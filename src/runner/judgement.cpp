@@ -25,6 +25,7 @@ report::Params configured_params(const config::Config& config, const ContractCho
                          static_cast<double>(config.load.rate->tokens) / 1e6;
   }
   params.identities = config.load.identities;
+  params.virtual_clock = config.load.virtual_clock;
   params.source_addresses = config.load.source_addresses;
   params.contract = contract.name;
   params.anchor = contract.anchor;

@@ -54,8 +54,9 @@ checks::RetryVerification verify_retry_after(engine::ClientFactory& factory,
         return *checks::usable_hint_ms(a) < *checks::usable_hint_ms(b);
       });
   const int64_t shortest_ms = *checks::usable_hint_ms(*shortest);
+  // Under the virtual clock waiting costs nothing: every hint is taken at its word.
   std::erase_if(denials, [&](const RequestRecord& record) {
-    return *checks::usable_hint_ms(record) > max_wait.count();
+    return !result.virtual_clock && *checks::usable_hint_ms(record) > max_wait.count();
   });
   if (denials.empty()) {
     verification.told_ms = shortest_ms;
@@ -74,8 +75,8 @@ checks::RetryVerification verify_retry_after(engine::ClientFactory& factory,
   verification.identity = chosen.identity;
   verification.told_ms = *checks::usable_hint_ms(chosen);
 
-  const Clock::time_point due = due_of(chosen);
-  if (on_wait) {
+  const Clock::time_point due = result.virtual_clock ? Clock::now() : due_of(chosen);
+  if (on_wait && !result.virtual_clock) {
     on_wait(std::max<int64_t>(
         0, std::chrono::duration_cast<std::chrono::milliseconds>(due - Clock::now()).count()));
   }
@@ -88,6 +89,12 @@ checks::RetryVerification verify_retry_after(engine::ClientFactory& factory,
   retry.timeout = load.timeout;
   retry.identities = load.identities;
   retry.not_before = due;  // connected before, so the request leaves when due
+  if (result.virtual_clock) {
+    // The retry's virtual instant is exactly when the hint said: the reply's plus the hint.
+    retry.virtual_clock = true;
+    retry.virtual_origin_ns = result.start_wall_ns + chosen.replied_ns +
+                              *checks::usable_hint_ms(chosen) * int64_t{1'000'000};
+  }
   uint64_t next_seq = 0;
   for (const RequestRecord& record : result.records)
     next_seq = std::max(next_seq, record.seq + 1);
@@ -101,10 +108,14 @@ checks::RetryVerification verify_retry_after(engine::ClientFactory& factory,
   }
   const RequestRecord record = answer.records.front();
   retry_records.push_back(record);
-  verification.waited_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                               answer.start + std::chrono::nanoseconds(record.sent_ns) -
-                               (result.start + std::chrono::nanoseconds(chosen.replied_ns)))
-                               .count();
+  verification.waited_ms =
+      result.virtual_clock
+          ? (answer.start_wall_ns + record.sent_ns - (result.start_wall_ns + chosen.replied_ns)) /
+                1'000'000
+          : std::chrono::duration_cast<std::chrono::milliseconds>(
+                answer.start + std::chrono::nanoseconds(record.sent_ns) -
+                (result.start + std::chrono::nanoseconds(chosen.replied_ns)))
+                .count();
   switch (record.outcome) {
     case Outcome::allowed:
       verification.attempted = true;

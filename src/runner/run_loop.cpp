@@ -64,6 +64,18 @@ void add_counters(RunCounters& total, const RunCounters& more) {
     total[name] += count;
 }
 
+// A virtual run starts where the last one ended (plus --between-runs, which costs nothing on
+// the virtual clock), or at the wall clock if that is later: the limiter's clock never goes
+// back.
+int64_t next_virtual_origin(int64_t last_end_ns, const config::Config& config) {
+  constexpr int64_t k_ms = 1'000'000;
+  const int64_t wall = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                           std::chrono::system_clock::now().time_since_epoch())
+                           .count();
+  const int64_t after_last = last_end_ns + config.http.between_runs.count() + k_ms;
+  return (std::max(wall, after_last) / k_ms + 1) * k_ms;
+}
+
 }  // namespace
 
 report::Report run_test(Target& target, const config::Config& config, const RunOutputs& outputs) {
@@ -82,6 +94,7 @@ report::Report run_test(Target& target, const config::Config& config, const RunO
 
   TestLog log;
   ProgressLine progress(config);
+  int64_t virtual_end_ns = 0;  // --virtual-clock: where the last run's virtual time ended
   const int runs = config.load.runs;
   int runs_shipped = 0;  // many hosts: the runs this worker sent its share of
   for (int run = 1; run <= runs; ++run) {
@@ -89,6 +102,8 @@ report::Report run_test(Target& target, const config::Config& config, const RunO
       log.interrupted = true;
       break;
     }
+    if (load.virtual_clock && run > 1)
+      load.virtual_origin_ns = next_virtual_origin(virtual_end_ns, config);
     const RunClients clients = target.clients(target.run_state(run), load);
     faults::FaultSchedule fault_schedule(
         leader ? config.faults.faults : std::vector<config::FaultSpec>{}, fault_applier,
@@ -115,6 +130,7 @@ report::Report run_test(Target& target, const config::Config& config, const RunO
     }
     if (outputs.records != nullptr)
       outputs.records->write_run(target.records_name(), run, result.records);
+    virtual_end_ns = result.start_wall_ns + result.duration_ns;
     engine::RunResult& kept = evidence.keep(run, std::move(result), std::move(fault_windows));
     const StateAudit audit = target.audit_state(run, kept.records);
     std::vector<engine::RequestRecord> retried;
