@@ -82,6 +82,11 @@ FakeHttpServer::~FakeHttpServer() {
   close(listener_.wake_pipe[1]);
 }
 
+FakeHttpServer::FakeHttpServer(Handler handler) : mode_(Mode::reply), handler_(std::move(handler)) {
+  listener_ = listen_on_loopback("fake HTTP server", true);
+  thread_ = std::thread([this] { serve(); });
+}
+
 std::string FakeHttpServer::url(const std::string& path) const {
   return "http://127.0.0.1:" + std::to_string(listener_.port) + path;
 }
@@ -91,13 +96,13 @@ std::vector<ReceivedRequest> FakeHttpServer::requests() const {
   return requests_;
 }
 
-std::string FakeHttpServer::canned_reply() const {
+std::string FakeHttpServer::reply_of(const Response& response) {
   std::string reply =
-      "HTTP/1.1 " + std::to_string(response_.status) + " Canned\r\nConnection: keep-alive\r\n";
-  for (const auto& [name, value] : response_.headers)
+      "HTTP/1.1 " + std::to_string(response.status) + " Canned\r\nConnection: keep-alive\r\n";
+  for (const auto& [name, value] : response.headers)
     reply += name + ": " + value + "\r\n";
-  reply += "Content-Length: " + std::to_string(response_.body.size()) + "\r\n\r\n";
-  return reply + response_.body;
+  reply += "Content-Length: " + std::to_string(response.body.size()) + "\r\n\r\n";
+  return reply + response.body;
 }
 
 bool FakeHttpServer::handle(Connection& connection) {
@@ -136,6 +141,7 @@ bool FakeHttpServer::handle(Connection& connection) {
       return true;  // the body is still on its way
     request.body = connection.in.substr(end + 4, content_length);
     connection.in.erase(0, end + 4 + content_length);
+    const std::string reply = reply_of(handler_ ? handler_(request) : response_);
     {
       std::lock_guard lock(mutex_);
       requests_.push_back(std::move(request));
@@ -148,7 +154,7 @@ bool FakeHttpServer::handle(Connection& connection) {
         connection.in.clear();
         return true;
       case Mode::reply:
-        if (!write_all(connection.fd, canned_reply()) || close_after)
+        if (!write_all(connection.fd, reply) || close_after)
           return false;
         break;
     }

@@ -2,10 +2,12 @@
 // A tiny HTTP/1.1 server on 127.0.0.1 and a free port, for what a real limiter should not do:
 // the same canned response to every request (429 with a fractional Retry-After, 500, ...),
 // closing the connection right after the request (the client sees a reset), or never answering
-// (a stall). It records every request it read so tests can see what rlcheck sent. One thread,
-// one poll loop; the destructor stops and joins it.
+// (a stall), or whatever a handler decides per request (a limiter of the test's own). It records
+// every request it read so tests can see what rlcheck sent. One thread, one poll loop; the
+// destructor stops and joins it.
 
 #include <atomic>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -42,8 +44,11 @@ class FakeHttpServer {
   };
 
   using Response = CannedResponse;
+  // Decides each request's response, on the server's thread, one request at a time.
+  using Handler = std::function<Response(const ReceivedRequest&)>;
 
   explicit FakeHttpServer(Mode mode, Response response = {});
+  explicit FakeHttpServer(Handler handler);
   ~FakeHttpServer();
   FakeHttpServer(const FakeHttpServer&) = delete;
   FakeHttpServer& operator=(const FakeHttpServer&) = delete;
@@ -64,10 +69,11 @@ class FakeHttpServer {
   void serve();
   // Parses and answers every complete request in `connection.in`; false: close it.
   bool handle(Connection& connection);
-  std::string canned_reply() const;
+  static std::string reply_of(const Response& response);
 
   Mode mode_;
   Response response_;
+  Handler handler_;
   LoopbackListener listener_;
   std::atomic<bool> stop_{false};
   mutable std::mutex mutex_;
