@@ -58,6 +58,13 @@ int run_probe(const config::Config& config) {
   report.flags = checks::contract_flags(report.inferred, report.advertised);
   if (report.mode == "http" && !report.flags.empty() && !any_denial_hinted(target->results()))
     report.flags += " --no-require-retry-after";
+  if (config.load.virtual_clock) {
+    report.virtual_clock = true;
+    report.inferred.notes.push_back(
+        "probed on a virtual clock: test with the same --virtual-clock and a schedule (--rate R "
+        "--duration D, or --interval); a queue holds requests on the real clock, so none can be "
+        "found this way");
+  }
   report.requests = target->requests_sent();
   report.elapsed_ms =
       std::chrono::duration_cast<std::chrono::milliseconds>(ProbeTarget::Clock::now() - started)

@@ -72,8 +72,10 @@ void Sequence::forget_parameters() {
 std::vector<ProbeRequest> Sequence::send(int identity, int64_t count, int64_t at_ns, bool at_once) {
   if (engine::interrupted())
     throw Halt{"interrupted"};
-  // Each request of the batch needs a millisecond of the budget at least.
-  if (target_.at(at_ns) + std::chrono::milliseconds(count) > deadline_) {
+  // Each request of the batch needs a millisecond of the budget at least (from now under the
+  // virtual clock, where waiting for `at_ns` costs nothing).
+  const auto leaves = target_.virtual_clock() ? ProbeTarget::Clock::now() : target_.at(at_ns);
+  if (leaves + std::chrono::milliseconds(count) > deadline_) {
     budget_halt_ = true;
     throw Halt{"--max-time ran out before the probe could tell"};
   }
@@ -96,6 +98,16 @@ int64_t Sequence::elapsed_ns() const {
 }
 
 void Sequence::plan(double more_ns, const std::string& because) {
+  if (target_.virtual_clock()) {
+    // Waits cost nothing on the virtual clock: only a wait past the horizon is given up.
+    if (more_ns > static_cast<double>(k_virtual_horizon_ns)) {
+      throw Halt{
+          fmt::format("{}, so telling the contract takes about {:.1f} virtual days more, "
+                      "past the {} days a virtual probe looks ahead",
+                      because, more_ns / 86'400e9, k_virtual_horizon_ns / 86'400'000'000'000)};
+    }
+    return;
+  }
   const auto left = deadline_ - ProbeTarget::Clock::now();
   if (more_ns <= static_cast<double>(std::chrono::nanoseconds(left).count()))
     return;
@@ -109,6 +121,8 @@ void Sequence::plan(double more_ns, const std::string& because) {
 }
 
 bool Sequence::fits(double more_ns) const {
+  if (target_.virtual_clock())
+    return more_ns <= static_cast<double>(k_virtual_horizon_ns);
   const auto left = deadline_ - ProbeTarget::Clock::now();
   return more_ns <= static_cast<double>(std::chrono::nanoseconds(left).count());
 }
@@ -139,7 +153,7 @@ void Sequence::note_queueing() {
 Readmission Sequence::search(int identity, int64_t origin_ns, int64_t from_ns,
                              int64_t known_denied_ns, bool with_control) {
   int64_t denied_at = known_denied_ns;
-  int64_t due = checks::next_probe_ns(origin_ns, from_ns, k_step_ratio, k_min_step_ns);
+  int64_t due = checks::next_probe_ns(origin_ns, from_ns, step_ratio_, k_min_step_ns);
   int64_t denials = 0;
   while (true) {
     const int64_t control_due =
@@ -169,7 +183,7 @@ Readmission Sequence::search(int identity, int64_t origin_ns, int64_t from_ns,
         return {denied_at, probed.at_ns};
       denied_at = probed.at_ns;
       ++denials;
-      due = checks::next_probe_ns(origin_ns, denied_at, k_step_ratio, k_min_step_ns);
+      due = checks::next_probe_ns(origin_ns, denied_at, step_ratio_, k_min_step_ns);
       continue;
     }
     const ProbeRequest probe = send(identity, 1, std::max(due, target_.now_ns())).front();
@@ -177,7 +191,7 @@ Readmission Sequence::search(int identity, int64_t origin_ns, int64_t from_ns,
       return {denied_at, probe.at_ns};
     denied_at = probe.at_ns;
     ++denials;
-    due = checks::next_probe_ns(origin_ns, denied_at, k_step_ratio, k_min_step_ns);
+    due = checks::next_probe_ns(origin_ns, denied_at, step_ratio_, k_min_step_ns);
   }
 }
 

@@ -18,20 +18,24 @@ using checks::ProbeRequest;
 using checks::Readmission;
 using runner::ProbeTarget;
 
-constexpr double k_step_ratio = 0.04;             // a readmission is found within 4 % of its time
-constexpr int64_t k_min_step_ns = 1'000'000;      // probes never closer than 1 ms
-constexpr int64_t k_first_chunk = 8;              // the burst doubles from here...
-constexpr int64_t k_max_burst = 1016;             // ...up to 8 + 16 + ... + 512 requests
-constexpr int k_refill_readmissions = 5;          // tokens timed to measure the refill
-constexpr int64_t k_probes_per_token = 10;        // probes per refill interval while timing them
+constexpr double k_step_ratio = 0.04;           // a readmission is found within 4 % of its time
+constexpr int64_t k_min_step_ns = 1'000'000;    // probes never closer than 1 ms
+constexpr int64_t k_first_chunk = 8;            // the burst doubles from here...
+constexpr int64_t k_max_burst = 1016;           // ...up to 8 + 16 + ... + 512 requests
+constexpr int k_refill_readmissions = 5;        // tokens timed to measure the refill
+constexpr int64_t k_probes_per_token = 10;      // probes per refill interval while timing them
+constexpr double k_virtual_step_ratio = 0.005;  // --virtual-clock: within 0.5 %
+constexpr int64_t k_virtual_probes_per_token = 100;
 constexpr double k_agreement = 0.10;              // cross-checks agree within 10 %
 constexpr double k_anchor_tolerance = 0.05;       // a first-hit readmission lands within 5 % of W
 constexpr double k_plan_margin = 1.25;            // a suggested --max-time leaves this much room
 constexpr int64_t k_timing_slack_ns = 2'000'000;  // the probes' own timing, on any duration
-constexpr int k_spread_identity = 2;              // the spread and phase tests' fresh identity
-constexpr int k_control_identity = 3;             // drained beside the first, then left alone
-constexpr int k_queue_identity = 4;               // the first identity a queue's bursts use
-constexpr int64_t k_max_queue_burst = 256;        // a queue's burst sent at once, at most
+// --virtual-clock: waits are free, but a probe looks no further ahead than 30 virtual days.
+constexpr int64_t k_virtual_horizon_ns = 30LL * 86'400'000'000'000;
+constexpr int k_spread_identity = 2;                  // the spread and phase tests' fresh identity
+constexpr int k_control_identity = 3;                 // drained beside the first, then left alone
+constexpr int k_queue_identity = 4;                   // the first identity a queue's bursts use
+constexpr int64_t k_max_queue_burst = 256;            // a queue's burst sent at once, at most
 constexpr int64_t k_finest_interval_ns = 20'000'000;  // a counter's phase is read from here up
 
 // Ends the sequence: the deadline, an errored request, Ctrl-C.
@@ -57,7 +61,14 @@ class Sequence {
  public:
   Sequence(ProbeTarget& target, ProbeTarget::Clock::time_point started,
            ProbeTarget::Clock::time_point deadline)
-      : target_(target), started_(started), deadline_(deadline) {}
+      : target_(target),
+        started_(started),
+        deadline_(deadline),
+        // Probes are free on the virtual clock: finer steps, for parameters exact enough that
+        // the flags snap to what the limiter was given (1/1h, not 1/3546s).
+        step_ratio_(target.virtual_clock() ? k_virtual_step_ratio : k_step_ratio),
+        probes_per_token_(target.virtual_clock() ? k_virtual_probes_per_token
+                                                 : k_probes_per_token) {}
 
   checks::InferredContract run();
 
@@ -126,6 +137,8 @@ class Sequence {
   ProbeTarget& target_;
   ProbeTarget::Clock::time_point started_;
   ProbeTarget::Clock::time_point deadline_;
+  double step_ratio_;
+  int64_t probes_per_token_;
   checks::InferredContract result_;
   std::vector<ProbeRequest> seen_;  // every request so far
   bool budget_halt_ = false;        // the budget, not the limiter, ended the probe

@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 #include <fmt/format.h>
 
@@ -10,6 +11,12 @@ namespace rlcheck::app::probe {
 using engine::Outcome;
 
 namespace {
+
+// A measured rate to three significant digits: 0.0167 per second (1 a minute) keeps what two
+// decimals would round to 0.02 (1 every 50 s).
+double three_digits(double rate) {
+  return std::stod(fmt::format("{:.3g}", rate));
+}
 
 const char* refill_name(checks::Refill refill) {
   switch (refill) {
@@ -38,7 +45,7 @@ void Sequence::infer_bucket(int64_t burst, int64_t first_admitted, const Readmis
   const Readmission next =
       search(1, first_admitted, follow_up.back().at_ns, last_denied(follow_up, first.admitted_ns));
   const int64_t apart_ns = std::max<int64_t>(k_min_step_ns, next.admitted_ns - first.admitted_ns);
-  const int64_t step = std::max(k_min_step_ns, apart_ns / k_probes_per_token);
+  const int64_t step = std::max(k_min_step_ns, apart_ns / probes_per_token_);
   plan(static_cast<double>(apart_ns) * k_refill_readmissions * (1 + k_agreement),
        fmt::format("a request comes back every {:.1f} ms and {} are timed", ms(apart_ns),
                    k_refill_readmissions));
@@ -52,10 +59,11 @@ void Sequence::infer_bucket(int64_t burst, int64_t first_admitted, const Readmis
     due = std::max(due + step, probe.at_ns + k_min_step_ns);
   }
   const double refill = *checks::refill_from(readmissions);
-  // Each readmission is seen up to one probe step late; the span between the first and the
-  // last is off by less than a step (and the probes' own timing).
+  // Each readmission is seen up to one probe step late, and the grid it is seen on may drift a
+  // step against the tokens: the span between the first and the last is off by less than two
+  // steps (and the probes' own timing).
   const double tolerance =
-      static_cast<double>(step + k_timing_slack_ns) /
+      static_cast<double>(2 * step + k_timing_slack_ns) /
       static_cast<double>(std::max<int64_t>(1, readmissions.back() - readmissions.front()));
   result_.evidence.push_back(fmt::format(
       "probed every {:.1f} ms, single requests came back {:.1f} ms apart ({} in {:.1f} ms): "
@@ -119,7 +127,7 @@ void Sequence::infer_bucket(int64_t burst, int64_t first_admitted, const Readmis
   }
   result_.algorithm = "token-bucket";
   result_.burst = burst;
-  result_.refill_per_s = std::round(refill * 100) / 100;
+  result_.refill_per_s = three_digits(refill);
   result_.refill_tolerance = tolerance;
   if (by_first != checks::Refill::token_bucket) {
     result_.notes.push_back(fmt::format(
@@ -231,7 +239,7 @@ void Sequence::infer_queue(const std::vector<ProbeRequest>& one_by_one) {
         fit->rate_per_s, fit->waited));
     if (fit->queue || 2 * size > k_max_queue_burst) {
       result_.algorithm = "queue";
-      result_.refill_per_s = std::round(fit->rate_per_s * 100) / 100;
+      result_.refill_per_s = three_digits(fit->rate_per_s);
       result_.refill_tolerance = std::max(fit->rate_tolerance, k_agreement / 2);
       result_.queue = fit->queue;
       const bool agrees_one_by_one =

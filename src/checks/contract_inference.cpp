@@ -275,7 +275,8 @@ SnappedDuration snap_duration_ms(double measured_ms, double tolerance_ms,
   };
   if (advertised_ms && fits(static_cast<double>(*advertised_ms)))
     return {*advertised_ms, "advertised"};
-  for (const double step : {1000.0, 100.0, 10.0}) {
+  // The coarsest unit that fits: an hour, a minute, a second, then 100 and 10 ms.
+  for (const double step : {3'600'000.0, 60'000.0, 1000.0, 100.0, 10.0}) {
     const double candidate = std::round(measured_ms / step) * step;
     if (fits(candidate))
       return {std::llround(candidate), "round"};
@@ -299,9 +300,12 @@ SnappedRate snap_rate(double measured_per_s, double tolerance, std::optional<int
   const double per_s = std::round(measured_per_s);
   if (fits(per_s))
     return {fmt::format("{}/s", std::llround(per_s)), per_s, "round"};
-  const double seconds = std::round(1 / measured_per_s);
-  if (fits(1 / seconds))
-    return {fmt::format("1/{}s", std::llround(seconds)), 1 / seconds, "round"};
+  // One token every whole hour, minute or second.
+  for (const double unit_s : {3600.0, 60.0, 1.0}) {
+    const double seconds = std::round(1 / measured_per_s / unit_s) * unit_s;
+    if (fits(1 / seconds))
+      return {fmt::format("1/{}s", std::llround(seconds)), 1 / seconds, "round"};
+  }
   // One token per interval: the interval snapped as a duration, within the same fraction.
   const double interval_ms = 1000 / measured_per_s;
   const SnappedDuration interval = snap_duration_ms(interval_ms, tolerance * interval_ms, {});

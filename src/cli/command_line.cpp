@@ -284,6 +284,9 @@ void add_probe_options(CLI::App* probe, RawOptions& raw) {
                     "give up (exit 3) when it cannot tell within DUR (default 60s)");
   probe->add_option("--timeout", raw.timeout, "per-request timeout (default 5s)");
   optional_option(probe, "--seed", raw.seed, "seed for generated ids");
+  probe->add_flag("--virtual-clock", raw.virtual_clock,
+                  "tell the limiter virtual instants ({now_ms}/{now_s}): windows of hours are "
+                  "probed in seconds");
   probe->add_flag("--json", raw.json, "print rlcheck.probe/v1 JSON instead of the human report");
   probe->add_flag("-q,--quiet", raw.quiet, "the result line only");
 }

@@ -32,7 +32,7 @@ std::string contract_text(const checks::InferredContract& inferred) {
                        inferred.window_ms.value_or(0), inferred.window_tolerance_ms);
   }
   if (algorithm == "queue") {
-    return fmt::format("queue, {:.2f} leave per second, {}", inferred.refill_per_s.value_or(0),
+    return fmt::format("queue, {:.3g} leave per second, {}", inferred.refill_per_s.value_or(0),
                        inferred.queue ? fmt::format("{} may wait", *inferred.queue)
                                       : std::string("how many may wait not found"));
   }
@@ -42,7 +42,7 @@ std::string contract_text(const checks::InferredContract& inferred) {
         "admitted again",
         inferred.limit.value_or(0));
   }
-  return fmt::format("{}, burst {}, refill {:.2f}/s", algorithm, inferred.burst.value_or(0),
+  return fmt::format("{}, burst {}, refill {:.3g}/s", algorithm, inferred.burst.value_or(0),
                      inferred.refill_per_s.value_or(0));
 }
 
@@ -95,6 +95,7 @@ json probe_to_json(const ProbeReport& report) {
           {"flags", report.flags},
           {"requests", report.requests},
           {"elapsed_ms", report.elapsed_ms},
+          {"clock", report.virtual_clock ? "virtual" : "wall"},
           {"verdict", report.interrupted                  ? "interrupted"
                       : inferred.algorithm == "unknown"   ? "unknown"
                       : report.judgement.matches == false ? "contradicted"

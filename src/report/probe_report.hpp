@@ -19,6 +19,7 @@ struct ProbeReport {
   std::string flags;  // --contract ... for rlcheck redis / http, snapped; "" when nothing inferred
   int64_t requests = 0;
   int64_t elapsed_ms = 0;
+  bool virtual_clock = false;  // --virtual-clock: "clock": "virtual" (else "wall")
   bool interrupted = false;
   int exit_code = 0;
 };
@@ -31,7 +32,8 @@ struct ProbeReport {
 // denials; false: the control identity showed it is not; null: not tested), "confidence", "reason",
 // "max_time_needed_ms" (the budget was too short), "advertised": {"limit", "window_ms"},
 // "advertised_matches" (null when nothing was advertised), "evidence", "notes", "flags" (snapped:
-// checks::contract_flags), ...}; parameters that do not apply are null.
+// checks::contract_flags), "clock" ("wall" | "virtual"), ...}; parameters that do not apply are
+// null.
 nlohmann::json probe_to_json(const ProbeReport& report);
 
 // A few aligned lines; with `quiet` only the first.

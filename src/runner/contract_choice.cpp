@@ -1,5 +1,8 @@
 #include "runner/contract_choice.hpp"
 
+#include <algorithm>
+#include <cmath>
+
 namespace rlcheck::runner {
 namespace {
 
@@ -64,6 +67,14 @@ ContractChoice choose_contract(const config::Config& config,
   choice.audit.identities = config.load.identities;
   choice.audit.max_retry_after_ms =
       config::to_milliseconds(config.checks.max_retry_after.value_or(config.checks.window));
+  // A bucket (or queue) that is empty frees its next request one refill interval on: a hint that
+  // long is honest, however short the window (which such a contract does not judge by).
+  if (!config.checks.max_retry_after && rule.kind == checks::AdmissionRule::Kind::bucket) {
+    const auto interval_ms =
+        static_cast<int64_t>(std::ceil(static_cast<double>(choice.refill.period.count()) /
+                                       static_cast<double>(choice.refill.tokens) / 1e6));
+    choice.audit.max_retry_after_ms = std::max(choice.audit.max_retry_after_ms, interval_ms);
+  }
   // Each hint's tolerance follows from its resolution (checks::hint_tolerance) and the window.
   choice.audit.tolerance.window_ms = window_ms;
   // Many hosts: any worker may ask for the HTML report worker 0 renders.

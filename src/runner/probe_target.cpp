@@ -11,13 +11,23 @@
 
 namespace rlcheck::runner {
 
+ProbeTarget::ProbeTarget(const config::Config& config) : load_(config.load) {
+  if (load_.virtual_clock) {
+    constexpr int64_t k_ms = 1'000'000;
+    const int64_t wall = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                             std::chrono::system_clock::now().time_since_epoch())
+                             .count();
+    virtual_origin_ns_ = (wall / k_ms + 1) * k_ms;
+  }
+}
+
 std::vector<checks::ProbeRequest> ProbeTarget::send(int identity, int64_t count,
                                                     Clock::time_point not_before,
                                                     Clock::time_point deadline, bool at_once) {
   config::LoadConfig load = load_;
   // Every request of this send ends by the deadline, whatever the limiter does with it.
-  const auto share =
-      (deadline - std::max(Clock::now(), not_before)) / (at_once ? 1 : std::max<int64_t>(1, count));
+  const auto real_start = load.virtual_clock ? Clock::now() : std::max(Clock::now(), not_before);
+  const auto share = (deadline - real_start) / (at_once ? 1 : std::max<int64_t>(1, count));
   const bool capped = share < load.timeout;
   if (capped)
     load.timeout = std::max<config::Nanos>(std::chrono::milliseconds(1),
@@ -27,6 +37,19 @@ std::vector<checks::ProbeRequest> ProbeTarget::send(int identity, int64_t count,
   load.threads = 1;
   load.runs = 1;
   load.not_before = not_before;
+  if (load.virtual_clock) {
+    // Virtual: the first request at `not_before`'s instant on the timeline (never before one
+    // already used), the others a virtual ms apart; `at_once`, all at the same instant.
+    constexpr int64_t k_ms = 1'000'000;
+    const int64_t wanted =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(not_before - origin_).count();
+    const int64_t first = std::max((wanted + k_ms - 1) / k_ms * k_ms, virtual_cursor_ns_);
+    load.virtual_origin_ns = virtual_origin_ns_ + first;
+    load.rate.reset();
+    load.interval = at_once ? config::Nanos{0} : config::Nanos{k_ms};
+    load.not_before = {};
+    virtual_cursor_ns_ = first + (at_once ? 1 : std::max<int64_t>(1, count)) * k_ms;
+  }
   // Request numbers run on across sends: a sliding log's members ({seq}) never collide.
   load.first_seq = static_cast<uint64_t>(requests_sent_);
   engine::RunResult result = run(identity, load);
@@ -34,7 +57,9 @@ std::vector<checks::ProbeRequest> ProbeTarget::send(int identity, int64_t count,
     throw base::cannot_test(
         fmt::format("no connection to {}: {}", describe(), result.connect_error));
   const int64_t offset =
-      std::chrono::duration_cast<std::chrono::nanoseconds>(result.start - origin_).count();
+      load.virtual_clock
+          ? result.start_wall_ns - virtual_origin_ns_
+          : std::chrono::duration_cast<std::chrono::nanoseconds>(result.start - origin_).count();
   std::vector<checks::ProbeRequest> requests;
   last_error_.clear();
   budget_ran_out_ = false;
@@ -77,6 +102,8 @@ void ProbeTarget::name_denial_status() {
 }
 
 int64_t ProbeTarget::now_ns() const {
+  if (load_.virtual_clock)
+    return virtual_cursor_ns_;
   return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - origin_).count();
 }
 

@@ -19,7 +19,7 @@ class ProbeTarget {
  public:
   using Clock = std::chrono::steady_clock;
 
-  explicit ProbeTarget(const config::Config& config) : load_(config.load) {}
+  explicit ProbeTarget(const config::Config& config);
   virtual ~ProbeTarget() = default;
 
   // Sends `count` requests one after another on one connection (with `at_once`, all together,
@@ -32,7 +32,10 @@ class ProbeTarget {
   std::vector<checks::ProbeRequest> send(int identity, int64_t count, Clock::time_point not_before,
                                          Clock::time_point deadline, bool at_once = false);
 
+  // The probe's timeline: the real clock, or under --virtual-clock the next free virtual
+  // instant (waiting on it costs nothing; back-to-back requests are a virtual ms apart).
   int64_t now_ns() const;
+  bool virtual_clock() const { return load_.virtual_clock; }
   Clock::time_point at(int64_t ns) const { return origin_ + std::chrono::nanoseconds(ns); }
   int64_t requests_sent() const { return requests_sent_; }
   // Every run so far: the responses' headers say what the endpoint advertises.
@@ -68,6 +71,8 @@ class ProbeTarget {
   config::LoadConfig load_;  // one connection, one request at a time
 
   Clock::time_point origin_ = Clock::now();
+  int64_t virtual_origin_ns_ = 0;  // --virtual-clock: the timeline's 0 as a virtual unix instant
+  int64_t virtual_cursor_ns_ = 0;  // --virtual-clock: the next instant a request may have
   int64_t requests_sent_ = 0;
   std::vector<engine::RunResult> results_;
   std::string last_error_;

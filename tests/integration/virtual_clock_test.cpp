@@ -187,3 +187,39 @@ TEST_CASE("virtual clock: what it cannot make virtual is a usage error naming th
     CHECK(outcome.err.find(refusal.reason) != std::string::npos);
   }
 }
+
+TEST_CASE("virtual clock: probe finds an hour-long window and an hourly refill, flags that pass") {
+  struct Case {
+    std::string script;
+    std::string args;
+    std::string algorithm;
+    std::string flags;
+    std::string load;  // what the pasted-back run offers
+  };
+  const std::vector<Case> cases{
+      {"client_sliding_log.lua", "--arg 10 --arg 3600000 --arg {now_ms} --arg {uuid}", "sliding",
+       "--contract sliding --limit 10 --window 3600s", "--rate 1/s --duration 5h"},
+      {"client_gcra.lua", "--arg 5 --arg 1 --arg 3600000 --arg {now_ms}", "token-bucket",
+       "--contract token-bucket --burst 5 --refill 1/3600s", "--rate 2/1h --duration 120h"},
+  };
+  for (const Case& each : cases) {
+    CAPTURE(each.script);
+    std::vector<std::string> probe{"probe",
+                                   "--redis",
+                                   redis_url(),
+                                   "--json",
+                                   "--virtual-clock",
+                                   "--script",
+                                   fixture("time/" + each.script)};
+    append_words(probe, each.args + " --max-time 60s");
+    const ProcessOutcome probed = run_rlcheck(probe);
+    INFO("stdout: " << probed.out);
+    REQUIRE(probed.exit_code == 0);
+    const json inferred = json::parse(probed.out);
+    CHECK(inferred["clock"] == "virtual");
+    CHECK(inferred["algorithm"] == each.algorithm);
+    REQUIRE(inferred["flags"] == each.flags);
+    // The flags, pasted back into a virtual run of days: a pass.
+    run_virtual(each.script, each.args + " -r 1 " + each.flags + " " + each.load, 0);
+  }
+}

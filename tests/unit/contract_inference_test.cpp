@@ -175,7 +175,9 @@ TEST_CASE("contract_flags: the advertised window or rate when the measurement ag
   CHECK(contract_flags(tokens, {10, 1}) == "--contract token-bucket --burst 10 --refill 1/6s");
 }
 
-TEST_CASE("snap_duration_ms: advertised, then whole seconds, 100 ms, 10 ms, else measured") {
+TEST_CASE(
+    "snap_duration_ms: advertised, then whole hours, minutes, seconds, 100 ms, 10 ms, else "
+    "measured") {
   CHECK(snap_duration_ms(992, 20, std::nullopt).ms == 1000);
   CHECK(snap_duration_ms(992, 20, std::nullopt).basis == "round");
   CHECK(snap_duration_ms(2010, 40, 2000).basis == "advertised");
@@ -186,15 +188,25 @@ TEST_CASE("snap_duration_ms: advertised, then whole seconds, 100 ms, 10 ms, else
   CHECK(snap_duration_ms(1046, 3, std::nullopt).basis == "measured");
   CHECK(snap_duration_ms(4, 10, std::nullopt).ms == 4);  // never 0
   CHECK(snap_duration_ms(250, 30, std::nullopt).ms == 250);
+  // Windows of minutes and hours snap to whole minutes and hours when those fit.
+  CHECK(snap_duration_ms(3'608'088, 45'079, std::nullopt).ms == 3'600'000);
+  CHECK(snap_duration_ms(119'000, 2'000, std::nullopt).ms == 120'000);
+  CHECK(snap_duration_ms(3'608'088, 5'000, std::nullopt).ms == 3'608'000);
 }
 
-TEST_CASE("snap_rate: advertised q per w, whole tokens per second, one per whole seconds") {
+TEST_CASE(
+    "snap_rate: advertised q per w, whole tokens per second, one per whole hours, minutes or "
+    "seconds") {
   CHECK(snap_rate(4.9, 0.05, 5, 1).text == "5/s");
   CHECK(snap_rate(4.9, 0.05, 5, 1).basis == "advertised");
   CHECK(snap_rate(7.9, 0.05, 5, 1).text == "8/s");
   CHECK(snap_rate(0.335, 0.05, std::nullopt, std::nullopt).text == "1/3s");
   CHECK(snap_rate(2.5, 0.02, std::nullopt, std::nullopt).text == "1/400ms");
   CHECK(snap_rate(2.5, 0.02, std::nullopt, std::nullopt).per_s == doctest::Approx(2.5));
+  // One a minute, one an hour: the whole unit that fits, not the nearest whole second.
+  CHECK(snap_rate(1 / 60.2, 0.005, std::nullopt, std::nullopt).text == "1/60s");
+  CHECK(snap_rate(1 / 3597.0, 0.003, std::nullopt, std::nullopt).text == "1/3600s");
+  CHECK(snap_rate(1 / 3597.0, 0.0001, std::nullopt, std::nullopt).text == "1/3597s");
 }
 
 TEST_CASE("first_hit_anchor: readmitted one window after each identity's own first admission") {
