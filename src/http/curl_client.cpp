@@ -68,6 +68,7 @@ class CurlClient final : public engine::Client, private TransferOwner {
   int slot_;
   const HttpTarget& target_;
   std::mt19937_64 rng_;
+  engine::RequestClock clock_;  // the request in flight's, for the time its response is read at
   CURL* easy_;
   curl_slist* header_list_ = nullptr;
   std::string url_;       // the URL curl holds
@@ -151,6 +152,7 @@ void CurlClient::start(uint64_t seq, const engine::RequestClock& clock) {
   context.seq = seq;
   context.rng = &rng_;
   context.clock = clock;
+  clock_ = clock;
   // curl parses the URL again whenever it is set: only when a placeholder changed it.
   target_.url.expand_into(context, expanded_);
   if (expanded_ != url_) {
@@ -227,7 +229,8 @@ void CurlClient::on_transfer_done(CURLcode result) {
   }
   long status = 0;
   curl_easy_getinfo(easy_, CURLINFO_RESPONSE_CODE, &status);
-  finish(decide_response(static_cast<int>(status), response_headers_, target_.rules, unix_now_s()));
+  finish(decide_response(static_cast<int>(status), response_headers_, target_.rules,
+                         response_clock_s(clock_), clock_.virtual_unix_ns != 0));
 }
 
 void CurlClient::finish(engine::Decision decision) {

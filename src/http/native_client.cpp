@@ -108,6 +108,7 @@ void NativeHttpClient::start(uint64_t seq, const engine::RequestClock& clock) {
   context.seq = seq;
   context.rng = &rng_;
   context.clock = clock;
+  clock_ = clock;
   request_ = &target_.request.render(context, scratch_);
   written_ = 0;
   parser_.reset(target_.request.head_request());
@@ -379,8 +380,9 @@ void NativeHttpClient::receive_some() {
     reused_ = true;
   }
   in_flight_ = false;
-  listener_.on_decision(slot_, decide_response(parser_.status(), parser_.headers(),
-                                               target_.target.rules, unix_now_s()));
+  listener_.on_decision(slot_,
+                        decide_response(parser_.status(), parser_.headers(), target_.target.rules,
+                                        response_clock_s(clock_), clock_.virtual_unix_ns != 0));
 }
 
 void NativeHttpClient::on_idle_readable() {

@@ -17,6 +17,12 @@ int64_t unix_now_s() {
       .count();
 }
 
+int64_t response_clock_s(const engine::RequestClock& clock) {
+  if (clock.virtual_unix_ns == 0)
+    return unix_now_s();
+  return engine::floor_div(clock.read_ns(), 1'000'000'000);
+}
+
 namespace {
 
 const std::string* find_header(const HeaderList& headers, std::string_view name) {
@@ -30,14 +36,14 @@ const std::string* find_header(const HeaderList& headers, std::string_view name)
 }  // namespace
 
 engine::Decision decide_response(int status, const HeaderList& headers, const ResponseRules& rules,
-                                 int64_t local_unix_s) {
+                                 int64_t local_unix_s, bool told_instant) {
   engine::Decision decision;
   decision.status = static_cast<uint16_t>(std::clamp(status, 0, 999));
   // Both hints a response can carry, Retry-After (delay-seconds or an HTTP-date) and the
   // RateLimit reset / t, count whole seconds.
   decision.hint_resolution_ms = 1000;
   int64_t reference = local_unix_s;
-  if (const std::string* date = find_header(headers, "Date")) {
+  if (const std::string* date = told_instant ? nullptr : find_header(headers, "Date")) {
     reference = parse_http_date(*date).value_or(local_unix_s);
   }
 

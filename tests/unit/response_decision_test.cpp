@@ -293,3 +293,17 @@ TEST_CASE("decide_response: a malformed rate-limit header sets header_problem wi
     CHECK(contains(d.header_note, note));
   }
 }
+
+TEST_CASE("decide_response: an epoch reset counts from the instant the request told the server") {
+  // The server decided at the virtual instant 1 800 000 000 s (January 2027) and resets 30 s
+  // later; its Date header is its real clock, weeks before.
+  const rlcheck::http::HeaderList headers{{"X-RateLimit-Reset", "1800000030"},
+                                          {"Date", "Wed, 02 Dec 2026 12:00:00 GMT"}};
+  const Decision told = decide_response(429, headers, default_rules(), 1'800'000'000, true);
+  REQUIRE(told.advertised_reset_s.has_value());
+  CHECK(*told.advertised_reset_s == 30);
+  const Decision dated = decide_response(429, headers, default_rules(), 1'800'000'000);
+  CHECK(dated.advertised_reset_s != told.advertised_reset_s);
+  rlcheck::engine::RequestClock clock{1'000'000'500'000'000, -1'000'000'000};
+  CHECK(rlcheck::http::response_clock_s(clock) == 999'999);
+}
