@@ -122,6 +122,8 @@ std::string header_html(const Report& report) {
     load += fmt::format(", {} threads", p.threads);
   row("load", load);
   row("identities", std::to_string(p.identities));
+  if (const std::string note = clock_note(report); !note.empty())
+    row("virtual clock", esc(note) + " (the charts' time axis is virtual)");
   for (const checks::RunStats& run : report.runs) {
     if (run.stopped_on_errors) {
       row("stopped", fmt::format("run {} on errors, after {} of {}", run.run, run.requests,
