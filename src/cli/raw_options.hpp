@@ -103,6 +103,9 @@ struct RawOptions {
   std::optional<std::string> limiter_redis;     // --limiter-redis URL (http)
   std::optional<std::string> expect_fail_mode;  // --expect-fail-mode open|closed
   std::optional<std::string> recovery;          // --recovery DUR
+
+  std::optional<std::string> clock_skew;   // --clock-skew LIST (redis, http, compare)
+  std::optional<std::string> time_source;  // --time-source redis|client (compare: a list)
 };
 
 // Checks every value and cross-flag rule; throws FatalError(usage) with one line that names
@@ -124,5 +127,8 @@ void fill_faults(const RawOptions& raw, bool http, config::Config& config);
 // worker_options.cpp: --workers, --worker-index, --coordinator, --session, --join-timeout and
 // their environment forms (redis and http only), and what sharing a test rules out.
 void fill_workers(const RawOptions& raw, config::Config& config);
+// clock_options.cpp: --clock-skew and --time-source, after the strategy (and compare's
+// strategies) are known; `http` as for fill_tls.
+void fill_clock(const RawOptions& raw, bool http, config::Config& config);
 
 }  // namespace rlcheck::cli

@@ -29,4 +29,10 @@ Summary summarize(const std::vector<checks::RunStats>& runs) {
   return summary;
 }
 
+std::string strategy_label(const Target& target) {
+  if (target.time_source == "client" && target.strategy != "fixed-window")
+    return target.strategy + " (client time)";
+  return target.strategy;
+}
+
 }  // namespace rlcheck::report
