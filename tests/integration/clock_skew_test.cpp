@@ -92,3 +92,19 @@ TEST_CASE("compare runs the built-in on Redis TIME and on the client's clock sid
   CHECK(check_status(client_time, "contract") == "fail");
   CHECK(check_detail(client_time, "contract").find("+800ms") != std::string::npos);
 }
+
+TEST_CASE("each built-in on the client's clock keeps its contract while the clocks agree") {
+  for (const char* strategy : {"sliding-window", "token-bucket", "gcra", "sliding-counter"}) {
+    const std::string name = strategy;
+    CAPTURE(name);
+    const json report =
+        run_json({"redis", "--strategy", strategy, "--time-source", "client"}, "-r 2", 0);
+    CHECK(report["target"]["time_source"] == "client");
+    for (const auto& run : report["runs"]) {
+      CHECK(run["allowed"] == 10);
+      CHECK(run["errors"] == 0);
+    }
+    CHECK(check_status(report, "retry-after-accuracy") == "pass");
+    CHECK(check_status(report, "key-ttl") == "pass");
+  }
+}

@@ -12,7 +12,9 @@
 
 #include "command_line_support.hpp"
 #include "config/clock_skew.hpp"
+#include "coord/fingerprint.hpp"
 #include "redis/strategies/script_strategy.hpp"
+#include "runner/shared_test.hpp"
 
 using namespace std::chrono_literals;
 using rlcheck::config::format_clock_skew;
@@ -152,4 +154,18 @@ TEST_CASE("a built-in reading the client's clock gets {now_ms} as its last argum
   // fixed-first-hit keeps no clock: nothing to pass.
   params.kind = Strategy::fixed_first_hit;
   CHECK(rlcheck::redis::builtin_arg_templates(params).size() == 2);
+}
+
+TEST_CASE("workers sharing a test must agree on the clock skews and the time source") {
+  const auto fingerprint = [](std::vector<const char*> args) {
+    return rlcheck::runner::test_fingerprint(parse_arguments(std::move(args)).config);
+  };
+  const std::string skewed = fingerprint({"redis", "--clock-skew", "0,+800ms"});
+  CHECK(mentions(skewed, "clock_skew=0,+800ms\n"));
+  CHECK(mentions(skewed, "time_source=redis\n"));
+  CHECK(rlcheck::coord::first_difference(fingerprint({"redis", "--clock-skew", "0,+500ms"}),
+                                         skewed) ==
+        "clock_skew=0,+500ms there, clock_skew=0,+800ms here");
+  CHECK(mentions(fingerprint({"redis", "--time-source", "client"}), "time_source=client\n"));
+  CHECK(mentions(fingerprint({"redis"}), "clock_skew=\n"));
 }
