@@ -117,6 +117,9 @@ void fill_http(const RawOptions& raw, config::Config& config);
 void fill_serve(const RawOptions& raw, config::Config& config);
 // rlcheck probe (probe_options.cpp): --max-time and what an HTTP probe needs.
 void fill_probe(const RawOptions& raw, config::Config& config);
+// skew_options.cpp: --clock-skew and --time-source, after the strategy (and compare's
+// strategies) are known; `http` as for fill_tls.
+void fill_clock(const RawOptions& raw, bool http, config::Config& config);
 // tls_options.cpp: --tls-* and --insecure, checked against the target they would apply to:
 // with `http`, the HTTP endpoints (config.http.urls, filled before); else the Redis URL
 // (--redis, else $REDIS_URL).
@@ -127,8 +130,5 @@ void fill_faults(const RawOptions& raw, bool http, config::Config& config);
 // worker_options.cpp: --workers, --worker-index, --coordinator, --session, --join-timeout and
 // their environment forms (redis and http only), and what sharing a test rules out.
 void fill_workers(const RawOptions& raw, config::Config& config);
-// clock_options.cpp: --clock-skew and --time-source, after the strategy (and compare's
-// strategies) are known; `http` as for fill_tls.
-void fill_clock(const RawOptions& raw, bool http, config::Config& config);
 
 }  // namespace rlcheck::cli

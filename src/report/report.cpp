@@ -4,6 +4,12 @@
 
 namespace rlcheck::report {
 
+std::string strategy_label(const Target& target) {
+  if (target.time_source == "client" && target.strategy != "fixed-window")
+    return target.strategy + " (client time)";
+  return target.strategy;
+}
+
 Summary summarize(const std::vector<checks::RunStats>& runs) {
   Summary summary;
   if (runs.empty())
@@ -27,12 +33,6 @@ Summary summarize(const std::vector<checks::RunStats>& runs) {
                                : static_cast<double>(allowed[middle - 1] + allowed[middle]) / 2.0;
   summary.requests_per_second = total_ms > 0 ? total_requests / (total_ms / 1000.0) : 0;
   return summary;
-}
-
-std::string strategy_label(const Target& target) {
-  if (target.time_source == "client" && target.strategy != "fixed-window")
-    return target.strategy + " (client time)";
-  return target.strategy;
 }
 
 }  // namespace rlcheck::report

@@ -24,6 +24,11 @@ struct Target {
   std::string time_source;
 };
 
+// A built-in strategy as the reports name it: "sliding-window", or "sliding-window (client
+// time)" when it read the client's clock (--time-source client; fixed-window always does, and
+// is named as it is).
+std::string strategy_label(const Target& target);
+
 // What the Redis endpoint turned out to be (params.topology).
 struct Topology {
   std::string kind = "standalone";  // "standalone" or "cluster"
@@ -131,10 +136,5 @@ struct Report {
 };
 
 Summary summarize(const std::vector<checks::RunStats>& runs);
-
-// A built-in strategy as the reports name it: "sliding-window", or "sliding-window (client
-// time)" when it read the client's clock (--time-source client; fixed-window always does, and
-// is named as it is).
-std::string strategy_label(const Target& target);
 
 }  // namespace rlcheck::report
