@@ -2,13 +2,16 @@
 // --strategy names, --source-address lists. The first byte picks the parser; a duration or rate
 // that parses must format back to text that parses to the same value (to the parser's double
 // precision: 1 part in 10^12); a source address list that parses must hold between 1 and the
-// cap addresses, and parse again, joined by commas, to the same list.
+// cap addresses, and parse again, joined by commas, to the same list; a --clock-skew list that
+// parses must hold between 1 and the cap offsets, and parse again from its formatted text to
+// the same offsets (to the duration parser's precision).
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
 
+#include "config/clock_skew.hpp"
 #include "config/duration.hpp"
 #include "config/fault_spec.hpp"
 #include "config/rate.hpp"
@@ -39,13 +42,30 @@ void check_source_addresses(std::string_view text) {
     __builtin_trap();
 }
 
+void check_clock_skews(std::string_view text) {
+  auto skews = parse_clock_skews(text);
+  if (!skews)
+    return;
+  if (skews->empty() || skews->size() > k_max_clock_skews)
+    __builtin_trap();
+  auto again = parse_clock_skews(format_clock_skews(*skews));
+  if (!again || again->size() != skews->size())
+    __builtin_trap();
+  for (size_t i = 0; i < skews->size(); ++i) {
+    const Nanos a = (*skews)[i] < Nanos(0) ? -(*skews)[i] : (*skews)[i];
+    const Nanos b = (*again)[i] < Nanos(0) ? -(*again)[i] : (*again)[i];
+    if (((*skews)[i] < Nanos(0)) != ((*again)[i] < Nanos(0)) || !same(a, b))
+      __builtin_trap();
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0)
     return 0;
   const std::string_view text(reinterpret_cast<const char*>(data) + 1, size - 1);
-  switch (data[0] % 5) {
+  switch (data[0] % 6) {
     case 0:
       if (auto duration = parse_duration(text); duration) {
         auto again = parse_duration(format_duration(*duration));
@@ -66,6 +86,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       break;
     case 4:
       check_source_addresses(text);
+      break;
+    case 5:
+      check_clock_skews(text);
       break;
     default:
       if (auto format = parse_reply_format(text); format)

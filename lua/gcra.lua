@@ -5,6 +5,9 @@
 -- ARGV[1]  burst
 -- ARGV[2]  requests per period
 -- ARGV[3]  period in milliseconds
+-- ARGV[4]  optional: now in unix milliseconds from the caller's clock (rlcheck --time-source
+--          client); absent or not a number, the script reads Redis TIME (microseconds), one
+--          clock for every caller
 -- Returns {allowed (1|0), remaining, retry_ms until the next request would be allowed}.
 local burst = tonumber(ARGV[1])
 local rate = tonumber(ARGV[2])
@@ -12,8 +15,14 @@ local period_us = tonumber(ARGV[3]) * 1000
 local emission_us = period_us / rate
 local tolerance_us = emission_us * burst
 
-local t = redis.call('TIME')
-local now = t[1] * 1000000 + t[2]
+local now
+local given_ms = tonumber(ARGV[4])
+if given_ms then
+  now = given_ms * 1000
+else
+  local t = redis.call('TIME')
+  now = t[1] * 1000000 + t[2]
+end
 local tat = tonumber(redis.call('GET', KEYS[1]))
 if tat == nil or tat < now then
   tat = now

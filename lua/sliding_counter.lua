@@ -7,13 +7,22 @@
 --          still weighs until then)
 -- ARGV[1]  limit
 -- ARGV[2]  window in milliseconds
+-- ARGV[3]  optional: now in unix milliseconds from the caller's clock (rlcheck --time-source
+--          client); absent or not a number, the script reads Redis TIME, one clock for
+--          every caller
 -- Returns {allowed (1|0), remaining, retry_ms}: retry_ms is the wait until the estimate drops
 -- below the limit, 0 when allowed.
 local limit = tonumber(ARGV[1])
 local window_ms = tonumber(ARGV[2])
 local window_us = window_ms * 1000
-local t = redis.call('TIME')
-local now_us = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local now_us
+local given_ms = tonumber(ARGV[3])
+if given_ms then
+  now_us = given_ms * 1000
+else
+  local t = redis.call('TIME')
+  now_us = tonumber(t[1]) * 1000000 + tonumber(t[2])
+end
 local index = math.floor(now_us / window_us)
 local start_us = index * window_us
 

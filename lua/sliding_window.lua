@@ -3,12 +3,21 @@
 -- ARGV[1]  limit
 -- ARGV[2]  window in milliseconds
 -- ARGV[3]  member unique to this request (a timestamp alone collides within a millisecond)
+-- ARGV[4]  optional: now in unix milliseconds from the caller's clock (rlcheck --time-source
+--          client); absent or not a number, the script reads Redis TIME, one clock for
+--          every caller
 -- Returns {allowed (1|0), remaining, retry_ms}: retry_ms is the wait until the oldest
 -- admission leaves the window, 0 when allowed.
 local limit = tonumber(ARGV[1])
 local window = tonumber(ARGV[2])
-local t = redis.call('TIME')
-local now = t[1] * 1000 + math.floor(t[2] / 1000)
+local now
+local given_ms = tonumber(ARGV[4])
+if given_ms then
+  now = given_ms
+else
+  local t = redis.call('TIME')
+  now = t[1] * 1000 + math.floor(t[2] / 1000)
+end
 redis.call('ZREMRANGEBYSCORE', KEYS[1], 0, now - window)
 local count = redis.call('ZCARD', KEYS[1])
 if count < limit then

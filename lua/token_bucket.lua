@@ -5,13 +5,22 @@
 -- ARGV[1]  capacity (the burst)
 -- ARGV[2]  tokens added per refill period
 -- ARGV[3]  refill period in milliseconds
+-- ARGV[4]  optional: now in unix milliseconds from the caller's clock (rlcheck --time-source
+--          client); absent or not a number, the script reads Redis TIME, one clock for
+--          every caller
 -- Returns {allowed (1|0), remaining whole tokens, retry_ms until one token is there}.
 local capacity = tonumber(ARGV[1])
 local refill_tokens = tonumber(ARGV[2])
 local period_ms = tonumber(ARGV[3])
 local rate = refill_tokens / period_ms -- tokens per millisecond
-local t = redis.call('TIME')
-local now = t[1] * 1000 + t[2] / 1000
+local now
+local given_ms = tonumber(ARGV[4])
+if given_ms then
+  now = given_ms
+else
+  local t = redis.call('TIME')
+  now = t[1] * 1000 + t[2] / 1000
+end
 
 local state = redis.call('HMGET', KEYS[1], 'tokens', 'ts')
 local tokens = tonumber(state[1])

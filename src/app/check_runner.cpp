@@ -14,6 +14,22 @@
 #include "runner/run_preflight.hpp"
 
 namespace rlcheck::app {
+namespace {
+
+// --time-source: each source a strategy can read; fixed-window (the client's clock, always)
+// and the strategies that read no clock run once.
+std::vector<config::TimeSource> time_sources_of(config::Strategy strategy,
+                                                const config::RedisConfig& redis) {
+  using enum config::Strategy;
+  if (strategy == naive || strategy == incr_expire || strategy == fixed_first_hit ||
+      strategy == script)
+    return {config::TimeSource::redis};
+  if (strategy == fixed_window)
+    return {config::TimeSource::client};
+  return redis.time_sources;
+}
+
+}  // namespace
 
 std::vector<report::Report> run_checks(const config::Config& config, report::RecordsWriter* records,
                                        std::string* cut_short, coord::Session* shared) {
@@ -37,9 +53,11 @@ std::vector<report::Report> run_checks(const config::Config& config, report::Rec
                                 ? config.compare_strategies
                                 : std::vector<config::Strategy>{config.redis.strategy};
     for (const config::Strategy strategy : strategies) {
-      targets.push_back([&config, &session, strategy] {
-        return std::make_unique<runner::RedisTarget>(*session, config, strategy);
-      });
+      for (const config::TimeSource source : time_sources_of(strategy, config.redis)) {
+        targets.push_back([&config, &session, strategy, source] {
+          return std::make_unique<runner::RedisTarget>(*session, config, strategy, source);
+        });
+      }
     }
   }
   // Compared strategies are never shared by many hosts.

@@ -91,9 +91,10 @@ Delivery deliver(const config::Config& config, std::vector<report::Report>& repo
   if (every_kind || !config.output.junit_path.empty()) {
     std::vector<report::JunitSuite> suites;
     for (const report::Report& report : reports) {
-      const std::string subject = report.mode == "http"          ? report.target.url
-                                  : report.target.script.empty() ? report.target.strategy
-                                                                 : report.target.script;
+      const std::string subject = report.mode == "http" ? report.target.url
+                                  : report.target.script.empty()
+                                      ? report::strategy_label(report.target)
+                                      : report.target.script;
       suites.push_back(
           report::junit_suite_of(report, fmt::format("rlcheck {} {}", report.mode, subject)));
     }
@@ -209,8 +210,11 @@ int run_main(int argc, const char* const* argv) {
     // Many hosts: worker 0 writes the merged records; the others none.
     const bool writes_records = !config.workers.distributed() || config.workers.index == 0;
     if (!config.output.records_path.empty() && writes_records) {
-      auto opened = report::RecordsWriter::open_file(config.output.records_path,
-                                                     config.command == config::Command::compare);
+      std::vector<int64_t> skews_ms;
+      for (const config::Nanos skew : config.load.clock_skews)
+        skews_ms.push_back(config::to_milliseconds(skew));
+      auto opened = report::RecordsWriter::open_file(
+          config.output.records_path, config.command == config::Command::compare, skews_ms);
       if (!opened)
         throw base::cannot_test(fmt::format("--records: {}", opened.error()));
       records = std::move(*opened);

@@ -58,6 +58,8 @@ struct CheckParams {
   // judged), and the longest a limiter may take to decide normally again after one.
   std::optional<std::string> expect_fail_mode;
   int64_t recovery_ms = 1000;
+  // --clock-skew: the offsets the clients' clocks were given (contract's detail names them).
+  std::vector<config::Nanos> clock_skews;
 };
 
 // What a pass under an unknown first-hit phase leaves unjudged, to append to its detail (`brief`:

@@ -186,6 +186,21 @@ void assign_wall_windows(std::vector<RequestRecord>& records, int64_t start_wall
     place_in_wall_window(record, start_wall_ns, rule, lone_window);
 }
 
+std::vector<int64_t> tally_by_skew(RecordSpan records, const AdmissionPeak& span,
+                                   size_t clock_skews) {
+  std::vector<int64_t> tally(clock_skews, 0);
+  if (clock_skews == 0)
+    return tally;
+  const int64_t end_ns = span.start_ns + span.length_ns;
+  for (const RequestRecord record : records) {
+    if (record.outcome != Outcome::allowed || record.sent_ns < span.start_ns ||
+        record.replied_ns > end_ns)
+      continue;
+    ++tally[std::min<size_t>(record.clock_skew, clock_skews - 1)];
+  }
+  return tally;
+}
+
 ContractAudit audit_contract(const IdentityRecords& identities, const AdmissionRule& rule) {
   ContractAudit audit;
   AdmissionRule sliding = rule;

@@ -52,7 +52,15 @@ struct ContractAudit {
   // 2 L under that contract, when the previous window's came in its last W / L: not a
   // failure), for information; allowance = the limit.
   AdmissionPeak sliding_window;
+  // --clock-skew: the admissions of the worst span (worst_identity's, sent and replied within
+  // [worst.start_ns, worst.start_ns + worst.length_ns]) by the index of the clock that sent
+  // them; empty without skews.
+  std::vector<int64_t> worst_by_skew;
 };
+
+// The tally of ContractAudit::worst_by_skew, over `clock_skews` offsets.
+std::vector<int64_t> tally_by_skew(RecordSpan records, const AdmissionPeak& span,
+                                   size_t clock_skews);
 
 // Fixed windows already assigned (assign_wall_windows).
 ContractAudit audit_contract(const IdentityRecords& identities, const AdmissionRule& rule);

@@ -62,6 +62,17 @@ int64_t send_span(engine::RecordView records) {
   return first <= last ? last - first : 0;
 }
 
+// Drops the window index every record carries, so the audits place them on rlcheck's clock.
+void forget_windows(engine::RecordLog& records) {
+  for (size_t i = 0; i < records.size(); ++i) {
+    engine::RequestRecord record = records[i];
+    if (record.bucket == 0)
+      continue;
+    record.bucket = 0;
+    records.set(i, record);
+  }
+}
+
 }  // namespace
 
 IdentityRecords audit_run(RunStats& stats, engine::RecordLog& records, int64_t start_wall_ns,
@@ -69,6 +80,8 @@ IdentityRecords audit_run(RunStats& stats, engine::RecordLog& records, int64_t s
   // Sliding-window counters on the clock place their windows by the run's start.
   AdmissionRule rule = audit.rule;
   rule.start_wall_ns = start_wall_ns;
+  if (audit.own_clock_windows)
+    forget_windows(records);
   if (rule.kind == AdmissionRule::Kind::fixed)
     assign_wall_windows(records, start_wall_ns, rule);
   IdentityRecords identities = split_by_identity(records, audit.identities);
@@ -79,6 +92,10 @@ IdentityRecords audit_run(RunStats& stats, engine::RecordLog& records, int64_t s
     stats.queue = audit_queue(identities, rule, *audit.queue_depth);
     stats.contract.worst = stats.queue->departures;
     stats.contract.worst_identity = stats.queue->departures_identity;
+  }
+  if (audit.clock_skews > 0 && stats.contract.worst_identity < identities.size()) {
+    stats.contract.worst_by_skew = tally_by_skew(identities[stats.contract.worst_identity],
+                                                 stats.contract.worst, audit.clock_skews);
   }
   stats.utilisation = measure_utilisation(identities, rule, start_wall_ns);
   stats.memory_ns = contract_memory_ns(rule);

@@ -109,6 +109,12 @@ struct AuditParams {
   bool fresh_state = false;
   // --contract queue: how many may wait (the rule is the bucket arrivals see: B + 1 at R).
   std::optional<int64_t> queue_depth;
+  // --clock-skew: how many offsets the records' clock_skew indexes (0: none given); the worst
+  // span's admissions are tallied by them (ContractAudit::worst_by_skew).
+  size_t clock_skews = 0;
+  // The window indices limiters named came from the clients' own (skewed) clocks: every
+  // record's is dropped, and fixed windows are placed on rlcheck's clock like a script's.
+  bool own_clock_windows = false;
 };
 
 // The audits of a run against `audit.rule`, written into `stats` (contract, peak, utilisation,

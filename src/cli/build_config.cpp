@@ -411,6 +411,7 @@ config::Config build_config(const RawOptions& raw) {
     fill_virtual_clock(raw, true, config);
     if (probe)
       fill_probe(raw, config);
+    fill_clock(raw, true, config);
     return config;
   }
   fill_redis(raw, config);
@@ -424,6 +425,7 @@ config::Config build_config(const RawOptions& raw) {
     fill_compare(raw, config);
   if (config.command == config::Command::serve)
     fill_serve(raw, config);
+  fill_clock(raw, false, config);
   return config;
 }
 

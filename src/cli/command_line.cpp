@@ -219,6 +219,19 @@ void add_fault_options(CLI::App* app, RawOptions& raw, bool http) {
                   "again (default 1s)");
 }
 
+// How far client clocks are off, and (redis, compare) where a built-in reads the time.
+void add_clock_options(CLI::App* app, RawOptions& raw, bool time_source) {
+  optional_option(app, "--clock-skew", raw.clock_skew,
+                  "offsets of the clients' clocks, e.g. 0,+500ms,-250ms: connection c (worker k "
+                  "on many hosts) reads {now_ms}/{now_s} offset c mod count; judged on rlcheck's "
+                  "clock");
+  if (time_source) {
+    optional_option(app, "--time-source", raw.time_source,
+                    "where a built-in strategy reads now: redis (TIME, the default) or client "
+                    "({now_ms} passed as an argument); compare: a list, e.g. redis,client");
+  }
+}
+
 // CLI11 messages already name the flag; keep them to one line.
 std::string one_line(std::string message) {
   for (char& c : message) {
@@ -308,6 +321,7 @@ Apps build_apps(RawOptions& raw) {
   add_pipeline_option(apps.redis, raw);
   add_tls_options(apps.redis, raw);
   add_fault_options(apps.redis, raw, false);
+  add_clock_options(apps.redis, raw, true);
 
   apps.compare = app.add_subcommand(
       "compare", "several strategies, or HTTP endpoints, side by side under the same load");
@@ -324,6 +338,7 @@ Apps build_apps(RawOptions& raw) {
   add_pipeline_option(apps.compare, raw);
   add_tls_options(apps.compare, raw);
   add_fault_options(apps.compare, raw, false);
+  add_clock_options(apps.compare, raw, true);
 
   apps.http = app.add_subcommand("http", "drive an HTTP endpoint");
   apps.http->add_option("URL", raw.url, "the endpoint; placeholders {run} {seq} {uuid}")
@@ -334,6 +349,7 @@ Apps build_apps(RawOptions& raw) {
   add_http_options(apps.http, raw);
   add_tls_options(apps.http, raw);
   add_fault_options(apps.http, raw, true);
+  add_clock_options(apps.http, raw, false);
 
   apps.serve = app.add_subcommand(
       "serve", "a reference rate-limited HTTP server backed by Redis (demo and test target)");

@@ -105,6 +105,9 @@ struct RawOptions {
   std::optional<std::string> limiter_redis;     // --limiter-redis URL (http)
   std::optional<std::string> expect_fail_mode;  // --expect-fail-mode open|closed
   std::optional<std::string> recovery;          // --recovery DUR
+
+  std::optional<std::string> clock_skew;   // --clock-skew LIST (redis, http, compare)
+  std::optional<std::string> time_source;  // --time-source redis|client (compare: a list)
 };
 
 // Checks every value and cross-flag rule; throws FatalError(usage) with one line that names
@@ -116,6 +119,9 @@ void fill_http(const RawOptions& raw, config::Config& config);
 void fill_serve(const RawOptions& raw, config::Config& config);
 // rlcheck probe (probe_options.cpp): --max-time and what an HTTP probe needs.
 void fill_probe(const RawOptions& raw, config::Config& config);
+// skew_options.cpp: --clock-skew and --time-source, after the strategy (and compare's
+// strategies) are known; `http` as for fill_tls.
+void fill_clock(const RawOptions& raw, bool http, config::Config& config);
 // tls_options.cpp: --tls-* and --insecure, checked against the target they would apply to:
 // with `http`, the HTTP endpoints (config.http.urls, filled before); else the Redis URL
 // (--redis, else $REDIS_URL).

@@ -40,6 +40,12 @@ enum class Strategy {
 
 enum class ColorMode { auto_detect, always, never };
 
+// --time-source: where a built-in strategy's script reads `now`.
+enum class TimeSource {
+  redis,   // Redis TIME: one clock for every client (the default)
+  client,  // an argument ({now_ms}) from the client's clock, as scripts that trust app servers do
+};
+
 // The reply shape of a --script (--reply): rlcheck's own contract, or what a library ships.
 enum class ReplyFormat {
   contract,  // 1, 0 or {allowed, remaining, retry_ms}
@@ -177,6 +183,11 @@ struct RedisConfig {
   ReplyFormat reply = ReplyFormat::contract;
   // --script-keys: the KEYS a --script gets per request (<key>:0 ... when more than 1).
   int64_t script_keys = 1;
+  // --time-source: redis takes one, compare a list (each compared strategy once per source
+  // that applies to it). fixed-window always reads the client's clock; naive, incr-expire and
+  // fixed-first-hit read none.
+  std::vector<TimeSource> time_sources{TimeSource::redis};
+  bool time_source_given = false;  // the reports name the source only when it was chosen
 };
 
 // Which client sends HTTP requests (--http-client, RLCHECK_HTTP_CLIENT).

@@ -5,11 +5,15 @@
 namespace rlcheck::coord {
 namespace {
 
-constexpr uint8_t k_version = 2;
+constexpr uint8_t k_version = 3;
 
-// The hint resolution travels shifted left by two, beside these booleans.
+// The hint resolution travels shifted left by six, beside these booleans (bits 0 and 1) and the
+// clock skew's index (bits 2 to 5: --clock-skew takes at most 16 offsets).
 constexpr uint64_t k_reset_from_date = 1 << 0;
 constexpr uint64_t k_retry_from_date = 1 << 1;
+constexpr int k_skew_shift = 2;
+constexpr uint64_t k_skew_mask = 0xf;
+constexpr int k_resolution_shift = 6;
 
 // Which optional fields follow, and the booleans, in one byte.
 enum Flag : uint8_t {
@@ -103,7 +107,8 @@ std::expected<void, std::string> decode_one(Reader& in, uint64_t& seq, int64_t& 
     return std::unexpected(fmt::format("an outcome or error kind out of range ({})",
                                        static_cast<int>(*outcome_error)));
   }
-  if (*identity > UINT32_MAX || *status > UINT16_MAX || (*resolution >> 2) > INT32_MAX)
+  if (*identity > UINT32_MAX || *status > UINT16_MAX ||
+      (*resolution >> k_resolution_shift) > INT32_MAX)
     return std::unexpected("an identity, status or hint resolution out of range");
   seq += static_cast<uint64_t>(*seq_step);
   sent_ns = wrapping_add(sent_ns, *sent_step);
@@ -124,7 +129,8 @@ std::expected<void, std::string> decode_one(Reader& in, uint64_t& seq, int64_t& 
   record.header_problem = (*flags & k_header_problem) != 0;
   record.bucket = *bucket;
   record.status = static_cast<uint16_t>(*status);
-  record.hint_resolution_ms = static_cast<int32_t>(*resolution >> 2);
+  record.hint_resolution_ms = static_cast<int32_t>(*resolution >> k_resolution_shift);
+  record.clock_skew = static_cast<uint8_t>((*resolution >> k_skew_shift) & k_skew_mask);
   record.reset_from_date = (*resolution & k_reset_from_date) != 0;
   record.retry_from_date = (*resolution & k_retry_from_date) != 0;
   const std::pair<Flag, std::optional<int64_t>*> optionals[] = {
@@ -176,9 +182,11 @@ std::string encode_records(engine::RecordView records, size_t begin, size_t end,
     out.push_back(static_cast<char>(flags));
     put_signed(out, record.bucket);
     put_varint(out, record.status);
-    put_varint(out, (static_cast<uint64_t>(std::max(record.hint_resolution_ms, 0)) << 2) |
-                        (record.reset_from_date ? k_reset_from_date : uint64_t{0}) |
-                        (record.retry_from_date ? k_retry_from_date : uint64_t{0}));
+    put_varint(
+        out, (static_cast<uint64_t>(std::max(record.hint_resolution_ms, 0)) << k_resolution_shift) |
+                 ((record.clock_skew & k_skew_mask) << k_skew_shift) |
+                 (record.reset_from_date ? k_reset_from_date : uint64_t{0}) |
+                 (record.retry_from_date ? k_retry_from_date : uint64_t{0}));
     for (const auto* field : {&record.retry_ms, &record.remaining, &record.advertised_limit,
                               &record.advertised_reset_s, &record.advertised_window_s}) {
       if (*field)

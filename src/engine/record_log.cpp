@@ -26,11 +26,12 @@ struct Context {
   std::optional<int64_t> advertised_window_s;
   bool reset_from_date = false;
   bool retry_from_date = false;
+  uint8_t clock_skew = 0;  // a handful of offsets: as shared as the status
 
   auto key() const {
     return std::tuple(status, hint_expected, hint_invalid, header_problem, hint_resolution_ms,
                       advertised_limit, advertised_reset_s, advertised_window_s, reset_from_date,
-                      retry_from_date);
+                      retry_from_date, clock_skew);
   }
   bool operator<(const Context& other) const { return key() < other.key(); }
 };
@@ -45,7 +46,8 @@ Context context_of(const RequestRecord& record) {
           record.advertised_reset_s,
           record.advertised_window_s,
           record.reset_from_date,
-          record.retry_from_date};
+          record.retry_from_date,
+          record.clock_skew};
 }
 
 std::optional<int32_t> narrow(int64_t value) {
@@ -115,6 +117,7 @@ RequestRecord RecordView::operator[](size_t index) const {
   record.advertised_window_s = context.advertised_window_s;
   record.reset_from_date = context.reset_from_date;
   record.retry_from_date = context.retry_from_date;
+  record.clock_skew = context.clock_skew;
   return record;
 }
 

@@ -116,6 +116,9 @@ struct StrategyParams {
   config::ReplyFormat reply = config::ReplyFormat::contract;  // --script's reply shape
   int64_t script_keys = 1;              // --script's KEYS per request (script_keys())
   bool hash_tag_each_identity = false;  // a cluster and generated keys: see IdentityKeys
+  // Built-in scripts: client passes {now_ms} as the last ARGV, so the script reads the
+  // client's (skewed) clock instead of Redis TIME.
+  config::TimeSource time_source = config::TimeSource::redis;
 };
 
 std::unique_ptr<Strategy> make_strategy(const StrategyParams& params);

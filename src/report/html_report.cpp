@@ -70,7 +70,7 @@ const char* verdict_class(checks::Verdict verdict) {
 std::string subject_of(const Report& report) {
   if (report.mode == "http")
     return report.target.url;
-  return report.target.script.empty() ? report.target.strategy : report.target.script;
+  return report.target.script.empty() ? strategy_label(report.target) : report.target.script;
 }
 
 std::string header_html(const Report& report) {
@@ -88,7 +88,7 @@ std::string header_html(const Report& report) {
   if (report.mode == "http") {
     row("method", esc(report.target.method));
   } else {
-    row("limiter", report.target.script.empty() ? esc(report.target.strategy)
+    row("limiter", report.target.script.empty() ? esc(strategy_label(report.target))
                                                 : "script " + esc(report.target.script));
     if (!report.target.key.empty())
       row("key", esc(report.target.key));

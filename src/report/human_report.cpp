@@ -85,7 +85,7 @@ std::string compact_limit(const Params& params) {
 std::string header(const Report& report) {
   std::string limiter = report.mode == "http" ? report.target.method
                         : report.target.script.empty()
-                            ? report.target.strategy
+                            ? strategy_label(report.target)
                             : fmt::format("script {}", report.target.script);
   const Params& params = report.params;
   std::string load =
@@ -104,6 +104,13 @@ std::string header(const Report& report) {
     load += fmt::format(", from {}",
                         config::counted(static_cast<int64_t>(params.source_addresses.size()),
                                         "source address", "source addresses"));
+  }
+  if (!params.clock_skew_ms.empty()) {
+    std::string skews;
+    for (const int64_t skew : params.clock_skew_ms)
+      skews += fmt::format("{}{}", skews.empty() ? "" : ",",
+                           skew == 0 ? std::string("0") : fmt::format("{:+}ms", skew));
+    load += fmt::format(", clock skew {}", skews);
   }
   if (!params.contract.empty())
     load += fmt::format(", contract {}{}", params.contract,
@@ -368,7 +375,7 @@ std::string render_human(const Report& report, const TextStyle& style) {
 std::string compare_name(const Report& report) {
   if (report.mode == "http")
     return report.target.url;
-  return report.target.script.empty() ? report.target.strategy : report.target.script;
+  return report.target.script.empty() ? strategy_label(report.target) : report.target.script;
 }
 
 std::string render_compare(const std::vector<Report>& reports, const TextStyle& style) {

@@ -190,6 +190,8 @@ json to_json(const Report& report) {
     target["script"] = report.target.script;
   if (report.target.embedded)
     target["embedded"] = true;
+  if (!report.target.time_source.empty())
+    target["time_source"] = report.target.time_source;
   json params = {{"requests", report.params.requests},   {"concurrency", report.params.concurrency},
                  {"runs", report.params.runs},           {"limit", report.params.limit},
                  {"window_ms", report.params.window_ms}, {"threads", report.params.threads}};
@@ -227,6 +229,8 @@ json to_json(const Report& report) {
     params["clock_note"] = clock_note(report);
   if (!report.params.source_addresses.empty())
     params["source_addresses"] = report.params.source_addresses;
+  if (!report.params.clock_skew_ms.empty())
+    params["clock_skew_ms"] = report.params.clock_skew_ms;
   params["contract"] = report.params.contract;
   if (!report.params.anchor.empty())
     params["anchor"] = report.params.anchor;

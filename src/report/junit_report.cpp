@@ -38,7 +38,7 @@ JunitSuite junit_suite_of(const Report& report, const std::string& name) {
   for (const auto& run : report.runs)
     suite.time_s += run.duration_ms / 1000.0;
   const std::string subject = report.mode == "http"          ? report.target.url
-                              : report.target.script.empty() ? report.target.strategy
+                              : report.target.script.empty() ? strategy_label(report.target)
                                                              : report.target.script;
   for (const auto& check : report.checks) {
     JunitCase testcase;

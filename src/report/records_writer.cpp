@@ -70,8 +70,16 @@ Fields fields_of(const engine::RequestRecord& record) {
   return fields;
 }
 
+// The offset of the clock that sent `record`; nullopt without --clock-skew.
+std::optional<int64_t> skew_of(const std::vector<int64_t>& skews_ms,
+                               const engine::RequestRecord& record) {
+  if (skews_ms.empty())
+    return std::nullopt;
+  return skews_ms[std::min<size_t>(record.clock_skew, skews_ms.size() - 1)];
+}
+
 void append_json(fmt::memory_buffer& out, const std::string& target_json, int run,
-                 const engine::RequestRecord& record) {
+                 const engine::RequestRecord& record, std::optional<int64_t> skew_ms) {
   const Fields fields = fields_of(record);
   auto it = std::back_inserter(out);
   fmt::format_to(it, "{{");
@@ -89,11 +97,13 @@ void append_json(fmt::memory_buffer& out, const std::string& target_json, int ru
     fmt::format_to(it, ",\"error_kind\":{}", json_text(*fields.error_kind));
   if (record.retry_ms)
     fmt::format_to(it, ",\"retry_ms\":{}", *record.retry_ms);
+  if (skew_ms)
+    fmt::format_to(it, ",\"skew_ms\":{}", *skew_ms);
   fmt::format_to(it, "}}\n");
 }
 
 void append_csv(fmt::memory_buffer& out, const std::string& target_csv, bool with_target, int run,
-                const engine::RequestRecord& record) {
+                const engine::RequestRecord& record, std::optional<int64_t> skew_ms) {
   const Fields fields = fields_of(record);
   auto it = std::back_inserter(out);
   if (with_target)
@@ -112,6 +122,8 @@ void append_csv(fmt::memory_buffer& out, const std::string& target_csv, bool wit
   fmt::format_to(it, ",");
   if (record.retry_ms)
     fmt::format_to(it, "{}", *record.retry_ms);
+  if (skew_ms)
+    fmt::format_to(it, ",{}", *skew_ms);
   fmt::format_to(it, "\n");
 }
 
@@ -128,20 +140,23 @@ RecordsWriter::Format RecordsWriter::format_for(std::string_view path) {
   return csv ? Format::csv : Format::jsonl;
 }
 
-RecordsWriter::RecordsWriter(std::ostream& out, Format format, bool with_target)
-    : out_(&out), format_(format), with_target_(with_target) {
+RecordsWriter::RecordsWriter(std::ostream& out, Format format, bool with_target,
+                             std::vector<int64_t> skews_ms)
+    : out_(&out), format_(format), with_target_(with_target), skews_ms_(std::move(skews_ms)) {
   if (format_ == Format::csv) {
     *out_ << (with_target_ ? "target," : "")
-          << "run,seq,identity,send_us,reply_us,outcome,status,error_kind,retry_ms\n";
+          << "run,seq,identity,send_us,reply_us,outcome,status,error_kind,retry_ms"
+          << (skews_ms_.empty() ? "" : ",skew_ms") << "\n";
   }
 }
 
 std::expected<std::unique_ptr<RecordsWriter>, std::string> RecordsWriter::open_file(
-    const std::string& path, bool with_target) {
+    const std::string& path, bool with_target, std::vector<int64_t> skews_ms) {
   auto file = StagedFile::create(path);
   if (!file)
     return std::unexpected(file.error());
-  auto writer = std::make_unique<RecordsWriter>((*file)->stream(), format_for(path), with_target);
+  auto writer = std::make_unique<RecordsWriter>((*file)->stream(), format_for(path), with_target,
+                                                std::move(skews_ms));
   writer->file_ = std::move(*file);
   return writer;
 }
@@ -152,10 +167,11 @@ void RecordsWriter::write_run(std::string_view target, int run, engine::RecordVi
                                                            : json_text(target);
   fmt::memory_buffer buffer;
   for (const engine::RequestRecord& record : records) {
+    const std::optional<int64_t> skew_ms = skew_of(skews_ms_, record);
     if (format_ == Format::csv)
-      append_csv(buffer, target_text, with_target_, run, record);
+      append_csv(buffer, target_text, with_target_, run, record, skew_ms);
     else
-      append_json(buffer, target_text, run, record);
+      append_json(buffer, target_text, run, record, skew_ms);
     if (buffer.size() >= k_flush_bytes) {
       out_->write(buffer.data(), static_cast<std::streamsize>(buffer.size()));
       buffer.clear();

@@ -12,7 +12,9 @@
 //    request no connection took (error_kind not-sent), which was never sent;
 //  - outcome: allowed, denied, error; status: the HTTP status (absent for Redis and when no
 //    response came); error_kind: as the reports' error_kinds (timeout, refused, status-503...),
-//    absent unless the outcome is error; retry_ms: the retry hint, when the reply gave one.
+//    absent unless the outcome is error; retry_ms: the retry hint, when the reply gave one;
+//  - skew_ms: only with --clock-skew, how far the clock that sent the request was off (whole
+//    ms), a column of every line.
 // CSV has a header line; absent fields are empty cells; text cells are quoted when needed.
 
 #include <expected>
@@ -36,13 +38,15 @@ class RecordsWriter {
   // csv when `path` ends in ".csv" (any case), else jsonl.
   static Format format_for(std::string_view path);
 
-  // Writes to `out`, which must outlive the writer; the CSV header goes out now.
-  RecordsWriter(std::ostream& out, Format format, bool with_target);
+  // Writes to `out`, which must outlive the writer; the CSV header goes out now. `skews_ms`:
+  // --clock-skew's offsets, that records' clock_skew indexes (empty: no skew_ms field).
+  RecordsWriter(std::ostream& out, Format format, bool with_target,
+                std::vector<int64_t> skews_ms = {});
 
   // Writes to a temporary file beside `path` that finish() renames over it (report_file.hpp):
   // `path` is untouched until then. The error is "cannot write PATH: why".
   static std::expected<std::unique_ptr<RecordsWriter>, std::string> open_file(
-      const std::string& path, bool with_target);
+      const std::string& path, bool with_target, std::vector<int64_t> skews_ms = {});
 
   // Appends every record of one run.
   void write_run(std::string_view target, int run, engine::RecordView records);
@@ -56,6 +60,7 @@ class RecordsWriter {
   std::ostream* out_;
   Format format_;
   bool with_target_;
+  std::vector<int64_t> skews_ms_;
 };
 
 }  // namespace rlcheck::report

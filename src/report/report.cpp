@@ -6,6 +6,12 @@
 
 namespace rlcheck::report {
 
+std::string strategy_label(const Target& target) {
+  if (target.time_source == "client" && target.strategy != "fixed-window")
+    return target.strategy + " (client time)";
+  return target.strategy;
+}
+
 Summary summarize(const std::vector<checks::RunStats>& runs) {
   Summary summary;
   if (runs.empty())

@@ -19,7 +19,15 @@ struct Target {
   std::string key;        // the explicit key, or "rlcheck:<id>:…" for fresh keys
   bool embedded = false;  // a private redis-server started by rlcheck
   std::string method;     // http
+  // --time-source: where the built-in strategy read now ("redis" or "client"); empty when the
+  // flag was not given or the strategy reads no clock.
+  std::string time_source;
 };
+
+// A built-in strategy as the reports name it: "sliding-window", or "sliding-window (client
+// time)" when it read the client's clock (--time-source client; fixed-window always does, and
+// is named as it is).
+std::string strategy_label(const Target& target);
 
 // What the Redis endpoint turned out to be (params.topology).
 struct Topology {
@@ -40,6 +48,7 @@ struct Params {
   double duration_ms = 0;  // open model: how long each run sent
   int64_t identities = 1;
   std::vector<std::string> source_addresses;  // --source-address; empty: not given
+  std::vector<int64_t> clock_skew_ms;         // --clock-skew, whole ms; empty: not given
   std::string contract;  // sliding, fixed, sliding-counter, token-bucket, gcra, queue
   std::string anchor;    // fixed: "clock" or "first-hit" (params.anchor); empty otherwise
   int64_t early_tolerance_ms = 1000;  // retry-after-accuracy: hints early by more fail

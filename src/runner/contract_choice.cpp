@@ -83,6 +83,9 @@ ContractChoice choose_contract(const config::Config& config,
   choice.audit.fresh_state =
       config.checks.exact || (strategy.has_value() && (!config.redis.key || config.redis.reset));
   rule.fresh_state = choice.audit.fresh_state;
+  // --clock-skew: judged on rlcheck's clock, whatever window a skewed client named.
+  choice.audit.clock_skews = config.load.clock_skews.size();
+  choice.audit.own_clock_windows = !config.load.clock_skews.empty();
   return choice;
 }
 

@@ -27,6 +27,8 @@ report::Params configured_params(const config::Config& config, const ContractCho
   params.identities = config.load.identities;
   params.virtual_clock = config.load.virtual_clock;
   params.source_addresses = config.load.source_addresses;
+  for (const config::Nanos skew : config.load.clock_skews)
+    params.clock_skew_ms.push_back(config::to_milliseconds(skew));
   params.contract = contract.name;
   params.anchor = contract.anchor;
   // Until hints are judged (judge), the tolerances of whole-second hints; both resolutions'.
@@ -86,6 +88,7 @@ checks::CheckParams check_params(const config::Config& config, int64_t limit,
   params.key_ttl_needed_ms = longest_key_life_ms(contract);
   params.expect_fail_mode = config.checks.expect_fail_mode;
   params.recovery_ms = config::to_milliseconds(config.checks.recovery);
+  params.clock_skews = config.load.clock_skews;
   return params;
 }
 

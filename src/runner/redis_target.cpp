@@ -31,13 +31,33 @@ RunCounters counters_of(const redis::TransportStats& stats) {
           {"script_reloads", stats.script_reloads.load()}};
 }
 
+// fixed-window's key is named by the client's clock; naive, incr-expire and fixed-first-hit
+// read no clock (empty).
+std::string time_source_name(Strategy strategy, config::TimeSource source) {
+  if (strategy == Strategy::naive || strategy == Strategy::incr_expire ||
+      strategy == Strategy::fixed_first_hit || strategy == Strategy::script)
+    return "";
+  if (strategy == Strategy::fixed_window || source == config::TimeSource::client)
+    return "client";
+  return "redis";
+}
+
+std::string target_name(Strategy strategy, config::TimeSource source) {
+  std::string name(config::strategy_name(strategy));
+  if (strategy != Strategy::fixed_window && time_source_name(strategy, source) == "client")
+    name += "@client";
+  return name;
+}
+
 }  // namespace
 
-RedisTarget::RedisTarget(RedisSession& session, const config::Config& config, Strategy strategy)
+RedisTarget::RedisTarget(RedisSession& session, const config::Config& config, Strategy strategy,
+                         config::TimeSource time_source)
     : session_(session),
       config_(config),
       strategy_(strategy),
-      name_(config::strategy_name(strategy)),
+      time_source_(time_source),
+      name_(target_name(strategy, time_source)),
       bucket_(choose_contract(config, strategy, config.checks.limit)) {}
 
 void RedisTarget::prepare_test() {
@@ -55,7 +75,9 @@ std::string RedisTarget::address() const {
 void RedisTarget::describe(report::Report& report) const {
   report.target.url = session_.target.endpoint.display();
   report.target.embedded = session_.target.embedded != nullptr;
-  report.target.strategy = name_;
+  report.target.strategy = config::strategy_name(strategy_);
+  if (config_.redis.time_source_given)
+    report.target.time_source = time_source_name(strategy_, time_source_);
   if (strategy_ == Strategy::script)
     report.target.script = config_.redis.script_path;
   report.target.key = config_.redis.key.value_or(fmt::format("rlcheck:{}:…", session_.instance_id));
@@ -98,6 +120,7 @@ redis::StrategyParams RedisTarget::params_of(const StateChoice& state) const {
   params.arg_templates = config_.redis.script_args;
   params.reply = config_.redis.reply;
   params.script_keys = config_.redis.script_keys;
+  params.time_source = time_source_;
   const std::string fresh_key =
       fmt::format("rlcheck:{}:{}:{}", session_.instance_id, state.label, state.state);
   if (state.fresh) {

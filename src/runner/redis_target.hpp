@@ -18,7 +18,9 @@ namespace rlcheck::runner {
 
 class RedisTarget final : public Target {
  public:
-  RedisTarget(RedisSession& session, const config::Config& config, config::Strategy strategy);
+  // `time_source`: where a built-in strategy reads now (client: the name gets "@client").
+  RedisTarget(RedisSession& session, const config::Config& config, config::Strategy strategy,
+              config::TimeSource time_source = config::TimeSource::redis);
 
   void prepare_test() override;
   std::string address() const override;
@@ -49,6 +51,7 @@ class RedisTarget final : public Target {
   RedisSession& session_;
   const config::Config& config_;
   config::Strategy strategy_;
+  config::TimeSource time_source_;
   std::string name_;
   ContractChoice bucket_;  // the burst and refill a bucket strategy is given
   std::optional<redis::LoadedScript> script_;

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "base/exit_code.hpp"
+#include "config/clock_skew.hpp"
 #include "config/duration.hpp"
 #include "config/rate.hpp"
 #include "config/strategy_name.hpp"
@@ -50,6 +51,12 @@ std::string test_fingerprint(const config::Config& config) {
   line("window", config::format_duration(config.checks.window));
   line("contract", config.checks.contract.value_or(""));
   line("anchor", config.checks.anchor.value_or(""));
+  // Each worker's connections read its own offset: every worker must know the same list.
+  line("clock_skew", config::format_clock_skews(config.load.clock_skews));
+  if (config.command != config::Command::http) {
+    line("time_source",
+         config.redis.time_sources.front() == config::TimeSource::client ? "client" : "redis");
+  }
   return lines;
 }
 

@@ -21,6 +21,7 @@ std::vector<RequestRecord> sample_records() {
   allowed.outcome = Outcome::allowed;
   allowed.remaining = 4;
   allowed.bucket = 28'000'123;
+  allowed.clock_skew = 15;  // --clock-skew: the last of sixteen offsets
   RequestRecord denied;
   denied.seq = 6;
   denied.identity = 0;
@@ -36,6 +37,7 @@ std::vector<RequestRecord> sample_records() {
   denied.advertised_window_s = 60;
   denied.header_problem = true;
   denied.reset_from_date = true;
+  denied.clock_skew = 1;
   RequestRecord failed;
   failed.seq = 1ULL << 33;
   failed.identity = 4'000'000'000U;
@@ -69,6 +71,7 @@ void check_same(const RequestRecord& a, const RequestRecord& b, int64_t shift_ns
   CHECK(a.advertised_window_s == b.advertised_window_s);
   CHECK(a.reset_from_date == b.reset_from_date);
   CHECK(a.retry_from_date == b.retry_from_date);
+  CHECK(a.clock_skew == b.clock_skew);
 }
 
 }  // namespace
@@ -103,6 +106,7 @@ TEST_CASE("record codec: a typical record takes a dozen bytes or so") {
     record.replied_ns = record.sent_ns + 300'000;
     record.outcome = seq % 2 ? Outcome::allowed : Outcome::denied;
     record.retry_ms = 900;
+    record.clock_skew = static_cast<uint8_t>(seq % 2);  // --clock-skew 0,+800ms
     records.push_back(record);
   }
   CHECK(coord::encode_records(records, 0, records.size(), 0).size() < 16 * records.size());

@@ -33,6 +33,7 @@ RequestRecord typical(uint64_t seq) {
   r.advertised_window_s = 60;
   r.reset_from_date = seq % 2 == 0;
   r.retry_from_date = seq % 3 == 0;
+  r.clock_skew = static_cast<uint8_t>(seq % 4);
   return r;
 }
 
@@ -44,7 +45,7 @@ bool same(const RequestRecord& a, const RequestRecord& b) {
          a.hint_invalid == b.hint_invalid && a.header_problem == b.header_problem &&
          a.hint_resolution_ms == b.hint_resolution_ms && a.advertised_limit == b.advertised_limit &&
          a.advertised_reset_s == b.advertised_reset_s &&
-         a.advertised_window_s == b.advertised_window_s;
+         a.advertised_window_s == b.advertised_window_s && a.clock_skew == b.clock_skew;
 }
 
 // Every record comes back as written, and its view agrees field by field.
@@ -69,6 +70,19 @@ void check_round_trip(const std::vector<RequestRecord>& records, uint64_t first_
 TEST_CASE("record log: a typical record packs into 36 bytes and reads back whole") {
   static_assert(sizeof(rlcheck::engine::PackedRecord) == 36);
   check_round_trip({typical(0), typical(1), typical(2)});
+}
+
+TEST_CASE("record log: the clock skew's index comes back, every one of sixteen, with no growth") {
+  std::vector<RequestRecord> records;
+  for (uint8_t skew = 0; skew < 16; ++skew) {
+    RequestRecord record = typical(skew);
+    record.clock_skew = skew;
+    records.push_back(record);
+  }
+  check_round_trip(records);
+  RecordLog log(records);
+  CHECK(log.view()[15].clock_skew == 15);
+  CHECK(log[3].clock_skew == 3);
 }
 
 TEST_CASE("record log: missing hints stay missing, zero stays zero") {

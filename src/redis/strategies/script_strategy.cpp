@@ -14,8 +14,9 @@ using config::Strategy;
 using engine::PlaceholderContext;
 using engine::PlaceholderTemplate;
 
-// The ARGV of each built-in script, in the order its header comment documents.
-std::vector<std::string> builtin_arg_templates(const StrategyParams& p) {
+// The ARGV of each built-in script, in the order its header comment documents, without the
+// optional trailing now_ms.
+std::vector<std::string> builtin_arg_templates_of(const StrategyParams& p) {
   const auto period_ms = std::chrono::duration_cast<std::chrono::milliseconds>(p.refill.period);
   switch (p.kind) {
     case Strategy::sliding_window:
@@ -34,6 +35,20 @@ std::vector<std::string> builtin_arg_templates(const StrategyParams& p) {
                                      : p.arg_templates;
   }
 }
+
+}  // namespace
+
+std::vector<std::string> builtin_arg_templates(const StrategyParams& p) {
+  std::vector<std::string> templates = builtin_arg_templates_of(p);
+  using enum config::Strategy;
+  const bool reads_time = p.kind == sliding_window || p.kind == token_bucket || p.kind == gcra ||
+                          p.kind == sliding_counter;
+  if (reads_time && p.time_source == config::TimeSource::client)
+    templates.emplace_back("{now_ms}");
+  return templates;
+}
+
+namespace {
 
 class ScriptStrategy final : public redis::Strategy {
  public:
