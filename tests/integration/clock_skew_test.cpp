@@ -25,9 +25,9 @@ using nlohmann::json;
 
 namespace {
 
-// 5 per 2 s at 20/s for 6 s over two connections, one clock on time and one 800 ms ahead.
+// 5 per 2 s at 20/s for 4 s over two connections, one clock on time and one 800 ms ahead.
 constexpr const char* k_skewed_load =
-    "-l 5 -w 2s --rate 20/s --duration 6s -p 2 --seed 7 --clock-skew 0,+800ms";
+    "-l 5 -w 2s --rate 20/s --duration 4s -p 2 --seed 7 --clock-skew 0,+800ms";
 
 json run_json(std::vector<std::string> args, const std::string& flags, int expected_exit) {
   args.insert(args.begin() + 1, {"--redis", TestRedis::shared().tcp_url(), "--json"});
@@ -48,7 +48,7 @@ TEST_CASE("a sliding log on the callers' clocks fails contract under +800ms of s
   const json report = run_json(
       {"redis", "--script", fixture("time/client_sliding_log.lua"), "--arg", "{limit}", "--arg",
        "{window_ms}", "--arg", "{now_ms}", "--arg", "{uuid}", "--records", records},
-      std::string(k_skewed_load) + " -r 2", 1);
+      std::string(k_skewed_load) + " -r 1", 1);
   INFO(checks_of(report));
   CHECK(check_status(report, "contract") == "fail");
   const std::string detail = check_detail(report, "contract");
@@ -68,7 +68,7 @@ TEST_CASE("the same sliding log on Redis TIME passes the same skewed load") {
   const json report =
       run_json({"redis", "--script", std::string(RLCHECK_SOURCE_DIR) + "/lua/sliding_window.lua",
                 "--arg", "{limit}", "--arg", "{window_ms}", "--arg", "{uuid}"},
-               std::string(k_skewed_load) + " -r 2", 0);
+               std::string(k_skewed_load) + " -r 1", 0);
   INFO(checks_of(report));
   CHECK(check_status(report, "contract") == "pass");
   CHECK(report["params"]["clock_skew_ms"] == json::array({0, 800}));

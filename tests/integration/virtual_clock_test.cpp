@@ -223,3 +223,13 @@ TEST_CASE("virtual clock: probe finds an hour-long window and an hourly refill, 
     run_virtual(each.script, each.args + " -r 1 " + each.flags + " " + each.load, 0);
   }
 }
+
+TEST_CASE("virtual clock: a client-time sliding log under +800ms of skew fails contract, named") {
+  // Under the virtual clock an identity's requests alternate between the two clocks.
+  const json report = run_virtual(
+      "client_sliding_log.lua",
+      "-l 5 -w 2s --rate 20/s --duration 1h -r 1 --clock-skew 0,+800ms " + std::string(k_log_args),
+      1);
+  CHECK(check_status(report, "contract") == "fail");
+  CHECK(check_detail(report, "contract").find("on one +800ms off") != std::string::npos);
+}
