@@ -82,6 +82,17 @@ std::string compact_limit(const Params& params) {
                      defaulted ? " def" : "");
 }
 
+// ", clock skew 0,+800ms" with --clock-skew, else "".
+std::string clock_skew_text(const Params& params) {
+  if (params.clock_skew_ms.empty())
+    return "";
+  std::string skews;
+  for (const int64_t skew : params.clock_skew_ms)
+    skews += fmt::format("{}{}", skews.empty() ? "" : ",",
+                         skew == 0 ? std::string("0") : fmt::format("{:+}ms", skew));
+  return fmt::format(", clock skew {}", skews);
+}
+
 std::string header(const Report& report) {
   std::string limiter = report.mode == "http" ? report.target.method
                         : report.target.script.empty()
@@ -105,13 +116,7 @@ std::string header(const Report& report) {
                         config::counted(static_cast<int64_t>(params.source_addresses.size()),
                                         "source address", "source addresses"));
   }
-  if (!params.clock_skew_ms.empty()) {
-    std::string skews;
-    for (const int64_t skew : params.clock_skew_ms)
-      skews += fmt::format("{}{}", skews.empty() ? "" : ",",
-                           skew == 0 ? std::string("0") : fmt::format("{:+}ms", skew));
-    load += fmt::format(", clock skew {}", skews);
-  }
+  load += clock_skew_text(params);
   if (!params.contract.empty())
     load += fmt::format(", contract {}{}", params.contract,
                         params.anchor == "first-hit" ? " (first-hit)"
@@ -396,10 +401,11 @@ std::string render_compare(const std::vector<Report>& reports, const TextStyle& 
   // Strategies share the limit they are driven with; endpoints may each advertise their own,
   // so theirs goes in a column of its own.
   const std::string limit = http ? "" : fmt::format("{}  ", limit_text(first));
-  out += paint(fmt::format("rlcheck compare  {}{}{} x {}, concurrency {}",
+  out += paint(fmt::format("rlcheck compare  {}{}{} x {}, concurrency {}{}",
                            http ? "" : first.target.url + "  ", limit,
                            config::counted(first.params.requests, "request"),
-                           config::counted(first.params.runs, "run"), first.params.concurrency),
+                           config::counted(first.params.runs, "run"), first.params.concurrency,
+                           clock_skew_text(first.params)),
                k_bold) +
          "\n";
   size_t width = 16;
