@@ -32,11 +32,7 @@ constexpr const char* k_skewed_load =
 json run_json(std::vector<std::string> args, const std::string& flags, int expected_exit) {
   args.insert(args.begin() + 1, {"--redis", TestRedis::shared().tcp_url(), "--json"});
   append_words(args, flags);
-  const ProcessOutcome outcome = run_rlcheck(args);
-  INFO("stderr: " << outcome.err);
-  INFO("stdout: " << outcome.out);
-  REQUIRE(outcome.exit_code == expected_exit);
-  return json::parse(outcome.out);
+  return json_report(args, expected_exit);
 }
 
 }  // namespace

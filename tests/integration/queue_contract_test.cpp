@@ -39,11 +39,7 @@ std::vector<std::string> serve_args(const std::string& flags) {
 json http_run(const ServeProcess& serve, const std::string& flags, int expected) {
   std::vector<std::string> args{"http", serve.url(), "--header", "X-Client: q{run}", "--json"};
   append_words(args, flags);
-  const ProcessOutcome outcome = run_rlcheck(args);
-  INFO("stdout: " << outcome.out);
-  INFO("stderr: " << outcome.err);
-  REQUIRE(outcome.exit_code == expected);
-  return json::parse(outcome.out);
+  return json_report(args, expected);
 }
 
 constexpr const char* k_queue_5 = "--strategy leaky-queue --refill 20/s --queue 5";

@@ -26,11 +26,7 @@ json run_script(const std::string& script, const std::string& flags, int expecte
                                 "--redis",  TestRedis::shared().tcp_url() + "/7",
                                 "--script", fixture("replies/" + script)};
   append_words(args, flags);
-  const ProcessOutcome outcome = run_rlcheck(args);
-  INFO("stderr: " << outcome.err);
-  INFO("stdout: " << outcome.out);
-  REQUIRE(outcome.exit_code == expected);
-  return json::parse(outcome.out);
+  return json_report(args, expected);
 }
 
 // Limit 5 per 1.5 s: the slot frees 1.5 s after the burst, and the script says 2 s (math.ceil).

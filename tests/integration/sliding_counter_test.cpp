@@ -35,11 +35,7 @@ json counter_run(std::vector<std::string> before, const std::string& flags, int 
   std::vector<std::string> args{"redis", "--redis", counter_db_url(), "--json"};
   args.insert(args.end(), before.begin(), before.end());
   append_words(args, flags);
-  const ProcessOutcome outcome = run_rlcheck(args);
-  INFO("stderr: " << outcome.err);
-  INFO("stdout: " << outcome.out);
-  REQUIRE(outcome.exit_code == expected_exit);
-  return json::parse(outcome.out);
+  return json_report(args, expected_exit);
 }
 
 // 40/s for 3 s against 10 per 1 s: three windows, so utilisation judges the run (a counter's

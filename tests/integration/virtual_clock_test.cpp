@@ -39,11 +39,7 @@ json run_virtual(const std::string& script, const std::string& flags, int expect
                                 "--script",
                                 fixture("time/" + script)};
   append_words(args, flags);
-  const ProcessOutcome outcome = run_rlcheck(args);
-  INFO("stderr: " << outcome.err);
-  INFO("stdout: " << outcome.out);
-  REQUIRE(outcome.exit_code == expected);
-  return json::parse(outcome.out);
+  return json_report(args, expected);
 }
 
 // 10 per hour, one request a second for three virtual hours: 10 800 requests.

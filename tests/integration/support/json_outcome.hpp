@@ -2,6 +2,7 @@
 // Helpers over rlcheck's JSON report in integration tests.
 
 #include <string>
+#include <vector>
 
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
@@ -10,6 +11,16 @@
 #include "support/run_binary.hpp"
 
 namespace rlcheck::testing {
+
+// Runs rlcheck with `args` (one of which asks for --json), requires exit code `expected_exit`
+// (showing stdout and stderr when it differs) and returns the JSON it printed.
+inline nlohmann::json json_report(const std::vector<std::string>& args, int expected_exit) {
+  const ProcessOutcome outcome = run_rlcheck(args);
+  INFO("stderr: " << outcome.err);
+  INFO("stdout: " << outcome.out);
+  REQUIRE(outcome.exit_code == expected_exit);
+  return nlohmann::json::parse(outcome.out);
+}
 
 // The status ("pass", "fail", "skip") of check `id` in a rlcheck.report/v1 document.
 inline std::string check_status(const nlohmann::json& report, const std::string& id) {
