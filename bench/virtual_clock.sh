@@ -24,8 +24,8 @@
 # as a ratio of it.
 #
 # Everything listens on 127.0.0.1 only, in a mktemp -d directory that a trap removes after
-# stopping the redis-server this script started (and only it). About 16 minutes on 2 vCPUs,
-# most of it the unpipelined 24 h row (7 min).
+# stopping the redis-server this script started (and only it). About 13 minutes on 2 vCPUs,
+# most of it the unpipelined 24 h row (6 min).
 #
 # Tunables (environment):
 #   B_DURATION=24h     the virtual span of the b rows (rate stays 10000/1m)
