@@ -13,31 +13,16 @@ namespace {
 
 using engine::PlaceholderTemplate;
 
-bool reads_clock(const std::string& text, PlaceholderTemplate::Unknown unknown) {
-  const auto parsed = PlaceholderTemplate::parse(text, unknown);
-  return parsed && parsed->reads_clock();
-}
-
 // Whether the target is handed the time: a --script's --arg, or an HTTP request's URL,
 // headers or body, carries {now_ms} or {now_s}.
 bool target_reads_clock(bool http, const config::Config& config) {
-  if (!http) {
-    for (const std::string& arg : config.redis.script_args) {
-      if (reads_clock(arg, PlaceholderTemplate::Unknown::error))
-        return true;
-    }
-    return false;
-  }
-  constexpr auto keep = PlaceholderTemplate::Unknown::keep;
-  for (const std::string& url : config.http.urls) {
-    if (reads_clock(url, keep))
-      return true;
-  }
-  for (const std::string& header : config.http.headers) {
-    if (reads_clock(header, keep))
-      return true;
-  }
-  return config.http.body && reads_clock(*config.http.body, keep);
+  if (!http)
+    return engine::any_reads_clock(config.redis.script_args, PlaceholderTemplate::Unknown::error);
+  std::vector<std::string> texts = config.http.urls;
+  texts.insert(texts.end(), config.http.headers.begin(), config.http.headers.end());
+  if (config.http.body)
+    texts.push_back(*config.http.body);
+  return engine::any_reads_clock(texts, PlaceholderTemplate::Unknown::keep);
 }
 
 std::string read_script(const std::string& path) {

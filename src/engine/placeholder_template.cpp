@@ -151,6 +151,15 @@ bool PlaceholderTemplate::reads_clock() const {
   return false;
 }
 
+bool any_reads_clock(const std::vector<std::string>& texts, PlaceholderTemplate::Unknown unknown) {
+  for (const std::string& text : texts) {
+    const auto parsed = PlaceholderTemplate::parse(text, unknown);
+    if (parsed && parsed->reads_clock())
+      return true;
+  }
+  return false;
+}
+
 bool PlaceholderTemplate::is_constant() const {
   for (const Part& part : parts_) {
     if (part.piece != Piece::literal)

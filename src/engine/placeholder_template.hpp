@@ -50,6 +50,10 @@ class PlaceholderTemplate {
   std::vector<Part> parts_;
 };
 
+// Whether any of `texts`, parsed as templates, reads the clock ({now_ms} or {now_s}); texts that
+// do not parse read nothing.
+bool any_reads_clock(const std::vector<std::string>& texts, PlaceholderTemplate::Unknown unknown);
+
 // A duration in milliseconds as seconds, as short as exact: 2000 -> "2", 500 -> "0.5",
 // 1250 -> "1.25".
 std::string seconds_text(int64_t ms);

@@ -82,15 +82,19 @@ std::string compact_limit(const Params& params) {
                      defaulted ? " def" : "");
 }
 
-// ", clock skew 0,+800ms" with --clock-skew, else "".
-std::string clock_skew_text(const Params& params) {
+// ", clock skew 0,+800ms" with --clock-skew, else ""; with `note_unread`, saying so when the
+// target never reads the skewed clock.
+std::string clock_skew_text(const Params& params, bool note_unread = true) {
   if (params.clock_skew_ms.empty())
     return "";
   std::string skews;
   for (const int64_t skew : params.clock_skew_ms)
     skews += fmt::format("{}{}", skews.empty() ? "" : ",",
                          skew == 0 ? std::string("0") : fmt::format("{:+}ms", skew));
-  return fmt::format(", clock skew {}", skews);
+  return fmt::format(", clock skew {}{}", skews,
+                     params.clock_skew_read || !note_unread
+                         ? ""
+                         : " (never read: the limiter is not told the time)");
 }
 
 std::string header(const Report& report) {
@@ -405,7 +409,7 @@ std::string render_compare(const std::vector<Report>& reports, const TextStyle& 
                            http ? "" : first.target.url + "  ", limit,
                            config::counted(first.params.requests, "request"),
                            config::counted(first.params.runs, "run"), first.params.concurrency,
-                           clock_skew_text(first.params)),
+                           clock_skew_text(first.params, false)),
                k_bold) +
          "\n";
   size_t width = 16;

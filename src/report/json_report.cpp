@@ -229,8 +229,10 @@ json to_json(const Report& report) {
     params["clock_note"] = clock_note(report);
   if (!report.params.source_addresses.empty())
     params["source_addresses"] = report.params.source_addresses;
-  if (!report.params.clock_skew_ms.empty())
+  if (!report.params.clock_skew_ms.empty()) {
     params["clock_skew_ms"] = report.params.clock_skew_ms;
+    params["clock_skew_read"] = report.params.clock_skew_read;
+  }
   params["contract"] = report.params.contract;
   if (!report.params.anchor.empty())
     params["anchor"] = report.params.anchor;

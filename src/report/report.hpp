@@ -49,6 +49,9 @@ struct Params {
   int64_t identities = 1;
   std::vector<std::string> source_addresses;  // --source-address; empty: not given
   std::vector<int64_t> clock_skew_ms;         // --clock-skew, whole ms; empty: not given
+  // With --clock-skew: whether the target reads the skewed clock at all (a placeholder, a
+  // built-in on the client's time); false: the skew changed nothing it was told.
+  bool clock_skew_read = true;
   std::string contract;  // sliding, fixed, sliding-counter, token-bucket, gcra, queue
   std::string anchor;    // fixed: "clock" or "first-hit" (params.anchor); empty otherwise
   int64_t early_tolerance_ms = 1000;  // retry-after-accuracy: hints early by more fail

@@ -9,6 +9,7 @@
 
 #include "base/exit_code.hpp"
 #include "engine/interrupt.hpp"
+#include "engine/placeholder_template.hpp"
 #include "http/client_choice.hpp"
 #include "process/child_process.hpp"
 #include "redis/endpoint.hpp"
@@ -226,6 +227,12 @@ void HttpEndpoint::describe(report::Report& report) const {
   report.target.url = url_;
   report.target.method = config_.http.method;
   report.params.http_client = http::http_client_name(target_.native);
+  std::vector<std::string> told = config_.http.headers;
+  told.push_back(url_);
+  if (config_.http.body)
+    told.push_back(*config_.http.body);
+  report.params.clock_skew_read =
+      engine::any_reads_clock(told, engine::PlaceholderTemplate::Unknown::keep);
 }
 
 faults::FaultTarget HttpEndpoint::fault_target() {

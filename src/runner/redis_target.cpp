@@ -6,6 +6,7 @@
 
 #include "base/exit_code.hpp"
 #include "config/strategy_name.hpp"
+#include "engine/placeholder_template.hpp"
 #include "runner/contract_choice.hpp"
 #include "runner/judgement.hpp"
 
@@ -82,6 +83,11 @@ void RedisTarget::describe(report::Report& report) const {
     report.target.script = config_.redis.script_path;
   report.target.key = config_.redis.key.value_or(fmt::format("rlcheck:{}:…", session_.instance_id));
   report.params.pipeline = config_.redis.pipeline;
+  report.params.clock_skew_read =
+      strategy_ == Strategy::script
+          ? engine::any_reads_clock(config_.redis.script_args,
+                                    engine::PlaceholderTemplate::Unknown::error)
+          : strategy_ == Strategy::fixed_window || time_source_ == config::TimeSource::client;
   const redis::Topology& topology = session_.target.topology;
   report.params.topology = {redis::topology_kind_name(topology.kind), topology.masters,
                             topology.tls};

@@ -51,6 +51,7 @@ TEST_CASE("a sliding log on the callers' clocks fails contract under +800ms of s
   CHECK(detail.find("--clock-skew 0,+800ms: of the span's") != std::string::npos);
   CHECK(detail.find("on one +800ms off") != std::string::npos);
   CHECK(report["params"]["clock_skew_ms"] == json::array({0, 800}));
+  CHECK(report["params"]["clock_skew_read"] == true);
   // Every request says which clock sent it, and both clocks sent some.
   std::set<int> skews;
   std::ifstream lines(records);
@@ -68,6 +69,8 @@ TEST_CASE("the same sliding log on Redis TIME passes the same skewed load") {
   INFO(checks_of(report));
   CHECK(check_status(report, "contract") == "pass");
   CHECK(report["params"]["clock_skew_ms"] == json::array({0, 800}));
+  // It asks Redis for the time: the skewed clocks reached none of its decisions, and it says so.
+  CHECK(report["params"]["clock_skew_read"] == false);
 }
 
 TEST_CASE("compare runs the built-in on Redis TIME and on the client's clock side by side") {
