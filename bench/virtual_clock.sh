@@ -5,7 +5,7 @@
 #   bench/virtual_clock.sh [path/to/rlcheck]
 #
 # The limiter is a client-time sliding log (ARGV: limit, window_ms, now_ms, a unique member;
-# reply {allowed, remaining, retry_ms}), written into the temp dir, run as
+# reply {allowed, remaining, retry_ms}; tests/fixtures/time/client_sliding_log.lua), run as
 #   rlcheck redis --script LUA --arg {limit} --arg {window_ms} --arg {now_ms} --arg {uuid}
 #                 -l 10 -w 1h -r 1 --virtual-clock --json ...
 # on a private redis-server, in two shapes:
@@ -67,23 +67,11 @@ require_tools() {
   [[ -x /usr/bin/time ]] || die "/usr/bin/time not found (apt-get install -y time)"
 }
 
-# The client-time sliding log: the limiter decides at the now it is given, never Redis's TIME.
+# The client-time sliding log of the tests: the limiter decides at the now it is given, never
+# Redis's TIME.
 write_script() {
   LUA=$WORK/client_sliding_log.lua
-  cat >"$LUA" <<'EOF'
-local limit = tonumber(ARGV[1])
-local window = tonumber(ARGV[2])
-local now = tonumber(ARGV[3])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], 0, now - window)
-local count = redis.call('ZCARD', KEYS[1])
-if count < limit then
-  redis.call('ZADD', KEYS[1], now, ARGV[4])
-  redis.call('PEXPIRE', KEYS[1], window)
-  return {1, limit - count - 1, 0}
-end
-local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-return {0, 0, tonumber(oldest[2]) + window - now}
-EOF
+  cp "$REPO/tests/fixtures/time/client_sliding_log.lua" "$LUA"
 }
 
 # CPU seconds redis-server has used so far.
