@@ -66,6 +66,21 @@ void fill_virtual_clock(const RawOptions& raw, bool http, config::Config& config
     throw base::usage_error(fmt::format(
         "{}: needs a schedule to make virtual: --rate with --duration, or --interval", k_flag));
   }
+  // Virtual instants are Unix nanoseconds in 64 bits: the runs must end well before 2262.
+  constexpr long double k_longest_ns = 100.0L * 365 * 24 * 3600 * 1e9;
+  const long double span_ns = config.load.rate
+                                  ? static_cast<long double>(config.load.rate->period.count()) *
+                                        static_cast<long double>(config.load.requests) /
+                                        static_cast<long double>(config.load.rate->tokens)
+                                  : static_cast<long double>(config.load.interval.count()) *
+                                        static_cast<long double>(config.load.requests);
+  // Runs follow one another on the virtual clock: all of them count.
+  const long double runs_ns = span_ns * config.load.runs;
+  if (runs_ns > k_longest_ns) {
+    throw base::usage_error(
+        fmt::format("{}: the runs span {:.0f} years of virtual time; at most 100 virtual years",
+                    k_flag, static_cast<double>(runs_ns / (365.0L * 24 * 3600 * 1e9))));
+  }
   if (!config.faults.faults.empty()) {
     throw base::usage_error(fmt::format(
         "{}: not with --fault (faults act on the real clock, which a virtual run outpaces)",

@@ -163,6 +163,8 @@ TEST_CASE("virtual clock: what it cannot make virtual is a usage error naming th
       {"redis --script " + log + " --arg {limit} --arg {window_ms} --rate 1/s --duration 1h",
        "never told the time"},
       {"redis --script " + log + " --arg {now_ms} -n 100", "needs a schedule"},
+      {"redis --script " + log + " --arg {now_ms} --interval 100000h -n 1000",
+       "at most 100 virtual years"},
       {"redis --script " + log + " --arg {now_ms} --rate 1/s --duration 1h --fault pause@1s+1s",
        "not with --fault"},
       {"redis --script " + log + " --arg {now_ms} --rate 1/s --duration 1h --workers 2 " +
