@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "config/strategy_name.hpp"
 #include "faults/fault_schedule.hpp"
 #include "runner/http_target.hpp"
 #include "runner/redis_target.hpp"
@@ -16,17 +17,14 @@
 namespace rlcheck::app {
 namespace {
 
-// --time-source: each source a strategy can read; fixed-window (the client's clock, always)
-// and the strategies that read no clock run once.
+// --time-source: each source a strategy can read; one whose clock the flag does not change
+// (fixed-window: the client's, always; those that read no clock) runs once.
 std::vector<config::TimeSource> time_sources_of(config::Strategy strategy,
                                                 const config::RedisConfig& redis) {
-  using enum config::Strategy;
-  if (strategy == naive || strategy == incr_expire || strategy == fixed_first_hit ||
-      strategy == script)
-    return {config::TimeSource::redis};
-  if (strategy == fixed_window)
-    return {config::TimeSource::client};
-  return redis.time_sources;
+  if (config::time_source_matters(strategy))
+    return redis.time_sources;
+  return {
+      config::clock_read(strategy, config::TimeSource::redis).value_or(config::TimeSource::redis)};
 }
 
 }  // namespace

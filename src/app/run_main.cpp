@@ -21,6 +21,7 @@
 #include "app/suite_command.hpp"
 #include "base/exit_code.hpp"
 #include "cli/command_line.hpp"
+#include "config/clock_skew.hpp"
 #include "config/strategy_name.hpp"
 #include "engine/interrupt.hpp"
 #include "report/html_report.hpp"
@@ -210,11 +211,9 @@ int run_main(int argc, const char* const* argv) {
     // Many hosts: worker 0 writes the merged records; the others none.
     const bool writes_records = !config.workers.distributed() || config.workers.index == 0;
     if (!config.output.records_path.empty() && writes_records) {
-      std::vector<int64_t> skews_ms;
-      for (const config::Nanos skew : config.load.clock_skews)
-        skews_ms.push_back(config::to_milliseconds(skew));
       auto opened = report::RecordsWriter::open_file(
-          config.output.records_path, config.command == config::Command::compare, skews_ms);
+          config.output.records_path, config.command == config::Command::compare,
+          config::clock_skews_ms(config.load.clock_skews));
       if (!opened)
         throw base::cannot_test(fmt::format("--records: {}", opened.error()));
       records = std::move(*opened);

@@ -25,12 +25,6 @@ TimeSource time_source_named(const std::string& name) {
   throw usage_error(fmt::format("--time-source: expected redis or client, got '{}'", name));
 }
 
-// Strategies whose windows are Redis TTLs: they read no clock at all.
-bool keeps_no_clock(Strategy strategy) {
-  return strategy == Strategy::naive || strategy == Strategy::incr_expire ||
-         strategy == Strategy::fixed_first_hit;
-}
-
 std::vector<TimeSource> time_sources_of(const std::string& text, bool many) {
   std::vector<TimeSource> sources;
   size_t start = 0;
@@ -57,7 +51,7 @@ std::vector<TimeSource> time_sources_of(const std::string& text, bool many) {
 
 // rlcheck redis: the one strategy must read the clock the flag chooses.
 void check_strategy_reads(Strategy strategy, TimeSource source) {
-  if (keeps_no_clock(strategy)) {
+  if (!config::clock_read(strategy, source)) {
     throw usage_error(fmt::format(
         "--time-source: {} keeps no clock: its windows are Redis TTLs, whatever the time source",
         config::strategy_name(strategy)));

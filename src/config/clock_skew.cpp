@@ -63,4 +63,11 @@ std::string format_clock_skews(const std::vector<Nanos>& skews) {
   return text;
 }
 
+std::vector<int64_t> clock_skews_ms(const std::vector<Nanos>& skews) {
+  std::vector<int64_t> ms;
+  for (const Nanos skew : skews)
+    ms.push_back(to_milliseconds(skew));
+  return ms;
+}
+
 }  // namespace rlcheck::config

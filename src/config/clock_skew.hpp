@@ -29,4 +29,7 @@ std::string format_clock_skew(Nanos skew);
 // The list as it parses again: "0,+800ms".
 std::string format_clock_skews(const std::vector<Nanos>& skews);
 
+// The offsets in whole milliseconds, as reports and records show them.
+std::vector<int64_t> clock_skews_ms(const std::vector<Nanos>& skews);
+
 }  // namespace rlcheck::config

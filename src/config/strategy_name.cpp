@@ -39,6 +39,30 @@ std::string_view strategy_name(Strategy strategy) {
   return "unknown";
 }
 
+std::optional<TimeSource> clock_read(Strategy strategy, TimeSource chosen) {
+  switch (strategy) {
+    case Strategy::naive:
+    case Strategy::incr_expire:
+    case Strategy::fixed_first_hit:
+    case Strategy::script:
+      return std::nullopt;
+    case Strategy::fixed_window:
+      return TimeSource::client;
+    case Strategy::sliding_window:
+    case Strategy::token_bucket:
+    case Strategy::gcra:
+    case Strategy::sliding_counter:
+      return chosen;
+    case Strategy::leaky_queue:
+      return TimeSource::redis;
+  }
+  return std::nullopt;
+}
+
+bool time_source_matters(Strategy strategy) {
+  return clock_read(strategy, TimeSource::redis) != clock_read(strategy, TimeSource::client);
+}
+
 std::string_view strategy_names_list() {
   return "naive, incr-expire, fixed-first-hit, fixed-window, sliding-window (lua), token-bucket, "
          "gcra, sliding-counter, leaky-queue (serve)";

@@ -8,18 +8,27 @@
 
 namespace rlcheck::engine {
 
+// The wall clock, in Unix nanoseconds.
+inline int64_t wall_now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// The first whole millisecond after `unix_ns`: where a virtual clock starts, so that {now_ms}
+// and the records name the same instants.
+inline int64_t next_whole_ms(int64_t unix_ns) {
+  constexpr int64_t k_ms = 1'000'000;
+  return (unix_ns / k_ms + 1) * k_ms;
+}
+
 struct RequestClock {
   int64_t virtual_unix_ns = 0;  // the request's virtual instant; 0 reads the wall clock
   int64_t skew_ns = 0;          // added to either: this client's clock is off by it
 
   // Unix nanoseconds, read once per request so {now_ms} and {now_s} name one instant.
   int64_t read_ns() const {
-    const int64_t base = virtual_unix_ns != 0
-                             ? virtual_unix_ns
-                             : std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                   std::chrono::system_clock::now().time_since_epoch())
-                                   .count();
-    return base + skew_ns;
+    return (virtual_unix_ns != 0 ? virtual_unix_ns : wall_now_ns()) + skew_ns;
   }
 };
 

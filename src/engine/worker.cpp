@@ -53,20 +53,13 @@ void prefer_huge_pages(void* data, size_t bytes) {
     madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
 }
 
-int64_t wall_now_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 // The virtual start line: the one asked for, else the wall clock's next whole millisecond (or,
 // with --start-before-boundary, that far before the next window boundary after it: computed,
 // not waited for).
 int64_t virtual_origin(const config::LoadConfig& load) {
   if (load.virtual_origin_ns != 0)
     return load.virtual_origin_ns;
-  constexpr int64_t k_ms = 1'000'000;
-  const int64_t now = (wall_now_ns() / k_ms + 1) * k_ms;
+  const int64_t now = next_whole_ms(wall_now_ns());
   const int64_t window = load.boundary_window.count();
   const int64_t before = load.start_before_boundary.count();
   if (window <= 0 || before <= 0)
@@ -82,7 +75,7 @@ size_t records_expected(const config::LoadConfig& load, int first_client_id, int
     return requests;
   const int64_t owners = std::min<int64_t>(load.concurrency, std::max<int64_t>(1, load.identities));
   const int64_t mine = std::clamp<int64_t>(owners - first_client_id, 0, clients);
-  if (owners <= 0 || mine == 0)
+  if (mine == 0)
     return 0;
   const auto per_owner = requests / static_cast<size_t>(owners) + 1;
   return std::min(requests, per_owner * static_cast<size_t>(mine) + static_cast<size_t>(mine));

@@ -229,8 +229,7 @@ void CurlClient::on_transfer_done(CURLcode result) {
   }
   long status = 0;
   curl_easy_getinfo(easy_, CURLINFO_RESPONSE_CODE, &status);
-  finish(decide_response(static_cast<int>(status), response_headers_, target_.rules,
-                         response_clock_s(clock_), clock_.virtual_unix_ns != 0));
+  finish(decide_response(static_cast<int>(status), response_headers_, target_.rules, clock_));
 }
 
 void CurlClient::finish(engine::Decision decision) {

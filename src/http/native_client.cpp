@@ -380,9 +380,8 @@ void NativeHttpClient::receive_some() {
     reused_ = true;
   }
   in_flight_ = false;
-  listener_.on_decision(slot_,
-                        decide_response(parser_.status(), parser_.headers(), target_.target.rules,
-                                        response_clock_s(clock_), clock_.virtual_unix_ns != 0));
+  listener_.on_decision(
+      slot_, decide_response(parser_.status(), parser_.headers(), target_.target.rules, clock_));
 }
 
 void NativeHttpClient::on_idle_readable() {

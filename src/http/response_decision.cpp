@@ -23,6 +23,12 @@ int64_t response_clock_s(const engine::RequestClock& clock) {
   return engine::floor_div(clock.read_ns(), 1'000'000'000);
 }
 
+engine::Decision decide_response(int status, const HeaderList& headers, const ResponseRules& rules,
+                                 const engine::RequestClock& clock) {
+  return decide_response(status, headers, rules, response_clock_s(clock),
+                         clock.virtual_unix_ns != 0);
+}
+
 namespace {
 
 const std::string* find_header(const HeaderList& headers, std::string_view name) {

@@ -25,4 +25,9 @@ engine::Decision decide_response(int status, const HeaderList& headers, const Re
 // (with its skew) when it had one, else the wall clock.
 int64_t response_clock_s(const engine::RequestClock& clock);
 
+// decide_response for the response to a request sent with `clock`: on its virtual instant, which
+// no Date header overrides, when it had one; else on the wall clock.
+engine::Decision decide_response(int status, const HeaderList& headers, const ResponseRules& rules,
+                                 const engine::RequestClock& clock);
+
 }  // namespace rlcheck::http

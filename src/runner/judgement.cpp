@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "config/clock_skew.hpp"
+
 namespace rlcheck::runner {
 
 report::Params configured_params(const config::Config& config, const ContractChoice& contract) {
@@ -27,8 +29,7 @@ report::Params configured_params(const config::Config& config, const ContractCho
   params.identities = config.load.identities;
   params.virtual_clock = config.load.virtual_clock;
   params.source_addresses = config.load.source_addresses;
-  for (const config::Nanos skew : config.load.clock_skews)
-    params.clock_skew_ms.push_back(config::to_milliseconds(skew));
+  params.clock_skew_ms = config::clock_skews_ms(config.load.clock_skews);
   params.contract = contract.name;
   params.anchor = contract.anchor;
   // Until hints are judged (judge), the tolerances of whole-second hints; both resolutions'.

@@ -6,19 +6,15 @@
 #include <fmt/format.h>
 
 #include "base/exit_code.hpp"
+#include "engine/request_clock.hpp"
 #include "runner/http_target.hpp"
 #include "runner/redis_target.hpp"
 
 namespace rlcheck::runner {
 
 ProbeTarget::ProbeTarget(const config::Config& config) : load_(config.load) {
-  if (load_.virtual_clock) {
-    constexpr int64_t k_ms = 1'000'000;
-    const int64_t wall = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                             std::chrono::system_clock::now().time_since_epoch())
-                             .count();
-    virtual_origin_ns_ = (wall / k_ms + 1) * k_ms;
-  }
+  if (load_.virtual_clock)
+    virtual_origin_ns_ = engine::next_whole_ms(engine::wall_now_ns());
 }
 
 std::vector<checks::ProbeRequest> ProbeTarget::send(int identity, int64_t count,

@@ -35,17 +35,15 @@ RunCounters counters_of(const redis::TransportStats& stats) {
 // fixed-window's key is named by the client's clock; naive, incr-expire and fixed-first-hit
 // read no clock (empty).
 std::string time_source_name(Strategy strategy, config::TimeSource source) {
-  if (strategy == Strategy::naive || strategy == Strategy::incr_expire ||
-      strategy == Strategy::fixed_first_hit || strategy == Strategy::script)
+  const std::optional<config::TimeSource> read = config::clock_read(strategy, source);
+  if (!read)
     return "";
-  if (strategy == Strategy::fixed_window || source == config::TimeSource::client)
-    return "client";
-  return "redis";
+  return *read == config::TimeSource::client ? "client" : "redis";
 }
 
 std::string target_name(Strategy strategy, config::TimeSource source) {
   std::string name(config::strategy_name(strategy));
-  if (strategy != Strategy::fixed_window && time_source_name(strategy, source) == "client")
+  if (config::time_source_matters(strategy) && source == config::TimeSource::client)
     name += "@client";
   return name;
 }
@@ -87,7 +85,7 @@ void RedisTarget::describe(report::Report& report) const {
       strategy_ == Strategy::script
           ? engine::any_reads_clock(config_.redis.script_args,
                                     engine::PlaceholderTemplate::Unknown::error)
-          : strategy_ == Strategy::fixed_window || time_source_ == config::TimeSource::client;
+          : config::clock_read(strategy_, time_source_) == config::TimeSource::client;
   const redis::Topology& topology = session_.target.topology;
   report.params.topology = {redis::topology_kind_name(topology.kind), topology.masters,
                             topology.tls};

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "base/exit_code.hpp"
+#include "engine/request_clock.hpp"
 #include "faults/fault_schedule.hpp"
 #include "runner/evidence.hpp"
 #include "runner/judgement.hpp"
@@ -68,12 +69,8 @@ void add_counters(RunCounters& total, const RunCounters& more) {
 // the virtual clock), or at the wall clock if that is later: the limiter's clock never goes
 // back.
 int64_t next_virtual_origin(int64_t last_end_ns, const config::Config& config) {
-  constexpr int64_t k_ms = 1'000'000;
-  const int64_t wall = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                           std::chrono::system_clock::now().time_since_epoch())
-                           .count();
-  const int64_t after_last = last_end_ns + config.http.between_runs.count() + k_ms;
-  return (std::max(wall, after_last) / k_ms + 1) * k_ms;
+  const int64_t after_last = last_end_ns + config.http.between_runs.count() + 1'000'000;
+  return engine::next_whole_ms(std::max(engine::wall_now_ns(), after_last));
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "config/strategy_name.hpp"
 #include "engine/placeholder_template.hpp"
 #include "redis/script_reply.hpp"
 
@@ -40,10 +41,7 @@ std::vector<std::string> builtin_arg_templates_of(const StrategyParams& p) {
 
 std::vector<std::string> builtin_arg_templates(const StrategyParams& p) {
   std::vector<std::string> templates = builtin_arg_templates_of(p);
-  using enum config::Strategy;
-  const bool reads_time = p.kind == sliding_window || p.kind == token_bucket || p.kind == gcra ||
-                          p.kind == sliding_counter;
-  if (reads_time && p.time_source == config::TimeSource::client)
+  if (config::time_source_matters(p.kind) && p.time_source == config::TimeSource::client)
     templates.emplace_back("{now_ms}");
   return templates;
 }
