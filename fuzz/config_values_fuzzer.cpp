@@ -16,6 +16,7 @@
 #include "config/fault_spec.hpp"
 #include "config/rate.hpp"
 #include "config/reply_format.hpp"
+#include "config/slo.hpp"
 #include "config/source_addresses.hpp"
 #include "config/strategy_name.hpp"
 
@@ -59,13 +60,31 @@ void check_clock_skews(std::string_view text) {
   }
 }
 
+void check_slo(std::string_view text) {
+  auto slo = parse_slo(text);
+  if (!slo)
+    return;
+  if (slo->empty())
+    __builtin_trap();
+  auto again = parse_slo(format_slo(*slo));
+  if (!again || again->size() != slo->size())
+    __builtin_trap();
+  for (size_t i = 0; i < slo->size(); ++i) {
+    const SloBound& a = (*slo)[i];
+    if (a.percentile <= 0 || a.percentile >= 100 || a.bound.count() <= 0)
+      __builtin_trap();
+    if ((*again)[i].percentile != a.percentile || !same((*again)[i].bound, a.bound))
+      __builtin_trap();
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0)
     return 0;
   const std::string_view text(reinterpret_cast<const char*>(data) + 1, size - 1);
-  switch (data[0] % 6) {
+  switch (data[0] % 7) {
     case 0:
       if (auto duration = parse_duration(text); duration) {
         auto again = parse_duration(format_duration(*duration));
@@ -89,6 +108,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       break;
     case 5:
       check_clock_skews(text);
+      break;
+    case 6:
+      check_slo(text);
       break;
     default:
       if (auto format = parse_reply_format(text); format)

@@ -286,7 +286,8 @@ config::Config build_config(const RawOptions& raw) {
   load.timeout = positive_duration("--timeout", raw.timeout);
   if (raw.interval)
     load.interval = positive_duration("--interval", *raw.interval);
-  fill_open_model(raw, load);
+  if (!raw.find_max)
+    fill_open_model(raw, load);
   load.identities = in_range("--identities", raw.identities, 1, k_max_concurrency);
   if (raw.source_address) {
     auto addresses = config::parse_source_addresses(*raw.source_address);
@@ -408,6 +409,7 @@ config::Config build_config(const RawOptions& raw) {
     fill_tls(raw, true, config);
     fill_faults(raw, true, config);
     fill_workers(raw, config);
+    fill_find_max(raw, config);
     fill_virtual_clock(raw, true, config);
     if (probe)
       fill_probe(raw, config);
@@ -418,6 +420,7 @@ config::Config build_config(const RawOptions& raw) {
   fill_tls(raw, false, config);
   fill_faults(raw, false, config);
   fill_workers(raw, config);
+  fill_find_max(raw, config);
   fill_virtual_clock(raw, false, config);
   if (probe)
     fill_probe(raw, config);

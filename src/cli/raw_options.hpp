@@ -36,6 +36,8 @@ struct RawOptions {
   std::optional<std::string> anchor;  // --anchor clock|first-hit
   std::optional<std::string> rate;
   std::optional<std::string> duration;
+  bool find_max = false;           // --find-max
+  std::optional<std::string> slo;  // --slo LIST
   int64_t identities = 1;
   std::optional<std::string> source_address;  // --source-address LIST
   // Many hosts (redis, http); each also from the environment (worker_options.cpp).
@@ -135,5 +137,8 @@ void fill_workers(const RawOptions& raw, config::Config& config);
 // clock_options.cpp: --virtual-clock, checked against everything else filled before: the
 // target must take now as an argument, and the load must have a schedule to make virtual.
 void fill_virtual_clock(const RawOptions& raw, bool http, config::Config& config);
+// find_max_options.cpp: --find-max and --slo (in place of the open model's --rate/--duration,
+// which give the first step), after the faults and workers are known.
+void fill_find_max(const RawOptions& raw, config::Config& config);
 
 }  // namespace rlcheck::cli

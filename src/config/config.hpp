@@ -14,6 +14,7 @@
 #include "config/duration.hpp"
 #include "config/fault_spec.hpp"
 #include "config/rate.hpp"
+#include "config/slo.hpp"
 
 namespace rlcheck::config {
 
@@ -232,6 +233,14 @@ struct WorkersConfig {
   bool distributed() const { return !coordinator.empty(); }
 };
 
+// --find-max --slo: search for the highest rate the target serves within a latency objective,
+// one run a step (load.rate and load.requests are the first step's).
+struct FindMaxConfig {
+  bool enabled = false;
+  std::vector<SloBound> slo;
+  Nanos step{5'000'000'000};  // how long each step sends (--duration)
+};
+
 struct Config {
   Command command = Command::redis;
   bool compare_urls = false;  // compare: HTTP endpoints rather than strategies
@@ -245,6 +254,7 @@ struct Config {
   ServeConfig serve;
   ProbeConfig probe;
   WorkersConfig workers;
+  FindMaxConfig find_max;
   std::vector<std::string> scenario_paths;    // run: files and folders
   std::vector<std::string> hook_args;         // hook-config: the rlcheck command line
   std::optional<std::string> merge_settings;  // hook-config: settings.json to merge into

@@ -31,6 +31,7 @@ class RunObserver {
 struct RunResult {
   RecordLog records;        // one per request, ordered by seq
   Histogram latency_ns;     // send to final reply, of requests that got one
+  Histogram lateness_ns;    // open model: how late each request left after it was due
   int64_t duration_ns = 0;  // start line to the last reply
   // --virtual-clock: records, duration_ns and start_wall_ns are virtual instants (the virtual
   // start line, unix ns); this is how long the run took on the real clock.

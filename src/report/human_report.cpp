@@ -11,6 +11,7 @@
 #include "checks/admission_peak.hpp"
 #include "config/count_text.hpp"
 #include "config/duration.hpp"
+#include "report/find_max_report.hpp"
 
 namespace rlcheck::report {
 namespace {
@@ -104,7 +105,11 @@ std::string header(const Report& report) {
                             : fmt::format("script {}", report.target.script);
   const Params& params = report.params;
   std::string load =
-      params.rate.empty()
+      report.find_max
+          ? fmt::format("find-max from {}, steps of {} ({}), {}", params.rate,
+                        duration_text(params.duration_ms), config::counted(params.runs, "run"),
+                        config::counted(params.concurrency, "connection"))
+      : params.rate.empty()
           ? fmt::format("{} x {}, concurrency {}", config::counted(params.requests, "request"),
                         config::counted(params.runs, "run"), params.concurrency)
           : fmt::format("{} for {} ({}) x {}, {}", params.rate, duration_text(params.duration_ms),
@@ -366,6 +371,8 @@ std::string render_human(const Report& report, const TextStyle& style) {
   out += fmt::format("throughput {:.0f} req/s ({} over {})\n", s.requests_per_second,
                      config::counted(requests, "request"),
                      config::counted(static_cast<int64_t>(report.runs.size()), "run"));
+  if (report.find_max)
+    out += find_max_lines(*report.find_max);
   if (report.mode == "http")
     out += http_lines(report);
   out += incident_lines(report);

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "base/build_info.hpp"
+#include "report/find_max_report.hpp"
 
 namespace rlcheck::report {
 namespace {
@@ -296,6 +297,10 @@ json to_json(const Report& report) {
               {"exit_code", report.exit_code}};
   if (report.summary.virtual_span_ms)
     out["summary"]["virtual_span_ms"] = rounded(*report.summary.virtual_span_ms);
+  if (report.find_max) {
+    out["summary"]["max_rate"] = report.summary.max_rate ? json(*report.summary.max_rate) : json();
+    out["find_max"] = find_max_json(*report.find_max);
+  }
   if (report.mode == "redis") {
     const TransportCounts& transport = report.transport;
     out["summary"]["redirects"] = {

@@ -111,6 +111,35 @@ struct Workers {
   int merged_by = 0;                // the worker that merged and judged (worker 0 lost: another)
 };
 
+// --find-max: one step of the search, as judged.
+struct FindMaxStep {
+  int64_t rate_per_s = 0;
+  std::string
+      phase;  // "ladder" (doubling) or "refine" (between the last held and the first missed)
+  double duration_ms = 0;
+  uint64_t planned = 0;
+  uint64_t sent = 0;
+  uint64_t allowed = 0;
+  uint64_t denied = 0;
+  uint64_t errors = 0;
+  std::vector<double> percentiles_ms;  // one per --slo bound, in its order
+  double p50_ms = 0;
+  double p99_ms = 0;
+  double lateness_p99_ms = 0;  // how late rlcheck sent (part of the latency)
+  bool passed = false;
+  bool missed_for_sure = false;  // missed even at the lower edge of the histogram's bucket
+  bool client_bound = false;     // rlcheck sent too late to tell what the target can do
+  std::string why;               // what missed, when it did
+};
+
+struct FindMax {
+  std::string slo;  // as typed, normalised: "p99<10ms"
+  std::vector<FindMaxStep> steps;
+  std::optional<int64_t> max_rate;  // the highest rate that held; none: not even the first
+  bool client_bound = false;        // the search ended on rlcheck's own limit: max_rate is a floor
+  bool ceiling = false;             // every ladder step held: the target may serve more
+};
+
 struct Summary {
   int64_t allowed_min = 0;
   double allowed_median = 0;
@@ -121,6 +150,7 @@ struct Summary {
   std::optional<double> virtual_span_ms;
   double virtual_total_ms = 0;
   double real_total_ms = 0;
+  std::optional<int64_t> max_rate;  // --find-max: the highest rate within the objective
 };
 
 struct Report {
@@ -140,7 +170,8 @@ struct Report {
   bool interrupted = false;
   // A failed test judged by a contract the user did not name: the one that fits what it saw.
   std::optional<checks::ContractFit> contract_fit;
-  std::optional<Workers> workers;  // many hosts (--workers)
+  std::optional<Workers> workers;   // many hosts (--workers)
+  std::optional<FindMax> find_max;  // --find-max
 };
 
 Summary summarize(const std::vector<checks::RunStats>& runs);

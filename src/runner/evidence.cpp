@@ -121,6 +121,7 @@ report::Report Evidence::judge_under(const Judging& judging, std::vector<checks:
   report.transport.reconnects += count_of(log.counters, "reconnects");
   report.script_reloads += count_of(log.counters, "script_reloads");
   report.interrupted = log.interrupted;
+  report.find_max = log.find_max;
 
   checks::CheckParams params = check_params(judging.config, report.params.limit, contract);
   params.key_ttl_applies = judging.key_ttl_applies;

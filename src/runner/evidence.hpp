@@ -25,6 +25,7 @@ struct TestLog {
   std::vector<std::string> keys_left;
   RunCounters counters;  // transport counts, summed over the runs and the workers
   bool interrupted = false;
+  std::optional<report::FindMax> find_max;  // --find-max: the search's steps
 };
 
 class Evidence {

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "config/clock_skew.hpp"
+#include "runner/find_max.hpp"
 
 namespace rlcheck::runner {
 
@@ -160,11 +161,17 @@ void judge(report::Report& report, const checks::CheckParams& params) {
       report.params.hint_resolution_source = as_whole_seconds ? "inferred" : "format";
   }
   report.checks = checks::evaluate_checks(report.runs, params, report.retry_verification);
+  if (report.find_max) {
+    report.checks.push_back(slo_check(*report.find_max));
+    report.params.runs = static_cast<int>(report.runs.size());
+  }
   withhold_unproven_admissions(report);
   report.verdict = checks::verdict_of(report.checks);
   if (report.interrupted)
     report.verdict = checks::Verdict::interrupted;  // the checks saw only part of the test
   report.summary = report::summarize(report.runs);
+  if (report.find_max)
+    report.summary.max_rate = report.find_max->max_rate;
 }
 
 }  // namespace rlcheck::runner

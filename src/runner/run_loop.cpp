@@ -8,6 +8,7 @@
 #include "engine/request_clock.hpp"
 #include "faults/fault_schedule.hpp"
 #include "runner/evidence.hpp"
+#include "runner/find_max.hpp"
 #include "runner/judgement.hpp"
 #include "runner/progress.hpp"
 #include "runner/retry_verification.hpp"
@@ -90,11 +91,21 @@ report::Report run_test(Target& target, const config::Config& config, const RunO
     load.stop_after_errors = config.checks.max_errors;
 
   TestLog log;
+  std::optional<FindMaxSearch> search;  // --find-max: each run is a step of the search
+  if (config.find_max.enabled) {
+    const config::Rate& start = *config.load.rate;
+    search.emplace(
+        config.find_max,
+        static_cast<double>(start.tokens) * 1e9 / static_cast<double>(start.period.count()),
+        config.checks.max_errors);
+  }
   ProgressLine progress(config);
   int64_t virtual_end_ns = 0;  // --virtual-clock: where the last run's virtual time ended
   const int runs = config.load.runs;
   int runs_shipped = 0;  // many hosts: the runs this worker sent its share of
-  for (int run = 1; run <= runs; ++run) {
+  for (int run = 1; search ? search->next_rate().has_value() : run <= runs; ++run) {
+    if (search)
+      load = search->next_load(load);
     if (!target.prepare_run(run, leader)) {
       log.interrupted = true;
       break;
@@ -106,9 +117,12 @@ report::Report run_test(Target& target, const config::Config& config, const RunO
         leader ? config.faults.faults : std::vector<config::FaultSpec>{}, fault_applier,
         clients.failover_key, outputs.observer);
     RunCounters others;  // worker 0: the other workers' transport counts of this run
+    const std::string label =
+        search ? fmt::format("{} at {}/s", target.run_label(run, run), *search->next_rate())
+               : target.run_label(run, runs);
     engine::RunResult result =
         execute_shared_run(shared, run, *clients.factory, clients.load, &fault_schedule,
-                           progress.for_run(target.run_label(run, runs)), clients.counters, others);
+                           progress.for_run(label), clients.counters, others);
     std::vector<checks::FaultWindow> fault_windows = fault_schedule.finish();
     if (!leader) {
       if (shared_runs_end(result, *shared, runs_shipped))
@@ -125,6 +139,8 @@ report::Report run_test(Target& target, const config::Config& config, const RunO
             fmt::format("no connection to {} became ready: {}", target.address(), *why));
       }
     }
+    if (search && !result.interrupted)
+      search->observe(count_step(result, static_cast<uint64_t>(clients.load.requests)));
     if (outputs.records != nullptr)
       outputs.records->write_run(target.records_name(), run, result.records);
     virtual_end_ns = result.start_wall_ns + result.duration_ns;
@@ -174,6 +190,8 @@ report::Report run_test(Target& target, const config::Config& config, const RunO
       return {};
     add_counters(log.counters, counters);
   }
+  if (search)
+    log.find_max = search->result();
   return evidence.judge(log);
 }
 

@@ -108,6 +108,38 @@ TEST_CASE("queue: a token bucket judged as a queue fails contract, its burst lea
   CHECK(check_status(report, "delay") == "pass");
 }
 
+TEST_CASE("queue: --find-max finds where the queue's waits break the latency objective") {
+  // 100/s with 25 waiting: at 200/s the queue is full within 0.25 s and holds most admitted
+  // requests about 250 ms, far over the objective; at 25/s nothing waits.
+  ServeProcess serve(serve_args("--strategy leaky-queue --refill 100/s --queue 25"));
+  const json report = http_run(serve,
+                               "--contract queue --refill 100/s --queue 25 --find-max --slo "
+                               "p99<100ms --rate 25/s --duration 500ms -p 60",
+                               0);
+  CHECK(check_status(report, "slo") == "pass");
+  CHECK(check_status(report, "contract") == "pass");
+  const json& search = report["find_max"];
+  CHECK(search["slo"] == "p99<100ms");
+  const json& steps = search["steps"];
+  REQUIRE(steps.size() >= 4);
+  const std::vector<int> ladder{25, 50, 100, 200};
+  for (size_t i = 0; i < ladder.size(); ++i) {
+    CHECK(steps[i]["rate_per_s"] == ladder[i]);
+    CHECK(steps[i]["phase"] == "ladder");
+    CHECK(steps[i]["planned"] == ladder[i] / 2);
+  }
+  CHECK(steps[0]["passed"] == true);
+  CHECK(steps[3]["passed"] == false);
+  CHECK(steps[3]["p99_ms"].get<double>() > 100.0);
+  const int max_rate = report["summary"]["max_rate"].get<int>();
+  CHECK(max_rate == search["max_rate"].get<int>());
+  CHECK(max_rate >= 25);
+  CHECK(max_rate < 200);
+  // Every step is a run, judged as any run is.
+  CHECK(report["runs"].size() == steps.size());
+  CHECK(report["params"]["runs"] == steps.size());
+}
+
 TEST_CASE("queue: usage errors name the flag and what to do instead") {
   const auto usage = [](const std::vector<std::string>& args, const std::string& expected) {
     const ProcessOutcome outcome = run_rlcheck(args);
