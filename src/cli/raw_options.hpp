@@ -37,6 +37,7 @@ struct RawOptions {
   std::optional<std::string> rate;
   std::optional<std::string> duration;
   int64_t identities = 1;
+  std::optional<std::string> identity_dist;   // --identity-dist uniform|zipf:S|hot:P
   std::optional<std::string> source_address;  // --source-address LIST
   // Many hosts (redis, http); each also from the environment (worker_options.cpp).
   std::optional<int64_t> workers;
