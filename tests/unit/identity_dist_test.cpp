@@ -3,9 +3,14 @@
 
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "command_line_support.hpp"
 #include "config/identity_dist.hpp"
 #include "coord/fingerprint.hpp"
+#include "report/human_report.hpp"
+#include "report/json_report.hpp"
+#include "runner/judgement.hpp"
 #include "runner/shared_test.hpp"
 
 using rlcheck::config::format_identity_dist;
@@ -95,4 +100,25 @@ TEST_CASE("many hosts: workers with another distribution or seed are not one tes
   const std::string seeded =
       fingerprint({"redis", "--identities", "10", "--identity-dist", "hot:0.5", "--seed", "3"});
   CHECK(mentions(*rlcheck::coord::first_difference(hot, seeded), "identity_seed=3 here"));
+}
+
+TEST_CASE("reports: params.identity_dist always in the JSON, in the human header when skewed") {
+  rlcheck::report::Report report;
+  report.target.url = "redis://127.0.0.1:6379";
+  report.target.strategy = "lua";
+  report.params.identities = 10;
+  const auto header = [&report] {
+    const std::string text = rlcheck::report::render_human(report, {false, false});
+    return text.substr(0, text.find('\n'));
+  };
+  CHECK(rlcheck::report::to_json(report).at("params").at("identity_dist") == "uniform");
+  CHECK(mentions(header(), "10 identities"));
+  CHECK_FALSE(mentions(header(), "uniform"));
+  report.params.identity_dist = "hot:0.5";
+  CHECK(rlcheck::report::to_json(report).at("params").at("identity_dist") == "hot:0.5");
+  CHECK(mentions(header(), "10 identities (hot:0.5)"));
+  // The judged params name the flag's distribution as it parses again.
+  const auto config =
+      parse_arguments({"redis", "--identities", "10", "--identity-dist", "zipf:1.10"}).config;
+  CHECK(rlcheck::runner::configured_params(config, {}).identity_dist == "zipf:1.1");
 }
