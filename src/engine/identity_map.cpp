@@ -24,7 +24,9 @@ double unit_interval(uint64_t bits) {
 IdentityMap::IdentityMap(const config::IdentityDist& dist, int64_t identities, uint64_t seed)
     : shape_(dist.shape),
       identities_(static_cast<uint64_t>(std::max<int64_t>(1, identities))),
-      seed_(seed),
+      // Hashed once, so that nearby seeds do not draw the same identities for nearby seqs
+      // (seed ^ seq alone would pair seed 42's seq 0 with seed 43's seq 1).
+      seed_(identity_hash(seed)),
       hot_share_(dist.shape == config::IdentityShape::hot ? dist.parameter : 0) {
   if (shape_ != config::IdentityShape::zipf)
     return;
