@@ -1,7 +1,8 @@
 // --identity-dist against the test redis-server: the records show the distribution asked for,
 // and the checks keep their meaning under it (they audit each identity on its own): naive's
-// race still fails `limit`, the Lua sliding window still passes, and --verify-retry-after
-// retries for the identity it chose.
+// race still fails `limit`, the Lua sliding window still passes (over Redis keys and over an
+// HTTP {id} header: the identity a request names is the one it is recorded for), and
+// --verify-retry-after retries for the identity it chose.
 
 #include <doctest/doctest.h>
 
@@ -17,6 +18,7 @@
 
 #include "support/json_outcome.hpp"
 #include "support/run_binary.hpp"
+#include "support/serve_process.hpp"
 #include "support/test_redis.hpp"
 
 using namespace rlcheck::testing;
@@ -90,4 +92,22 @@ TEST_CASE("--identity-dist zipf:1.1: --verify-retry-after retries the identity i
   CHECK(verification.at("allowed") == true);
   CHECK(verification.at("identity").get<int64_t>() < 5);
   CHECK(verification.at("waited_ms").get<int64_t>() >= verification.at("told_ms").get<int64_t>());
+}
+
+TEST_CASE(
+    "--identity-dist hot:0.5 over HTTP: {id} names the identity each request is recorded for") {
+  // serve limits each X-API-Key on its own: if a request named another identity than its
+  // record's, the hot identity's records would hold other identities' admissions.
+  ServeProcess server({"--redis", TestRedis::shared().tcp_url() + "/1", "--listen", "127.0.0.1:0",
+                       "--limit", "5", "--window", "10s", "--strategy", "lua", "--identity-header",
+                       "X-API-Key"});
+  const std::string key = "X-API-Key: dist-" + std::to_string(getpid()) + "-{id}";
+  std::vector<std::string> args{"http", server.url(), "-H", key, "--json"};
+  append_words(args,
+               "-n 80 -p 8 -r 1 --limit 5 --window 10s --identities 4 --identity-dist "
+               "hot:0.5 --seed 3");
+  const json report = json_report(args, 0);
+  CHECK(check_status(report, "limit") == "pass");
+  CHECK(check_status(report, "contract") == "pass");
+  CHECK(report.at("runs").at(0).at("allowed") == 20);  // 5 for each of the 4 identities
 }
