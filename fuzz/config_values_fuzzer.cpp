@@ -4,7 +4,8 @@
 // precision: 1 part in 10^12); a source address list that parses must hold between 1 and the
 // cap addresses, and parse again, joined by commas, to the same list; a --clock-skew list that
 // parses must hold between 1 and the cap offsets, and parse again from its formatted text to
-// the same offsets (to the duration parser's precision).
+// the same offsets (to the duration parser's precision); an --identity-dist that parses has its
+// parameter in range and parses again from its formatted text to the same value, exactly.
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -14,6 +15,7 @@
 #include "config/clock_skew.hpp"
 #include "config/duration.hpp"
 #include "config/fault_spec.hpp"
+#include "config/identity_dist.hpp"
 #include "config/rate.hpp"
 #include "config/reply_format.hpp"
 #include "config/slo.hpp"
@@ -60,6 +62,22 @@ void check_clock_skews(std::string_view text) {
   }
 }
 
+void check_identity_dist(std::string_view text) {
+  auto dist = parse_identity_dist(text);
+  if (!dist)
+    return;
+  const bool in_range =
+      dist->shape == IdentityShape::uniform ||
+      (dist->shape == IdentityShape::zipf && dist->parameter > 0 &&
+       dist->parameter <= k_max_zipf_exponent) ||
+      (dist->shape == IdentityShape::hot && dist->parameter > 0 && dist->parameter < 1);
+  if (!in_range)
+    __builtin_trap();
+  auto again = parse_identity_dist(format_identity_dist(*dist));
+  if (!again || *again != *dist)
+    __builtin_trap();
+}
+
 void check_slo(std::string_view text) {
   auto slo = parse_slo(text);
   if (!slo)
@@ -84,7 +102,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0)
     return 0;
   const std::string_view text(reinterpret_cast<const char*>(data) + 1, size - 1);
-  switch (data[0] % 7) {
+  switch (data[0] % 8) {
     case 0:
       if (auto duration = parse_duration(text); duration) {
         auto again = parse_duration(format_duration(*duration));
@@ -110,6 +128,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       check_clock_skews(text);
       break;
     case 6:
+      check_identity_dist(text);
+      break;
+    case 7:
       check_slo(text);
       break;
     default:

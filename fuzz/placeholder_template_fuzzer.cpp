@@ -14,7 +14,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   std::mt19937_64 rng(7);
   PlaceholderContext context{
-      .limit = 10, .window_ms = 60'000, .run = 2, .seq = 12345, .identities = 7, .rng = &rng};
+      .limit = 10, .window_ms = 60'000, .run = 2, .seq = 12345, .identity = 6, .rng = &rng};
   for (auto unknown : {PlaceholderTemplate::Unknown::error, PlaceholderTemplate::Unknown::keep}) {
     auto parsed = PlaceholderTemplate::parse(text, unknown);
     if (!parsed)

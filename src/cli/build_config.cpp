@@ -6,6 +6,7 @@
 
 #include "base/exit_code.hpp"
 #include "cli/raw_options.hpp"
+#include "config/identity_dist.hpp"
 #include "config/reply_format.hpp"
 #include "config/source_addresses.hpp"
 #include "config/strategy_name.hpp"
@@ -260,6 +261,27 @@ void fill_open_model(const RawOptions& raw, config::LoadConfig& load) {
   load.requests = static_cast<int64_t>(count);
 }
 
+// --identity-dist: how requests spread over the identities (the checks stay per identity).
+config::IdentityDist identity_dist_named(const RawOptions& raw, int64_t identities) {
+  const std::string& text = *raw.identity_dist;
+  auto dist = config::parse_identity_dist(text);
+  if (!dist)
+    throw base::usage_error(fmt::format("--identity-dist: {}", dist.error()));
+  if (dist->shape == config::IdentityShape::hot && identities < 2) {
+    throw base::usage_error(fmt::format(
+        "--identity-dist: {} needs at least 2 identities (identity 0 is the hot one, the others "
+        "share the rest); give --identities",
+        text));
+  }
+  if (!dist->uniform() && raw.virtual_clock) {
+    throw base::usage_error(fmt::format(
+        "--identity-dist: {} is not yet on the virtual clock: --virtual-clock walks identities "
+        "round robin (leave --identity-dist uniform there)",
+        text));
+  }
+  return *dist;
+}
+
 }  // namespace
 
 config::Config build_config(const RawOptions& raw) {
@@ -289,6 +311,8 @@ config::Config build_config(const RawOptions& raw) {
   if (!raw.find_max)
     fill_open_model(raw, load);
   load.identities = in_range("--identities", raw.identities, 1, k_max_concurrency);
+  if (raw.identity_dist)
+    load.identity_dist = identity_dist_named(raw, load.identities);
   if (raw.source_address) {
     auto addresses = config::parse_source_addresses(*raw.source_address);
     if (!addresses)
@@ -386,6 +410,7 @@ config::Config build_config(const RawOptions& raw) {
       throw base::usage_error(fmt::format("--seed: expected a whole number >= 0, got '{}'", text));
     }
     config.seed = seed;
+    load.identity_seed = seed;
   }
 
   if (raw.command == config::Command::run) {

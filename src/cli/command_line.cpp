@@ -88,6 +88,10 @@ void add_common_options(CLI::App* app, RawOptions& raw) {
   app->add_option("--identities", raw.identities,
                   "spread the load over K identities (key suffix, {id} placeholder); every check "
                   "applies per identity (default 1)");
+  optional_option(app, "--identity-dist", raw.identity_dist,
+                  "how requests spread over the identities: uniform (round robin; the default), "
+                  "zipf:S (identity k gets a share proportional to 1/(k+1)^S) or hot:P (identity "
+                  "0 gets the share P, the others the rest evenly); drawn from --seed");
   app->add_flag("--verify-retry-after", raw.verify_retry_after,
                 "after the run, wait what a denied identity was told and retry once: it must be "
                 "allowed");

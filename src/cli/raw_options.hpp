@@ -39,6 +39,7 @@ struct RawOptions {
   bool find_max = false;           // --find-max
   std::optional<std::string> slo;  // --slo LIST
   int64_t identities = 1;
+  std::optional<std::string> identity_dist;   // --identity-dist uniform|zipf:S|hot:P
   std::optional<std::string> source_address;  // --source-address LIST
   // Many hosts (redis, http); each also from the environment (worker_options.cpp).
   std::optional<int64_t> workers;

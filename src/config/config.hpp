@@ -13,6 +13,7 @@
 
 #include "config/duration.hpp"
 #include "config/fault_spec.hpp"
+#include "config/identity_dist.hpp"
 #include "config/rate.hpp"
 #include "config/slo.hpp"
 
@@ -64,6 +65,9 @@ enum class HintResolution {
   seconds,       // whole seconds
 };
 
+// The seed of identity draws without --seed ("rlcheck" in ASCII).
+inline constexpr uint64_t k_identity_seed = 0x726c636865636bULL;
+
 struct LoadConfig {
   int64_t requests = 200;  // decisions asked per run
   int concurrency = 50;    // connections, each with at most one request in flight
@@ -78,7 +82,14 @@ struct LoadConfig {
   // and its latency counts from then, so a stalled target cannot hide delay. `requests` is
   // rate x duration. Unset: the closed model.
   std::optional<Rate> rate;
-  int64_t identities = 1;  // request i speaks for identity i mod identities
+  int64_t identities = 1;  // the identities the load speaks for (--identities)
+  // --identity-dist: which identity request i speaks for (uniform: i mod identities).
+  IdentityDist identity_dist;
+  // The draws of a non-uniform identity_dist: --seed when given, else k_identity_seed, so the
+  // same run draws the same identities and every worker of many hosts agrees.
+  uint64_t identity_seed = k_identity_seed;
+  // Set: every request of the run speaks for this identity (the retry of --verify-retry-after).
+  std::optional<uint32_t> only_identity;
   // --source-address: the local addresses requests leave from (empty: the system's choice).
   // http: identity j sends from address j mod count; redis: connection c binds address c mod
   // count.

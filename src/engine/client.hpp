@@ -23,14 +23,22 @@ class ClientListener {
   virtual void on_decision(int slot, Decision decision) = 0;
 };
 
+// What a request is: its number in the run, the identity it speaks for (whose key, {id}, source
+// address; the worker draws it once, engine/identity_map) and the time it reads.
+struct RequestTicket {
+  uint64_t seq = 0;
+  uint32_t identity = 0;
+  RequestClock clock;
+};
+
 class Client {
  public:
   virtual ~Client() = default;
   // Opens the connection and readies it (auth, database); reports on_connected.
   virtual void connect() = 0;
-  // Asks the limiter about request `seq`, reading the time from `clock` ({now_ms}, a fixed
-  // window's index); reports on_decision exactly once.
-  virtual void start(uint64_t seq, const RequestClock& clock) = 0;
+  // Asks the limiter about request `ticket.seq` for `ticket.identity`, reading the time from
+  // `ticket.clock` ({now_ms}, a fixed window's index); reports on_decision exactly once.
+  virtual void start(const RequestTicket& ticket) = 0;
   // Gives up the request in flight: reports on_decision with `why` before returning. The
   // connection stays: a late reply is matched to its request and dropped (Redis: the FIFO of
   // its connection and a generation tag; HTTP: the easy handle).

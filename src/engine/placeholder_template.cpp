@@ -106,7 +106,7 @@ void PlaceholderTemplate::expand_into(const PlaceholderContext& context, std::st
         out += std::to_string(context.run);
         break;
       case Piece::id:
-        out += std::to_string(context.seq % static_cast<uint64_t>(context.identities));
+        out += std::to_string(context.identity);
         break;
       case Piece::now_ms:
         out += std::to_string(floor_div(now_ns(), 1'000'000));

@@ -1,7 +1,7 @@
 #pragma once
 // Text with placeholders, parsed once and expanded per request (--arg values; URLs, headers
 // and bodies of HTTP requests): {limit} {window_ms} {uuid} (unique per request) {seq} (request
-// number) {run} {now_ms} {id} (the identity the request speaks for: seq mod identities),
+// number) {run} {now_ms} {id} (the identity the request speaks for, see identity_map.hpp),
 // {now_s} (Unix seconds with six decimals) and {window_s} (the window in seconds: "2", "0.5").
 
 #include <cstdint>
@@ -20,7 +20,7 @@ struct PlaceholderContext {
   int64_t window_ms = 0;
   int run = 1;
   uint64_t seq = 0;
-  int64_t identities = 1;          // for {id}
+  uint32_t identity = 0;           // for {id}
   std::mt19937_64* rng = nullptr;  // for {uuid}; required when the template has one
   RequestClock clock;              // for {now_ms} and {now_s}
 };

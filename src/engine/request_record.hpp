@@ -73,7 +73,7 @@ struct Decision {
 
 struct RequestRecord {
   uint64_t seq = 0;        // 0-based request number within the run
-  uint32_t identity = 0;   // seq mod --identities: whose limit the request counts against
+  uint32_t identity = 0;   // whose limit the request counts against (engine/identity_map)
   int64_t sent_ns = 0;     // steady clock, from the run start
   int64_t replied_ns = 0;  // steady clock, from the run start
   Outcome outcome = Outcome::error;

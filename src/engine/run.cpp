@@ -11,7 +11,8 @@ namespace rlcheck::engine {
 namespace {
 
 // Requests that no live connection took are errors, so a dead target cannot look like a pass.
-void record_unsent(RunResult& result, const config::LoadConfig& load) {
+void record_unsent(RunResult& result, const config::LoadConfig& load,
+                   const IdentityMap& identities) {
   std::vector<bool> seen(static_cast<size_t>(load.requests), false);
   for (size_t i = 0; i < result.records.size(); ++i)
     seen[result.records.seq(i) - load.first_seq] = true;
@@ -21,7 +22,7 @@ void record_unsent(RunResult& result, const config::LoadConfig& load) {
       continue;
     RequestRecord unsent;
     unsent.seq = load.first_seq + index;
-    unsent.identity = static_cast<uint32_t>(unsent.seq % static_cast<uint64_t>(load.identities));
+    unsent.identity = identities.of(unsent.seq);
     unsent.outcome = Outcome::error;
     unsent.error = ErrorKind::not_sent;
     result.records.push_back(unsent);
@@ -122,7 +123,7 @@ RunResult execute_run(ClientFactory& factory, const config::LoadConfig& load, Ru
 
   // A run cut short (Ctrl-C, or stopped on errors) holds only the requests that were sent.
   if (!result.interrupted && !result.stopped_on_errors && !result.cancelled && !result.abandoned)
-    record_unsent(result, load);
+    record_unsent(result, load, shared.identities);
   return result;
 }
 

@@ -84,7 +84,10 @@ size_t records_expected(const config::LoadConfig& load, int first_client_id, int
 }  // namespace
 
 RunShared::RunShared(const config::LoadConfig& load_config, int workers, RunObserver* run_observer)
-    : load(load_config), observer(run_observer), start_line(workers, [this]() noexcept {
+    : load(load_config),
+      identities(identity_map_of(load_config)),
+      observer(run_observer),
+      start_line(workers, [this]() noexcept {
         if (load.start_gate) {
           const auto agreed = load.start_gate();
           cancelled = !agreed.has_value();
@@ -116,6 +119,7 @@ struct Worker::Slot {
   int64_t virtual_ns = 0;
   Clock::time_point due;  // when the request may leave (the start line when unpaced)
   Clock::time_point sent;
+  uint32_t identity = 0;  // the identity the request speaks for (drawn when it is sent)
 };
 
 void Worker::EventFree::operator()(event* e) const {
@@ -303,7 +307,8 @@ void Worker::send(int slot_index) {
     clock.virtual_unix_ns = shared_.start_wall_ns + slot.virtual_ns;
   if (!shared_.load.clock_skews.empty())
     clock.skew_ns = shared_.load.clock_skews[slot.skew].count();
-  slot.client->start(slot.seq, clock);
+  slot.identity = shared_.identities.of(slot.seq);
+  slot.client->start({slot.seq, slot.identity, clock});
 }
 
 void Worker::on_decision(int slot_index, Decision decision) {
@@ -317,8 +322,7 @@ void Worker::on_decision(int slot_index, Decision decision) {
 
   RequestRecord record;
   record.seq = slot.seq;
-  record.identity =
-      static_cast<uint32_t>(slot.seq % static_cast<uint64_t>(shared_.load.identities));
+  record.identity = slot.identity;
   if (slot.cursor) {
     // The limiter decided at exactly the instant it was given: a zero-width interval is exact.
     record.sent_ns = record.replied_ns = slot.virtual_ns;

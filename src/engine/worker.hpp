@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/identity_map.hpp"
 #include "engine/run.hpp"
 
 struct event;
@@ -26,6 +27,7 @@ struct RunShared {
   RunShared(const config::LoadConfig& load_config, int workers, RunObserver* run_observer);
 
   const config::LoadConfig& load;
+  const IdentityMap identities;  // which identity each request speaks for
   RunObserver* observer;
   std::atomic<uint64_t> next_seq{0};
   std::atomic<int64_t> errors{0};  // errored requests so far, counted for stop_after_errors

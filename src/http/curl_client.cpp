@@ -53,7 +53,7 @@ class CurlClient final : public engine::Client, private TransferOwner {
   CurlClient& operator=(const CurlClient&) = delete;
 
   void connect() override;
-  void start(uint64_t seq, const engine::RequestClock& clock) override;
+  void start(const engine::RequestTicket& ticket) override;
   void abort(engine::ErrorKind why) override;
   bool alive() const override { return true; }
 
@@ -147,12 +147,13 @@ void CurlClient::connect() {
   listener_.on_connected(slot_, true, {});
 }
 
-void CurlClient::start(uint64_t seq, const engine::RequestClock& clock) {
+void CurlClient::start(const engine::RequestTicket& ticket) {
   engine::PlaceholderContext context = target_.placeholders;
-  context.seq = seq;
+  context.seq = ticket.seq;
+  context.identity = ticket.identity;
   context.rng = &rng_;
-  context.clock = clock;
-  clock_ = clock;
+  context.clock = ticket.clock;
+  clock_ = ticket.clock;
   // curl parses the URL again whenever it is set: only when a placeholder changed it.
   target_.url.expand_into(context, expanded_);
   if (expanded_ != url_) {
@@ -180,7 +181,7 @@ void CurlClient::start(uint64_t seq, const engine::RequestClock& clock) {
   if (!target_.source_addresses.empty()) {
     // curl's connection cache matches the local interface too: a kept connection is reused
     // only by requests that leave from the address it was bound to.
-    expanded_ = "host!" + target_.source_addresses[target_.source_index(seq)];
+    expanded_ = "host!" + target_.source_addresses[target_.source_index(ticket.identity)];
     if (expanded_ != interface_) {
       interface_.swap(expanded_);
       curl_easy_setopt(easy_, CURLOPT_INTERFACE, interface_.c_str());

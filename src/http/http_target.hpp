@@ -33,18 +33,16 @@ struct HttpTarget {
   config::Nanos timeout{std::chrono::seconds(5)};
   config::TlsConfig tls;  // https://: CA, client certificate, --insecure (sni unsupported)
   int concurrency = 50;   // connections the multi handle may keep
-  engine::PlaceholderContext placeholders;  // limit, window, run; seq and rng per request
+  // limit, window, run; seq, identity and rng per request
+  engine::PlaceholderContext placeholders;
   uint64_t seed = 0;
-  // --source-address: identity j (request seq's identity: seq mod placeholders.identities)
-  // sends from address j mod count; empty: the system's choice.
+  // --source-address: identity j sends from address j mod count; empty: the system's choice.
   std::vector<std::string> source_addresses;
 
-  // The index into source_addresses of request `seq`'s address (0 without any).
-  size_t source_index(uint64_t seq) const {
+  // The index into source_addresses of identity `identity`'s address (0 without any).
+  size_t source_index(uint32_t identity) const {
     if (source_addresses.empty())
       return 0;
-    const auto identity =
-        seq % static_cast<uint64_t>(std::max<int64_t>(1, placeholders.identities));
     return static_cast<size_t>(identity % source_addresses.size());
   }
 };

@@ -103,19 +103,20 @@ void NativeHttpClient::connection_ready() {
   send_some();
 }
 
-void NativeHttpClient::start(uint64_t seq, const engine::RequestClock& clock) {
+void NativeHttpClient::start(const engine::RequestTicket& ticket) {
   engine::PlaceholderContext context = target_.target.placeholders;
-  context.seq = seq;
+  context.seq = ticket.seq;
+  context.identity = ticket.identity;
   context.rng = &rng_;
-  context.clock = clock;
-  clock_ = clock;
+  context.clock = ticket.clock;
+  clock_ = ticket.clock;
   request_ = &target_.request.render(context, scratch_);
   written_ = 0;
   parser_.reset(target_.request.head_request());
   in_flight_ = true;
   preconnecting_ = false;
   if (!target_.target.source_addresses.empty())
-    use_source(target_.target.source_index(seq));
+    use_source(target_.target.source_index(ticket.identity));
   if (!stream_ || phase_ != Phase::idle) {
     open_connection();  // none yet, or one still connecting from connect()
     return;

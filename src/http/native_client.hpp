@@ -66,7 +66,7 @@ class NativeHttpClient final : public engine::Client {
   NativeHttpClient& operator=(const NativeHttpClient&) = delete;
 
   void connect() override;
-  void start(uint64_t seq, const engine::RequestClock& clock) override;
+  void start(const engine::RequestTicket& ticket) override;
   void abort(engine::ErrorKind why) override;
   bool alive() const override { return true; }
 

@@ -103,18 +103,18 @@ void AsyncClient::on_unreachable(const std::string&) {
   }
 }
 
-void AsyncClient::start(uint64_t seq, const engine::RequestClock& clock) {
-  start_with(*target_.strategy, seq, clock);
+void AsyncClient::start(const engine::RequestTicket& ticket) {
+  start_with(*target_.strategy, ticket);
 }
 
-void AsyncClient::start_with(const Strategy& strategy, uint64_t seq,
-                             const engine::RequestClock& clock) {
+void AsyncClient::start_with(const Strategy& strategy, const engine::RequestTicket& ticket) {
   strategy_ = &strategy;
   // Field by field: the key string keeps its capacity from request to request.
-  state_.seq = seq;
+  state_.seq = ticket.seq;
+  state_.identity = ticket.identity;
   state_.step = 0;
   state_.bucket = 0;
-  state_.clock = clock;
+  state_.clock = ticket.clock;
   state_.rng = &rng_;
   state_.key.clear();
   pending_eval_.script = nullptr;

@@ -54,9 +54,9 @@ class AsyncClient final : public engine::Client,
   AsyncClient& operator=(const AsyncClient&) = delete;
 
   void connect() override;
-  void start(uint64_t seq, const engine::RequestClock& clock) override;  // with the run's strategy
+  void start(const engine::RequestTicket& ticket) override;  // with the run's strategy
   // With another strategy: a server deciding for many identities, each with its own key.
-  void start_with(const Strategy& strategy, uint64_t seq, const engine::RequestClock& clock = {});
+  void start_with(const Strategy& strategy, const engine::RequestTicket& ticket);
   // Settles the request in flight as `why`; its reply, when it comes, is dropped.
   void abort(engine::ErrorKind why) override;
   bool alive() const override { return !connection_->unreachable(); }

@@ -12,7 +12,7 @@ namespace rlcheck::redis {
 const std::string& IdentityKeys::of(RequestState& state) const {
   if (identities_ <= 1)
     return key_;
-  identity_into(state.key, state.seq % static_cast<uint64_t>(identities_));
+  identity_into(state.key, state.identity);
   return state.key;
 }
 

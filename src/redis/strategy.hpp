@@ -44,6 +44,7 @@ class DecisionIo {
 
 struct RequestState {
   uint64_t seq = 0;                // request number within the run
+  uint32_t identity = 0;           // the identity it speaks for (< identities)
   int step = 0;                    // the strategy's position in its command sequence
   int64_t bucket = 0;              // fixed windows: the window index
   engine::RequestClock clock;      // the time the request reads ({now_ms}, a window index)
@@ -63,7 +64,8 @@ class IdentityKeys {
     if (tagged_ && identities_ <= 1)
       key_ = "{" + key_ + "}";
   }
-  // The key request `state.seq` counts against (built into state.key only when needed).
+  // The key request `state` counts against: its identity's (built into state.key only when
+  // needed).
   const std::string& of(RequestState& state) const;
   // The key of identity `id`.
   std::string of_identity(uint64_t id) const;

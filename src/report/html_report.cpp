@@ -121,7 +121,9 @@ std::string header_html(const Report& report) {
   if (p.threads > 1)
     load += fmt::format(", {} threads", p.threads);
   row("load", load);
-  row("identities", std::to_string(p.identities));
+  row("identities", p.identity_dist == "uniform"
+                        ? std::to_string(p.identities)
+                        : fmt::format("{}, {}", p.identities, esc(p.identity_dist)));
   if (const std::string note = clock_note(report); !note.empty())
     row("virtual clock", esc(note) + " (the charts' time axis is virtual)");
   for (const checks::RunStats& run : report.runs) {

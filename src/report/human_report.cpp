@@ -120,6 +120,10 @@ std::string header(const Report& report) {
     load += fmt::format(", one every {}ms", params.interval_ms);
   if (params.identities > 1)
     load += fmt::format(", {} identities", params.identities);
+  if (params.identity_dist != "uniform" && params.identities > 1)
+    load += fmt::format(" ({})", params.identity_dist);
+  else if (params.identity_dist != "uniform")
+    load += fmt::format(", identities {}", params.identity_dist);
   if (!params.source_addresses.empty()) {
     load += fmt::format(", from {}",
                         config::counted(static_cast<int64_t>(params.source_addresses.size()),

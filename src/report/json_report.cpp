@@ -225,6 +225,7 @@ json to_json(const Report& report) {
     params["duration_ms"] = rounded(report.params.duration_ms);
   }
   params["identities"] = report.params.identities;
+  params["identity_dist"] = report.params.identity_dist;
   params["clock"] = report.params.virtual_clock ? "virtual" : "wall";
   if (report.params.virtual_clock)
     params["clock_note"] = clock_note(report);

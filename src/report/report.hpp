@@ -47,6 +47,7 @@ struct Params {
   std::string rate;        // open model: "40/s"; empty: closed model
   double duration_ms = 0;  // open model: how long each run sent
   int64_t identities = 1;
+  std::string identity_dist = "uniform";      // --identity-dist: uniform, zipf:S, hot:P
   std::vector<std::string> source_addresses;  // --source-address; empty: not given
   std::vector<int64_t> clock_skew_ms;         // --clock-skew, whole ms; empty: not given
   // With --clock-skew: whether the target reads the skewed clock at all (a placeholder, a

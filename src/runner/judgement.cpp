@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "config/clock_skew.hpp"
+#include "config/identity_dist.hpp"
 #include "runner/find_max.hpp"
 
 namespace rlcheck::runner {
@@ -28,6 +29,7 @@ report::Params configured_params(const config::Config& config, const ContractCho
                          static_cast<double>(config.load.rate->tokens) / 1e6;
   }
   params.identities = config.load.identities;
+  params.identity_dist = config::format_identity_dist(config.load.identity_dist);
   params.virtual_clock = config.load.virtual_clock;
   params.source_addresses = config.load.source_addresses;
   params.clock_skew_ms = config::clock_skews_ms(config.load.clock_skews);

@@ -88,7 +88,8 @@ checks::RetryVerification verify_retry_after(engine::ClientFactory& factory,
   retry.threads = 1;
   retry.timeout = load.timeout;
   retry.identities = load.identities;
-  retry.not_before = due;  // connected before, so the request leaves when due
+  retry.only_identity = chosen.identity;  // whatever the run's distribution drew for its seq
+  retry.not_before = due;                 // connected before, so the request leaves when due
   if (result.virtual_clock) {
     // The retry's virtual instant is exactly when the hint said: the reply's plus the hint.
     retry.virtual_clock = true;
@@ -98,8 +99,7 @@ checks::RetryVerification verify_retry_after(engine::ClientFactory& factory,
   uint64_t next_seq = 0;
   for (const RequestRecord& record : result.records)
     next_seq = std::max(next_seq, record.seq + 1);
-  const auto identities = static_cast<uint64_t>(load.identities);
-  retry.first_seq = next_seq + (chosen.identity + identities - next_seq % identities) % identities;
+  retry.first_seq = next_seq;
   const engine::RunResult answer = engine::execute_run(factory, retry);
   if (answer.records.empty() || answer.interrupted) {
     verification.interrupted = answer.interrupted;

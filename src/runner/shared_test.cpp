@@ -10,6 +10,7 @@
 #include "base/exit_code.hpp"
 #include "config/clock_skew.hpp"
 #include "config/duration.hpp"
+#include "config/identity_dist.hpp"
 #include "config/rate.hpp"
 #include "config/strategy_name.hpp"
 #include "redis/endpoint.hpp"
@@ -45,6 +46,10 @@ std::string test_fingerprint(const config::Config& config) {
   line("concurrency", std::to_string(load.concurrency));
   line("runs", std::to_string(load.runs));
   line("identities", std::to_string(load.identities));
+  // Every worker draws the same identity for the same request only from the same seed.
+  line("identity_dist", config::format_identity_dist(load.identity_dist));
+  if (!load.identity_dist.uniform())
+    line("identity_seed", std::to_string(load.identity_seed));
   line("rate", load.rate ? config::format_rate(*load.rate) : "");
   line("interval", config::format_duration(load.interval));
   line("limit", std::to_string(config.checks.limit));

@@ -186,7 +186,8 @@ void RateLimitServer::dispatch() {
     free_connection->pending_id = id;
     const timeval limit = to_timeval(options_.timeout);
     evtimer_add(free_connection->timeout, &limit);
-    free_connection->client->start_with(*it->second.limiter, id);
+    // Each identity has a limiter (and key) of its own: the request is its identity 0's.
+    free_connection->client->start_with(*it->second.limiter, engine::RequestTicket{id, 0, {}});
   }
 }
 

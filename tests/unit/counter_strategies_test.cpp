@@ -296,7 +296,8 @@ TEST_CASE("with several identities each request counts against its identity's ke
   RecordingIo io;
   ReplyBuilder b;
   RequestState state;
-  state.seq = 7;  // identity 7 mod 3 = 1
+  state.seq = 7;
+  state.identity = 1;  // the key follows the identity it is given, not the seq
   strategy->begin(state, io);
   REQUIRE(io.sent == std::vector<Command>{{"GET", "rl:test:1"}});
   CHECK_FALSE(strategy->on_reply(state, b.nil(), io).has_value());

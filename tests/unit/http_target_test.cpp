@@ -4,21 +4,14 @@
 
 using rlcheck::http::HttpTarget;
 
-TEST_CASE("HttpTarget::source_index: identity j (seq mod K) leaves from address j mod count") {
+TEST_CASE("HttpTarget::source_index: identity j leaves from address j mod count") {
   HttpTarget target;
   CHECK(target.source_index(7) == 0);  // no --source-address
 
   target.source_addresses = {"127.0.0.1", "127.0.0.2", "127.0.0.3"};
-  target.placeholders.identities = 1;
-  CHECK(target.source_index(0) == 0);
-  CHECK(target.source_index(5) == 0);  // one identity: one address
-
-  target.placeholders.identities = 4;  // identities 0..3 over 3 addresses: 0 1 2 0
   CHECK(target.source_index(0) == 0);
   CHECK(target.source_index(1) == 1);
   CHECK(target.source_index(2) == 2);
   CHECK(target.source_index(3) == 0);
-  CHECK(target.source_index(4) == 0);  // identity 0 again
-  CHECK(target.source_index(6) == 2);
-  CHECK(target.source_index(7) == 0);
+  CHECK(target.source_index(5) == 2);
 }

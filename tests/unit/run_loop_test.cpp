@@ -43,9 +43,7 @@ class FakeClient final : public engine::Client {
   void connect() override {
     listener_.on_connected(slot_, behaviour_.connects, behaviour_.connects ? "" : "refused");
   }
-  void start(uint64_t, const engine::RequestClock&) override {
-    event_active(pass_.get(), EV_TIMEOUT, 0);
-  }
+  void start(const engine::RequestTicket&) override { event_active(pass_.get(), EV_TIMEOUT, 0); }
   void abort(ErrorKind why) override {
     event_del(pass_.get());
     Decision decision;

@@ -11,6 +11,7 @@
 
 #include <event2/event.h>
 
+#include "engine/identity_map.hpp"
 #include "engine/run.hpp"
 
 using namespace rlcheck;
@@ -24,7 +25,7 @@ namespace {
 // even requests name node a:1, odd ones b:2.
 class PassClient final : public engine::Client {
  public:
-  using StartFn = std::function<void(uint64_t, const engine::RequestClock&)>;
+  using StartFn = std::function<void(const engine::RequestTicket&)>;
   PassClient(event_base* base, engine::ClientListener& listener, int slot,
              std::function<bool(uint64_t)> errs, StartFn on_start)
       : listener_(listener),
@@ -34,10 +35,10 @@ class PassClient final : public engine::Client {
         pass_(event_new(base, -1, 0, &PassClient::on_pass, this), &event_free) {}
 
   void connect() override { listener_.on_connected(slot_, true, {}); }
-  void start(uint64_t seq, const engine::RequestClock& clock) override {
-    seq_ = seq;
+  void start(const engine::RequestTicket& ticket) override {
+    seq_ = ticket.seq;
     if (on_start_)
-      on_start_(seq, clock);
+      on_start_(ticket);
     event_active(pass_.get(), EV_TIMEOUT, 0);
   }
   void abort(ErrorKind why) override {
@@ -156,10 +157,10 @@ TEST_CASE("execute_run: under the virtual clock each request is recorded at its 
   std::map<uint64_t, engine::RequestClock> clocks;    // seq -> the clock its start() was given
   std::map<uint32_t, std::vector<uint64_t>> started;  // identity -> seqs in the order started
   PassFactory factory([](uint64_t) { return false; },
-                      [&](uint64_t seq, const engine::RequestClock& clock) {
+                      [&](const engine::RequestTicket& ticket) {
                         std::lock_guard lock(mutex);
-                        clocks[seq] = clock;
-                        started[static_cast<uint32_t>(seq % 7)].push_back(seq);
+                        clocks[ticket.seq] = ticket.clock;
+                        started[ticket.identity].push_back(ticket.seq);
                       });
   config::LoadConfig load = load_of(300, 4, 2);
   load.identities = 7;
@@ -177,6 +178,7 @@ TEST_CASE("execute_run: under the virtual clock each request is recorded at its 
         static_cast<int64_t>(record.seq) * 7'000'000'000 / 3 / 1'000'000 * 1'000'000;  // whole ms
     CHECK(record.sent_ns == instant);
     CHECK(record.replied_ns == instant);
+    CHECK(record.identity == record.seq % 7);
     const engine::RequestClock& clock = clocks.at(record.seq);
     CHECK(clock.virtual_unix_ns == load.virtual_origin_ns + instant);
     // The n-th request of an identity is on skew n mod 2.
@@ -185,6 +187,85 @@ TEST_CASE("execute_run: under the virtual clock each request is recorded at its 
   CHECK(result.duration_ns == 299LL * 7'000'000'000 / 3 / 1'000'000 * 1'000'000);
   for (const auto& [identity, seqs] : started)
     CHECK(std::is_sorted(seqs.begin(), seqs.end()));
+}
+
+TEST_CASE("execute_run: each request's identity is drawn once, given to the client and recorded") {
+  std::mutex mutex;
+  std::map<uint64_t, uint32_t> told;  // seq -> the identity its start() was given
+  PassFactory factory([](uint64_t seq) { return seq >= 150; },
+                      [&](const engine::RequestTicket& ticket) {
+                        std::lock_guard lock(mutex);
+                        told[ticket.seq] = ticket.identity;
+                      });
+  config::LoadConfig load = load_of(200, 4, 2);
+  load.identities = 10;
+  load.identity_dist = {config::IdentityShape::hot, 0.5};
+  load.identity_seed = 42;
+  load.stop_after_errors = 0;  // the first error stops the run: the rest are never sent
+  const engine::RunResult result = engine::execute_run(factory, load);
+  const engine::IdentityMap map(load.identity_dist, load.identities, load.identity_seed);
+  REQUIRE(result.records.size() >= 150);
+  int64_t hot = 0;
+  for (const engine::RequestRecord& record : result.records) {
+    CHECK(record.identity == map.of(record.seq));
+    CHECK(told.at(record.seq) == record.identity);
+    hot += record.identity == 0 ? 1 : 0;
+  }
+  CHECK(hot > 0);
+  CHECK(hot < static_cast<int64_t>(result.records.size()));
+}
+
+TEST_CASE("execute_run: requests never sent are recorded for the identity they were drawn for") {
+  // Connections that are refused: no request leaves, each is recorded as not sent.
+  class Refused final : public engine::Client {
+   public:
+    Refused(engine::ClientListener& listener, int slot) : listener_(listener), slot_(slot) {}
+    void connect() override { listener_.on_connected(slot_, false, "refused"); }
+    void start(const engine::RequestTicket&) override {}
+    void abort(ErrorKind) override {}
+    bool alive() const override { return false; }
+
+   private:
+    engine::ClientListener& listener_;
+    int slot_;
+  };
+  class RefusedFactory final : public engine::ClientFactory {
+   public:
+    std::unique_ptr<engine::Client> make(event_base*, engine::LoopShared*,
+                                         engine::ClientListener& listener, int slot, int) override {
+      return std::make_unique<Refused>(listener, slot);
+    }
+  } factory;
+  config::LoadConfig load = load_of(50, 2, 1);
+  load.identities = 5;
+  load.identity_dist = {config::IdentityShape::zipf, 1.1};
+  const engine::RunResult result = engine::execute_run(factory, load);
+  const engine::IdentityMap map(load.identity_dist, load.identities, load.identity_seed);
+  REQUIRE(result.records.size() == 50);
+  for (const engine::RequestRecord& record : result.records) {
+    CHECK(record.error == ErrorKind::not_sent);
+    CHECK(record.identity == map.of(record.seq));
+  }
+}
+
+TEST_CASE("execute_run: with only_identity every request speaks for that identity") {
+  std::mutex mutex;
+  std::vector<uint32_t> told;
+  PassFactory factory([](uint64_t) { return false; },
+                      [&](const engine::RequestTicket& ticket) {
+                        std::lock_guard lock(mutex);
+                        told.push_back(ticket.identity);
+                      });
+  config::LoadConfig load = load_of(20, 3, 1);
+  load.identities = 10;
+  load.identity_dist = {config::IdentityShape::zipf, 2};
+  load.first_seq = 1000;
+  load.only_identity = 7;
+  const engine::RunResult result = engine::execute_run(factory, load);
+  REQUIRE(result.records.size() == 20);
+  for (const engine::RequestRecord& record : result.records)
+    CHECK(record.identity == 7);
+  CHECK(told == std::vector<uint32_t>(20, 7));
 }
 
 TEST_CASE("execute_run: under the virtual clock the start line is a whole millisecond") {

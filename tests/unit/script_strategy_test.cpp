@@ -182,7 +182,8 @@ TEST_CASE("--script-keys K passes <key>:0 ... <key>:K-1 under one hash tag") {
   std::mt19937_64 rng(1);
   for (uint64_t seq = 0; seq < 2; ++seq) {
     RequestState state;
-    state.seq = seq;
+    state.seq = seq + 10;
+    state.identity = static_cast<uint32_t>(seq);  // the key follows the identity given
     state.rng = &rng;
     strategy->begin(state, io);
   }

@@ -58,11 +58,12 @@ class ScriptStrategy final : public redis::Strategy {
         queue_(params.kind == config::Strategy::leaky_queue),
         limit_(params.limit),
         key_count_(std::max<int64_t>(1, params.script_keys)),
-        context_{params.limit, params.window_ms, params.run, 0, params.identities, nullptr, {}} {}
+        context_{params.limit, params.window_ms, params.run, 0, 0, nullptr, {}} {}
 
   void begin(RequestState& state, DecisionIo& io) const override {
     PlaceholderContext context = context_;
     context.seq = state.seq;
+    context.identity = state.identity;
     context.rng = state.rng;
     context.clock = state.clock;
     std::vector<std::string>& args = io.eval_args();
