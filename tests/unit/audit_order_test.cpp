@@ -257,7 +257,8 @@ void check_order_free(uint64_t seed, bool named_windows) {
         std::mt19937_64 random(seed * 31 + static_cast<uint64_t>(order));
         std::shuffle(shuffled.begin(), shuffled.end(), random);
       }
-      INFO("seed ", seed, ", ", name, named_windows ? ", named windows" : "", ", order ", order);
+      INFO("seed ", seed, ", ", name, std::string(named_windows ? ", named windows" : ""),
+           ", order ", order);
       CHECK(describe(audit(shuffled, params)) == expected);
     }
   }
