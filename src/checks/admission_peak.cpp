@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <deque>
 #include <map>
+#include <tuple>
 
 #include "checks/first_hit.hpp"
 #include "checks/sliding_counter.hpp"
@@ -22,8 +23,11 @@ std::vector<Admission> admissions_by_send(engine::RecordView records) {
       admissions.push_back({record.sent_ns, record.replied_ns});
     }
   }
-  std::sort(admissions.begin(), admissions.end(),
-            [](const Admission& a, const Admission& b) { return a.sent_ns < b.sent_ns; });
+  // Equal sends are ordered by reply, so the peak never depends on the records' order (two
+  // admissions equal in both are interchangeable).
+  std::sort(admissions.begin(), admissions.end(), [](const Admission& a, const Admission& b) {
+    return std::tie(a.sent_ns, a.replied_ns) < std::tie(b.sent_ns, b.replied_ns);
+  });
   return admissions;
 }
 
@@ -79,8 +83,11 @@ AdmissionPeak fixed_peak(engine::RecordView records, const AdmissionRule& rule) 
   }
   AdmissionPeak peak;
   peak.allowance = static_cast<double>(rule.limit);
+  // Of windows with equal counts, the one whose first admission was sent first, then the lowest
+  // index (the map's order).
   for (const auto& [index, window] : per_window) {
-    if (window.count > peak.count) {
+    if (window.count > peak.count ||
+        (window.count == peak.count && window.first_sent_ns < peak.start_ns)) {
       peak.count = window.count;
       peak.start_ns = window.first_sent_ns;
       peak.length_ns = window.last_reply_ns - window.first_sent_ns;

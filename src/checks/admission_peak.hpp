@@ -65,7 +65,9 @@ struct AdmissionPeak {
   bool exceeded() const { return excess() > 1e-9; }
 };
 
-// The worst span: the one with the largest count - allowance (ties: the largest count).
+// The worst span: the one with the largest count - allowance (ties: the largest count; fixed
+// windows equal in count: the one whose first admission was sent first, then the lowest index).
+// It does not depend on the order of `records`.
 AdmissionPeak find_admission_peak(engine::RecordView records, const AdmissionRule& rule);
 
 }  // namespace rlcheck::checks

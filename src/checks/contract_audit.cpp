@@ -150,16 +150,16 @@ IdentityRecords split_by_identity(std::vector<RequestRecord>& records, int64_t i
 namespace {
 
 // Gives an admission the fixed window it surely fell in, or a lone window of its own when its
-// send..reply span (widened by the clock's uncertainty) straddles a boundary; negative indices
-// never collide with the clock's. False for a record it leaves as it is.
-bool place_in_wall_window(RequestRecord& record, int64_t start_wall_ns, const AdmissionRule& rule,
-                          int64_t& lone_window) {
+// send..reply span (widened by the clock's uncertainty) straddles a boundary: -(seq + 1), unique
+// whatever order the records come in; negative indices never collide with the clock's. False
+// for a record it leaves as it is.
+bool place_in_wall_window(RequestRecord& record, int64_t start_wall_ns, const AdmissionRule& rule) {
   if (record.bucket != 0 || record.outcome != Outcome::allowed)
     return false;
   const int64_t first = wall_window(start_wall_ns, record.sent_ns - rule.clock_ns, rule.window_ns);
   const int64_t last =
       wall_window(start_wall_ns, record.replied_ns + rule.clock_ns, rule.window_ns);
-  record.bucket = first == last ? first : lone_window--;
+  record.bucket = first == last ? first : -static_cast<int64_t>(record.seq) - 1;
   return true;
 }
 
@@ -169,10 +169,9 @@ void assign_wall_windows(engine::RecordLog& records, int64_t start_wall_ns,
                          const AdmissionRule& rule) {
   if (rule.window_ns <= 0)
     return;
-  int64_t lone_window = -1;
   for (size_t i = 0; i < records.size(); ++i) {
     RequestRecord record = records[i];
-    if (place_in_wall_window(record, start_wall_ns, rule, lone_window))
+    if (place_in_wall_window(record, start_wall_ns, rule))
       records.set(i, record);
   }
 }
@@ -181,9 +180,8 @@ void assign_wall_windows(std::vector<RequestRecord>& records, int64_t start_wall
                          const AdmissionRule& rule) {
   if (rule.window_ns <= 0)
     return;
-  int64_t lone_window = -1;
   for (RequestRecord& record : records)
-    place_in_wall_window(record, start_wall_ns, rule, lone_window);
+    place_in_wall_window(record, start_wall_ns, rule);
 }
 
 std::vector<int64_t> tally_by_skew(RecordSpan records, const AdmissionPeak& span,

@@ -38,7 +38,7 @@ int64_t wall_window(int64_t start_wall_ns, int64_t at_ns, int64_t window_ns);
 // Fixed windows turn on the wall clock. Admissions whose limiter named no window (bucket 0:
 // HTTP, user scripts) get the window their send and reply instants both fall in, widened by
 // the clock tolerance; one that may sit on either side of a boundary gets a window of its own,
-// so it never counts against either neighbour. Denials keep bucket 0.
+// -(seq + 1), so it never counts against either neighbour. Denials keep bucket 0.
 void assign_wall_windows(engine::RecordLog& records, int64_t start_wall_ns,
                          const AdmissionRule& rule);
 void assign_wall_windows(std::vector<engine::RequestRecord>& records, int64_t start_wall_ns,
@@ -46,7 +46,7 @@ void assign_wall_windows(std::vector<engine::RequestRecord>& records, int64_t st
 
 struct ContractAudit {
   AdmissionPeak worst;           // the worst span of any identity
-  uint32_t worst_identity = 0;   // whose it was
+  uint32_t worst_identity = 0;   // whose it was (of equal excess, the lowest identity)
   AdmissionPeak boundary_burst;  // fixed: the worst sliding span, for information
   // sliding-counter: the most admissions surely within one true sliding window of W (up to
   // 2 L under that contract, when the previous window's came in its last W / L: not a
@@ -73,11 +73,11 @@ struct Utilisation {
   double ratio() const { return allowed == 0 ? 1.0 : static_cast<double>(admitted) / allowed; }
 };
 
-// The identity that got the smallest share of what the contract would have admitted of the
-// requests it sent (replayed at their send instants; fixed windows of requests without a
-// window index placed by `start_wall_ns`). Requests that may have been admitted unseen
-// (engine::is_unknown) are read as never sent, or as sent and admitted, whichever reading
-// gives the identity the larger share.
+// The identity (of equal shares, the lowest) that got the smallest share of what the contract
+// would have admitted of the requests it sent (replayed at their send instants; fixed windows
+// of requests without a window index placed by `start_wall_ns`). Requests that may have been
+// admitted unseen (engine::is_unknown) are read as never sent, or as sent and admitted,
+// whichever reading gives the identity the larger share.
 Utilisation measure_utilisation(const IdentityRecords& identities, const AdmissionRule& rule,
                                 int64_t start_wall_ns);
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdint>
 
 #include <fmt/format.h>
 
@@ -41,7 +42,9 @@ void measure_one(FaultWindow& fault, int64_t after_end_ns, engine::RecordView re
   fault.sent_after = fault.errors_after = 0;
   fault.last_error_after_ns.reset();
   fault.recovered_after_ns.reset();
+  // The first request decided normally after the fault: the earliest sent, then the lowest seq.
   int64_t first_normal_sent = INT64_MAX;
+  uint64_t first_normal_seq = UINT64_MAX;
   for (const RequestRecord& record : records) {
     if (overlaps(record, fault)) {
       switch (record.outcome) {
@@ -72,8 +75,10 @@ void measure_one(FaultWindow& fault, int64_t after_end_ns, engine::RecordView re
     if (record.outcome == Outcome::error) {
       ++fault.errors_after;
       fault.last_error_after_ns = std::max(fault.last_error_after_ns.value_or(0), since_end);
-    } else if (record.sent_ns < first_normal_sent) {
+    } else if (record.sent_ns < first_normal_sent ||
+               (record.sent_ns == first_normal_sent && record.seq < first_normal_seq)) {
       first_normal_sent = record.sent_ns;
+      first_normal_seq = record.seq;
       fault.recovered_after_ns = record.replied_ns - fault.until_ns;
     }
   }

@@ -1,6 +1,7 @@
 #include "checks/first_hit.hpp"
 
 #include <algorithm>
+#include <tuple>
 
 namespace rlcheck::checks {
 namespace {
@@ -48,7 +49,11 @@ FirstHitWindows::FirstHitWindows(engine::RecordView records, const AdmissionRule
           {record.sent_ns - rule.clock_ns, k_unbounded, record.sent_ns, record.replied_ns, false});
     }
   }
-  std::sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) { return a.lo < b.lo; });
+  // By lo, and equal lo by every other field: the windows never depend on the records' order.
+  std::sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) {
+    return std::tie(a.lo, a.hi, a.sent, a.replied, a.seen) <
+           std::tie(b.lo, b.hi, b.sent, b.replied, b.seen);
+  });
   const size_t n = spans.size();
   for (const Span& span : spans) {
     lo_sorted_.push_back(span.lo);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <map>
+#include <tuple>
 #include <vector>
 
 #include "checks/first_hit.hpp"
@@ -168,10 +169,14 @@ void judge(LockOuts& found, const RequestRecord& denial, uint32_t identity, doub
   if (!room)
     return;
   ++found.count;
-  if (!found.worst || used < found.worst->used ||
-      (used == found.worst->used && denial.sent_ns < found.worst->sent_ns)) {
-    found.worst = LockOut{identity, denial.seq, denial.sent_ns, used, capacity};
-  }
+  // The most room, then the earliest send, the lowest identity, the lowest seq: one order
+  // whatever order the records come in.
+  const LockOut candidate{identity, denial.seq, denial.sent_ns, used, capacity};
+  const auto key = [](const LockOut& lock_out) {
+    return std::tie(lock_out.used, lock_out.sent_ns, lock_out.identity, lock_out.seq);
+  };
+  if (!found.worst || key(candidate) < key(*found.worst))
+    found.worst = candidate;
 }
 
 void judge(LockOuts& found, const RequestRecord& denial, uint32_t identity, double used,
@@ -311,6 +316,7 @@ LockOuts find_lockouts(const IdentityRecords& identities, const AdmissionRule& r
     if (found.count > locked_before) {
       const auto counting =
           find_denial_counting(records, identity, rule.window_ns, contract_memory_ns(rule));
+      // The most denials; of equals, the lowest identity (the first visited).
       if (counting &&
           (!found.denial_counting || counting->denials > found.denial_counting->denials)) {
         found.denial_counting = counting;

@@ -38,10 +38,12 @@ struct DenialCounting {
 };
 
 struct LockOuts {
-  int64_t judged = 0;            // denials judged (sent after `judge_from_ns`)
-  int64_t count = 0;             // of those, denied while the contract surely had room
-  std::optional<LockOut> worst;  // the one with the most room (the earliest of equals)
-  // The identity locked out longest by what looks like denial counting, if any.
+  int64_t judged = 0;  // denials judged (sent after `judge_from_ns`)
+  int64_t count = 0;   // of those, denied while the contract surely had room
+  // The one with the most room; of equals, the earliest sent, then the lowest identity and seq.
+  std::optional<LockOut> worst;
+  // The identity locked out longest by what looks like denial counting, if any (of equal
+  // denials, the lowest identity).
   std::optional<DenialCounting> denial_counting;
 };
 

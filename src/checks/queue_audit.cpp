@@ -1,6 +1,7 @@
 #include "checks/queue_audit.hpp"
 
 #include <algorithm>
+#include <tuple>
 #include <vector>
 
 namespace rlcheck::checks {
@@ -63,9 +64,12 @@ QueueAudit audit_queue(const IdentityRecords& identities, const AdmissionRule& a
     for (const auto& record : identities[id]) {
       if (record.outcome != engine::Outcome::allowed)
         continue;
-      const int64_t wait = record.replied_ns - record.sent_ns;
-      if (!audit.longest || wait > audit.longest->wait_ns)
-        audit.longest = QueueWait{record.identity, record.seq, record.sent_ns, wait};
+      // The longest wait; of equals, the lowest identity, then the lowest seq.
+      const QueueWait candidate{record.identity, record.seq, record.sent_ns,
+                                record.replied_ns - record.sent_ns};
+      const auto key = [](const QueueWait& w) { return std::tuple(-w.wait_ns, w.identity, w.seq); };
+      if (!audit.longest || key(candidate) < key(*audit.longest))
+        audit.longest = candidate;
     }
   }
   return audit;

@@ -29,10 +29,12 @@ struct QueueWait {
 struct QueueAudit {
   AdmissionPeak departures;          // the worst span of departures against 1 + R x d
   uint32_t departures_identity = 0;  // whose it was
-  std::optional<QueueWait> longest;  // the admission that took longest from send to reply
-  int64_t unloaded_ns = 0;           // the target's latency without a wait (see audit_queue)
-  int64_t promised_wait_ns = 0;      // B / R
-  int64_t tolerance_ns = 0;          // beyond both, a wait is held against the queue
+  // The admission that took longest from send to reply (of equals, the lowest identity, then
+  // the lowest seq).
+  std::optional<QueueWait> longest;
+  int64_t unloaded_ns = 0;       // the target's latency without a wait (see audit_queue)
+  int64_t promised_wait_ns = 0;  // B / R
+  int64_t tolerance_ns = 0;      // beyond both, a wait is held against the queue
   // How long the longest admission waited beyond the unloaded latency.
   int64_t excess_wait_ns() const {
     return longest ? longest->wait_ns - unloaded_ns - promised_wait_ns : 0;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <deque>
+#include <tuple>
 
 #include "checks/first_hit.hpp"
 #include "checks/sliding_counter.hpp"
@@ -111,11 +112,15 @@ class IdentityPredictor {
       if (record.outcome == Outcome::allowed)
         by_send_.push_back({record.sent_ns, record.replied_ns});
     }
-    std::sort(by_send_.begin(), by_send_.end(),
-              [](const Instants& a, const Instants& b) { return a.sent_ns < b.sent_ns; });
+    // Equal sends by reply, equal replies by send: the prediction never depends on the
+    // records' order (two admissions equal in both are interchangeable).
+    std::sort(by_send_.begin(), by_send_.end(), [](const Instants& a, const Instants& b) {
+      return std::tie(a.sent_ns, a.replied_ns) < std::tie(b.sent_ns, b.replied_ns);
+    });
     by_reply_ = by_send_;
-    std::sort(by_reply_.begin(), by_reply_.end(),
-              [](const Instants& a, const Instants& b) { return a.replied_ns < b.replied_ns; });
+    std::sort(by_reply_.begin(), by_reply_.end(), [](const Instants& a, const Instants& b) {
+      return std::tie(a.replied_ns, a.sent_ns) < std::tie(b.replied_ns, b.sent_ns);
+    });
     int64_t latest = 0;
     for (const Instants& admission : by_send_) {
       latest = std::max(latest, admission.replied_ns);
@@ -326,7 +331,12 @@ HintErrors::HintErrors(std::initializer_list<HintError> errors) {
 void HintErrors::push_back(const HintError& error) {
   ++size_;
   ++counts_[error.error_ms];
-  if (!worst_ || std::llabs(error.error_ms) > std::llabs(worst_->error_ms))
+  // The largest error either way; of equals, the lowest identity, then the earliest sent, then
+  // the lowest seq: the same worst whatever order the errors come in.
+  const auto key = [](const HintError& e) {
+    return std::tuple(-std::llabs(e.error_ms), e.identity, e.sent_ns, e.seq);
+  };
+  if (!worst_ || key(error) < key(*worst_))
     worst_ = error;
 }
 
@@ -378,7 +388,7 @@ RetryAccuracy measure_retry_accuracy(const IdentityRecords& identities, const Ad
       const HintTolerance allowed =
           tolerance.at(denial->hint_resolution_ms, usable_hint_from_date(*denial));
       accuracy.errors.push_back({static_cast<uint32_t>(id), denial->seq, denial->replied_ns,
-                                 hint_ms, error_ms, allowed.resolution_ms});
+                                 hint_ms, error_ms, allowed.resolution_ms, denial->sent_ns});
       if (error_ms < -allowed.early_ms)
         ++accuracy.early;
       if (error_ms > allowed.late_ms)

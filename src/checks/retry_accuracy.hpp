@@ -32,11 +32,13 @@ struct HintError {
   int64_t hint_ms = 0;        // what the limiter said
   int64_t error_ms = 0;       // hint minus the nearest predicted wait: < 0 early, > 0 late
   int32_t resolution_ms = 1;  // the hint's unit (RequestRecord::hint_resolution_ms)
+  int64_t sent_ns = 0;        // the denial's send, from the run start
 };
 
 // The errors of every hint judged, kept as a count per error value (an hour-long run judges
-// millions of hints; their errors take few distinct values), and the worst in full: the first,
-// by identity then seq, with the largest error either way.
+// millions of hints; their errors take few distinct values), and the worst in full: the largest
+// error either way, and of equals the lowest identity, then the earliest sent, then the lowest
+// seq (whatever order they were pushed in).
 class HintErrors {
  public:
   HintErrors() = default;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 namespace rlcheck::checks {
 namespace {
@@ -45,8 +46,11 @@ SlidingCounter::SlidingCounter(engine::RecordView records, const AdmissionRule& 
     }
   }
   std::sort(unknown_.begin(), unknown_.end());
-  std::sort(admissions_.begin(), admissions_.end(),
-            [](const Admission& a, const Admission& b) { return a.lo < b.lo; });
+  // By lo, and equal lo by every other field: the phase and the peak never depend on the
+  // records' order.
+  std::sort(admissions_.begin(), admissions_.end(), [](const Admission& a, const Admission& b) {
+    return std::tie(a.lo, a.hi, a.sent, a.replied) < std::tie(b.lo, b.hi, b.sent, b.replied);
+  });
   if (!rule.first_hit_anchor) {
     origin_lo_ = origin_hi_ = floor_mod(-rule.start_wall_ns, window);
   } else if (!rule.fresh_state || admissions_.empty()) {
