@@ -4,12 +4,16 @@
 // precision: 1 part in 10^12); a source address list that parses must hold between 1 and the
 // cap addresses, and parse again, joined by commas, to the same list; a --clock-skew list that
 // parses must hold between 1 and the cap offsets, and parse again from its formatted text to
-// the same offsets (to the duration parser's precision).
+// the same offsets (to the duration parser's precision); a --stages list that parses must hold
+// between 1 and the cap stages, plan a count without trapping, and parse again from its
+// formatted text to as many stages of the same durations.
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "config/clock_skew.hpp"
 #include "config/duration.hpp"
@@ -17,6 +21,7 @@
 #include "config/rate.hpp"
 #include "config/reply_format.hpp"
 #include "config/source_addresses.hpp"
+#include "config/stages.hpp"
 #include "config/strategy_name.hpp"
 
 using namespace rlcheck::config;
@@ -59,13 +64,37 @@ void check_clock_skews(std::string_view text) {
   }
 }
 
+void check_stages(std::string_view text) {
+  std::vector<Stage> stages;
+  try {
+    stages = parse_stages(text);
+  } catch (const std::invalid_argument&) {
+    return;
+  }
+  if (stages.empty() || stages.size() > k_max_stages)
+    __builtin_trap();
+  (void)planned_requests(stages);
+  std::vector<Stage> again;
+  try {
+    again = parse_stages(format_stages(stages));
+  } catch (const std::invalid_argument&) {
+    __builtin_trap();
+  }
+  if (again.size() != stages.size())
+    __builtin_trap();
+  for (size_t i = 0; i < stages.size(); ++i) {
+    if (!same(again[i].duration, stages[i].duration))
+      __builtin_trap();
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0)
     return 0;
   const std::string_view text(reinterpret_cast<const char*>(data) + 1, size - 1);
-  switch (data[0] % 6) {
+  switch (data[0] % 7) {
     case 0:
       if (auto duration = parse_duration(text); duration) {
         auto again = parse_duration(format_duration(*duration));
@@ -89,6 +118,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       break;
     case 5:
       check_clock_skews(text);
+      break;
+    case 6:
+      check_stages(text);
       break;
     default:
       if (auto format = parse_reply_format(text); format)

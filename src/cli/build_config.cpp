@@ -1,6 +1,7 @@
 #include <charconv>
 #include <filesystem>
 #include <limits>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -8,6 +9,7 @@
 #include "cli/raw_options.hpp"
 #include "config/reply_format.hpp"
 #include "config/source_addresses.hpp"
+#include "config/stages.hpp"
 #include "config/strategy_name.hpp"
 #include "engine/placeholder_template.hpp"
 #include "redis/endpoint.hpp"
@@ -227,10 +229,56 @@ void fill_topology(const RawOptions& raw, bool http, config::RedisConfig& redis)
       static_cast<int>(in_range("--pipeline", raw.pipeline.value_or(1), 1, k_max_pipeline));
 }
 
-// --rate R/s with --duration D: R x D requests, request i due at i / R.
-void fill_open_model(const RawOptions& raw, config::LoadConfig& load) {
-  if (!raw.rate && !raw.duration)
+// --stages LIST instead of --rate and --duration: the requests its ramps plan.
+void fill_stages(const RawOptions& raw, config::LoadConfig& load) {
+  constexpr const char* k_flag = "--stages";
+  const auto refuse_with = [k_flag](const char* other) {
+    throw base::usage_error(
+        fmt::format("{}: sets the rate and the length of each run, not with {}", k_flag, other));
+  };
+  if (raw.rate)
+    refuse_with("--rate");
+  if (raw.duration)
+    refuse_with("--duration");
+  if (raw.requests)
+    refuse_with("--requests");
+  if (raw.interval)
+    refuse_with("--interval");
+  try {
+    load.stages = config::parse_stages(*raw.stages);
+  } catch (const std::invalid_argument& error) {
+    throw base::usage_error(fmt::format("{}: {}", k_flag, error.what()));
+  }
+  const uint64_t planned = config::planned_requests(load.stages);
+  if (planned < 1) {
+    throw base::usage_error(fmt::format("{}: {} plans no request", k_flag, *raw.stages));
+  }
+  if (planned > static_cast<uint64_t>(k_max_requests)) {
+    throw base::usage_error(fmt::format("{}: {} plans {} requests, more than {}", k_flag,
+                                        *raw.stages, planned, k_max_requests));
+  }
+  load.requests = static_cast<int64_t>(planned);
+}
+
+// --arrivals: poisson needs an open-model plan to spread its arrivals over.
+void fill_arrivals(const RawOptions& raw, config::LoadConfig& load) {
+  if (!raw.arrivals)
     return;
+  if (*raw.arrivals == "uniform") {
+    load.arrivals = config::Arrivals::uniform;
+    return;
+  }
+  if (*raw.arrivals != "poisson") {
+    throw base::usage_error(
+        fmt::format("--arrivals: expected uniform or poisson, got '{}'", *raw.arrivals));
+  }
+  if (!load.open_model())
+    throw base::usage_error("--arrivals poisson: needs --rate with --duration, or --stages");
+  load.arrivals = config::Arrivals::poisson;
+}
+
+// --rate R/s with --duration D: R x D requests, request i due at i / R.
+void fill_rate(const RawOptions& raw, config::LoadConfig& load) {
   if (!raw.rate)
     throw base::usage_error("--duration: needs --rate (the open model sends at a constant rate)");
   if (!raw.duration)
@@ -258,6 +306,15 @@ void fill_open_model(const RawOptions& raw, config::LoadConfig& load) {
   }
   load.rate = *rate;
   load.requests = static_cast<int64_t>(count);
+}
+
+// The open model's plan (--stages, or --rate with --duration) and its arrivals.
+void fill_open_model(const RawOptions& raw, config::LoadConfig& load) {
+  if (raw.stages)
+    fill_stages(raw, load);
+  else if (raw.rate || raw.duration)
+    fill_rate(raw, load);
+  fill_arrivals(raw, load);
 }
 
 }  // namespace

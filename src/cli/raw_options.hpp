@@ -36,6 +36,8 @@ struct RawOptions {
   std::optional<std::string> anchor;  // --anchor clock|first-hit
   std::optional<std::string> rate;
   std::optional<std::string> duration;
+  std::optional<std::string> stages;    // --stages LIST
+  std::optional<std::string> arrivals;  // --arrivals uniform|poisson
   int64_t identities = 1;
   std::optional<std::string> source_address;  // --source-address LIST
   // Many hosts (redis, http); each also from the environment (worker_options.cpp).

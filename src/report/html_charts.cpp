@@ -31,6 +31,7 @@ constexpr std::string_view k_hint_late = "#ef6c00";
 constexpr std::string_view k_fault_fill = "rgba(0,137,123,0.22)";
 constexpr std::string_view k_fault_stroke = "#00897b";
 constexpr std::string_view k_fault_text = "#00695c";
+constexpr std::string_view k_offered = "#f57c00";
 
 std::string esc(std::string_view text) {
   return xml_escape(text);
@@ -48,6 +49,55 @@ constexpr int width = 900, height = 220;
 constexpr double left = 56, right = 844, top = 30, baseline = 136, bottom = 184;
 constexpr double bar_span = 44;  // the tallest bar, above and below the baseline
 }  // namespace frame
+
+// The open model: requests sent per second over every identity (solid) and the rate planned
+// (dashed), on a second axis of their own over the upper half, its scale on the right.
+template <typename XOf, typename BinStart>
+std::string offered_rate_svg(const checks::Timeline& timeline, const XOf& x_of,
+                             const BinStart& bin_start, double duration) {
+  using namespace frame;
+  if (timeline.offered.empty())
+    return "";
+  double peak = 1;
+  for (size_t bin = 0; bin < timeline.offered.size(); ++bin) {
+    peak = std::max(peak, timeline.offered[bin]);
+    if (bin < timeline.planned.size())
+      peak = std::max(peak, timeline.planned[bin]);
+  }
+  const double rate_max = peak * 1.12;
+  auto rate_y = [&](double value) { return baseline - value / rate_max * (baseline - top); };
+  const auto polyline = [&](const std::vector<double>& values) {
+    std::string points;
+    for (size_t bin = 0; bin < values.size() && bin_start(bin) < duration; ++bin) {
+      const double middle = (bin_start(bin) + bin_start(bin + 1)) / 2;
+      points += fmt::format("{}{:.1f},{:.1f}", points.empty() ? "" : " ", x_of(middle),
+                            rate_y(values[bin]));
+    }
+    return points;
+  };
+  std::string out = fmt::format(
+      "<polyline class=\"offered-rate\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.4\" "
+      "stroke-linejoin=\"round\" points=\"{}\"/>\n",
+      k_offered, polyline(timeline.offered));
+  if (!timeline.planned.empty()) {
+    out += fmt::format(
+        "<polyline class=\"planned-rate\" fill=\"none\" stroke=\"{}\" stroke-width=\"1\" "
+        "stroke-dasharray=\"2 3\" points=\"{}\"/>\n",
+        k_offered, polyline(timeline.planned));
+  }
+  const double step = nice_step(rate_max, 4);
+  for (double v = step; v <= rate_max; v += step) {
+    out += fmt::format(
+        "<text class=\"rate-axis\" x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\" fill=\"{}\">{}/s"
+        "</text>\n",
+        right - 4, rate_y(v) + 4, k_offered, number_text(v));
+  }
+  out += fmt::format(
+      "<text class=\"rate-label\" x=\"{}\" y=\"{}\" fill=\"{}\">offered rate (sent/s; "
+      "dashed: planned)</text>\n",
+      left + 4, top + 12, k_offered);
+  return out;
+}
 
 std::string timeline_svg(const std::string& id, const checks::Timeline& timeline,
                          const checks::TimelineSeries& series, const checks::AdmissionPeak* worst,
@@ -195,6 +245,7 @@ std::string timeline_svg(const std::string& id, const checks::Timeline& timeline
       "<text class=\"contract-label\" x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\" fill=\"{}\" "
       "stroke=\"#ffffff\" stroke-width=\"3\" paint-order=\"stroke\">{}</text>\n",
       right - 4, contract_y - 5, k_contract, esc(contract_text));
+  out += offered_rate_svg(timeline, x_of, bin_start, duration);
   return out + "</svg>\n";
 }
 
