@@ -249,7 +249,7 @@ std::string timeline_svg(const std::string& id, const checks::Timeline& timeline
   return out + "</svg>\n";
 }
 
-std::string legend_html(bool faults) {
+std::string legend_html(bool faults, bool offered) {
   auto item = [](std::string_view style, std::string_view text) {
     return fmt::format("<span><i style=\"{}\"></i>{}</span>", style, text);
   };
@@ -265,6 +265,9 @@ std::string legend_html(bool faults) {
                                     k_fault_stroke),
                         "fault (--fault)")
                  : std::string()) +
+         (offered ? item(fmt::format("height:0;border-top:2px solid {}", k_offered),
+                         "offered rate, sent per second (dashed: planned), right-hand scale")
+                  : std::string()) +
          "</p>\n";
 }
 
@@ -278,7 +281,10 @@ constexpr double left = 56, right = 876, top = 22, bottom = 150;
 std::string timelines_html(const Report& report, const std::string& prefix) {
   const bool faults = std::any_of(report.runs.begin(), report.runs.end(),
                                   [](const checks::RunStats& run) { return !run.faults.empty(); });
-  std::string out = "<h3>Timeline</h3>\n" + legend_html(faults);
+  const bool offered = std::any_of(report.runs.begin(), report.runs.end(), [](const auto& run) {
+    return run.timeline && !run.timeline->offered.empty();
+  });
+  std::string out = "<h3>Timeline</h3>\n" + legend_html(faults, offered);
   size_t drawn = 0;
   for (const checks::RunStats& run : report.runs) {
     if (drawn == k_html_timeline_runs)

@@ -1,10 +1,15 @@
 // --stages and --arrivals in the reports: params.stages and params.arrivals, runs[].stages[]
-// and runs[].lateness_ms in JSON; the stages line and the per-stage table of the human report.
+// and runs[].lateness_ms in JSON; the stages line and the per-stage table of the human report;
+// the offered and planned rate on the HTML timeline.
 
 #include <doctest/doctest.h>
 
 #include <string>
 
+#include "checks/contract_audit.hpp"
+#include "checks/timeline.hpp"
+#include "engine/schedule.hpp"
+#include "report/html_report.hpp"
 #include "report/human_report.hpp"
 #include "report/json_report.hpp"
 
@@ -88,4 +93,53 @@ TEST_CASE("render_human: a stages line, and a table of the stages when there are
   const std::string many = rlcheck::report::render_human(staged_report(13), plain);
   CHECK(many.find("stages 2.00s to 100/s") != std::string::npos);
   CHECK(many.find("late p99") == std::string::npos);
+}
+
+TEST_CASE("the timeline's offered rate: sends per second over every identity, and the plan") {
+  using rlcheck::engine::RequestRecord;
+  std::vector<RequestRecord> records;
+  for (uint64_t seq = 0; seq < 100; ++seq) {
+    RequestRecord record;
+    record.seq = seq;
+    record.identity = static_cast<uint32_t>(seq % 2);
+    record.sent_ns = static_cast<int64_t>(seq) * 10'000'000;  // 100/s for 1 s
+    record.replied_ns = record.sent_ns + 1000;
+    record.outcome = rlcheck::engine::Outcome::allowed;
+    records.push_back(record);
+  }
+  RequestRecord unsent;
+  unsent.seq = 100;
+  unsent.outcome = rlcheck::engine::Outcome::error;
+  unsent.error = rlcheck::engine::ErrorKind::not_sent;
+  records.push_back(unsent);
+  const auto identities = rlcheck::checks::split_by_identity(records, 2);
+  rlcheck::checks::AdmissionRule rule;
+  rule.limit = 10;
+  rule.window_ns = 1'000'000'000;
+  rlcheck::checks::Timeline timeline =
+      rlcheck::checks::build_timeline(identities, rule, 1'000'000'000, 0);
+
+  rlcheck::config::LoadConfig closed;
+  closed.requests = 101;
+  rlcheck::checks::add_offered_rate(timeline, identities, rlcheck::engine::Schedule::make(closed));
+  CHECK(timeline.offered.empty());  // the closed model offers what the replies allow
+
+  rlcheck::config::LoadConfig open = closed;
+  open.rate = rlcheck::config::Rate{101, std::chrono::seconds(1)};
+  rlcheck::checks::add_offered_rate(timeline, identities, rlcheck::engine::Schedule::make(open));
+  REQUIRE(timeline.offered.size() == rlcheck::checks::k_timeline_bins);
+  double sent = 0;
+  for (double per_s : timeline.offered)
+    sent += per_s * static_cast<double>(timeline.bin_ns) / 1e9;
+  CHECK(sent == doctest::Approx(100));  // the request never sent is not offered
+  CHECK(timeline.planned.front() == doctest::Approx(101));
+
+  Report report = staged_report(1);
+  report.runs[0].timeline = timeline;
+  const std::string html = rlcheck::report::render_html({report});
+  CHECK(html.find("class=\"offered-rate\"") != std::string::npos);
+  CHECK(html.find("class=\"planned-rate\"") != std::string::npos);
+  report.runs[0].timeline->offered.clear();
+  report.runs[0].timeline->planned.clear();
+  CHECK(rlcheck::report::render_html({report}).find("offered-rate") == std::string::npos);
 }
