@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "command_line_support.hpp"
+#include "runner/shared_test.hpp"
 
 using rlcheck::config::Arrivals;
 using rlcheck::testing::mentions;
@@ -81,4 +82,17 @@ TEST_CASE("--stages is a schedule the virtual clock runs on") {
       usage_error({"redis", "--script", script.path.c_str(), "--arg", "{now_ms}", "--virtual-clock",
                    "-r", "2", "--stages", "270000h:0.001/s,270000h:0/s"}),
       "100 virtual years"));
+}
+
+TEST_CASE("many hosts: workers with other stages, arrivals or seed run another test") {
+  const auto fingerprint = [](std::vector<const char*> args) {
+    return rlcheck::runner::test_fingerprint(parse_arguments(std::move(args)).config);
+  };
+  const std::string base = fingerprint({"redis", "--stages", "1s:10/s", "--seed", "1"});
+  CHECK(mentions(base, "stages=1s:10/s\n"));
+  CHECK(base == fingerprint({"redis", "--stages", "1s:10/s", "--seed", "1"}));
+  CHECK(base != fingerprint({"redis", "--stages", "1s:20/s", "--seed", "1"}));
+  CHECK(base != fingerprint({"redis", "--stages", "1s:10/s", "--seed", "2"}));
+  CHECK(base !=
+        fingerprint({"redis", "--stages", "1s:10/s", "--seed", "1", "--arrivals", "poisson"}));
 }
