@@ -51,51 +51,70 @@ constexpr double bar_span = 44;  // the tallest bar, above and below the baselin
 }  // namespace frame
 
 // The open model: requests sent per second over every identity (solid) and the rate planned
-// (dashed), on a second axis of their own over the upper half, its scale on the right.
+// (dashed), on a second axis of their own over the upper half, its scale on the right. The
+// timeline's bins are too fine for a rate (a bin holds 0 or 1 request at a few hundred a
+// second), so the lines average groups of bins: about k_rate_points points across the plot.
+constexpr size_t k_rate_points = 50;
+
 template <typename XOf, typename BinStart>
 std::string offered_rate_svg(const checks::Timeline& timeline, const XOf& x_of,
                              const BinStart& bin_start, double duration) {
   using namespace frame;
   if (timeline.offered.empty())
     return "";
+  const size_t group = std::max<size_t>(1, timeline.offered.size() / k_rate_points);
+  const auto averaged = [&](const std::vector<double>& values) {
+    std::vector<double> out;
+    for (size_t first = 0; first < values.size() && bin_start(first) < duration; first += group) {
+      const size_t end = std::min(values.size(), first + group);
+      double sum = 0;
+      for (size_t bin = first; bin < end; ++bin)
+        sum += values[bin];
+      out.push_back(sum / static_cast<double>(end - first));
+    }
+    return out;
+  };
+  const std::vector<double> offered = averaged(timeline.offered);
+  const std::vector<double> planned = averaged(timeline.planned);
   double peak = 1;
-  for (size_t bin = 0; bin < timeline.offered.size(); ++bin) {
-    peak = std::max(peak, timeline.offered[bin]);
-    if (bin < timeline.planned.size())
-      peak = std::max(peak, timeline.planned[bin]);
-  }
+  for (double value : offered)
+    peak = std::max(peak, value);
+  for (double value : planned)
+    peak = std::max(peak, value);
   const double rate_max = peak * 1.12;
   auto rate_y = [&](double value) { return baseline - value / rate_max * (baseline - top); };
   const auto polyline = [&](const std::vector<double>& values) {
     std::string points;
-    for (size_t bin = 0; bin < values.size() && bin_start(bin) < duration; ++bin) {
-      const double middle = (bin_start(bin) + bin_start(bin + 1)) / 2;
+    for (size_t point = 0; point < values.size(); ++point) {
+      const double first = bin_start(point * group);
+      const double middle = (first + std::min(bin_start((point + 1) * group), duration)) / 2;
       points += fmt::format("{}{:.1f},{:.1f}", points.empty() ? "" : " ", x_of(middle),
-                            rate_y(values[bin]));
+                            rate_y(values[point]));
     }
     return points;
   };
   std::string out = fmt::format(
-      "<polyline class=\"offered-rate\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.4\" "
+      "<polyline class=\"offered-rate\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.6\" "
       "stroke-linejoin=\"round\" points=\"{}\"/>\n",
-      k_offered, polyline(timeline.offered));
-  if (!timeline.planned.empty()) {
+      k_offered, polyline(offered));
+  if (!planned.empty()) {
     out += fmt::format(
-        "<polyline class=\"planned-rate\" fill=\"none\" stroke=\"{}\" stroke-width=\"1\" "
-        "stroke-dasharray=\"2 3\" points=\"{}\"/>\n",
-        k_offered, polyline(timeline.planned));
+        "<polyline class=\"planned-rate\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.2\" "
+        "stroke-dasharray=\"4 3\" points=\"{}\"/>\n",
+        k_offered, polyline(planned));
   }
+  // The scale, kept below the top of the plot where the contract's label may be.
   const double step = nice_step(rate_max, 4);
-  for (double v = step; v <= rate_max; v += step) {
+  for (double v = step; v <= rate_max * 0.85; v += step) {
     out += fmt::format(
         "<text class=\"rate-axis\" x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\" fill=\"{}\">{}/s"
         "</text>\n",
         right - 4, rate_y(v) + 4, k_offered, number_text(v));
   }
   out += fmt::format(
-      "<text class=\"rate-label\" x=\"{}\" y=\"{}\" fill=\"{}\">offered rate (sent/s; "
-      "dashed: planned)</text>\n",
-      left + 4, top + 12, k_offered);
+      "<text class=\"rate-label\" x=\"{}\" y=\"{}\" fill=\"{}\">offered rate, sent per second "
+      "(dashed: planned)</text>\n",
+      left, height - 3, k_offered);
   return out;
 }
 
