@@ -118,6 +118,9 @@ struct Worker::Slot {
   // --virtual-clock: the requests this client sends, and the virtual instant of the one in
   // flight (from the virtual start line).
   std::optional<IdentityCursor> cursor;
+  // Its own view of the schedule: a client's requests are `identities` apart, so Poisson
+  // instants come from the block it read last rather than the one another client moved to.
+  std::optional<Schedule::Cursor> instants;
   int64_t virtual_ns = 0;
   Clock::time_point due;  // when the request may leave (the start line when unpaced)
   Clock::time_point sent;
@@ -167,8 +170,10 @@ void Worker::run() {
     slot.index = static_cast<int>(i);
     slot.pace_timer.reset(evtimer_new(base, &Worker::on_pace_timer, &slot));
     slot.timeout_timer.reset(evtimer_new(base, &Worker::on_timeout, &slot));
-    if (shared_.load.virtual_clock)
+    if (shared_.load.virtual_clock) {
       slot.cursor.emplace(shared_.load, first_client_id_ + slot.index);
+      slot.instants.emplace(*shared_.schedule);
+    }
     slot.client =
         factory_.make(base, loop_shared_.get(), *this, slot.index, first_client_id_ + slot.index);
   }
@@ -258,8 +263,8 @@ void Worker::launch_virtual(Slot& slot) {
   slot.seq = *seq;
   constexpr int64_t k_ms = 1'000'000;
   const uint64_t index = *seq - shared_.load.first_seq;
-  slot.virtual_ns = due_cursor_.due(index).count() / k_ms * k_ms;  // Schedule::virtual_ns
-  slot.stage = due_cursor_.stage_of(index);
+  slot.virtual_ns = slot.instants->due(index).count() / k_ms * k_ms;  // Schedule::virtual_ns
+  slot.stage = slot.instants->stage_of(index);
   slot.skew = skew_index(slot);
   slot.busy = true;
   ++in_flight_;
