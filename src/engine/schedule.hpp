@@ -48,7 +48,8 @@ class Schedule {
   uint64_t stage_planned(size_t stage) const { return stages_[stage].planned; }
 
   // due() for indices taken mostly in order: Poisson arrivals are found from a block of 256
-  // kept between calls, so a run's requests cost O(1) each. One per thread.
+  // kept between calls, so a run's requests cost O(1) each. One per caller, never shared
+  // between threads.
   class Cursor {
    public:
     explicit Cursor(const Schedule& schedule) : schedule_(&schedule) {}
