@@ -5,12 +5,16 @@
 // cap addresses, and parse again, joined by commas, to the same list; a --clock-skew list that
 // parses must hold between 1 and the cap offsets, and parse again from its formatted text to
 // the same offsets (to the duration parser's precision); an --identity-dist that parses has its
-// parameter in range and parses again from its formatted text to the same value, exactly.
+// parameter in range and parses again from its formatted text to the same value, exactly; a
+// --stages list that parses must hold between 1 and the cap stages, plan a count without
+// trapping, and parse again from its formatted text to as many stages of the same durations;
+// an --slo list parses again to the same percentiles and bounds.
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "config/clock_skew.hpp"
 #include "config/duration.hpp"
@@ -20,6 +24,7 @@
 #include "config/reply_format.hpp"
 #include "config/slo.hpp"
 #include "config/source_addresses.hpp"
+#include "config/stages.hpp"
 #include "config/strategy_name.hpp"
 
 using namespace rlcheck::config;
@@ -58,6 +63,22 @@ void check_clock_skews(std::string_view text) {
     const Nanos a = (*skews)[i] < Nanos(0) ? -(*skews)[i] : (*skews)[i];
     const Nanos b = (*again)[i] < Nanos(0) ? -(*again)[i] : (*again)[i];
     if (((*skews)[i] < Nanos(0)) != ((*again)[i] < Nanos(0)) || !same(a, b))
+      __builtin_trap();
+  }
+}
+
+void check_stages(std::string_view text) {
+  auto stages = parse_stages(text);
+  if (!stages)
+    return;
+  if (stages->empty() || stages->size() > k_max_stages)
+    __builtin_trap();
+  (void)planned_requests(*stages);
+  auto again = parse_stages(format_stages(*stages));
+  if (!again || again->size() != stages->size())
+    __builtin_trap();
+  for (size_t i = 0; i < stages->size(); ++i) {
+    if (!same((*again)[i].duration, (*stages)[i].duration))
       __builtin_trap();
   }
 }
@@ -102,7 +123,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0)
     return 0;
   const std::string_view text(reinterpret_cast<const char*>(data) + 1, size - 1);
-  switch (data[0] % 8) {
+  switch (data[0] % 9) {
     case 0:
       if (auto duration = parse_duration(text); duration) {
         auto again = parse_duration(format_duration(*duration));
@@ -132,6 +153,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       break;
     case 7:
       check_slo(text);
+      break;
+    case 8:
+      check_stages(text);
       break;
     default:
       if (auto format = parse_reply_format(text); format)

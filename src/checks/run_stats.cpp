@@ -106,6 +106,36 @@ IdentityRecords audit_run(RunStats& stats, engine::RecordLog& records, int64_t s
   return identities;
 }
 
+namespace {
+
+// --stages: each stage's plan from the schedule, and its tallies from the run.
+std::vector<StageStats> stage_stats(const engine::RunResult& result) {
+  std::vector<StageStats> stages;
+  if (!result.schedule || result.schedule->stage_count() != result.stages.size())
+    return stages;
+  const engine::Schedule& schedule = *result.schedule;
+  for (size_t k = 0; k < result.stages.size(); ++k) {
+    const engine::StageTally& tally = result.stages[k];
+    StageStats stage;
+    stage.from_ms = to_ms(schedule.stage_from_ns(k));
+    stage.to_ms = to_ms(schedule.stage_to_ns(k));
+    stage.target_from_per_s = schedule.stage_from_rate(k);
+    stage.target_to_per_s = schedule.stage_to_rate(k);
+    stage.planned = tally.planned;
+    stage.sent = tally.sent;
+    stage.allowed = tally.allowed;
+    stage.denied = tally.denied;
+    stage.errors = tally.errors;
+    stage.latency_p50_ms = to_ms(tally.latency_ns.percentile(50));
+    stage.latency_p99_ms = to_ms(tally.latency_ns.percentile(99));
+    stage.lateness_p99_ms = to_ms(tally.lateness_ns.percentile(99));
+    stages.push_back(stage);
+  }
+  return stages;
+}
+
+}  // namespace
+
 RunStats summarize_run(int run, engine::RunResult& result, const AuditParams& audit,
                        std::vector<FaultWindow> faults) {
   const int64_t max_retry_after_ms = audit.max_retry_after_ms;
@@ -162,12 +192,20 @@ RunStats summarize_run(int run, engine::RunResult& result, const AuditParams& au
   stats.latency = {to_ms(latency.percentile(50)), to_ms(latency.percentile(90)),
                    to_ms(latency.percentile(99)), to_ms(latency.max()),
                    to_ms(latency.percentile(99.9))};
+  if (result.lateness_ns.count() > 0) {
+    const auto& late = result.lateness_ns;
+    stats.lateness =
+        LatenessMs{to_ms(late.percentile(50)), to_ms(late.percentile(99)), to_ms(late.max())};
+  }
+  stats.stages = stage_stats(result);
   stats.faults = std::move(faults);
   measure_faults(stats.faults, result.records);
   const IdentityRecords identities = audit_run(stats, result.records, result.start_wall_ns, audit);
   if (audit.timeline) {
     stats.timeline =
         build_timeline(identities, audit.rule, result.duration_ns, stats.contract.worst_identity);
+    if (result.schedule)
+      add_offered_rate(*stats.timeline, identities, *result.schedule);
   }
   return stats;
 }

@@ -50,6 +50,20 @@ struct LatencyMs {
   double p999 = 0;  // the 99.9th percentile
 };
 
+// --stages: one stage of a run (runs[].stages[]): its plan, and what its requests met.
+struct StageStats {
+  double from_ms = 0, to_ms = 0;  // from the start line
+  double target_from_per_s = 0, target_to_per_s = 0;
+  uint64_t planned = 0, sent = 0, allowed = 0, denied = 0, errors = 0;
+  double latency_p50_ms = 0, latency_p99_ms = 0;
+  double lateness_p99_ms = 0;
+};
+
+// The open model on the wall clock: how late requests left (sent - due), in ms.
+struct LatenessMs {
+  double p50 = 0, p99 = 0, max = 0;
+};
+
 struct RunStats {
   int run = 0;  // 1-based
   int64_t requests = 0;
@@ -63,6 +77,8 @@ struct RunStats {
   // --virtual-clock: the virtual time the run's requests spanned (first to last instant).
   std::optional<double> virtual_span_ms;
   LatencyMs latency;
+  std::optional<LatenessMs> lateness;  // the open model on the wall clock
+  std::vector<StageStats> stages;      // --stages
   RetryHintStats retry;
   std::map<std::string, int64_t> error_kinds;        // kind name (status-503 for statuses) -> count
   std::map<std::string, int64_t> status_counts;      // http: "200" -> count

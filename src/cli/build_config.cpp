@@ -1,6 +1,7 @@
 #include <charconv>
 #include <filesystem>
 #include <limits>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -9,6 +10,7 @@
 #include "config/identity_dist.hpp"
 #include "config/reply_format.hpp"
 #include "config/source_addresses.hpp"
+#include "config/stages.hpp"
 #include "config/strategy_name.hpp"
 #include "engine/placeholder_template.hpp"
 #include "redis/endpoint.hpp"
@@ -228,10 +230,55 @@ void fill_topology(const RawOptions& raw, bool http, config::RedisConfig& redis)
       static_cast<int>(in_range("--pipeline", raw.pipeline.value_or(1), 1, k_max_pipeline));
 }
 
-// --rate R/s with --duration D: R x D requests, request i due at i / R.
-void fill_open_model(const RawOptions& raw, config::LoadConfig& load) {
-  if (!raw.rate && !raw.duration)
+// --stages LIST instead of --rate and --duration: the requests its ramps plan.
+void fill_stages(const RawOptions& raw, config::LoadConfig& load) {
+  constexpr const char* k_flag = "--stages";
+  const auto refuse_with = [k_flag](const char* other) {
+    throw base::usage_error(
+        fmt::format("{}: sets the rate and the length of each run, not with {}", k_flag, other));
+  };
+  if (raw.rate)
+    refuse_with("--rate");
+  if (raw.duration)
+    refuse_with("--duration");
+  if (raw.requests)
+    refuse_with("--requests");
+  if (raw.interval)
+    refuse_with("--interval");
+  auto stages = config::parse_stages(*raw.stages);
+  if (!stages)
+    throw base::usage_error(fmt::format("{}: {}", k_flag, stages.error()));
+  load.stages = std::move(*stages);
+  const uint64_t planned = config::planned_requests(load.stages);
+  if (planned < 1) {
+    throw base::usage_error(fmt::format("{}: {} plans no request", k_flag, *raw.stages));
+  }
+  if (planned > static_cast<uint64_t>(k_max_requests)) {
+    throw base::usage_error(fmt::format("{}: {} plans {} requests, more than {}", k_flag,
+                                        *raw.stages, planned, k_max_requests));
+  }
+  load.requests = static_cast<int64_t>(planned);
+}
+
+// --arrivals: poisson needs an open-model plan to spread its arrivals over.
+void fill_arrivals(const RawOptions& raw, config::LoadConfig& load) {
+  if (!raw.arrivals)
     return;
+  if (*raw.arrivals == "uniform") {
+    load.arrivals = config::Arrivals::uniform;
+    return;
+  }
+  if (*raw.arrivals != "poisson") {
+    throw base::usage_error(
+        fmt::format("--arrivals: expected uniform or poisson, got '{}'", *raw.arrivals));
+  }
+  if (!load.open_model() && !raw.find_max)
+    throw base::usage_error("--arrivals poisson: needs --rate with --duration, or --stages");
+  load.arrivals = config::Arrivals::poisson;
+}
+
+// --rate R/s with --duration D: R x D requests, request i due at i / R.
+void fill_rate(const RawOptions& raw, config::LoadConfig& load) {
   if (!raw.rate)
     throw base::usage_error("--duration: needs --rate (the open model sends at a constant rate)");
   if (!raw.duration)
@@ -282,6 +329,21 @@ config::IdentityDist identity_dist_named(const RawOptions& raw, int64_t identiti
   return *dist;
 }
 
+// The open model's plan (--stages, or --rate with --duration) and its arrivals.
+// --find-max: --rate and --duration give the search's first step (find_max_options.cpp), which
+// --arrivals applies to as to any open model.
+void fill_open_model(const RawOptions& raw, config::LoadConfig& load) {
+  if (raw.find_max) {
+    if (raw.stages)
+      throw base::usage_error("--stages: not with --find-max: the search sets each step's rate");
+  } else if (raw.stages) {
+    fill_stages(raw, load);
+  } else if (raw.rate || raw.duration) {
+    fill_rate(raw, load);
+  }
+  fill_arrivals(raw, load);
+}
+
 }  // namespace
 
 config::Config build_config(const RawOptions& raw) {
@@ -308,8 +370,7 @@ config::Config build_config(const RawOptions& raw) {
   load.timeout = positive_duration("--timeout", raw.timeout);
   if (raw.interval)
     load.interval = positive_duration("--interval", *raw.interval);
-  if (!raw.find_max)
-    fill_open_model(raw, load);
+  fill_open_model(raw, load);
   load.identities = in_range("--identities", raw.identities, 1, k_max_concurrency);
   if (raw.identity_dist)
     load.identity_dist = identity_dist_named(raw, load.identities);

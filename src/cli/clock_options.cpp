@@ -61,14 +61,20 @@ void fill_virtual_clock(const RawOptions& raw, bool http, config::Config& config
           k_flag, config.redis.script_path, *line));
     }
   }
-  if (config.command != config::Command::probe && !config.load.rate &&
+  if (config.command != config::Command::probe && !config.load.open_model() &&
       config.load.interval.count() == 0) {
-    throw base::usage_error(fmt::format(
-        "{}: needs a schedule to make virtual: --rate with --duration, or --interval", k_flag));
+    throw base::usage_error(
+        fmt::format("{}: needs a schedule to make virtual: --rate with --duration, --stages, or "
+                    "--interval",
+                    k_flag));
   }
   // Virtual instants are Unix nanoseconds in 64 bits: the runs must end well before 2262.
   constexpr long double k_longest_ns = 100.0L * 365 * 24 * 3600 * 1e9;
-  const long double span_ns = config.load.rate
+  long double stages_ns = 0;
+  for (const config::Stage& stage : config.load.stages)
+    stages_ns += static_cast<long double>(stage.duration.count());
+  const long double span_ns = !config.load.stages.empty() ? stages_ns
+                              : config.load.rate
                                   ? static_cast<long double>(config.load.rate->period.count()) *
                                         static_cast<long double>(config.load.requests) /
                                         static_cast<long double>(config.load.rate->tokens)

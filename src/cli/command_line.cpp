@@ -76,15 +76,22 @@ void add_common_options(CLI::App* app, RawOptions& raw) {
                   "open model: requests at a constant rate (40/s), whatever the replies; with "
                   "--duration");
   optional_option(app, "--duration", raw.duration, "open model: how long each run sends at --rate");
+  optional_option(app, "--stages", raw.stages,
+                  "open model: the rate over time instead of --rate/--duration, each stage a "
+                  "linear ramp from the previous target (0 first): 30s:100/s,1m:1000/s,30s:0/s");
+  optional_option(app, "--arrivals", raw.arrivals,
+                  "open model: uniform (evenly spaced, the default) or poisson (random, "
+                  "exponential gaps at the same mean rate)");
   app->add_flag("--find-max", raw.find_max,
                 "search for the highest rate served within --slo: steps of --duration (default "
                 "5s) from --rate (default 100/s), doubling until one misses, then refined");
   optional_option(app, "--slo", raw.slo,
                   "with --find-max, the latency objective of every step: p99<10ms[,p50<2ms]");
-  app->add_flag("--virtual-clock", raw.virtual_clock,
-                "{now_ms}/{now_s} and the schedule (--rate/--duration, --interval) on a virtual "
-                "clock: requests leave as fast as each identity's order allows, so hours of a "
-                "limiter that takes now as an argument are audited in seconds");
+  app->add_flag(
+      "--virtual-clock", raw.virtual_clock,
+      "{now_ms}/{now_s} and the schedule (--rate/--duration, --stages, --interval) on a "
+      "virtual clock: requests leave as fast as each identity's order allows, so hours of a "
+      "limiter that takes now as an argument are audited in seconds");
   app->add_option("--identities", raw.identities,
                   "spread the load over K identities (key suffix, {id} placeholder); every check "
                   "applies per identity (default 1)");

@@ -36,8 +36,10 @@ struct RawOptions {
   std::optional<std::string> anchor;  // --anchor clock|first-hit
   std::optional<std::string> rate;
   std::optional<std::string> duration;
-  bool find_max = false;           // --find-max
-  std::optional<std::string> slo;  // --slo LIST
+  std::optional<std::string> stages;    // --stages LIST
+  std::optional<std::string> arrivals;  // --arrivals uniform|poisson
+  bool find_max = false;                // --find-max
+  std::optional<std::string> slo;       // --slo LIST
   int64_t identities = 1;
   std::optional<std::string> identity_dist;   // --identity-dist uniform|zipf:S|hot:P
   std::optional<std::string> source_address;  // --source-address LIST

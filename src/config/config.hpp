@@ -42,6 +42,18 @@ enum class Strategy {
 
 enum class ColorMode { auto_detect, always, never };
 
+// --stages: one stage of the open model's plan. The rate ramps linearly from the previous
+// stage's target (0 before the first) to `to_per_s` over `duration`, as k6's
+// ramping-arrival-rate does; a stage of length 0 jumps to its target, one from 0 to 0 pauses.
+struct Stage {
+  std::chrono::nanoseconds duration{0};
+  double to_per_s = 0;
+};
+
+// --arrivals: how the open model spaces its requests. uniform: evenly, at the planned rate;
+// poisson: at random (exponential gaps) at the same mean rate, conditioned on the planned count.
+enum class Arrivals { uniform, poisson };
+
 // --time-source: where a built-in strategy's script reads `now`.
 enum class TimeSource {
   redis,   // Redis TIME: one clock for every client (the default)
@@ -82,6 +94,13 @@ struct LoadConfig {
   // and its latency counts from then, so a stalled target cannot hide delay. `requests` is
   // rate x duration. Unset: the closed model.
   std::optional<Rate> rate;
+  // --stages: the open model's rate over time instead of --rate (requests: the planned count,
+  // config/stages.hpp); empty: none.
+  std::vector<Stage> stages;
+  Arrivals arrivals = Arrivals::uniform;  // --arrivals (poisson: open model only)
+  uint64_t schedule_seed = 0;             // the random arrivals' seed (--seed, per run)
+  // The open model: requests are due on a schedule whatever the replies (--rate or --stages).
+  bool open_model() const { return rate.has_value() || !stages.empty(); }
   int64_t identities = 1;  // the identities the load speaks for (--identities)
   // --identity-dist: which identity request i speaks for (uniform: i mod identities).
   IdentityDist identity_dist;

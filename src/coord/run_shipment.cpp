@@ -1,5 +1,6 @@
 #include "coord/run_shipment.hpp"
 
+#include <algorithm>
 #include <limits>
 #include <stdexcept>
 
@@ -23,8 +24,21 @@ RunShipment shipment_of(int worker, const engine::RunResult& result, int64_t lat
   shipment.error_samples = result.error_samples;
   shipment.by_node = result.by_node;
   shipment.latency_ns = result.latency_ns;
+  shipment.lateness_ns = result.lateness_ns;
+  shipment.stages = result.stages;
   return shipment;
 }
+
+namespace {
+
+nlohmann::json histogram_json(const engine::Histogram& histogram) {
+  nlohmann::json buckets = nlohmann::json::array();
+  for (const engine::Histogram::Bucket& bucket : histogram.nonzero_buckets())
+    buckets.push_back({bucket.index, bucket.count});
+  return {{"min", histogram.min()}, {"max", histogram.max()}, {"buckets", buckets}};
+}
+
+}  // namespace
 
 std::string shipment_to_json(const RunShipment& shipment) {
   nlohmann::json json;
@@ -45,11 +59,19 @@ std::string shipment_to_json(const RunShipment& shipment) {
   json["error_samples"] = samples;
   json["by_node"] = shipment.by_node;
   json["counters"] = shipment.counters;
-  nlohmann::json buckets = nlohmann::json::array();
-  for (const engine::Histogram::Bucket& bucket : shipment.latency_ns.nonzero_buckets())
-    buckets.push_back({bucket.index, bucket.count});
-  json["latency"] = {
-      {"min", shipment.latency_ns.min()}, {"max", shipment.latency_ns.max()}, {"buckets", buckets}};
+  json["latency"] = histogram_json(shipment.latency_ns);
+  json["lateness"] = histogram_json(shipment.lateness_ns);
+  nlohmann::json stages = nlohmann::json::array();
+  for (const engine::StageTally& stage : shipment.stages) {
+    stages.push_back({{"planned", stage.planned},
+                      {"sent", stage.sent},
+                      {"allowed", stage.allowed},
+                      {"denied", stage.denied},
+                      {"errors", stage.errors},
+                      {"latency", histogram_json(stage.latency_ns)},
+                      {"lateness", histogram_json(stage.lateness_ns)}});
+  }
+  json["stages"] = stages;
   return json.dump();
 }
 
@@ -74,6 +96,17 @@ T whole(const nlohmann::json& value) {
     throw std::out_of_range("a number out of range");
   return static_cast<T>(number);
 }
+
+engine::Histogram histogram_from_json(const nlohmann::json& json) {
+  std::vector<engine::Histogram::Bucket> buckets;
+  for (const nlohmann::json& bucket : json.at("buckets"))
+    buckets.push_back({whole<uint32_t>(bucket.at(0)), whole<uint64_t>(bucket.at(1))});
+  return engine::Histogram::restore(buckets, whole<int64_t>(json.at("min")),
+                                    whole<int64_t>(json.at("max")));
+}
+
+// At most as many stages as --stages takes: a longer list is not a run's.
+constexpr size_t k_most_shipped_stages = 100;
 
 }  // namespace
 
@@ -102,12 +135,22 @@ std::expected<RunShipment, std::string> shipment_from_json(std::string_view text
       shipment.by_node[node] = whole<int64_t>(requests);
     for (const auto& [name, count] : json.at("counters").items())
       shipment.counters[name] = whole<uint64_t>(count);
-    std::vector<engine::Histogram::Bucket> buckets;
-    for (const nlohmann::json& bucket : json.at("latency").at("buckets"))
-      buckets.push_back({whole<uint32_t>(bucket.at(0)), whole<uint64_t>(bucket.at(1))});
-    shipment.latency_ns =
-        engine::Histogram::restore(buckets, whole<int64_t>(json.at("latency").at("min")),
-                                   whole<int64_t>(json.at("latency").at("max")));
+    shipment.latency_ns = histogram_from_json(json.at("latency"));
+    shipment.lateness_ns = histogram_from_json(json.at("lateness"));
+    const nlohmann::json& stages = json.at("stages");
+    if (!stages.is_array() || stages.size() > k_most_shipped_stages)
+      return std::unexpected("a run summary rlcheck cannot read: stages");
+    for (const nlohmann::json& item : stages) {
+      engine::StageTally stage;
+      stage.planned = whole<uint64_t>(item.at("planned"));
+      stage.sent = whole<uint64_t>(item.at("sent"));
+      stage.allowed = whole<uint64_t>(item.at("allowed"));
+      stage.denied = whole<uint64_t>(item.at("denied"));
+      stage.errors = whole<uint64_t>(item.at("errors"));
+      stage.latency_ns = histogram_from_json(item.at("latency"));
+      stage.lateness_ns = histogram_from_json(item.at("lateness"));
+      shipment.stages.push_back(std::move(stage));
+    }
     return shipment;
   } catch (const std::exception& error) {
     return std::unexpected(fmt::format("a run summary rlcheck cannot read: {}", error.what()));
@@ -116,6 +159,20 @@ std::expected<RunShipment, std::string> shipment_from_json(std::string_view text
 
 void merge_shipment(engine::RunResult& merged, const RunShipment& shipment) {
   merged.latency_ns.merge(shipment.latency_ns);
+  merged.lateness_ns.merge(shipment.lateness_ns);
+  if (merged.stages.size() < shipment.stages.size())
+    merged.stages.resize(shipment.stages.size());
+  for (size_t k = 0; k < shipment.stages.size(); ++k) {
+    engine::StageTally& into = merged.stages[k];
+    const engine::StageTally& from = shipment.stages[k];
+    into.planned = std::max(into.planned, from.planned);  // the whole run's, on every worker
+    into.sent += from.sent;
+    into.allowed += from.allowed;
+    into.denied += from.denied;
+    into.errors += from.errors;
+    into.latency_ns.merge(from.latency_ns);
+    into.lateness_ns.merge(from.lateness_ns);
+  }
   merged.clients_ready += shipment.clients_ready;
   merged.interrupted = merged.interrupted || shipment.interrupted;
   merged.stopped_on_errors = merged.stopped_on_errors || shipment.stopped_on_errors;

@@ -8,6 +8,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "engine/run.hpp"
 
@@ -29,6 +30,8 @@ struct RunShipment {
   std::map<std::string, int64_t> by_node;
   std::map<std::string, uint64_t> counters;  // redis transport counts, script reloads
   engine::Histogram latency_ns;
+  engine::Histogram lateness_ns;           // the open model: sent - due
+  std::vector<engine::StageTally> stages;  // --stages: its share of each stage
 };
 
 // The shipment of `result` (records: the count sent; chunks: how many were pushed).

@@ -90,6 +90,10 @@ RunResult execute_run(ClientFactory& factory, const config::LoadConfig& load, Ru
                                 .count();
   result.start = shared.start;
   result.start_wall_ns = shared.start_wall_ns;
+  result.schedule = shared.schedule;
+  result.stages.resize(shared.schedule->stage_count());
+  for (size_t k = 0; k < result.stages.size(); ++k)
+    result.stages[k].planned = shared.schedule->stage_planned(k);
   for (auto& worker : workers) {
     // Take the first worker's records whole and free each worker's after merging: a run of
     // N requests never holds more than about N records at once.
@@ -100,6 +104,17 @@ RunResult execute_run(ClientFactory& factory, const config::LoadConfig& load, Ru
     }
     worker->records.clear();
     result.latency_ns.merge(worker->latency_ns);
+    result.lateness_ns.merge(worker->lateness_ns);
+    for (size_t k = 0; k < result.stages.size() && k < worker->stages.size(); ++k) {
+      StageTally& into = result.stages[k];
+      const StageTally& from = worker->stages[k];
+      into.sent += from.sent;
+      into.allowed += from.allowed;
+      into.denied += from.denied;
+      into.errors += from.errors;
+      into.latency_ns.merge(from.latency_ns);
+      into.lateness_ns.merge(from.lateness_ns);
+    }
     result.clients_ready += worker->clients_ready;
     result.interrupted = result.interrupted || worker->was_interrupted;
     if (result.connect_error.empty())

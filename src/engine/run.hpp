@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include "engine/histogram.hpp"
 #include "engine/record_log.hpp"
 #include "engine/request_record.hpp"
+#include "engine/schedule.hpp"
 
 namespace rlcheck::engine {
 
@@ -28,10 +30,22 @@ class RunObserver {
   virtual void on_start(std::chrono::steady_clock::time_point /*start*/) {}
 };
 
+// --stages: one stage's requests. planned: due in it; sent: left (the rest were not sent);
+// allowed, denied, errors: their decisions; latency_ns as RunResult's; lateness_ns: sent - due.
+struct StageTally {
+  uint64_t planned = 0, sent = 0, allowed = 0, denied = 0, errors = 0;
+  Histogram latency_ns;
+  Histogram lateness_ns;
+};
+
 struct RunResult {
-  RecordLog records;        // one per request, ordered by seq
-  Histogram latency_ns;     // send to final reply, of requests that got one
-  Histogram lateness_ns;    // open model: how late each request left after it was due
+  RecordLog records;     // one per request, ordered by seq
+  Histogram latency_ns;  // send to final reply, of requests that got one
+  // The open model (wall clock): how late each request left, sent - due (every sent request).
+  Histogram lateness_ns;
+  std::vector<StageTally> stages;  // --stages: one per stage, in order; empty without
+  // When each request was due (the records' due_us); set by execute_run.
+  std::shared_ptr<const Schedule> schedule;
   int64_t duration_ns = 0;  // start line to the last reply
   // --virtual-clock: records, duration_ns and start_wall_ns are virtual instants (the virtual
   // start line, unix ns); this is how long the run took on the real clock.

@@ -4,18 +4,6 @@
 
 namespace rlcheck::engine {
 
-std::chrono::nanoseconds due_offset(const config::LoadConfig& load, uint64_t index) {
-  if (!load.rate)
-    return load.interval * static_cast<int64_t>(index);
-  const auto scaled = static_cast<__int128>(index) * load.rate->period.count() / load.rate->tokens;
-  return std::chrono::nanoseconds(static_cast<int64_t>(scaled));
-}
-
-int64_t virtual_offset_ns(const config::LoadConfig& load, uint64_t index) {
-  constexpr int64_t k_ms = 1'000'000;
-  return due_offset(load, index).count() / k_ms * k_ms;
-}
-
 IdentityCursor::IdentityCursor(const config::LoadConfig& load, int client_id)
     : identities_(static_cast<uint64_t>(std::max<int64_t>(1, load.identities))),
       owners_(

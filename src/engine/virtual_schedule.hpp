@@ -1,8 +1,8 @@
 #pragma once
-// When each request of a run is due, and, under --virtual-clock, which client sends which
-// request: pure arithmetic on the load, shared by the workers and their tests.
+// Under --virtual-clock, which client sends which request: pure arithmetic on the load, shared
+// by the workers and their tests. When each is due, and so its virtual instant, is the run's
+// Schedule's (engine/schedule.hpp).
 
-#include <chrono>
 #include <cstdint>
 #include <optional>
 
@@ -10,18 +10,11 @@
 
 namespace rlcheck::engine {
 
-// Request `index`'s due offset from the start line. Closed model: index x --interval (0 when
-// unpaced). Open model: index / rate, exactly.
-std::chrono::nanoseconds due_offset(const config::LoadConfig& load, uint64_t index);
-
-// Request `index`'s virtual instant from the virtual start line: its due offset floored to a
-// whole millisecond, so {now_ms}, {now_s} and the record name the same instant.
-int64_t virtual_offset_ns(const config::LoadConfig& load, uint64_t index);
-
 // The requests one client sends under the virtual clock, in order. Identity j belongs to client
 // j mod P', where P' = min(clients, identities): each identity's requests go out on one client,
 // one at a time, in virtual-time order, and up to P' identities are in flight at once. Clients
-// past P' send nothing. O(1) state and step.
+// past P' send nothing. O(1) state and step. Each request's instant is
+// Schedule::virtual_ns(seq - first_seq).
 class IdentityCursor {
  public:
   IdentityCursor(const config::LoadConfig& load, int client_id);

@@ -8,6 +8,7 @@
 
 #include "engine/event_time.hpp"
 #include "engine/interrupt.hpp"
+#include "engine/schedule.hpp"
 #include "engine/virtual_schedule.hpp"
 
 namespace rlcheck::engine {
@@ -32,7 +33,7 @@ void wait_for_boundary(std::chrono::nanoseconds window, std::chrono::nanoseconds
 // Paced loads need timers to the microsecond: with epoll's millisecond timeouts a plain loop
 // sent about 3 ms late at the median here, and the open model counts that as latency.
 event_base* new_loop(const config::LoadConfig& load) {
-  if (load.virtual_clock || (!load.rate && load.interval.count() == 0))
+  if (load.virtual_clock || (!load.open_model() && load.interval.count() == 0))
     return event_base_new();
   event_config* options = event_config_new();
   event_config_set_flag(options, EVENT_BASE_FLAG_PRECISE_TIMER);
@@ -86,6 +87,7 @@ size_t records_expected(const config::LoadConfig& load, int first_client_id, int
 RunShared::RunShared(const config::LoadConfig& load_config, int workers, RunObserver* run_observer)
     : load(load_config),
       identities(identity_map_of(load_config)),
+      schedule(std::make_shared<const Schedule>(Schedule::make(load_config))),
       observer(run_observer),
       start_line(workers, [this]() noexcept {
         if (load.start_gate) {
@@ -113,9 +115,13 @@ struct Worker::Slot {
   bool busy = false;   // a request is in flight or waiting for its pace timer
   uint64_t seq = 0;
   uint8_t skew = 0;  // index into load.clock_skews of the request's clock
+  int stage = -1;    // --stages: the stage the request is due in
   // --virtual-clock: the requests this client sends, and the virtual instant of the one in
   // flight (from the virtual start line).
   std::optional<IdentityCursor> cursor;
+  // Its own view of the schedule: a client's requests are `identities` apart, so Poisson
+  // instants come from the block it read last rather than the one another client moved to.
+  std::optional<Schedule::Cursor> instants;
   int64_t virtual_ns = 0;
   Clock::time_point due;  // when the request may leave (the start line when unpaced)
   Clock::time_point sent;
@@ -130,7 +136,9 @@ Worker::Worker(ClientFactory& factory, RunShared& shared, int first_client_id, i
     : factory_(factory),
       shared_(shared),
       first_client_id_(first_client_id),
-      base_(new_loop(shared.load), &event_base_free) {
+      base_(new_loop(shared.load), &event_base_free),
+      due_cursor_(*shared.schedule) {
+  stages.resize(shared.schedule->stage_count());
   slots_.reserve(static_cast<size_t>(clients));
   for (int i = 0; i < clients; ++i)
     slots_.push_back(std::make_unique<Slot>());
@@ -164,8 +172,10 @@ void Worker::run() {
     slot.index = static_cast<int>(i);
     slot.pace_timer.reset(evtimer_new(base, &Worker::on_pace_timer, &slot));
     slot.timeout_timer.reset(evtimer_new(base, &Worker::on_timeout, &slot));
-    if (shared_.load.virtual_clock)
+    if (shared_.load.virtual_clock) {
       slot.cursor.emplace(shared_.load, first_client_id_ + slot.index);
+      slot.instants.emplace(*shared_.schedule);
+    }
     slot.client =
         factory_.make(base, loop_shared_.get(), *this, slot.index, first_client_id_ + slot.index);
   }
@@ -240,7 +250,8 @@ void Worker::launch_next(int slot_index) {
   slot.skew = skew_index(slot);
   slot.busy = true;
   ++in_flight_;
-  slot.due = shared_.start + due_offset(shared_.load, index);
+  slot.due = shared_.start + due_cursor_.due(index);
+  slot.stage = due_cursor_.stage_of(index);
   send_when_due(slot_index);
 }
 
@@ -252,12 +263,21 @@ void Worker::launch_virtual(Slot& slot) {
     return;  // this client's share is sent; the others may still have theirs
   shared_.next_seq.fetch_add(1, std::memory_order_relaxed);  // counts requests sent (progress)
   slot.seq = *seq;
-  slot.virtual_ns = virtual_offset_ns(shared_.load, *seq - shared_.load.first_seq);
+  constexpr int64_t k_ms = 1'000'000;
+  const uint64_t index = *seq - shared_.load.first_seq;
+  slot.virtual_ns = slot.instants->due(index).count() / k_ms * k_ms;  // Schedule::virtual_ns
+  slot.stage = slot.instants->stage_of(index);
   slot.skew = skew_index(slot);
   slot.busy = true;
   ++in_flight_;
   slot.due = Clock::now();
   send(slot.index);
+}
+
+StageTally* Worker::stage_tally(const Slot& slot) {
+  if (slot.stage < 0 || static_cast<size_t>(slot.stage) >= stages.size())
+    return nullptr;
+  return &stages[static_cast<size_t>(slot.stage)];
 }
 
 // Which of load.clock_skews the request's clock is off by: its connection's (many hosts: its
@@ -300,6 +320,16 @@ void Worker::send(int slot_index) {
     return;
   }
   slot.sent = Clock::now();
+  StageTally* tally = stage_tally(slot);
+  if (tally != nullptr)
+    ++tally->sent;
+  if (shared_.load.open_model() && !slot.cursor) {
+    const int64_t late =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(slot.sent - slot.due).count();
+    lateness_ns.record(late);
+    if (tally != nullptr)
+      tally->lateness_ns.record(late);
+  }
   const timeval limit = to_timeval(shared_.load.timeout);
   evtimer_add(slot.timeout_timer.get(), &limit);
   RequestClock clock;
@@ -363,11 +393,21 @@ void Worker::on_decision(int slot_index, Decision decision) {
   shared_.decided[static_cast<size_t>(record.outcome)].fetch_add(1, std::memory_order_relaxed);
   if (record.outcome == Outcome::error)
     count_error();
+  StageTally* tally = stage_tally(slot);
+  if (tally != nullptr) {
+    ++(record.outcome == Outcome::allowed  ? tally->allowed
+       : record.outcome == Outcome::denied ? tally->denied
+                                           : tally->errors);
+  }
   if (record.outcome != Outcome::error) {
     // The open model measures from when the request was due: a target that stalls the
     // connections delays the requests queued behind them, and that delay is its latency.
-    const auto from = shared_.load.rate && !slot.cursor ? slot.due : slot.sent;
-    latency_ns.record(std::chrono::duration_cast<std::chrono::nanoseconds>(replied - from).count());
+    const auto from = shared_.load.open_model() && !slot.cursor ? slot.due : slot.sent;
+    const int64_t latency =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(replied - from).count();
+    latency_ns.record(latency);
+    if (tally != nullptr)
+      tally->latency_ns.record(latency);
   } else if (!error_samples.contains(record.error)) {
     error_samples.emplace(record.error, std::move(decision.error_message));
   }

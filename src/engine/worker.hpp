@@ -27,7 +27,8 @@ struct RunShared {
   RunShared(const config::LoadConfig& load_config, int workers, RunObserver* run_observer);
 
   const config::LoadConfig& load;
-  const IdentityMap identities;  // which identity each request speaks for
+  const IdentityMap identities;              // which identity each request speaks for
+  std::shared_ptr<const Schedule> schedule;  // when each request is due
   RunObserver* observer;
   std::atomic<uint64_t> next_seq{0};
   std::atomic<int64_t> errors{0};  // errored requests so far, counted for stop_after_errors
@@ -52,6 +53,8 @@ class Worker final : public ClientListener {
   // Results, read after join.
   RecordLog records;
   Histogram latency_ns;
+  Histogram lateness_ns;           // the open model on the wall clock: sent - due
+  std::vector<StageTally> stages;  // --stages: this worker's share of each stage's figures
   int clients_ready = 0;
   std::string connect_error;
   std::map<ErrorKind, std::string> error_samples;
@@ -80,6 +83,7 @@ class Worker final : public ClientListener {
   bool stopping() const;
   int64_t since_start_ns() const;
   void launch_virtual(Slot& slot);
+  StageTally* stage_tally(const Slot& slot);
   uint8_t skew_index(const Slot& slot) const;
   static void on_pace_timer(int, short, void* arg);
   static void on_timeout(int, short, void* arg);
@@ -93,7 +97,8 @@ class Worker final : public ClientListener {
   std::vector<std::unique_ptr<Slot>> slots_;
   EventPtr interrupt_poll_;
   int pending_connects_ = 0;
-  int in_flight_ = 0;  // started or waiting on a pace timer
+  Schedule::Cursor due_cursor_;  // the schedule, read mostly in order
+  int in_flight_ = 0;            // started or waiting on a pace timer
   bool exhausted_ = false;
 };
 

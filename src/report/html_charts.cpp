@@ -31,6 +31,7 @@ constexpr std::string_view k_hint_late = "#ef6c00";
 constexpr std::string_view k_fault_fill = "rgba(0,137,123,0.22)";
 constexpr std::string_view k_fault_stroke = "#00897b";
 constexpr std::string_view k_fault_text = "#00695c";
+constexpr std::string_view k_offered = "#f57c00";
 
 std::string esc(std::string_view text) {
   return xml_escape(text);
@@ -48,6 +49,74 @@ constexpr int width = 900, height = 220;
 constexpr double left = 56, right = 844, top = 30, baseline = 136, bottom = 184;
 constexpr double bar_span = 44;  // the tallest bar, above and below the baseline
 }  // namespace frame
+
+// The open model: requests sent per second over every identity (solid) and the rate planned
+// (dashed), on a second axis of their own over the upper half, its scale on the right. The
+// timeline's bins are too fine for a rate (a bin holds 0 or 1 request at a few hundred a
+// second), so the lines average groups of bins: about k_rate_points points across the plot.
+constexpr size_t k_rate_points = 50;
+
+template <typename XOf, typename BinStart>
+std::string offered_rate_svg(const checks::Timeline& timeline, const XOf& x_of,
+                             const BinStart& bin_start, double duration) {
+  using namespace frame;
+  if (timeline.offered.empty())
+    return "";
+  const size_t group = std::max<size_t>(1, timeline.offered.size() / k_rate_points);
+  const auto averaged = [&](const std::vector<double>& values) {
+    std::vector<double> out;
+    for (size_t first = 0; first < values.size() && bin_start(first) < duration; first += group) {
+      const size_t end = std::min(values.size(), first + group);
+      double sum = 0;
+      for (size_t bin = first; bin < end; ++bin)
+        sum += values[bin];
+      out.push_back(sum / static_cast<double>(end - first));
+    }
+    return out;
+  };
+  const std::vector<double> offered = averaged(timeline.offered);
+  const std::vector<double> planned = averaged(timeline.planned);
+  double peak = 1;
+  for (double value : offered)
+    peak = std::max(peak, value);
+  for (double value : planned)
+    peak = std::max(peak, value);
+  const double rate_max = peak * 1.12;
+  auto rate_y = [&](double value) { return baseline - value / rate_max * (baseline - top); };
+  const auto polyline = [&](const std::vector<double>& values) {
+    std::string points;
+    for (size_t point = 0; point < values.size(); ++point) {
+      const double first = bin_start(point * group);
+      const double middle = (first + std::min(bin_start((point + 1) * group), duration)) / 2;
+      points += fmt::format("{}{:.1f},{:.1f}", points.empty() ? "" : " ", x_of(middle),
+                            rate_y(values[point]));
+    }
+    return points;
+  };
+  std::string out = fmt::format(
+      "<polyline class=\"offered-rate\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.6\" "
+      "stroke-linejoin=\"round\" points=\"{}\"/>\n",
+      k_offered, polyline(offered));
+  if (!planned.empty()) {
+    out += fmt::format(
+        "<polyline class=\"planned-rate\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.2\" "
+        "stroke-dasharray=\"4 3\" points=\"{}\"/>\n",
+        k_offered, polyline(planned));
+  }
+  // The scale, kept below the top of the plot where the contract's label may be.
+  const double step = nice_step(rate_max, 4);
+  for (double v = step; v <= rate_max * 0.85; v += step) {
+    out += fmt::format(
+        "<text class=\"rate-axis\" x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\" fill=\"{}\">{}/s"
+        "</text>\n",
+        right - 4, rate_y(v) + 4, k_offered, number_text(v));
+  }
+  out += fmt::format(
+      "<text class=\"rate-label\" x=\"{}\" y=\"{}\" fill=\"{}\">offered rate, sent per second "
+      "(dashed: planned)</text>\n",
+      left, height - 3, k_offered);
+  return out;
+}
 
 std::string timeline_svg(const std::string& id, const checks::Timeline& timeline,
                          const checks::TimelineSeries& series, const checks::AdmissionPeak* worst,
@@ -195,10 +264,11 @@ std::string timeline_svg(const std::string& id, const checks::Timeline& timeline
       "<text class=\"contract-label\" x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\" fill=\"{}\" "
       "stroke=\"#ffffff\" stroke-width=\"3\" paint-order=\"stroke\">{}</text>\n",
       right - 4, contract_y - 5, k_contract, esc(contract_text));
+  out += offered_rate_svg(timeline, x_of, bin_start, duration);
   return out + "</svg>\n";
 }
 
-std::string legend_html(bool faults) {
+std::string legend_html(bool faults, bool offered) {
   auto item = [](std::string_view style, std::string_view text) {
     return fmt::format("<span><i style=\"{}\"></i>{}</span>", style, text);
   };
@@ -214,6 +284,9 @@ std::string legend_html(bool faults) {
                                     k_fault_stroke),
                         "fault (--fault)")
                  : std::string()) +
+         (offered ? item(fmt::format("height:0;border-top:2px solid {}", k_offered),
+                         "offered rate, sent per second (dashed: planned), right-hand scale")
+                  : std::string()) +
          "</p>\n";
 }
 
@@ -227,7 +300,10 @@ constexpr double left = 56, right = 876, top = 22, bottom = 150;
 std::string timelines_html(const Report& report, const std::string& prefix) {
   const bool faults = std::any_of(report.runs.begin(), report.runs.end(),
                                   [](const checks::RunStats& run) { return !run.faults.empty(); });
-  std::string out = "<h3>Timeline</h3>\n" + legend_html(faults);
+  const bool offered = std::any_of(report.runs.begin(), report.runs.end(), [](const auto& run) {
+    return run.timeline && !run.timeline->offered.empty();
+  });
+  std::string out = "<h3>Timeline</h3>\n" + legend_html(faults, offered);
   size_t drawn = 0;
   for (const checks::RunStats& run : report.runs) {
     if (drawn == k_html_timeline_runs)

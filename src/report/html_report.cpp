@@ -112,12 +112,23 @@ std::string header_html(const Report& report) {
   if (!p.rate.empty()) {
     load = fmt::format("{} for {} &times; {} (open model)", esc(p.rate),
                        time_label(p.duration_ms, p.duration_ms >= 1000), runs);
+  } else if (!p.stages.empty()) {
+    std::string stages;
+    for (const StageParam& stage : p.stages) {
+      stages += fmt::format("{}{} to {}/s", stages.empty() ? "" : ", ",
+                            time_label(stage.duration_ms, stage.duration_ms >= 1000),
+                            number_text(stage.target_per_s));
+    }
+    load = fmt::format("stages {} ({}) &times; {} (open model)", stages,
+                       config::counted(p.requests, "request"), runs);
   } else {
     load = fmt::format("{} &times; {}, concurrency P = {}", config::counted(p.requests, "request"),
                        runs, p.concurrency);
     if (p.interval_ms > 0)
       load += fmt::format(", one every {}", ms_text(p.interval_ms));
   }
+  if (p.arrivals == "poisson")
+    load += ", poisson arrivals";
   if (p.threads > 1)
     load += fmt::format(", {} threads", p.threads);
   row("load", load);

@@ -142,10 +142,57 @@ std::string header(const Report& report) {
   }
   if (params.pipeline > 1)
     load += fmt::format(", pipeline {}", params.pipeline);
+  if (params.arrivals == "poisson")
+    load += ", poisson arrivals";
   if (params.virtual_clock)
     load += ", virtual clock";
   return fmt::format("rlcheck {}  {}{}  {}  {}  {}", report.mode, report.target.url, where, limiter,
                      limit_text(report), load);
+}
+
+// A stage's target rate without noise digits: 100, 0.5.
+std::string per_s_text(double per_s) {
+  return fmt::format("{:g}", per_s);
+}
+
+// --stages: "stages 2s to 100/s, 2s to 400/s, 1s to 0/s (800 requests over 5s)".
+std::string stages_line(const Params& params) {
+  if (params.stages.empty())
+    return "";
+  std::string text;
+  for (const StageParam& stage : params.stages) {
+    text += fmt::format("{}{} to {}/s", text.empty() ? "" : ", ", duration_text(stage.duration_ms),
+                        per_s_text(stage.target_per_s));
+  }
+  return fmt::format("stages {} ({} over {})\n", text, config::counted(params.requests, "request"),
+                     duration_text(params.duration_ms));
+}
+
+// --stages (at most k_stage_table_rows of them): each run's stages, planned against sent, their
+// decisions, latency and how late requests left.
+constexpr size_t k_stage_table_rows = 12;
+
+std::string stage_table(const Report& report) {
+  if (report.params.stages.empty() || report.params.stages.size() > k_stage_table_rows)
+    return "";
+  std::string out =
+      fmt::format("{:>4} {:>5} {:>15} {:>17} {:>8} {:>8} {:>8} {:>8} {:>7} {:>8} {:>8} {:>9}\n",
+                  "run", "stage", "from-to", "target /s", "planned", "sent", "allowed", "denied",
+                  "errors", "p50 ms", "p99 ms", "late p99");
+  for (const auto& run : report.runs) {
+    for (size_t k = 0; k < run.stages.size(); ++k) {
+      const checks::StageStats& stage = run.stages[k];
+      out += fmt::format(
+          "{:>4} {:>5} {:>15} {:>17} {:>8} {:>8} {:>8} {:>8} {:>7} {:>8.3f} {:>8.3f} {:>9.3f}\n",
+          run.run, k + 1,
+          fmt::format("{}-{}", duration_text(stage.from_ms), duration_text(stage.to_ms)),
+          fmt::format("{}-{}", per_s_text(stage.target_from_per_s),
+                      per_s_text(stage.target_to_per_s)),
+          stage.planned, stage.sent, stage.allowed, stage.denied, stage.errors,
+          stage.latency_p50_ms, stage.latency_p99_ms, stage.lateness_p99_ms);
+    }
+  }
+  return out;
 }
 
 // --fault: one line per fault per run, "fault pause@1s+1s at 1000ms-2000ms: 0 allowed, 12
@@ -339,6 +386,7 @@ std::string render_human(const Report& report, const TextStyle& style) {
   std::string out = paint(header(report), k_bold) + "\n";
   if (const std::string note = clock_note(report); !note.empty())
     out += fmt::format("virtual clock: {}\n", note);
+  out += stages_line(report.params);
   // Latency in ms: p50, p90, p99 and p999 (send to reply; the open model counts from the due
   // instant). 94 columns, so the table reads in a 100-column terminal.
   out += fmt::format("{:>4} {:>8} {:>8} {:>7} {:>8} {:>8} {:>8} {:>8} {:>15} {:>10}\n", "run",
@@ -353,6 +401,7 @@ std::string render_human(const Report& report, const TextStyle& style) {
                        run.latency.p99, run.latency.p999, seconds_range(run.retry),
                        duration_text(run.duration_ms));
   }
+  out += stage_table(report);
   const Summary& s = report.summary;
   const checks::RunStats* worst = nullptr;
   for (const auto& run : report.runs) {

@@ -106,6 +106,26 @@ json fault_to_json(const checks::FaultWindow& fault) {
   return out;
 }
 
+json stages_to_json(const std::vector<checks::StageStats>& stages) {
+  json out = json::array();
+  for (const checks::StageStats& stage : stages) {
+    out.push_back(
+        {{"from_ms", rounded(stage.from_ms)},
+         {"to_ms", rounded(stage.to_ms)},
+         {"target_from_per_s", stage.target_from_per_s},
+         {"target_to_per_s", stage.target_to_per_s},
+         {"planned", stage.planned},
+         {"sent", stage.sent},
+         {"allowed", stage.allowed},
+         {"denied", stage.denied},
+         {"errors", stage.errors},
+         {"latency_ms",
+          {{"p50", rounded(stage.latency_p50_ms)}, {"p99", rounded(stage.latency_p99_ms)}}},
+         {"lateness_p99_ms", rounded(stage.lateness_p99_ms)}});
+  }
+  return out;
+}
+
 json run_to_json(const checks::RunStats& run) {
   json retry = {{"present", run.retry.present},
                 {"missing", run.retry.missing},
@@ -136,6 +156,13 @@ json run_to_json(const checks::RunStats& run) {
                 {"start_ms", rounded(static_cast<double>(run.peak.start_ns) / 1e6)},
                 {"length_ms", rounded(static_cast<double>(run.peak.length_ns) / 1e6)}}}};
   out.update(audit_to_json(run));
+  if (run.lateness) {
+    out["lateness_ms"] = {{"p50", rounded(run.lateness->p50)},
+                          {"p99", rounded(run.lateness->p99)},
+                          {"max", rounded(run.lateness->max)}};
+  }
+  if (!run.stages.empty())
+    out["stages"] = stages_to_json(run.stages);
   if (run.virtual_span_ms)
     out["virtual_span_ms"] = rounded(*run.virtual_span_ms);
   if (!run.status_counts.empty())
@@ -224,6 +251,16 @@ json to_json(const Report& report) {
     params["rate"] = report.params.rate;
     params["duration_ms"] = rounded(report.params.duration_ms);
   }
+  if (!report.params.stages.empty()) {
+    params["stages"] = json::array();
+    for (const StageParam& stage : report.params.stages) {
+      params["stages"].push_back(
+          {{"duration_ms", rounded(stage.duration_ms)}, {"target_per_s", stage.target_per_s}});
+    }
+    params["duration_ms"] = rounded(report.params.duration_ms);
+  }
+  if (!report.params.arrivals.empty())
+    params["arrivals"] = report.params.arrivals;
   params["identities"] = report.params.identities;
   params["identity_dist"] = report.params.identity_dist;
   params["clock"] = report.params.virtual_clock ? "virtual" : "wall";

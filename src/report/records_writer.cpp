@@ -78,8 +78,47 @@ std::optional<int64_t> skew_of(const std::vector<int64_t>& skews_ms,
   return skews_ms[std::min<size_t>(record.clock_skew, skews_ms.size() - 1)];
 }
 
+// The fields derived from the record and its run: due_us, wall_ms, worker.
+struct Derived {
+  std::optional<int64_t> due_us;
+  std::optional<int64_t> wall_ms;
+  uint64_t worker = 0;
+};
+
+class DeriveFields {
+ public:
+  explicit DeriveFields(const RunContext& context) : context_(context) {
+    if (context.schedule != nullptr && context.schedule->paced())
+      cursor_.emplace(*context.schedule);
+  }
+
+  Derived of(const engine::RequestRecord& record) {
+    Derived derived;
+    const bool sent = record.error != engine::ErrorKind::not_sent;
+    const uint64_t index = record.seq - context_.first_seq;
+    if (cursor_) {
+      derived.due_us = context_.virtual_clock && sent ? record.sent_ns / 1000
+                       : context_.virtual_clock       ? context_.schedule->virtual_ns(index) / 1000
+                                                      : cursor_->due(index).count() / 1000;
+    }
+    if (sent) {
+      constexpr int64_t k_ns_per_ms = 1'000'000;
+      const int64_t wall_ns = context_.start_wall_ns + record.sent_ns;
+      derived.wall_ms =
+          wall_ns >= 0 ? wall_ns / k_ns_per_ms : (wall_ns - k_ns_per_ms + 1) / k_ns_per_ms;
+    }
+    derived.worker = context_.share_count > 1 ? index % context_.share_count : 0;
+    return derived;
+  }
+
+ private:
+  const RunContext& context_;
+  std::optional<engine::Schedule::Cursor> cursor_;
+};
+
 void append_json(fmt::memory_buffer& out, const std::string& target_json, int run,
-                 const engine::RequestRecord& record, std::optional<int64_t> skew_ms) {
+                 const engine::RequestRecord& record, std::optional<int64_t> skew_ms,
+                 const Derived& derived) {
   const Fields fields = fields_of(record);
   auto it = std::back_inserter(out);
   fmt::format_to(it, "{{");
@@ -99,11 +138,16 @@ void append_json(fmt::memory_buffer& out, const std::string& target_json, int ru
     fmt::format_to(it, ",\"retry_ms\":{}", *record.retry_ms);
   if (skew_ms)
     fmt::format_to(it, ",\"skew_ms\":{}", *skew_ms);
-  fmt::format_to(it, "}}\n");
+  if (derived.due_us)
+    fmt::format_to(it, ",\"due_us\":{}", *derived.due_us);
+  if (derived.wall_ms)
+    fmt::format_to(it, ",\"wall_ms\":{}", *derived.wall_ms);
+  fmt::format_to(it, ",\"worker\":{}}}\n", derived.worker);
 }
 
 void append_csv(fmt::memory_buffer& out, const std::string& target_csv, bool with_target, int run,
-                const engine::RequestRecord& record, std::optional<int64_t> skew_ms) {
+                const engine::RequestRecord& record, std::optional<int64_t> skew_ms,
+                const Derived& derived) {
   const Fields fields = fields_of(record);
   auto it = std::back_inserter(out);
   if (with_target)
@@ -124,7 +168,13 @@ void append_csv(fmt::memory_buffer& out, const std::string& target_csv, bool wit
     fmt::format_to(it, "{}", *record.retry_ms);
   if (skew_ms)
     fmt::format_to(it, ",{}", *skew_ms);
-  fmt::format_to(it, "\n");
+  fmt::format_to(it, ",");
+  if (derived.due_us)
+    fmt::format_to(it, "{}", *derived.due_us);
+  fmt::format_to(it, ",");
+  if (derived.wall_ms)
+    fmt::format_to(it, "{}", *derived.wall_ms);
+  fmt::format_to(it, ",{}\n", derived.worker);
 }
 
 }  // namespace
@@ -146,7 +196,7 @@ RecordsWriter::RecordsWriter(std::ostream& out, Format format, bool with_target,
   if (format_ == Format::csv) {
     *out_ << (with_target_ ? "target," : "")
           << "run,seq,identity,send_us,reply_us,outcome,status,error_kind,retry_ms"
-          << (skews_ms_.empty() ? "" : ",skew_ms") << "\n";
+          << (skews_ms_.empty() ? "" : ",skew_ms") << ",due_us,wall_ms,worker\n";
   }
 }
 
@@ -161,17 +211,20 @@ std::expected<std::unique_ptr<RecordsWriter>, std::string> RecordsWriter::open_f
   return writer;
 }
 
-void RecordsWriter::write_run(std::string_view target, int run, engine::RecordView records) {
+void RecordsWriter::write_run(std::string_view target, int run, engine::RecordView records,
+                              const RunContext& context) {
+  DeriveFields derive(context);
   const std::string target_text = !with_target_            ? std::string()
                                   : format_ == Format::csv ? csv_text(target)
                                                            : json_text(target);
   fmt::memory_buffer buffer;
   for (const engine::RequestRecord& record : records) {
     const std::optional<int64_t> skew_ms = skew_of(skews_ms_, record);
+    const Derived derived = derive.of(record);
     if (format_ == Format::csv)
-      append_csv(buffer, target_text, with_target_, run, record, skew_ms);
+      append_csv(buffer, target_text, with_target_, run, record, skew_ms, derived);
     else
-      append_json(buffer, target_text, run, record, skew_ms);
+      append_json(buffer, target_text, run, record, skew_ms, derived);
     if (buffer.size() >= k_flush_bytes) {
       out_->write(buffer.data(), static_cast<std::streamsize>(buffer.size()));
       buffer.clear();

@@ -36,6 +36,12 @@ struct Topology {
   bool tls = false;
 };
 
+// --stages: one stage as given (params.stages).
+struct StageParam {
+  double duration_ms = 0;
+  double target_per_s = 0;
+};
+
 struct Params {
   int64_t requests = 0;
   int concurrency = 0;
@@ -43,9 +49,11 @@ struct Params {
   int threads = 1;
   int64_t limit = 0;
   int64_t window_ms = 0;
-  double interval_ms = 0;  // 0: unpaced
-  std::string rate;        // open model: "40/s"; empty: closed model
-  double duration_ms = 0;  // open model: how long each run sent
+  double interval_ms = 0;          // 0: unpaced
+  std::string rate;                // open model: "40/s"; empty: closed model
+  double duration_ms = 0;          // open model: how long each run sent
+  std::vector<StageParam> stages;  // --stages; empty: none
+  std::string arrivals;            // open model: "uniform" or "poisson"; empty: closed model
   int64_t identities = 1;
   std::string identity_dist = "uniform";      // --identity-dist: uniform, zipf:S, hot:P
   std::vector<std::string> source_addresses;  // --source-address; empty: not given

@@ -28,6 +28,17 @@ report::Params configured_params(const config::Config& config, const ContractCho
                          static_cast<double>(config.load.requests) /
                          static_cast<double>(config.load.rate->tokens) / 1e6;
   }
+  if (!config.load.stages.empty()) {
+    double total_ms = 0;
+    for (const config::Stage& stage : config.load.stages) {
+      const double ms = static_cast<double>(stage.duration.count()) / 1e6;
+      params.stages.push_back({ms, stage.to_per_s});
+      total_ms += ms;
+    }
+    params.duration_ms = total_ms;
+  }
+  if (config.load.open_model())
+    params.arrivals = config.load.arrivals == config::Arrivals::poisson ? "poisson" : "uniform";
   params.identities = config.load.identities;
   params.identity_dist = config::format_identity_dist(config.load.identity_dist);
   params.virtual_clock = config.load.virtual_clock;

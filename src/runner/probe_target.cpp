@@ -42,6 +42,8 @@ std::vector<checks::ProbeRequest> ProbeTarget::send(int identity, int64_t count,
     const int64_t first = std::max((wanted + k_ms - 1) / k_ms * k_ms, virtual_cursor_ns_);
     load.virtual_origin_ns = virtual_origin_ns_ + first;
     load.rate.reset();
+    load.stages.clear();
+    load.arrivals = config::Arrivals::uniform;
     load.interval = at_once ? config::Nanos{0} : config::Nanos{k_ms};
     load.not_before = {};
     virtual_cursor_ns_ = first + (at_once ? 1 : std::max<int64_t>(1, count)) * k_ms;

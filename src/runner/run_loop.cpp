@@ -74,6 +74,17 @@ int64_t next_virtual_origin(int64_t last_end_ns, const config::Config& config) {
   return engine::next_whole_ms(std::max(engine::wall_now_ns(), after_last));
 }
 
+// The seed of a run's random arrivals: the run's state seed (from --seed, so it reproduces).
+// Many hosts without --seed: from the session's name, so every worker plans the same instants.
+uint64_t schedule_seed(const config::Config& config, const StateChoice& state, int run) {
+  if (config.seed || !config.workers.distributed())
+    return state.seed;
+  uint64_t hash = 14695981039346656037ULL;  // FNV-1a
+  for (const char c : config.workers.session)
+    hash = (hash ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
+  return hash + static_cast<uint64_t>(run);
+}
+
 }  // namespace
 
 report::Report run_test(Target& target, const config::Config& config, const RunOutputs& outputs) {
@@ -112,7 +123,9 @@ report::Report run_test(Target& target, const config::Config& config, const RunO
     }
     if (load.virtual_clock && run > 1)
       load.virtual_origin_ns = next_virtual_origin(virtual_end_ns, config);
-    const RunClients clients = target.clients(target.run_state(run), load);
+    const StateChoice state = target.run_state(run);
+    load.schedule_seed = schedule_seed(config, state, run);
+    const RunClients clients = target.clients(state, load);
     faults::FaultSchedule fault_schedule(
         leader ? config.faults.faults : std::vector<config::FaultSpec>{}, fault_applier,
         clients.failover_key, outputs.observer);
@@ -141,8 +154,16 @@ report::Report run_test(Target& target, const config::Config& config, const RunO
     }
     if (search && !result.interrupted)
       search->observe(count_step(result, static_cast<uint64_t>(clients.load.requests)));
-    if (outputs.records != nullptr)
-      outputs.records->write_run(target.records_name(), run, result.records);
+    if (outputs.records != nullptr) {
+      report::RunContext context;
+      context.start_wall_ns = result.start_wall_ns;
+      context.schedule = result.schedule.get();
+      context.first_seq = clients.load.first_seq;
+      context.virtual_clock = result.virtual_clock;
+      context.share_count =
+          config.workers.distributed() ? static_cast<uint64_t>(config.workers.count) : 1;
+      outputs.records->write_run(target.records_name(), run, result.records, context);
+    }
     virtual_end_ns = result.start_wall_ns + result.duration_ns;
     engine::RunResult& kept = evidence.keep(run, std::move(result), std::move(fault_windows));
     const StateAudit audit = target.audit_state(run, kept.records);

@@ -12,6 +12,7 @@
 #include "config/duration.hpp"
 #include "config/identity_dist.hpp"
 #include "config/rate.hpp"
+#include "config/stages.hpp"
 #include "config/strategy_name.hpp"
 #include "redis/endpoint.hpp"
 
@@ -52,6 +53,10 @@ std::string test_fingerprint(const config::Config& config) {
     line("identity_seed", std::to_string(load.identity_seed));
   line("rate", load.rate ? config::format_rate(*load.rate) : "");
   line("interval", config::format_duration(load.interval));
+  line("stages", config::format_stages(load.stages));
+  line("arrivals", load.arrivals == config::Arrivals::poisson ? "poisson" : "uniform");
+  // Poisson arrivals are drawn from it: every worker must plan the same instants.
+  line("seed", config.seed ? std::to_string(*config.seed) : "");
   line("limit", std::to_string(config.checks.limit));
   line("window", config::format_duration(config.checks.window));
   line("contract", config.checks.contract.value_or(""));
@@ -127,6 +132,8 @@ engine::RunResult execute_shared_run(coord::Session* session, int run,
   if (!merged)
     throw base::cannot_test(
         fmt::format("--coordinator: cannot merge run {}: {}", run, merged.error()));
+  // Every worker planned the same schedule (the same load and seed): the records' due times.
+  merged->schedule = result.schedule;
   return std::move(*merged);
 }
 

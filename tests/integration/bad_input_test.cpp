@@ -35,6 +35,9 @@ TEST_CASE("bad flags and values exit 64 with one line naming the flag") {
       {{"--pipeline", "0"}, "--pipeline"},
       {{"--pipeline", "1025"}, "--pipeline"},
       {{"--embedded-cluster", "3"}, "--embedded-cluster"},
+      {{"--stages", "1s:10/s", "--rate", "10/s"}, "--stages"},
+      {{"--stages", "1s:0/s"}, "--stages"},
+      {{"--arrivals", "poisson"}, "--arrivals"},
   };
   for (const Case& c : cases) {
     std::vector<std::string> args{"redis", "--redis", TestRedis::shared().tcp_url()};

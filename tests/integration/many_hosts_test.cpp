@@ -205,6 +205,36 @@ TEST_CASE("many hosts: a merged open-model run is judged as one process's run of
   }
 }
 
+TEST_CASE("many hosts: --stages with Poisson arrivals, every worker's share tallied per stage") {
+  // Without --seed every worker draws the same arrivals from the session's name.
+  const std::vector<std::string> load{"redis",
+                                      "--redis",
+                                      TestRedis::shared().tcp_url(),
+                                      "--strategy",
+                                      "lua",
+                                      "--stages",
+                                      "1s:100/s,1s:100/s",
+                                      "--arrivals",
+                                      "poisson",
+                                      "-p",
+                                      "8",
+                                      "-r",
+                                      "1",
+                                      "--json"};
+  const auto outcomes = run_workers(load, 2, new_session("stages"));
+  const json merged = report_of(outcomes.front());
+  CHECK(outcomes.front().exit_code == 0);
+  CHECK(shipped_requests(merged) == 150);
+  CHECK(merged["params"]["arrivals"] == "poisson");
+  const json& run = merged["runs"][0];
+  REQUIRE(run["stages"].size() == 2);
+  CHECK(run["stages"][0]["sent"].get<int>() + run["stages"][1]["sent"].get<int>() == 150);
+  for (const json& stage : run["stages"])
+    CHECK(stage["sent"] == stage["planned"]);
+  CHECK(run.contains("lateness_ms"));
+  CHECK(check_status(merged, "contract") == "pass");
+}
+
 TEST_CASE("many hosts: a worker that never joins is named within the join timeout") {
   // Worker 0 of 2 alone: worker 1 never starts (one process, so none can merely start late).
   const std::string session = new_session("join");

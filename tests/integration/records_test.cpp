@@ -80,6 +80,10 @@ TEST_CASE("--records out.jsonl: N x R lines, every field, outcomes as the report
     CHECK_FALSE(record.contains("target"));  // one target only
     CHECK(record["reply_us"].get<int64_t>() >= record["send_us"].get<int64_t>());
     CHECK(record["identity"] == 0);
+    // The unpaced closed model has no due instant; every request was sent, by the one worker.
+    CHECK_FALSE(record.contains("due_us"));
+    CHECK(record["wall_ms"].get<int64_t>() > 1'700'000'000'000);
+    CHECK(record["worker"] == 0);
     const std::string kind = record["outcome"];
     CHECK((kind == "allowed" || kind == "denied"));
     if (kind == "denied")
@@ -105,15 +109,20 @@ TEST_CASE("--records out.csv: a header, N x R rows, outcomes as the report count
   const json report = json::parse(outcome.out);
   const auto lines = file_lines(path);
   REQUIRE(lines.size() == 121);
-  CHECK(lines[0] == "run,seq,identity,send_us,reply_us,outcome,status,error_kind,retry_ms");
+  CHECK(lines[0] ==
+        "run,seq,identity,send_us,reply_us,outcome,status,error_kind,retry_ms,due_us,wall_ms,"
+        "worker");
   std::map<int, std::map<std::string, int>> outcomes;
   for (size_t i = 1; i < lines.size(); ++i) {
     const auto row = cells(lines[i]);
-    REQUIRE(row.size() == 9);
-    CHECK_FALSE(row[3].empty());  // send_us
-    CHECK_FALSE(row[4].empty());  // reply_us
-    CHECK(row[6].empty());        // no status for redis
-    CHECK(row[7].empty());        // no error
+    REQUIRE(row.size() == 12);
+    CHECK_FALSE(row[3].empty());   // send_us
+    CHECK_FALSE(row[4].empty());   // reply_us
+    CHECK(row[6].empty());         // no status for redis
+    CHECK(row[7].empty());         // no error
+    CHECK(row[9].empty());         // no due instant: unpaced
+    CHECK_FALSE(row[10].empty());  // wall_ms
+    CHECK(row[11] == "0");         // worker
     ++outcomes[std::stoi(row[0])][row[5]];
   }
   for (const auto& run : report["runs"]) {

@@ -183,8 +183,8 @@ TEST_CASE("records: skew_ms on every line only when skews were given") {
   rows.write_run("", 1, run);
   REQUIRE(rows.finish());
   CHECK(csv.str().starts_with(
-      "run,seq,identity,send_us,reply_us,outcome,status,error_kind,retry_ms,skew_ms\n"));
-  CHECK(mentions(csv.str(), ",allowed,,,,-250\n"));
+      "run,seq,identity,send_us,reply_us,outcome,status,error_kind,retry_ms,skew_ms,"));
+  CHECK(mentions(csv.str(), ",allowed,,,,-250,"));
 
   std::ostringstream plain;
   RecordsWriter none(plain, RecordsWriter::Format::jsonl, false);

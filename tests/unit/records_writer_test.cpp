@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/schedule.hpp"
 #include "report/records_writer.hpp"
 
 using rlcheck::engine::ErrorKind;
@@ -72,7 +73,7 @@ TEST_CASE("records as JSON lines: one object per request, absent fields left out
     parsed.push_back(nlohmann::json::parse(line));
 
   CHECK(parsed[0] == nlohmann::json::parse(R"({"run":2,"seq":0,"identity":0,"send_us":1,
-      "reply_us":2250,"outcome":"allowed","status":200})"));
+      "reply_us":2250,"outcome":"allowed","status":200,"wall_ms":0,"worker":0})"));
   CHECK(parsed[1]["outcome"] == "denied");
   CHECK(parsed[1]["retry_ms"] == 9000);
   CHECK_FALSE(parsed[1].contains("error_kind"));
@@ -98,12 +99,14 @@ TEST_CASE("records as CSV: a header line, then one row per request, empty cells 
   CHECK(writer.finish());
   const auto all = lines(out.str());
   REQUIRE(all.size() == 6);
-  CHECK(all[0] == "run,seq,identity,send_us,reply_us,outcome,status,error_kind,retry_ms");
-  CHECK(all[1] == "1,0,0,1,2250,allowed,200,,");
-  CHECK(all[2] == "1,1,1,3,4000,denied,429,,9000");
-  CHECK(all[3] == "1,2,0,5,6,error,503,status-503,");
-  CHECK(all[4] == "1,3,1,7,5000007,error,,timeout,");
-  CHECK(all[5] == "1,4,0,,,error,,not-sent,");
+  CHECK(all[0] ==
+        "run,seq,identity,send_us,reply_us,outcome,status,error_kind,retry_ms,due_us,wall_ms,"
+        "worker");
+  CHECK(all[1] == "1,0,0,1,2250,allowed,200,,,,0,0");
+  CHECK(all[2] == "1,1,1,3,4000,denied,429,,9000,,0,0");
+  CHECK(all[3] == "1,2,0,5,6,error,503,status-503,,,0,0");
+  CHECK(all[4] == "1,3,1,7,5000007,error,,timeout,,,0,0");
+  CHECK(all[5] == "1,4,0,,,error,,not-sent,,,,0");
 }
 
 TEST_CASE("records with a target (compare): first field, escaped for the format") {
@@ -115,8 +118,10 @@ TEST_CASE("records with a target (compare): first field, escaped for the format"
     writer.write_run(target, 1, one);
     const auto all = lines(out.str());
     REQUIRE(all.size() == 2);
-    CHECK(all[0] == "target,run,seq,identity,send_us,reply_us,outcome,status,error_kind,retry_ms");
-    CHECK(all[1] == "\"http://h/a,\"\"b\"\"\",1,0,0,1,2250,allowed,200,,");
+    CHECK(all[0] ==
+          "target,run,seq,identity,send_us,reply_us,outcome,status,error_kind,retry_ms,due_us,"
+          "wall_ms,worker");
+    CHECK(all[1] == "\"http://h/a,\"\"b\"\"\",1,0,0,1,2250,allowed,200,,,,0,0");
   }
   SUBCASE("JSON escapes it") {
     std::ostringstream out;
@@ -142,8 +147,8 @@ TEST_CASE("records: many runs append, large runs come out whole") {
   CHECK(writer.finish());
   const auto all = lines(out.str());
   REQUIRE(all.size() == 40'001);
-  CHECK(all[20'000] == "1,19999,1,19999,0,allowed,,,");
-  CHECK(all[40'000] == "2,19999,1,19999,0,allowed,,,");
+  CHECK(all[20'000] == "1,19999,1,19999,0,allowed,,,,,19,0");
+  CHECK(all[40'000] == "2,19999,1,19999,0,allowed,,,,,19,0");
 }
 
 TEST_CASE("records: a stream that fails is reported by finish") {
@@ -158,4 +163,82 @@ TEST_CASE("records: open_file names why a path cannot be written") {
   const auto opened = RecordsWriter::open_file("/nonexistent-dir/records.csv", false);
   REQUIRE_FALSE(opened.has_value());
   CHECK(opened.error().find("No such file") != std::string::npos);
+}
+
+TEST_CASE("records: due_us, wall_ms and worker, derived from the run, after the other fields") {
+  rlcheck::config::LoadConfig load;
+  load.requests = 5;
+  load.rate = rlcheck::config::Rate{1000, std::chrono::seconds(1)};  // due 1 ms apart
+  const auto schedule = rlcheck::engine::Schedule::make(load);
+  rlcheck::report::RunContext context;
+  context.start_wall_ns = 1'700'000'000'123'000'000;
+  context.schedule = &schedule;
+  context.share_count = 3;
+  std::vector<RequestRecord> run;
+  for (uint64_t seq = 0; seq < 4; ++seq) {
+    // Each left 250 us after it was due.
+    const int64_t sent = static_cast<int64_t>(seq) * 1'000'000 + 250'000;
+    run.push_back(record(seq, Outcome::allowed, sent, sent + 100'000));
+  }
+  RequestRecord unsent = record(4, Outcome::error, 0, 0);
+  unsent.error = ErrorKind::not_sent;
+  run.push_back(unsent);
+
+  SUBCASE("JSON lines: every derived field, wall_ms only for what was sent") {
+    std::ostringstream out;
+    RecordsWriter writer(out, RecordsWriter::Format::jsonl, false, {0, 800});
+    writer.write_run("", 1, run, context);
+    REQUIRE(writer.finish());
+    const auto all = lines(out.str());
+    REQUIRE(all.size() == 5);
+    for (uint64_t seq = 0; seq < 5; ++seq) {
+      const auto line = nlohmann::json::parse(all[seq]);
+      CHECK(line["due_us"] == seq * 1000);
+      CHECK(line["worker"] == seq % 3);
+      if (seq < 4)
+        CHECK(line["wall_ms"] == 1'700'000'000'123 + seq);
+    }
+    CHECK_FALSE(nlohmann::json::parse(all[4]).contains("wall_ms"));
+    // After the existing fields, skew_ms included.
+    CHECK(all[1].ends_with(R"("skew_ms":0,"due_us":1000,"wall_ms":1700000000124,"worker":1})"));
+  }
+  SUBCASE("CSV: three columns after the others, empty when absent") {
+    std::ostringstream out;
+    RecordsWriter writer(out, RecordsWriter::Format::csv, false, {0, 800});
+    writer.write_run("", 1, run, context);
+    REQUIRE(writer.finish());
+    const auto all = lines(out.str());
+    REQUIRE(all.size() == 6);
+    CHECK(all[0] ==
+          "run,seq,identity,send_us,reply_us,outcome,status,error_kind,retry_ms,skew_ms,due_us,"
+          "wall_ms,worker");
+    CHECK(all[3] == "1,2,0,2250,2350,allowed,,,,0,2000,1700000000125,2");
+    CHECK(all[5] == "1,4,0,,,error,,not-sent,,0,4000,,1");
+  }
+  SUBCASE("the unpaced closed model has no due instant; alone, every request is worker 0") {
+    rlcheck::config::LoadConfig closed;
+    closed.requests = 5;
+    const auto unpaced = rlcheck::engine::Schedule::make(closed);
+    rlcheck::report::RunContext alone;
+    alone.schedule = &unpaced;
+    std::ostringstream out;
+    RecordsWriter writer(out, RecordsWriter::Format::jsonl, false);
+    writer.write_run("", 1, run, alone);
+    REQUIRE(writer.finish());
+    for (const auto& text : lines(out.str())) {
+      const auto line = nlohmann::json::parse(text);
+      CHECK_FALSE(line.contains("due_us"));
+      CHECK(line["worker"] == 0);
+    }
+  }
+  SUBCASE("on the virtual clock a request was due at the virtual instant it was sent") {
+    context.virtual_clock = true;
+    std::ostringstream out;
+    RecordsWriter writer(out, RecordsWriter::Format::jsonl, false);
+    writer.write_run("", 1, run, context);
+    REQUIRE(writer.finish());
+    const auto all = lines(out.str());
+    CHECK(nlohmann::json::parse(all[2])["due_us"] == 2250);
+    CHECK(nlohmann::json::parse(all[4])["due_us"] == 4000);  // never sent: its instant
+  }
 }

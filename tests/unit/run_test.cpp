@@ -1,5 +1,6 @@
 // execute_run's bookkeeping over clients that decide on the next loop pass: the early stop on
-// errors (load.stop_after_errors) and the per-node tally merged across worker threads.
+// errors (load.stop_after_errors), the per-node tally merged across worker threads, and the
+// schedule the requests leave on (--stages, Poisson arrivals) with its per-stage tallies.
 
 #include <doctest/doctest.h>
 
@@ -276,4 +277,60 @@ TEST_CASE("execute_run: under the virtual clock the start line is a whole millis
   const engine::RunResult result = engine::execute_run(factory, load);
   CHECK(result.start_wall_ns % 1'000'000 == 0);
   CHECK(result.duration_ns == 4LL * 60'000'000'000);
+}
+
+TEST_CASE("execute_run: --stages are tallied per stage, requests never leave before due") {
+  PassFactory factory([](uint64_t seq) { return seq % 10 == 0; });
+  config::LoadConfig load = load_of(0, 8, 2);
+  // Up to 2000/s over 100 ms (100 requests), then down to 0 over 100 ms (100 more).
+  load.stages = {{std::chrono::milliseconds(100), 2000}, {std::chrono::milliseconds(100), 0}};
+  load.requests = 200;
+  SUBCASE("uniform") {}
+  SUBCASE("poisson") {
+    load.arrivals = config::Arrivals::poisson;
+    load.schedule_seed = 11;
+  }
+  const engine::RunResult result = engine::execute_run(factory, load);
+  REQUIRE(result.schedule != nullptr);
+  REQUIRE(result.records.size() == 200);
+  for (const engine::RequestRecord& record : result.records)
+    CHECK(record.sent_ns >= result.schedule->due(record.seq).count());
+  CHECK(result.lateness_ns.count() == 200);
+  REQUIRE(result.stages.size() == 2);
+  uint64_t planned = 0;
+  for (size_t k = 0; k < 2; ++k) {
+    const engine::StageTally& stage = result.stages[k];
+    CAPTURE(k);
+    CHECK(stage.planned == result.schedule->stage_planned(k));
+    CHECK(stage.sent == stage.planned);
+    CHECK(stage.denied == 0);
+    CHECK(stage.allowed + stage.errors == stage.sent);
+    CHECK(stage.latency_ns.count() == stage.allowed);
+    CHECK(stage.lateness_ns.count() == stage.sent);
+    // The errors are the requests numbered 0 mod 10 that were due in this stage.
+    uint64_t errors = 0;
+    for (uint64_t seq = 0; seq < 200; ++seq)
+      errors += result.schedule->stage_of(seq) == static_cast<int>(k) && seq % 10 == 0 ? 1 : 0;
+    CHECK(stage.errors == errors);
+    planned += stage.planned;
+  }
+  CHECK(planned == 200);
+}
+
+TEST_CASE("execute_run: --stages on the virtual clock, each request at its planned instant") {
+  PassFactory factory([](uint64_t) { return false; });
+  config::LoadConfig load = load_of(0, 3, 1);
+  load.identities = 3;
+  load.stages = {{std::chrono::hours(1), 1}, {std::chrono::hours(1), 0}};  // 1800 + 1800
+  load.requests = 3600;
+  load.arrivals = config::Arrivals::poisson;
+  load.virtual_clock = true;
+  const engine::RunResult result = engine::execute_run(factory, load);
+  REQUIRE(result.records.size() == 3600);
+  for (const engine::RequestRecord& record : result.records)
+    CHECK(record.sent_ns == result.schedule->virtual_ns(record.seq));
+  CHECK(result.lateness_ns.count() == 0);
+  REQUIRE(result.stages.size() == 2);
+  CHECK(result.stages[0].sent + result.stages[1].sent == 3600);
+  CHECK(result.stages[0].sent == result.stages[0].planned);
 }

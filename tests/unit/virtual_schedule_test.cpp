@@ -1,5 +1,5 @@
-// The virtual clock's schedule: every request once, each identity's in order on one client,
-// instants on whole milliseconds at the exact rate.
+// The virtual clock's cursors: every request once, each identity's in order on one client.
+// Their instants are the Schedule's (schedule_test.cpp).
 
 #include <doctest/doctest.h>
 
@@ -76,19 +76,4 @@ TEST_CASE("IdentityCursor: identities spread evenly over the clients that own th
   const auto sent = walk(load_of(10'000, 200, 10'000));
   for (const auto& client : sent)
     CHECK(client.size() == 50);
-}
-
-TEST_CASE("virtual_offset_ns: the due offset floored to a whole millisecond, at the exact rate") {
-  config::LoadConfig load = load_of(10, 1, 1);
-  load.rate = config::Rate{3, std::chrono::seconds(1)};  // 333.33 ms apart
-  CHECK(engine::virtual_offset_ns(load, 0) == 0);
-  CHECK(engine::virtual_offset_ns(load, 1) == 333'000'000);
-  CHECK(engine::virtual_offset_ns(load, 2) == 666'000'000);
-  CHECK(engine::virtual_offset_ns(load, 3) == 1'000'000'000);
-  // 10 000 a minute for a day: the last of 14.4 M requests at exactly its instant.
-  load.rate = config::Rate{10'000, std::chrono::minutes(1)};
-  CHECK(engine::virtual_offset_ns(load, 14'400'000 - 1) == 86'399'994'000'000);
-  load.rate.reset();
-  load.interval = std::chrono::minutes(1);
-  CHECK(engine::virtual_offset_ns(load, 60) == 3'600'000'000'000);
 }
