@@ -4,7 +4,8 @@
 // precision: 1 part in 10^12); a source address list that parses must hold between 1 and the
 // cap addresses, and parse again, joined by commas, to the same list; a --clock-skew list that
 // parses must hold between 1 and the cap offsets, and parse again from its formatted text to
-// the same offsets (to the duration parser's precision).
+// the same offsets (to the duration parser's precision); a listen address that parses must
+// format back to text that parses to the same address.
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -14,6 +15,7 @@
 #include "config/clock_skew.hpp"
 #include "config/duration.hpp"
 #include "config/fault_spec.hpp"
+#include "config/listen_address.hpp"
 #include "config/rate.hpp"
 #include "config/reply_format.hpp"
 #include "config/source_addresses.hpp"
@@ -65,7 +67,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0)
     return 0;
   const std::string_view text(reinterpret_cast<const char*>(data) + 1, size - 1);
-  switch (data[0] % 6) {
+  switch (data[0] % 7) {
     case 0:
       if (auto duration = parse_duration(text); duration) {
         auto again = parse_duration(format_duration(*duration));
@@ -89,6 +91,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       break;
     case 5:
       check_clock_skews(text);
+      break;
+    case 6:
+      if (auto address = parse_listen_address(text); address) {
+        auto again = parse_listen_address(format_listen_address(*address));
+        if (!again || *again != *address)
+          __builtin_trap();
+      }
       break;
     default:
       if (auto format = parse_reply_format(text); format)

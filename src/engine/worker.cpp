@@ -122,9 +122,11 @@ void Worker::EventFree::operator()(event* e) const {
   event_free(e);
 }
 
-Worker::Worker(ClientFactory& factory, RunShared& shared, int first_client_id, int clients)
+Worker::Worker(ClientFactory& factory, RunShared& shared, int first_client_id, int clients,
+               LiveCell* live)
     : factory_(factory),
       shared_(shared),
+      live_(live),
       first_client_id_(first_client_id),
       base_(new_loop(shared.load), &event_base_free) {
   slots_.reserve(static_cast<size_t>(clients));
@@ -303,6 +305,11 @@ void Worker::send(int slot_index) {
     clock.virtual_unix_ns = shared_.start_wall_ns + slot.virtual_ns;
   if (!shared_.load.clock_skews.empty())
     clock.skew_ns = shared_.load.clock_skews[slot.skew].count();
+  if (live_ != nullptr) {
+    live_->sent();
+    if (slot.cursor)
+      live_->reached_virtual(slot.virtual_ns);
+  }
   slot.client->start(slot.seq, clock);
 }
 
@@ -356,14 +363,19 @@ void Worker::on_decision(int slot_index, Decision decision) {
       by_node.emplace(std::string(decision.node), 1);
     }
   }
-  shared_.decided[static_cast<size_t>(record.outcome)].fetch_add(1, std::memory_order_relaxed);
+  if (live_ != nullptr)
+    live_->decided(record.outcome, record.error);
   if (record.outcome == Outcome::error)
     count_error();
   if (record.outcome != Outcome::error) {
     // The open model measures from when the request was due: a target that stalls the
     // connections delays the requests queued behind them, and that delay is its latency.
     const auto from = shared_.load.rate && !slot.cursor ? slot.due : slot.sent;
-    latency_ns.record(std::chrono::duration_cast<std::chrono::nanoseconds>(replied - from).count());
+    const int64_t latency =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(replied - from).count();
+    latency_ns.record(latency);
+    if (live_ != nullptr)
+      live_->latency(latency);
   } else if (!error_samples.contains(record.error)) {
     error_samples.emplace(record.error, std::move(decision.error_message));
   }

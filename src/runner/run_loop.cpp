@@ -1,6 +1,7 @@
 #include "runner/run_loop.hpp"
 
 #include <algorithm>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -9,7 +10,6 @@
 #include "faults/fault_schedule.hpp"
 #include "runner/evidence.hpp"
 #include "runner/judgement.hpp"
-#include "runner/progress.hpp"
 #include "runner/retry_verification.hpp"
 #include "runner/shared_test.hpp"
 
@@ -90,7 +90,9 @@ report::Report run_test(Target& target, const config::Config& config, const RunO
     load.stop_after_errors = config.checks.max_errors;
 
   TestLog log;
-  ProgressLine progress(config);
+  std::optional<Monitor> own_monitor;
+  Monitor& monitor =
+      outputs.monitor != nullptr ? *outputs.monitor : own_monitor.emplace(config, /*serve=*/false);
   int64_t virtual_end_ns = 0;  // --virtual-clock: where the last run's virtual time ended
   const int runs = config.load.runs;
   int runs_shipped = 0;  // many hosts: the runs this worker sent its share of
@@ -106,9 +108,11 @@ report::Report run_test(Target& target, const config::Config& config, const RunO
         leader ? config.faults.faults : std::vector<config::FaultSpec>{}, fault_applier,
         clients.failover_key, outputs.observer);
     RunCounters others;  // worker 0: the other workers' transport counts of this run
-    engine::RunResult result =
-        execute_shared_run(shared, run, *clients.factory, clients.load, &fault_schedule,
-                           progress.for_run(target.run_label(run, runs)), clients.counters, others);
+    const engine::RunHooks hooks = monitor.begin_run(
+        target.records_name(), run, target.run_label(run, runs), clients.load, &fault_schedule);
+    engine::RunResult result = execute_shared_run(shared, run, *clients.factory, clients.load,
+                                                  hooks, clients.counters, others);
+    monitor.end_run();
     std::vector<checks::FaultWindow> fault_windows = fault_schedule.finish();
     if (!leader) {
       if (shared_runs_end(result, *shared, runs_shipped))
@@ -174,7 +178,9 @@ report::Report run_test(Target& target, const config::Config& config, const RunO
       return {};
     add_counters(log.counters, counters);
   }
-  return evidence.judge(log);
+  report::Report report = evidence.judge(log);
+  monitor.judged(target.records_name(), report.checks);
+  return report;
 }
 
 }  // namespace rlcheck::runner
