@@ -8,7 +8,8 @@
 // parameter in range and parses again from its formatted text to the same value, exactly; a
 // --stages list that parses must hold between 1 and the cap stages, plan a count without
 // trapping, and parse again from its formatted text to as many stages of the same durations;
-// an --slo list parses again to the same percentiles and bounds.
+// an --slo list parses again to the same percentiles and bounds; a listen address that parses
+// must format back to text that parses to the same address.
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -20,6 +21,7 @@
 #include "config/duration.hpp"
 #include "config/fault_spec.hpp"
 #include "config/identity_dist.hpp"
+#include "config/listen_address.hpp"
 #include "config/rate.hpp"
 #include "config/reply_format.hpp"
 #include "config/slo.hpp"
@@ -123,7 +125,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0)
     return 0;
   const std::string_view text(reinterpret_cast<const char*>(data) + 1, size - 1);
-  switch (data[0] % 9) {
+  switch (data[0] % 10) {
     case 0:
       if (auto duration = parse_duration(text); duration) {
         auto again = parse_duration(format_duration(*duration));
@@ -156,6 +158,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       break;
     case 8:
       check_stages(text);
+      break;
+    case 9:
+      if (auto address = parse_listen_address(text); address) {
+        auto again = parse_listen_address(format_listen_address(*address));
+        if (!again || *again != *address)
+          __builtin_trap();
+      }
       break;
     default:
       if (auto format = parse_reply_format(text); format)

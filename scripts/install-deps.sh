@@ -17,6 +17,8 @@ packages=(
   # nginx limit_req, HAProxy stick tables, Flask-Limiter and the limits library (its Lua
   # scripts too), with the Redis client they use for Redis storage.
   nginx-light haproxy python3-flask python3-flask-limiter python3-limits python3-redis
+  # --metrics-listen's tests: a real Prometheus scrapes rlcheck, promtool checks the text.
+  prometheus
 )
 packages+=("$@")
 

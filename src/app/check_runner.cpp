@@ -30,7 +30,8 @@ std::vector<config::TimeSource> time_sources_of(config::Strategy strategy,
 }  // namespace
 
 std::vector<report::Report> run_checks(const config::Config& config, report::RecordsWriter* records,
-                                       std::string* cut_short, coord::Session* shared) {
+                                       std::string* cut_short, coord::Session* shared,
+                                       runner::Monitor* monitor) {
   runner::ensure_descriptors(runner::descriptors_needed(runner::connections_needed(config)),
                              fmt::format("-p {}", config.load.concurrency));
   runner::check_source_addresses(config.load.source_addresses);
@@ -61,7 +62,12 @@ std::vector<report::Report> run_checks(const config::Config& config, report::Rec
   // Compared strategies are never shared by many hosts.
   const bool strategies_compared =
       config.command == config::Command::compare && !config.compare_urls;
-  const runner::RunOutputs outputs{nullptr, records, strategies_compared ? nullptr : shared};
+  // One monitor for every target: compare's count into the same metrics.
+  std::optional<runner::Monitor> own_monitor;
+  if (monitor == nullptr)
+    monitor = &own_monitor.emplace(config);
+  const runner::RunOutputs outputs{nullptr, records, strategies_compared ? nullptr : shared,
+                                   monitor};
   std::vector<report::Report> reports;
   for (const auto& make_target : targets) {
     try {

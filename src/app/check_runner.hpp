@@ -11,6 +11,7 @@
 #include "coord/session.hpp"
 #include "report/records_writer.hpp"
 #include "report/report.hpp"
+#include "runner/monitor.hpp"
 
 namespace rlcheck::app {
 
@@ -19,11 +20,13 @@ namespace rlcheck::app {
 // strategy that cannot start once another has been measured (Redis gone) ends the list:
 // `cut_short` (if given) receives why, and the strategies left are not run. With `shared`
 // (many hosts: redis and http), this process is one worker of the session; only worker 0's
-// report says anything.
+// report says anything. `monitor` watches every run (live counts, progress, metrics); null:
+// one is made for these checks (serving the metrics --metrics-listen asks for).
 std::vector<report::Report> run_checks(const config::Config& config,
                                        report::RecordsWriter* records = nullptr,
                                        std::string* cut_short = nullptr,
-                                       coord::Session* shared = nullptr);
+                                       coord::Session* shared = nullptr,
+                                       runner::Monitor* monitor = nullptr);
 
 // The first --fault a run tried and could not apply, as one line naming it ("--fault
 // pause@1s+1s could not be applied in run 1: ..."); nullopt when every fault was applied

@@ -226,19 +226,26 @@ int run_main(int argc, const char* const* argv) {
       runner::check_source_addresses(config.load.source_addresses);
       runner::check_shared_test(config, &std::getenv);
     }
+    // --metrics-listen binds here: a port in use is known before the first run.
+    runner::Monitor monitor(config);
     shared = runner::join_session(config);
     std::string cut_short;
     std::vector<report::Report> reports =
-        run_checks(config, records.get(), &cut_short, shared.get());
-    if (shared && !shared->publishes())
-      return deliver_published(*shared, config.output);
+        run_checks(config, records.get(), &cut_short, shared.get(), &monitor);
+    if (shared && !shared->publishes()) {
+      const int exit_code = deliver_published(*shared, config.output);
+      monitor.linger();
+      return exit_code;
+    }
     if (records && !records->finish()) {
       throw base::cannot_test(
           fmt::format("--records: cannot write {}", config.output.records_path));
     }
     const Delivery delivery = deliver(config, reports, cut_short);
     publish(shared.get(), delivery);
-    return emit(delivery);
+    const int exit_code = emit(delivery);
+    monitor.linger();
+    return exit_code;
   } catch (const base::FatalError& error) {
     Delivery failed;
     if (hook && error.code() != base::ExitCode::usage) {

@@ -462,6 +462,7 @@ config::Config build_config(const RawOptions& raw) {
   output.color = color_named(raw.color);
   if (raw.json && raw.hook)
     throw base::usage_error("--json: cannot be combined with --hook (stdout stays empty)");
+  fill_observe(raw, config);
 
   if (raw.seed) {
     uint64_t seed = 0;

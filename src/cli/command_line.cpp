@@ -138,6 +138,19 @@ void add_worker_options(CLI::App* app, RawOptions& raw) {
                   "how long to wait for every worker to join (default 60s)");
 }
 
+// redis, compare and http: watching the runs as they go.
+void add_observe_options(CLI::App* app, RawOptions& raw) {
+  optional_option(app, "--progress-interval", raw.progress_interval,
+                  "when stderr is not a terminal, a status line every DUR (0: none; default 10s "
+                  "for runs planned over 30s, from 30s in when the span is unknown)");
+  optional_option(app, "--metrics-listen", raw.metrics_listen,
+                  "serve live metrics (Prometheus, OpenMetrics) at http://ADDR/metrics: "
+                  "HOST:PORT, [IPV6]:PORT; port 0 picks one and says which");
+  optional_option(app, "--metrics-linger", raw.metrics_linger,
+                  "with --metrics-listen, keep serving DUR after the report (with the checks' "
+                  "statuses); Ctrl-C ends it (default 0)");
+}
+
 void add_source_address_option(CLI::App* app, RawOptions& raw) {
   optional_option(app, "--source-address", raw.source_address,
                   "local addresses to send from: 127.0.0.1-127.0.0.8, 10.0.0.5,10.0.0.6 (http: "
@@ -329,6 +342,7 @@ Apps build_apps(RawOptions& raw) {
 
   apps.redis = app.add_subcommand("redis", "drive a Redis limiter directly");
   add_common_options(apps.redis, raw);
+  add_observe_options(apps.redis, raw);
   add_source_address_option(apps.redis, raw);
   add_worker_options(apps.redis, raw);
   add_redis_options(apps.redis, raw);
@@ -342,6 +356,7 @@ Apps build_apps(RawOptions& raw) {
   apps.compare = app.add_subcommand(
       "compare", "several strategies, or HTTP endpoints, side by side under the same load");
   add_common_options(apps.compare, raw);
+  add_observe_options(apps.compare, raw);
   add_source_address_option(apps.compare, raw);
   add_redis_options(apps.compare, raw);
   add_hint_resolution_option(apps.compare, raw);
@@ -360,6 +375,7 @@ Apps build_apps(RawOptions& raw) {
   apps.http->add_option("URL", raw.url, "the endpoint; placeholders {run} {seq} {uuid}")
       ->required();
   add_common_options(apps.http, raw);
+  add_observe_options(apps.http, raw);
   add_source_address_option(apps.http, raw);
   add_worker_options(apps.http, raw);
   add_http_options(apps.http, raw);

@@ -113,6 +113,10 @@ struct RawOptions {
 
   std::optional<std::string> clock_skew;   // --clock-skew LIST (redis, http, compare)
   std::optional<std::string> time_source;  // --time-source redis|client (compare: a list)
+
+  std::optional<std::string> progress_interval;  // --progress-interval DUR
+  std::optional<std::string> metrics_listen;     // --metrics-listen ADDR
+  std::optional<std::string> metrics_linger;     // --metrics-linger DUR
 };
 
 // Checks every value and cross-flag rule; throws FatalError(usage) with one line that names
@@ -137,6 +141,8 @@ void fill_faults(const RawOptions& raw, bool http, config::Config& config);
 // worker_options.cpp: --workers, --worker-index, --coordinator, --session, --join-timeout and
 // their environment forms (redis and http only), and what sharing a test rules out.
 void fill_workers(const RawOptions& raw, config::Config& config);
+// observe_options.cpp: --progress-interval, --metrics-listen and --metrics-linger.
+void fill_observe(const RawOptions& raw, config::Config& config);
 // clock_options.cpp: --virtual-clock, checked against everything else filled before: the
 // target must take now as an argument, and the load must have a schedule to make virtual.
 void fill_virtual_clock(const RawOptions& raw, bool http, config::Config& config);

@@ -14,6 +14,7 @@
 #include "config/duration.hpp"
 #include "config/fault_spec.hpp"
 #include "config/identity_dist.hpp"
+#include "config/listen_address.hpp"
 #include "config/rate.hpp"
 #include "config/slo.hpp"
 
@@ -191,6 +192,15 @@ struct OutputConfig {
   ColorMode color = ColorMode::auto_detect;
 };
 
+// Watching the runs as they go: progress on stderr and the metrics endpoint.
+struct ObserveConfig {
+  // --progress-interval: a status line this often when stderr is not a terminal (0: none);
+  // unset: every 10 s for runs planned over 30 s, from 30 s in for runs of unknown span.
+  std::optional<Nanos> progress_interval;
+  std::optional<ListenAddress> metrics_listen;  // --metrics-listen: serve /metrics there
+  Nanos metrics_linger{0};  // --metrics-linger: serve this long after the report is delivered
+};
+
 // TLS for rediss:// and https:// targets.
 struct TlsConfig {
   std::string ca_file;    // --tls-ca: verifies the server; empty: the system store
@@ -277,6 +287,7 @@ struct Config {
   LoadConfig load;
   CheckConfig checks;
   OutputConfig output;
+  ObserveConfig observe;
   RedisConfig redis;
   HttpConfig http;
   TlsConfig tls;  // redis (rediss://) and http (https://)

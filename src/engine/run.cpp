@@ -45,16 +45,23 @@ uint64_t share_size(const config::LoadConfig& load) {
   return (requests - load.share_index + load.share_count - 1) / load.share_count;
 }
 
-RunResult execute_run(ClientFactory& factory, const config::LoadConfig& load, RunObserver* observer,
-                      const ProgressFn& progress) {
+RunResult execute_run(ClientFactory& factory, const config::LoadConfig& load,
+                      const RunHooks& hooks) {
   const int thread_count = std::max(1, std::min(load.threads, load.concurrency));
-  RunShared shared(load, thread_count, observer);
+  RunShared shared(load, thread_count, hooks.observer);
+  // Progress reads the counts of this run: the caller's live stats, else a set of its own.
+  std::unique_ptr<LiveStats> own_live;
+  LiveStats* live = hooks.live;
+  if (live == nullptr && hooks.progress)
+    live = (own_live = std::make_unique<LiveStats>()).get();
+  const LiveCounts before = live != nullptr ? live->snapshot().total : LiveCounts{};
 
   std::vector<std::unique_ptr<Worker>> workers;
   int next_client_id = 0;
   for (int t = 0; t < thread_count; ++t) {
     const int clients = load.concurrency / thread_count + (t < load.concurrency % thread_count);
-    workers.push_back(std::make_unique<Worker>(factory, shared, next_client_id, clients));
+    workers.push_back(std::make_unique<Worker>(factory, shared, next_client_id, clients,
+                                               live != nullptr ? &live->cell(t) : nullptr));
     next_client_id += clients;
   }
   std::mutex mutex;
@@ -69,16 +76,12 @@ RunResult execute_run(ClientFactory& factory, const config::LoadConfig& load, Ru
       finished.notify_all();
     });
   }
-  if (progress) {
+  if (hooks.progress) {
     std::unique_lock lock(mutex);
-    while (!finished.wait_for(lock, std::chrono::milliseconds(200), [&] { return running == 0; })) {
-      RunProgress now;
-      now.sent =
-          std::min<uint64_t>(shared.next_seq.load(std::memory_order_relaxed), share_size(load));
-      now.allowed = shared.decided[0].load(std::memory_order_relaxed);
-      now.denied = shared.decided[1].load(std::memory_order_relaxed);
-      now.errors = shared.decided[2].load(std::memory_order_relaxed);
-      progress(now);
+    while (!finished.wait_for(lock, std::chrono::milliseconds(250), [&] { return running == 0; })) {
+      LiveCounts counts = live->snapshot().total;
+      counts -= before;
+      hooks.progress({counts.sent, counts.decided[0], counts.decided[1], counts.decided[2]});
     }
   }
   threads.clear();  // joins

@@ -12,6 +12,7 @@
 #include "config/config.hpp"
 #include "engine/client.hpp"
 #include "engine/histogram.hpp"
+#include "engine/live_stats.hpp"
 #include "engine/record_log.hpp"
 #include "engine/request_record.hpp"
 #include "engine/schedule.hpp"
@@ -72,17 +73,31 @@ uint64_t share_size(const config::LoadConfig& load);
 // together (a barrier across threads), so a check-then-act race shows every time rather than
 // by luck. Requests no live connection could take are recorded as ErrorKind::not_sent, unless
 // the run stopped on errors (load.stop_after_errors): then only the requests sent are recorded.
-// While the run lasts, `progress` (if set) is called on the calling thread about five times a
-// second with the counts so far.
+// While the run lasts, hooks.progress (if set) is called on the calling thread four times a
+// second with the run's counts so far; they come from hooks.live (if set, where each worker
+// thread writes its own cell; else from counters of the run's own).
 struct RunProgress {
-  uint64_t sent = 0;     // requests that left (or were taken to leave)
+  uint64_t sent = 0;     // requests that left
   uint64_t allowed = 0;  // requests decided so far, by outcome
   uint64_t denied = 0;
   uint64_t errors = 0;
   uint64_t done() const { return allowed + denied + errors; }
 };
 using ProgressFn = std::function<void(const RunProgress& progress)>;
+
+// Who watches a run: the observer sees each record, progress the counts four times a second,
+// and live (which outlives runs) counts every request as it is sent and decided.
+struct RunHooks {
+  RunObserver* observer = nullptr;
+  ProgressFn progress;
+  LiveStats* live = nullptr;
+};
+
 RunResult execute_run(ClientFactory& factory, const config::LoadConfig& load,
-                      RunObserver* observer = nullptr, const ProgressFn& progress = {});
+                      const RunHooks& hooks);
+inline RunResult execute_run(ClientFactory& factory, const config::LoadConfig& load,
+                             RunObserver* observer = nullptr, const ProgressFn& progress = {}) {
+  return execute_run(factory, load, RunHooks{observer, progress, nullptr});
+}
 
 }  // namespace rlcheck::engine

@@ -132,9 +132,11 @@ void Worker::EventFree::operator()(event* e) const {
   event_free(e);
 }
 
-Worker::Worker(ClientFactory& factory, RunShared& shared, int first_client_id, int clients)
+Worker::Worker(ClientFactory& factory, RunShared& shared, int first_client_id, int clients,
+               LiveCell* live)
     : factory_(factory),
       shared_(shared),
+      live_(live),
       first_client_id_(first_client_id),
       base_(new_loop(shared.load), &event_base_free),
       due_cursor_(*shared.schedule) {
@@ -261,7 +263,6 @@ void Worker::launch_virtual(Slot& slot) {
   const std::optional<uint64_t> seq = slot.cursor->next();
   if (!seq)
     return;  // this client's share is sent; the others may still have theirs
-  shared_.next_seq.fetch_add(1, std::memory_order_relaxed);  // counts requests sent (progress)
   slot.seq = *seq;
   constexpr int64_t k_ms = 1'000'000;
   const uint64_t index = *seq - shared_.load.first_seq;
@@ -337,6 +338,11 @@ void Worker::send(int slot_index) {
     clock.virtual_unix_ns = shared_.start_wall_ns + slot.virtual_ns;
   if (!shared_.load.clock_skews.empty())
     clock.skew_ns = shared_.load.clock_skews[slot.skew].count();
+  if (live_ != nullptr) {
+    live_->sent();
+    if (slot.cursor)
+      live_->reached_virtual(slot.virtual_ns);
+  }
   slot.identity = shared_.identities.of(slot.seq);
   slot.client->start({slot.seq, slot.identity, clock});
 }
@@ -390,7 +396,8 @@ void Worker::on_decision(int slot_index, Decision decision) {
       by_node.emplace(std::string(decision.node), 1);
     }
   }
-  shared_.decided[static_cast<size_t>(record.outcome)].fetch_add(1, std::memory_order_relaxed);
+  if (live_ != nullptr)
+    live_->decided(record.outcome, record.error);
   if (record.outcome == Outcome::error)
     count_error();
   StageTally* tally = stage_tally(slot);
@@ -406,6 +413,8 @@ void Worker::on_decision(int slot_index, Decision decision) {
     const int64_t latency =
         std::chrono::duration_cast<std::chrono::nanoseconds>(replied - from).count();
     latency_ns.record(latency);
+    if (live_ != nullptr)
+      live_->latency(latency);
     if (tally != nullptr)
       tally->latency_ns.record(latency);
   } else if (!error_samples.contains(record.error)) {

@@ -20,7 +20,8 @@ struct event;
 namespace rlcheck::engine {
 
 // What the workers of one run share. The only writes after start-up are next_seq, errors and
-// stopped (atomic), and start, written once by the barrier's completion step.
+// stopped (atomic), and start, written once by the barrier's completion step. What a run has
+// done so far is counted in each worker's own LiveCell.
 struct RunShared {
   using StartLine = std::barrier<std::function<void()>>;
 
@@ -31,8 +32,7 @@ struct RunShared {
   std::shared_ptr<const Schedule> schedule;  // when each request is due
   RunObserver* observer;
   std::atomic<uint64_t> next_seq{0};
-  std::atomic<int64_t> errors{0};  // errored requests so far, counted for stop_after_errors
-  std::array<std::atomic<uint64_t>, 3> decided{};  // requests done so far, by Outcome (progress)
+  std::atomic<int64_t> errors{0};    // errored requests so far, counted for stop_after_errors
   std::atomic<bool> stopped{false};  // more than stop_after_errors: no request leaves any more
   bool cancelled = false;  // the start gate said not to start (written before the start line)
   std::chrono::steady_clock::time_point start;
@@ -42,7 +42,9 @@ struct RunShared {
 
 class Worker final : public ClientListener {
  public:
-  Worker(ClientFactory& factory, RunShared& shared, int first_client_id, int clients);
+  // `live`: this thread's cell of the run's live counts (null: none kept).
+  Worker(ClientFactory& factory, RunShared& shared, int first_client_id, int clients,
+         LiveCell* live = nullptr);
   ~Worker() override;
   Worker(const Worker&) = delete;
   Worker& operator=(const Worker&) = delete;
@@ -91,6 +93,7 @@ class Worker final : public ClientListener {
 
   ClientFactory& factory_;
   RunShared& shared_;
+  LiveCell* live_;
   int first_client_id_;
   std::unique_ptr<event_base, void (*)(event_base*)> base_;
   std::unique_ptr<LoopShared> loop_shared_;  // outlives the clients, not the loop

@@ -1,48 +1,99 @@
 #include "runner/progress.hpp"
 
 #include <cstdio>
+#include <optional>
 
 #include <unistd.h>
 
-#include <fmt/format.h>
-
+#include "engine/schedule.hpp"
+#include "runner/live_window.hpp"
 #include "runner/status_line.hpp"
 
 namespace rlcheck::runner {
+namespace {
 
-ProgressLine::ProgressLine(const config::Config& config)
-    : enabled_(isatty(STDERR_FILENO) && !config.output.json && !config.output.hook &&
+using Clock = std::chrono::steady_clock;
+
+// How long a run is planned to last (on the virtual clock, in virtual time): known when a
+// schedule paces its requests (--rate, --interval), not in the closed model.
+std::optional<std::chrono::nanoseconds> planned_span(const config::LoadConfig& load) {
+  if (!load.open_model() && load.interval.count() == 0)
+    return std::nullopt;
+  // The span does not depend on the arrivals; uniform ones cost nothing to plan.
+  config::LoadConfig uniform = load;
+  uniform.arrivals = config::Arrivals::uniform;
+  return std::chrono::nanoseconds(engine::Schedule::make(uniform).span_ns());
+}
+
+// What one run's callback keeps between calls.
+struct RunWatch {
+  std::string label;
+  Clock::time_point start = Clock::now();
+  std::optional<std::chrono::nanoseconds> span;
+  bool virtual_clock = false;
+  LiveWindow window;
+  std::optional<StatusSchedule> schedule;
+};
+
+}  // namespace
+
+ProgressLine::ProgressLine(const config::Config& config, const engine::LiveStats& live)
+    : live_(live),
+      enabled_(isatty(STDERR_FILENO) && !config.output.json && !config.output.hook &&
                !config.output.quiet),
       status_lines_(!isatty(STDERR_FILENO) && !config.output.hook),
+      interval_(config.observe.progress_interval),
       total_(config.load.requests) {}
 
 ProgressLine::~ProgressLine() {
-  if (drawn_)
-    std::fputs("\r\033[K", stderr);
+  clear();
 }
 
-engine::ProgressFn ProgressLine::for_run(std::string label) {
-  const auto start = std::chrono::steady_clock::now();
+void ProgressLine::clear() {
+  if (drawn_)
+    std::fputs("\r\033[K", stderr);
+  drawn_ = false;
+}
+
+engine::ProgressFn ProgressLine::for_run(std::string label, const config::LoadConfig& load) {
+  auto watch = std::make_shared<RunWatch>();
+  watch->label = std::move(label);
+  watch->span = planned_span(load);
+  watch->virtual_clock = load.virtual_clock;
   if (status_lines_) {
-    return [label = std::move(label), start,
-            schedule = StatusSchedule()](const engine::RunProgress& progress) mutable {
-      const auto elapsed = std::chrono::steady_clock::now() - start;
-      if (!schedule.due(elapsed))
-        return;
-      const StatusCounts counts{progress.done(), progress.allowed, progress.denied,
-                                progress.errors};
-      std::fputs((format_status(label, counts, elapsed) + "\n").c_str(), stderr);
-      std::fflush(stderr);
-    };
-  }
-  if (!enabled_)
+    // The virtual clock's span is not wall time: such a run's lines follow the closed model's.
+    watch->schedule = status_schedule(interval_, load.virtual_clock ? std::nullopt : watch->span);
+    if (!watch->schedule)
+      return {};
+  } else if (!enabled_) {
     return {};
-  return [this, label = std::move(label), start](const engine::RunProgress& progress) {
-    if (std::chrono::steady_clock::now() - start < std::chrono::seconds(1))
+  }
+  return [this, watch](const engine::RunProgress& progress) {
+    const auto elapsed = Clock::now() - watch->start;
+    const engine::LiveSnapshot snapshot = live_.snapshot();
+    watch->window.push({elapsed, snapshot.total.done(), snapshot.latency});
+    StatusLine line;
+    line.label = watch->label;
+    line.sent = progress.sent;
+    line.planned = total_;
+    line.allowed = progress.allowed;
+    line.denied = progress.denied;
+    line.errors = progress.errors;
+    line.rate = watch->window.rate();
+    line.p99_ns = watch->window.percentile_ns(99);
+    line.elapsed = watch->virtual_clock ? std::chrono::nanoseconds(snapshot.virtual_ns) : elapsed;
+    line.span = watch->span;
+    line.virtual_clock = watch->virtual_clock;
+    if (watch->schedule) {
+      if (watch->schedule->due(elapsed)) {
+        std::fputs((format_status(line) + "\n").c_str(), stderr);
+        std::fflush(stderr);
+      }
       return;
-    std::fputs(fmt::format("\r\033[Krlcheck: {}: {}/{} requests sent", label, progress.sent, total_)
-                   .c_str(),
-               stderr);
+    }
+    if (elapsed < std::chrono::seconds(1))
+      return;
+    std::fputs(("\r\033[K" + format_status(line)).c_str(), stderr);
     drawn_ = true;
   };
 }

@@ -1,6 +1,7 @@
 #include "runner/run_loop.hpp"
 
 #include <algorithm>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -10,7 +11,6 @@
 #include "runner/evidence.hpp"
 #include "runner/find_max.hpp"
 #include "runner/judgement.hpp"
-#include "runner/progress.hpp"
 #include "runner/retry_verification.hpp"
 #include "runner/shared_test.hpp"
 
@@ -110,7 +110,9 @@ report::Report run_test(Target& target, const config::Config& config, const RunO
         static_cast<double>(start.tokens) * 1e9 / static_cast<double>(start.period.count()),
         config.checks.max_errors);
   }
-  ProgressLine progress(config);
+  std::optional<Monitor> own_monitor;
+  Monitor& monitor =
+      outputs.monitor != nullptr ? *outputs.monitor : own_monitor.emplace(config, /*serve=*/false);
   int64_t virtual_end_ns = 0;  // --virtual-clock: where the last run's virtual time ended
   const int runs = config.load.runs;
   int runs_shipped = 0;  // many hosts: the runs this worker sent its share of
@@ -133,9 +135,11 @@ report::Report run_test(Target& target, const config::Config& config, const RunO
     const std::string label =
         search ? fmt::format("{} at {}/s", target.run_label(run, run), *search->next_rate())
                : target.run_label(run, runs);
-    engine::RunResult result =
-        execute_shared_run(shared, run, *clients.factory, clients.load, &fault_schedule,
-                           progress.for_run(label), clients.counters, others);
+    const engine::RunHooks hooks =
+        monitor.begin_run(target.records_name(), run, label, clients.load, &fault_schedule);
+    engine::RunResult result = execute_shared_run(shared, run, *clients.factory, clients.load,
+                                                  hooks, clients.counters, others);
+    monitor.end_run();
     std::vector<checks::FaultWindow> fault_windows = fault_schedule.finish();
     if (!leader) {
       if (shared_runs_end(result, *shared, runs_shipped))
@@ -213,7 +217,9 @@ report::Report run_test(Target& target, const config::Config& config, const RunO
   }
   if (search)
     log.find_max = search->result();
-  return evidence.judge(log);
+  report::Report report = evidence.judge(log);
+  monitor.judged(target.records_name(), report.checks);
+  return report;
 }
 
 }  // namespace rlcheck::runner

@@ -102,12 +102,11 @@ std::unique_ptr<coord::Session> join_session(const config::Config& config) {
 
 engine::RunResult execute_shared_run(coord::Session* session, int run,
                                      engine::ClientFactory& factory, config::LoadConfig load,
-                                     engine::RunObserver* observer,
-                                     const engine::ProgressFn& progress,
+                                     const engine::RunHooks& hooks,
                                      const std::function<RunCounters()>& own_counters,
                                      RunCounters& others) {
   if (session == nullptr)
-    return engine::execute_run(factory, load, observer, progress);
+    return engine::execute_run(factory, load, hooks);
   const auto workers = static_cast<uint64_t>(session->workers());
   const auto index = static_cast<uint64_t>(session->index());
   load.share_count = workers;
@@ -117,7 +116,7 @@ engine::RunResult execute_shared_run(coord::Session* session, int run,
                                       (index < static_cast<uint64_t>(load.concurrency) % workers));
   load.abandon = session->abandon_flag();
   load.start_gate = [session, run, &load] { return session->agree_start(run, load); };
-  engine::RunResult result = engine::execute_run(factory, load, observer, progress);
+  engine::RunResult result = engine::execute_run(factory, load, hooks);
   if (result.cancelled)
     return result;
   // Worker 0 ships too: should it be lost, the worker that takes its place merges its runs.

@@ -37,8 +37,7 @@ using RunCounters = std::map<std::string, uint64_t>;
 // before the run could start. Throws FatalError(cannot_test) when the coordinator fails.
 engine::RunResult execute_shared_run(coord::Session* session, int run,
                                      engine::ClientFactory& factory, config::LoadConfig load,
-                                     engine::RunObserver* observer,
-                                     const engine::ProgressFn& progress,
+                                     const engine::RunHooks& hooks,
                                      const std::function<RunCounters()>& own_counters,
                                      RunCounters& others);
 

@@ -4,6 +4,8 @@
 
 namespace rlcheck::runner {
 
+using namespace std::chrono_literals;
+
 bool StatusSchedule::due(std::chrono::nanoseconds elapsed) {
   if (elapsed < next_)
     return false;
@@ -12,18 +14,63 @@ bool StatusSchedule::due(std::chrono::nanoseconds elapsed) {
   return true;
 }
 
-std::string format_status(const std::string& label, const StatusCounts& counts,
-                          std::chrono::nanoseconds elapsed) {
+std::optional<StatusSchedule> status_schedule(std::optional<std::chrono::nanoseconds> interval,
+                                              std::optional<std::chrono::nanoseconds> span) {
+  if (interval) {
+    if (interval->count() <= 0)
+      return std::nullopt;
+    return StatusSchedule(*interval, *interval);
+  }
+  if (!span)
+    return StatusSchedule(30s, 10s);
+  if (*span > 30s)
+    return StatusSchedule(10s, 10s);
+  return std::nullopt;
+}
+
+std::string format_elapsed(std::chrono::nanoseconds elapsed) {
   const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(elapsed).count();
-  const double rate = elapsed.count() > 0 ? static_cast<double>(counts.done) * 1e9 /
-                                                static_cast<double>(elapsed.count())
-                                          : 0.0;
-  const std::string clock = seconds >= 3600 ? fmt::format("{}h{:02}m{:02}s", seconds / 3600,
-                                                          seconds % 3600 / 60, seconds % 60)
-                                            : fmt::format("{}m{:02}s", seconds / 60, seconds % 60);
+  if (seconds >= 3600)
+    return fmt::format("{}h{:02}m", seconds / 3600, seconds % 3600 / 60);
+  if (seconds >= 60)
+    return fmt::format("{}m{:02}s", seconds / 60, seconds % 60);
+  return fmt::format("{}s", seconds);
+}
+
+std::string format_span(std::chrono::nanoseconds span) {
+  const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(span).count();
+  const auto hours = seconds / 3600;
+  const auto minutes = seconds % 3600 / 60;
+  if (hours > 0)
+    return minutes == 0 ? fmt::format("{}h", hours) : fmt::format("{}h{:02}m", hours, minutes);
+  if (minutes > 0) {
+    return seconds % 60 == 0 ? fmt::format("{}m", minutes)
+                             : fmt::format("{}m{:02}s", minutes, seconds % 60);
+  }
+  return fmt::format("{}s", seconds);
+}
+
+std::string format_latency(int64_t ns) {
+  if (ns < 1'000'000)
+    return fmt::format("{}us", ns / 1000);
+  if (ns < 10'000'000)
+    return fmt::format("{:.1f}ms", static_cast<double>(ns) / 1e6);
+  if (ns < 1'000'000'000)
+    return fmt::format("{}ms", ns / 1'000'000);
+  return fmt::format("{:.1f}s", static_cast<double>(ns) / 1e9);
+}
+
+std::string format_status(const StatusLine& line) {
+  const std::string p99 = line.p99_ns ? format_latency(*line.p99_ns) : "-";
+  std::string time = format_elapsed(line.elapsed);
+  if (line.span)
+    time += "/" + format_span(*line.span);
+  if (line.virtual_clock)
+    time = "virtual " + time;
   return fmt::format(
-      "rlcheck: {}: {} requests done ({} allowed, {} denied, {} errors), {:.0f}/s, {} elapsed",
-      label, counts.done, counts.allowed, counts.denied, counts.errors, rate, clock);
+      "rlcheck: {}: {}/{} sent, {} allowed, {} denied, {} errors, {:.0f}/s, p99 {} (last 1s), {}",
+      line.label, line.sent, line.planned, line.allowed, line.denied, line.errors,
+      line.rate.value_or(0.0), p99, time);
 }
 
 }  // namespace rlcheck::runner

@@ -1,0 +1,127 @@
+#include "engine/live_stats.hpp"
+
+#include <algorithm>
+#include <bit>
+
+namespace rlcheck::engine {
+namespace {
+
+constexpr int k_first_octave = 10;  // 2^10 ns: where the buckets start splitting
+
+}  // namespace
+
+size_t live_latency_bucket(int64_t ns) {
+  if (ns < (int64_t{1} << k_first_octave))
+    return 0;
+  const int octave = std::bit_width(static_cast<uint64_t>(ns)) - 1;
+  const auto sub = static_cast<size_t>((static_cast<uint64_t>(ns) >> (octave - 3)) & 7);
+  const size_t bucket = 1 + static_cast<size_t>(octave - k_first_octave) * 8 + sub;
+  return std::min(bucket, k_live_latency_buckets - 1);
+}
+
+int64_t live_latency_upper_ns(size_t bucket) {
+  if (bucket == 0)
+    return int64_t{1} << k_first_octave;
+  const int octave = k_first_octave + static_cast<int>((bucket - 1) / 8);
+  const auto sub = static_cast<int64_t>((bucket - 1) % 8);
+  return (8 + sub + 1) << (octave - 3);
+}
+
+LiveCounts& LiveCounts::operator-=(const LiveCounts& other) {
+  sent -= other.sent;
+  for (size_t i = 0; i < decided.size(); ++i)
+    decided[i] -= other.decided[i];
+  return *this;
+}
+
+void LiveCell::decided(Outcome outcome, ErrorKind error) {
+  bump(decided_[static_cast<size_t>(outcome)]);
+  if (outcome == Outcome::error)
+    bump(errors_[static_cast<size_t>(error) % k_live_error_kinds]);
+}
+
+void LiveCell::latency(int64_t ns) {
+  bump(latency_[live_latency_bucket(ns)]);
+  bump(latency_sum_ns_, static_cast<uint64_t>(std::max<int64_t>(0, ns)));
+}
+
+LiveStats::LiveStats() : cells_(std::make_unique<LiveCell[]>(k_live_cells)) {}
+
+LiveCell& LiveStats::cell(int thread) {
+  const int index = std::clamp(thread, 0, k_live_cells - 1);
+  int used = cells_used_.load(std::memory_order_relaxed);
+  while (used < index + 1 &&
+         !cells_used_.compare_exchange_weak(used, index + 1, std::memory_order_relaxed)) {
+  }
+  return cells_[static_cast<size_t>(index)];
+}
+
+LiveCounts LiveStats::totals() const {
+  LiveCounts counts;
+  const int used = cells_used_.load(std::memory_order_relaxed);
+  for (int i = 0; i < used; ++i) {
+    const LiveCell& cell = cells_[static_cast<size_t>(i)];
+    // Decisions before sends: a request is counted sent before it is decided, so in-flight
+    // counts read this way never go below zero.
+    for (size_t o = 0; o < counts.decided.size(); ++o)
+      counts.decided[o] += cell.decided_[o].load(std::memory_order_relaxed);
+  }
+  for (int i = 0; i < used; ++i)
+    counts.sent += cells_[static_cast<size_t>(i)].sent_.load(std::memory_order_relaxed);
+  return counts;
+}
+
+void LiveStats::begin_run(std::string target, int run) {
+  std::lock_guard lock(mutex_);
+  if (running_) {
+    runs_.back().counts = totals();
+    runs_.back().counts -= base_;
+  }
+  base_ = totals();
+  runs_.push_back({std::move(target), run, {}});
+  running_ = true;
+  const int used = cells_used_.load(std::memory_order_relaxed);
+  for (int i = 0; i < used; ++i)
+    cells_[static_cast<size_t>(i)].virtual_ns_.store(0, std::memory_order_relaxed);
+}
+
+void LiveStats::end_run() {
+  std::lock_guard lock(mutex_);
+  if (!running_)
+    return;
+  runs_.back().counts = totals();
+  runs_.back().counts -= base_;
+  running_ = false;
+}
+
+LiveSnapshot LiveStats::snapshot() const {
+  LiveSnapshot snapshot;
+  {
+    std::lock_guard lock(mutex_);
+    snapshot.total = totals();
+    snapshot.runs = runs_;
+    snapshot.running = running_;
+    if (running_) {
+      snapshot.runs.back().counts = snapshot.total;
+      snapshot.runs.back().counts -= base_;
+    }
+  }
+  const int used = cells_used_.load(std::memory_order_relaxed);
+  for (int i = 0; i < used; ++i) {
+    const LiveCell& cell = cells_[static_cast<size_t>(i)];
+    for (size_t k = 0; k < k_live_error_kinds; ++k)
+      snapshot.errors[k] += cell.errors_[k].load(std::memory_order_relaxed);
+    for (size_t b = 0; b < k_live_latency_buckets; ++b)
+      snapshot.latency[b] += cell.latency_[b].load(std::memory_order_relaxed);
+    snapshot.latency_sum_ns += cell.latency_sum_ns_.load(std::memory_order_relaxed);
+    snapshot.virtual_ns =
+        std::max(snapshot.virtual_ns, cell.virtual_ns_.load(std::memory_order_relaxed));
+  }
+  for (const uint64_t count : snapshot.latency)
+    snapshot.latency_count += count;
+  const uint64_t done = snapshot.total.done();
+  snapshot.in_flight = snapshot.total.sent > done ? snapshot.total.sent - done : 0;
+  return snapshot;
+}
+
+}  // namespace rlcheck::engine

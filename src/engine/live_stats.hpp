@@ -1,0 +1,110 @@
+#pragma once
+// What a run has done so far, readable from any thread while it runs: requests sent, decided
+// by outcome, errored by kind, and a coarse latency histogram. Each worker thread writes its
+// own cache-line-aligned cell (relaxed atomics, one writer each, so no line is shared between
+// writers); snapshot() sums the cells. The counters outlive runs and only grow; the counts of
+// each run are kept apart too (begin_run / end_run), for the progress line and the metrics'
+// `run` label.
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "engine/request_record.hpp"
+
+namespace rlcheck::engine {
+
+inline constexpr int k_live_cells = 256;  // one per worker thread (--threads is at most 256)
+inline constexpr size_t k_live_error_kinds = 16;
+// Bucket 0 holds latencies under 1024 ns; then 8 buckets per power of two up to 2^37 ns
+// (~137 s); the last also holds anything longer.
+inline constexpr size_t k_live_latency_buckets = 1 + 27 * 8;
+
+size_t live_latency_bucket(int64_t ns);
+int64_t live_latency_upper_ns(size_t bucket);  // the bucket's upper edge (exclusive)
+
+using LiveLatency = std::array<uint64_t, k_live_latency_buckets>;
+
+struct LiveCounts {
+  uint64_t sent = 0;                  // requests that left
+  std::array<uint64_t, 3> decided{};  // by Outcome: allowed, denied, error
+  uint64_t done() const { return decided[0] + decided[1] + decided[2]; }
+  LiveCounts& operator-=(const LiveCounts& other);
+};
+
+struct LiveRun {
+  std::string target;  // compare: which target the run was of; empty otherwise
+  int run = 0;
+  LiveCounts counts;
+};
+
+struct LiveSnapshot {
+  LiveCounts total;                                   // every run so far
+  std::array<uint64_t, k_live_error_kinds> errors{};  // by ErrorKind
+  uint64_t in_flight = 0;                             // sent, not yet decided
+  LiveLatency latency{};                              // decided requests (not errors)
+  uint64_t latency_count = 0;
+  uint64_t latency_sum_ns = 0;
+  std::vector<LiveRun> runs;  // every run begun, in order; the current one last
+  bool running = false;       // between begin_run and end_run
+  int64_t virtual_ns = 0;     // --virtual-clock: the latest virtual instant the run reached
+};
+
+// One worker thread's counters. Only that thread writes them.
+class alignas(64) LiveCell {
+ public:
+  void sent() { bump(sent_); }
+  void decided(Outcome outcome, ErrorKind error);
+  void latency(int64_t ns);
+  void reached_virtual(int64_t ns) {
+    if (ns > virtual_ns_.load(std::memory_order_relaxed))
+      virtual_ns_.store(ns, std::memory_order_relaxed);
+  }
+
+ private:
+  friend class LiveStats;
+  static void bump(std::atomic<uint64_t>& counter, uint64_t by = 1) {
+    counter.store(counter.load(std::memory_order_relaxed) + by, std::memory_order_relaxed);
+  }
+
+  std::atomic<uint64_t> sent_{0};
+  std::array<std::atomic<uint64_t>, 3> decided_{};
+  std::array<std::atomic<uint64_t>, k_live_error_kinds> errors_{};
+  std::atomic<uint64_t> latency_sum_ns_{0};
+  std::atomic<int64_t> virtual_ns_{0};
+  std::array<std::atomic<uint64_t>, k_live_latency_buckets> latency_{};
+};
+
+class LiveStats {
+ public:
+  LiveStats();
+  LiveStats(const LiveStats&) = delete;
+  LiveStats& operator=(const LiveStats&) = delete;
+
+  // The cell of worker thread `thread` (0 to k_live_cells - 1).
+  LiveCell& cell(int thread);
+
+  // Called between runs, when no worker thread writes: the counts from here to end_run are
+  // run `run` of `target`.
+  void begin_run(std::string target, int run);
+  void end_run();
+
+  // The sums over every cell; from any thread, at any time.
+  LiveSnapshot snapshot() const;
+
+ private:
+  LiveCounts totals() const;
+
+  std::unique_ptr<LiveCell[]> cells_;
+  std::atomic<int> cells_used_{0};
+  mutable std::mutex mutex_;  // guards runs_, base_ and running_
+  std::vector<LiveRun> runs_;
+  LiveCounts base_;  // the totals when the current run began
+  bool running_ = false;
+};
+
+}  // namespace rlcheck::engine

@@ -1,0 +1,64 @@
+#pragma once
+// What watches a test while it runs: the live counts the workers write, the progress line on
+// stderr, and (--metrics-listen) the /metrics endpoint that serves them, with the check
+// statuses once the test is judged. One for all the targets of a command, so compare's
+// targets count into the same metrics (labelled by target).
+
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "checks/checks.hpp"
+#include "config/config.hpp"
+#include "engine/live_stats.hpp"
+#include "engine/run.hpp"
+#include "engine/schedule.hpp"
+#include "observe/metrics_server.hpp"
+#include "observe/openmetrics.hpp"
+#include "runner/progress.hpp"
+
+namespace rlcheck::runner {
+
+class Monitor {
+ public:
+  // With `serve` and config.observe.metrics_listen, binds the metrics endpoint now: throws
+  // FatalError (cannot_test) naming the address and why it cannot listen. Port 0 says the
+  // address chosen on stderr.
+  explicit Monitor(const config::Config& config, bool serve = true);
+  ~Monitor();
+  Monitor(const Monitor&) = delete;
+  Monitor& operator=(const Monitor&) = delete;
+
+  // Run `run` of `target` (its records name) begins: what execute_run is given.
+  engine::RunHooks begin_run(const std::string& target, int run, std::string label,
+                             const config::LoadConfig& load, engine::RunObserver* observer);
+  void end_run();
+  // A target's test was judged: its checks' statuses join the metrics.
+  void judged(const std::string& target, const std::vector<checks::CheckResult>& checks);
+  // After the report is delivered: serves the metrics --metrics-linger longer (Ctrl-C ends
+  // the wait), saying so on stderr.
+  void linger();
+
+  engine::LiveStats& live() { return live_; }
+
+ private:
+  std::string render(observe::Format format) const;
+
+  const config::Config& config_;
+  engine::LiveStats live_;
+  ProgressLine progress_;
+  // The open model's plan of the run under way, and when it began (the rate it asks for now).
+  struct Offered {
+    std::shared_ptr<const engine::Schedule> schedule;
+    std::chrono::steady_clock::time_point start;
+  };
+  mutable std::mutex mutex_;  // guards extras_ and offered_
+  observe::Extras extras_;
+  std::optional<Offered> offered_;
+  std::unique_ptr<observe::MetricsServer> server_;
+};
+
+}  // namespace rlcheck::runner

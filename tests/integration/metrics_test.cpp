@@ -1,0 +1,262 @@
+// --metrics-listen and --metrics-linger against the tools that read metrics: `promtool check
+// metrics` (Prometheus text 0.0.4, lint included) on a scrape taken while a run goes, and a
+// real Prometheus (OpenMetrics, as it negotiates) scraping rlcheck once a second, whose
+// queries must give the report's counts and the checks' statuses. Ctrl-C ends the linger
+// without changing the exit code. scripts/install-deps.sh installs Prometheus (the Debian
+// package ships prometheus and promtool); without it these tests fail and say so.
+
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <csignal>
+#include <map>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <curl/curl.h>
+#include <unistd.h>
+#include <nlohmann/json.hpp>
+
+#include "support/loopback_listener.hpp"
+#include "support/real_server.hpp"
+#include "support/run_binary.hpp"
+#include "support/test_redis.hpp"
+
+using namespace rlcheck::testing;
+using nlohmann::json;
+
+namespace {
+
+struct HttpReply {
+  long status = 0;  // 0: no answer
+  std::string body;
+};
+
+size_t append_body(char* data, size_t size, size_t count, void* out) {
+  static_cast<std::string*>(out)->append(data, size * count);
+  return size * count;
+}
+
+HttpReply http_get(const std::string& url, const std::string& accept = "") {
+  HttpReply reply;
+  CURL* curl = curl_easy_init();
+  curl_slist* headers = nullptr;
+  if (!accept.empty())
+    headers = curl_slist_append(headers, ("Accept: " + accept).c_str());
+  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, &append_body);
+  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &reply.body);
+  curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, 2000L);
+  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+  if (curl_easy_perform(curl) == CURLE_OK)
+    curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &reply.status);
+  curl_slist_free_all(headers);
+  curl_easy_cleanup(curl);
+  return reply;
+}
+
+std::string prometheus_program(const std::string& name) {
+  const auto found = find_program(name, {"/usr/bin/" + name});
+  if (!found) {
+    FAIL(name << " is not installed: scripts/install-deps.sh installs it (Debian package "
+                 "prometheus)");
+  }
+  return *found;
+}
+
+// Calls `step` every 50 ms until it returns true or `stop` is set; false when stopped.
+template <typename Step>
+bool poll_until(const std::atomic<bool>& stop, Step step) {
+  while (!stop.load()) {
+    if (step())
+      return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return false;
+}
+
+std::vector<std::string> rlcheck_args(int port, const std::string& flags) {
+  std::vector<std::string> args{"redis",  "--redis",          TestRedis::shared().tcp_url(),
+                                "--json", "--metrics-listen", "127.0.0.1:" + std::to_string(port)};
+  append_words(args, flags);
+  return args;
+}
+
+// The runs' total of `field` ("allowed", "denied", "errors") in a JSON report.
+int64_t report_total(const json& report, const std::string& field) {
+  int64_t total = 0;
+  for (const json& run : report.at("runs"))
+    total += run.at(field).get<int64_t>();
+  return total;
+}
+
+}  // namespace
+
+TEST_CASE("metrics: a scrape mid-run passes promtool; Ctrl-C ends the linger, exit 0" *
+          doctest::test_suite("threads")) {
+  const std::string promtool = prometheus_program("promtool");
+  const int port = free_loopback_port();
+  const std::string url = "http://127.0.0.1:" + std::to_string(port) + "/metrics";
+  std::atomic<bool> done{false};
+  std::mutex mutex;
+  std::string mid_run;  // a scrape while run 1 was under way
+  std::string judged;   // a scrape after the test was judged
+  std::string openmetrics;
+  std::string not_found_status;
+  std::thread scraper;
+  RunOptions options;
+  options.on_started = [&](pid_t pid) {
+    scraper = std::thread([&, pid] {
+      poll_until(done, [&] {
+        const HttpReply reply = http_get(url);
+        if (reply.status == 200 && reply.body.find("rlcheck_run 1\n") != std::string::npos &&
+            reply.body.find("rlcheck_requests_total{outcome=\"denied\",run=\"1\"} 0\n") ==
+                std::string::npos) {
+          std::lock_guard lock(mutex);
+          mid_run = reply.body;
+          return true;
+        }
+        return false;
+      });
+      poll_until(done, [&] {
+        const HttpReply reply = http_get(url);
+        if (reply.body.find("rlcheck_check_status") == std::string::npos)
+          return false;
+        std::lock_guard lock(mutex);
+        judged = reply.body;
+        openmetrics = http_get(url, "application/openmetrics-text; version=1.0.0").body;
+        not_found_status =
+            std::to_string(http_get("http://127.0.0.1:" + std::to_string(port) + "/").status);
+        kill(pid, SIGINT);
+        return true;
+      });
+    });
+  };
+  const ProcessOutcome outcome = run_rlcheck(
+      rlcheck_args(port, "--rate 200/s --duration 3s -r 1 --metrics-linger 20s"), options);
+  done = true;
+  if (scraper.joinable())
+    scraper.join();
+  INFO("stderr: " << outcome.err);
+  CHECK(outcome.exit_code == 0);  // lua passes; Ctrl-C during the linger changes nothing
+  CHECK(outcome.err.find("serving metrics at " + url) != std::string::npos);
+  const json report = json::parse(outcome.out);
+  CHECK(report.at("verdict") == "pass");
+
+  REQUIRE_MESSAGE(!mid_run.empty(), "no scrape while the run went");
+  CHECK(mid_run.find("\nrlcheck_in_flight ") != std::string::npos);
+  RunOptions check;
+  check.stdin_mode = StdinMode::text;
+  check.stdin_text = mid_run;
+  const ProcessOutcome checked = run_process({promtool, "check", "metrics"}, check);
+  INFO("promtool: " << checked.out << checked.err);
+  CHECK(checked.exit_code == 0);
+  CHECK(checked.out.empty());
+  CHECK(checked.err.empty());
+
+  REQUIRE_MESSAGE(!judged.empty(), "no scrape after the test was judged");
+  CHECK(judged.find("rlcheck_check_status{check=\"limit\"} 1\n") != std::string::npos);
+  CHECK(judged.find("rlcheck_requests_total{outcome=\"allowed\",run=\"1\"} " +
+                    std::to_string(report_total(report, "allowed")) + "\n") != std::string::npos);
+  CHECK(openmetrics.ends_with("# EOF\n"));
+  CHECK(openmetrics.find("# TYPE rlcheck_requests counter\n") != std::string::npos);
+  CHECK(not_found_status == "404");
+}
+
+TEST_CASE("metrics: a real Prometheus scrapes the report's counts and the checks' statuses") {
+  const std::string prometheus = prometheus_program("prometheus");
+  const int port = free_loopback_port();
+  const int prometheus_port = free_loopback_port();
+  ScratchDir scratch("rlcheck-prometheus");
+  const std::string config =
+      scratch.write("prometheus.yml",
+                    "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n"
+                    "scrape_configs:\n  - job_name: rlcheck\n    static_configs:\n"
+                    "      - targets: ['127.0.0.1:" +
+                        std::to_string(port) + "']\n");
+  RealServer server(
+      {prometheus, "--config.file=" + config, "--storage.tsdb.path=" + scratch.path() + "/data",
+       "--web.listen-address=127.0.0.1:" + std::to_string(prometheus_port)},
+      scratch.path(), scratch.path() + "/prometheus.log", prometheus_port,
+      std::chrono::seconds(30));
+  std::atomic<bool> never{false};
+  const auto ready_by = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  poll_until(never, [&] {
+    return http_get(server.base_url() + "/-/ready").status == 200 ||
+           std::chrono::steady_clock::now() > ready_by;
+  });
+  REQUIRE_MESSAGE(http_get(server.base_url() + "/-/ready").status == 200, server.log());
+
+  const auto query = [&](const std::string& promql) {
+    char* escaped = curl_easy_escape(nullptr, promql.c_str(), static_cast<int>(promql.size()));
+    const HttpReply reply = http_get(server.base_url() + "/api/v1/query?query=" + escaped);
+    curl_free(escaped);
+    return reply.status == 200 ? json::parse(reply.body).at("data").at("result") : json::array();
+  };
+  std::atomic<bool> done{false};
+  json sums;
+  json targets;
+  std::string limit_status;
+  std::thread watcher;
+  RunOptions options;
+  options.on_started = [&](pid_t pid) {
+    watcher = std::thread([&, pid] {
+      // Once a scrape after judging is stored, the counters in it are final: the linger is
+      // ended there.
+      poll_until(done, [&] {
+        try {
+          const json status = query("rlcheck_check_status{check=\"limit\"}");
+          if (status.empty())
+            return false;
+          sums = query("sum by (outcome) (rlcheck_requests_total)");
+          limit_status = status.at(0).at("value").at(1).get<std::string>();
+          targets = json::parse(http_get(server.base_url() + "/api/v1/targets").body);
+        } catch (const json::exception&) {
+          return false;  // an answer not yet whole: asked again
+        }
+        kill(pid, SIGINT);
+        return true;
+      });
+    });
+  };
+  const ProcessOutcome outcome = run_rlcheck(
+      rlcheck_args(port, "--rate 200/s --duration 2s -r 1 --metrics-linger 20s"), options);
+  done = true;
+  if (watcher.joinable())
+    watcher.join();
+  INFO("stderr: " << outcome.err);
+  INFO("prometheus: " << server.log());
+  CHECK(outcome.exit_code == 0);
+  const json report = json::parse(outcome.out);
+  REQUIRE_MESSAGE(!limit_status.empty(), "Prometheus never stored the checks' statuses");
+  CHECK(limit_status == "1");
+  std::map<std::string, std::string> by_outcome;
+  for (const json& series : sums) {
+    by_outcome[series.at("metric").value("outcome", "")] =
+        series.at("value").at(1).get<std::string>();
+  }
+  CHECK(by_outcome["allowed"] == std::to_string(report_total(report, "allowed")));
+  CHECK(by_outcome["denied"] == std::to_string(report_total(report, "denied")));
+  CHECK(by_outcome["error"] == std::to_string(report_total(report, "errors")));
+  const json& active = targets.at("data").at("activeTargets");
+  REQUIRE(active.size() == 1);
+  CHECK(active.at(0).at("health") == "up");
+  CHECK(active.at(0).at("lastError") == "");
+}
+
+TEST_CASE("metrics: a port in use is exit 3 before the run, naming the address and why") {
+  const LoopbackListener holder = listen_on_loopback("the port's holder", false);
+  const std::string taken = "127.0.0.1:" + std::to_string(holder.port);
+  const ProcessOutcome outcome = run_rlcheck(rlcheck_args(holder.port, "-n 50 -r 1"));
+  close(holder.fd);
+  close(holder.wake_pipe[0]);
+  close(holder.wake_pipe[1]);
+  INFO("stderr: " << outcome.err);
+  CHECK(outcome.exit_code == 3);
+  CHECK(outcome.err ==
+        "rlcheck: --metrics-listen " + taken + ": cannot listen: Address already in use\n");
+  CHECK(outcome.out.empty());  // no run, no report
+}

@@ -1,0 +1,120 @@
+#include "engine/live_stats.hpp"
+
+#include <doctest/doctest.h>
+
+#include <thread>
+#include <vector>
+
+using rlcheck::engine::ErrorKind;
+using rlcheck::engine::k_live_latency_buckets;
+using rlcheck::engine::live_latency_bucket;
+using rlcheck::engine::live_latency_upper_ns;
+using rlcheck::engine::LiveSnapshot;
+using rlcheck::engine::LiveStats;
+using rlcheck::engine::Outcome;
+
+TEST_CASE("live stats: latency buckets are 8 a power of two, each value under its upper edge") {
+  CHECK(live_latency_bucket(0) == 0);
+  CHECK(live_latency_bucket(1023) == 0);
+  CHECK(live_latency_bucket(1024) == 1);
+  CHECK(live_latency_upper_ns(0) == 1024);
+  CHECK(live_latency_upper_ns(1) == 1152);  // 1024 + 1024/8
+  CHECK(live_latency_bucket(1151) == 1);
+  CHECK(live_latency_bucket(1152) == 2);
+  CHECK(live_latency_bucket(2048) == 9);
+  CHECK(live_latency_bucket(int64_t{1} << 40) == k_live_latency_buckets - 1);
+  for (int64_t value : {int64_t{1}, int64_t{1500}, int64_t{999'999}, int64_t{1'000'000},
+                        int64_t{123'456'789}, int64_t{60'000'000'000}}) {
+    const size_t bucket = live_latency_bucket(value);
+    CHECK(value < live_latency_upper_ns(bucket));
+    if (bucket > 0)
+      CHECK(value >= live_latency_upper_ns(bucket - 1));
+  }
+  for (size_t b = 1; b < k_live_latency_buckets; ++b)
+    CHECK(live_latency_upper_ns(b) > live_latency_upper_ns(b - 1));
+}
+
+TEST_CASE("live stats: a run's counts, monotonic totals, in flight and errors by kind") {
+  LiveStats live;
+  live.begin_run("", 1);
+  auto& cell = live.cell(0);
+  for (int i = 0; i < 5; ++i)
+    cell.sent();
+  cell.decided(Outcome::allowed, ErrorKind::none);
+  cell.decided(Outcome::denied, ErrorKind::none);
+  cell.decided(Outcome::error, ErrorKind::timeout);
+  cell.latency(2'000'000);
+  LiveSnapshot now = live.snapshot();
+  CHECK(now.running);
+  CHECK(now.total.sent == 5);
+  CHECK(now.in_flight == 2);
+  CHECK(now.errors[static_cast<size_t>(ErrorKind::timeout)] == 1);
+  CHECK(now.latency_count == 1);
+  CHECK(now.latency_sum_ns == 2'000'000);
+  REQUIRE(now.runs.size() == 1);
+  CHECK(now.runs[0].counts.done() == 3);
+  live.end_run();
+
+  live.begin_run("", 2);
+  live.cell(1).sent();
+  live.cell(1).decided(Outcome::denied, ErrorKind::none);
+  now = live.snapshot();
+  REQUIRE(now.runs.size() == 2);
+  CHECK(now.runs[0].counts.decided == std::array<uint64_t, 3>{1, 1, 1});
+  CHECK(now.runs[1].counts.decided == std::array<uint64_t, 3>{0, 1, 0});
+  CHECK(now.runs[1].counts.sent == 1);
+  CHECK(now.total.done() == 4);
+  live.end_run();
+  CHECK_FALSE(live.snapshot().running);
+}
+
+TEST_CASE("live stats: 4 writers and a reader, totals exact after join" *
+          doctest::test_suite("threads")) {
+  constexpr int k_writers = 4;
+  constexpr uint64_t k_each = 100'000;
+  LiveStats live;
+  live.begin_run("", 1);
+  std::atomic<bool> finished{false};
+  uint64_t reads = 0;
+  bool monotonic = true;
+  std::thread reader([&] {
+    uint64_t last_done = 0;
+    while (!finished.load()) {
+      const LiveSnapshot now = live.snapshot();
+      monotonic = monotonic && now.total.done() >= last_done && now.total.sent >= now.total.done();
+      last_done = now.total.done();
+      ++reads;
+    }
+  });
+  std::vector<std::thread> writers;
+  for (int t = 0; t < k_writers; ++t) {
+    writers.emplace_back([&live, t] {
+      auto& cell = live.cell(t);
+      for (uint64_t i = 0; i < k_each; ++i) {
+        cell.sent();
+        const auto outcome = static_cast<Outcome>(i % 3);
+        cell.decided(outcome, outcome == Outcome::error ? ErrorKind::reset : ErrorKind::none);
+        if (outcome != Outcome::error)
+          cell.latency(static_cast<int64_t>(i));
+      }
+    });
+  }
+  for (auto& writer : writers)
+    writer.join();
+  finished = true;
+  reader.join();
+  live.end_run();
+
+  const LiveSnapshot now = live.snapshot();
+  CHECK(reads > 0);
+  CHECK(monotonic);
+  CHECK(now.total.sent == k_writers * k_each);
+  CHECK(now.total.done() == k_writers * k_each);
+  CHECK(now.in_flight == 0);
+  const uint64_t errors_each = (k_each + 1) / 3;  // i % 3 == 2 for i < k_each
+  CHECK(now.total.decided[2] == k_writers * errors_each);
+  CHECK(now.errors[static_cast<size_t>(ErrorKind::reset)] == k_writers * errors_each);
+  CHECK(now.latency_count == k_writers * (k_each - errors_each));
+  REQUIRE(now.runs.size() == 1);
+  CHECK(now.runs[0].counts.done() == k_writers * k_each);
+}
