@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "config/comma_list.hpp"
+
 namespace rlcheck::config {
 namespace {
 
@@ -26,26 +28,11 @@ std::expected<Nanos, std::string> parse_item(std::string_view item) {
 }  // namespace
 
 std::expected<std::vector<Nanos>, std::string> parse_clock_skews(std::string_view text) {
-  std::vector<Nanos> skews;
-  size_t start = 0;
-  while (start <= text.size()) {
-    size_t comma = text.find(',', start);
-    if (comma == std::string_view::npos)
-      comma = text.size();
-    const std::string_view item = text.substr(start, comma - start);
-    if (item.empty())
-      return std::unexpected("empty item in the list; expected offsets such as 0,+500ms,-250ms");
-    if (skews.size() == k_max_clock_skews) {
-      return std::unexpected(fmt::format(
-          "more than {} offsets (connection c takes offset c mod count)", k_max_clock_skews));
-    }
-    auto skew = parse_item(item);
-    if (!skew)
-      return std::unexpected(skew.error());
-    skews.push_back(*skew);
-    start = comma + 1;
-  }
-  return skews;
+  return parse_comma_list(
+      text, k_max_clock_skews, "empty item in the list; expected offsets such as 0,+500ms,-250ms",
+      fmt::format("more than {} offsets (connection c takes offset c mod count)",
+                  k_max_clock_skews),
+      parse_item);
 }
 
 std::string format_clock_skew(Nanos skew) {

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "config/comma_list.hpp"
+
 namespace rlcheck::config {
 namespace {
 
@@ -38,24 +40,9 @@ std::expected<SloBound, std::string> parse_bound(std::string_view item) {
 }  // namespace
 
 std::expected<std::vector<SloBound>, std::string> parse_slo(std::string_view text) {
-  std::vector<SloBound> slo;
-  size_t start = 0;
-  while (start <= text.size()) {
-    size_t comma = text.find(',', start);
-    if (comma == std::string_view::npos)
-      comma = text.size();
-    const std::string_view item = text.substr(start, comma - start);
-    if (item.empty())
-      return std::unexpected("empty item in the list; expected bounds such as p99<10ms,p50<2ms");
-    if (slo.size() == k_max_bounds)
-      return std::unexpected(fmt::format("more than {} bounds", k_max_bounds));
-    auto bound = parse_bound(item);
-    if (!bound)
-      return std::unexpected(bound.error());
-    slo.push_back(*bound);
-    start = comma + 1;
-  }
-  return slo;
+  return parse_comma_list(text, k_max_bounds,
+                          "empty item in the list; expected bounds such as p99<10ms,p50<2ms",
+                          fmt::format("more than {} bounds", k_max_bounds), parse_bound);
 }
 
 std::string format_slo_bound(const SloBound& bound) {

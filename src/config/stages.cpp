@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "config/comma_list.hpp"
+
 namespace rlcheck::config {
 namespace {
 
@@ -60,25 +62,14 @@ std::expected<Stage, std::string> parse_stage(std::string_view item) {
 std::expected<std::vector<Stage>, std::string> parse_stages(std::string_view text) {
   if (text.empty())
     return std::unexpected("is empty; expected DURATION:RATE,... such as 30s:100/s,1m:0/s");
-  std::vector<Stage> stages;
+  auto parsed = parse_comma_list(text, k_max_stages, "an empty stage in the list",
+                                 fmt::format("at most {} stages", k_max_stages), parse_stage);
+  if (!parsed)
+    return parsed;
+  std::vector<Stage>& stages = *parsed;
   long double total_ns = 0;
-  size_t start = 0;
-  while (start <= text.size()) {
-    size_t comma = text.find(',', start);
-    if (comma == std::string_view::npos)
-      comma = text.size();
-    const std::string_view item = text.substr(start, comma - start);
-    if (item.empty())
-      return std::unexpected("an empty stage in the list");
-    if (stages.size() == k_max_stages)
-      return std::unexpected(fmt::format("at most {} stages", k_max_stages));
-    auto stage = parse_stage(item);
-    if (!stage)
-      return std::unexpected(stage.error());
-    stages.push_back(*stage);
-    total_ns += static_cast<long double>(stages.back().duration.count());
-    start = comma + 1;
-  }
+  for (const Stage& stage : stages)
+    total_ns += static_cast<long double>(stage.duration.count());
   if (total_ns > k_longest_stages_ns)
     return std::unexpected("the stages last over 100 years together");
   bool any_load = false;

@@ -162,17 +162,8 @@ void merge_shipment(engine::RunResult& merged, const RunShipment& shipment) {
   merged.lateness_ns.merge(shipment.lateness_ns);
   if (merged.stages.size() < shipment.stages.size())
     merged.stages.resize(shipment.stages.size());
-  for (size_t k = 0; k < shipment.stages.size(); ++k) {
-    engine::StageTally& into = merged.stages[k];
-    const engine::StageTally& from = shipment.stages[k];
-    into.planned = std::max(into.planned, from.planned);  // the whole run's, on every worker
-    into.sent += from.sent;
-    into.allowed += from.allowed;
-    into.denied += from.denied;
-    into.errors += from.errors;
-    into.latency_ns.merge(from.latency_ns);
-    into.lateness_ns.merge(from.lateness_ns);
-  }
+  for (size_t k = 0; k < shipment.stages.size(); ++k)
+    merged.stages[k].merge(shipment.stages[k]);
   merged.clients_ready += shipment.clients_ready;
   merged.interrupted = merged.interrupted || shipment.interrupted;
   merged.stopped_on_errors = merged.stopped_on_errors || shipment.stopped_on_errors;

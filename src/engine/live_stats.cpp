@@ -42,6 +42,9 @@ void LiveCell::decided(Outcome outcome, ErrorKind error) {
 
 void LiveCell::latency(int64_t ns) {
   bump(latency_[live_latency_bucket(ns)]);
+  const auto bound = std::ranges::lower_bound(k_live_metric_bounds_ns, ns);
+  if (bound != k_live_metric_bounds_ns.end())
+    bump(within_bound_[static_cast<size_t>(bound - k_live_metric_bounds_ns.begin())]);
   bump(latency_sum_ns_, static_cast<uint64_t>(std::max<int64_t>(0, ns)));
 }
 
@@ -113,6 +116,8 @@ LiveSnapshot LiveStats::snapshot() const {
       snapshot.errors[k] += cell.errors_[k].load(std::memory_order_relaxed);
     for (size_t b = 0; b < k_live_latency_buckets; ++b)
       snapshot.latency[b] += cell.latency_[b].load(std::memory_order_relaxed);
+    for (size_t b = 0; b < k_live_metric_bounds_ns.size(); ++b)
+      snapshot.within_bound[b] += cell.within_bound_[b].load(std::memory_order_relaxed);
     snapshot.latency_sum_ns += cell.latency_sum_ns_.load(std::memory_order_relaxed);
     snapshot.virtual_ns =
         std::max(snapshot.virtual_ns, cell.virtual_ns_.load(std::memory_order_relaxed));

@@ -29,6 +29,14 @@ int64_t live_latency_upper_ns(size_t bucket);  // the bucket's upper edge (exclu
 
 using LiveLatency = std::array<uint64_t, k_live_latency_buckets>;
 
+// The bounds of the exported latency histogram (Prometheus' `le`, in ns): each latency is also
+// counted, exactly, under the first bound it does not exceed (past the last: none of them).
+inline constexpr std::array<int64_t, 16> k_live_metric_bounds_ns = {
+    100'000,       250'000,       500'000,       1'000'000,     2'500'000,   5'000'000,
+    10'000'000,    25'000'000,    50'000'000,    100'000'000,   250'000'000, 500'000'000,
+    1'000'000'000, 2'500'000'000, 5'000'000'000, 10'000'000'000};
+using LiveBounded = std::array<uint64_t, k_live_metric_bounds_ns.size()>;
+
 struct LiveCounts {
   uint64_t sent = 0;                  // requests that left
   std::array<uint64_t, 3> decided{};  // by Outcome: allowed, denied, error
@@ -47,6 +55,7 @@ struct LiveSnapshot {
   std::array<uint64_t, k_live_error_kinds> errors{};  // by ErrorKind
   uint64_t in_flight = 0;                             // sent, not yet decided
   LiveLatency latency{};                              // decided requests (not errors)
+  LiveBounded within_bound{};  // the same requests by the first metric bound they are within
   uint64_t latency_count = 0;
   uint64_t latency_sum_ns = 0;
   std::vector<LiveRun> runs;  // every run begun, in order; the current one last
@@ -77,6 +86,7 @@ class alignas(64) LiveCell {
   std::atomic<uint64_t> latency_sum_ns_{0};
   std::atomic<int64_t> virtual_ns_{0};
   std::array<std::atomic<uint64_t>, k_live_latency_buckets> latency_{};
+  std::array<std::atomic<uint64_t>, k_live_metric_bounds_ns.size()> within_bound_{};
 };
 
 class LiveStats {

@@ -108,16 +108,8 @@ RunResult execute_run(ClientFactory& factory, const config::LoadConfig& load,
     worker->records.clear();
     result.latency_ns.merge(worker->latency_ns);
     result.lateness_ns.merge(worker->lateness_ns);
-    for (size_t k = 0; k < result.stages.size() && k < worker->stages.size(); ++k) {
-      StageTally& into = result.stages[k];
-      const StageTally& from = worker->stages[k];
-      into.sent += from.sent;
-      into.allowed += from.allowed;
-      into.denied += from.denied;
-      into.errors += from.errors;
-      into.latency_ns.merge(from.latency_ns);
-      into.lateness_ns.merge(from.lateness_ns);
-    }
+    for (size_t k = 0; k < result.stages.size() && k < worker->stages.size(); ++k)
+      result.stages[k].merge(worker->stages[k]);
     result.clients_ready += worker->clients_ready;
     result.interrupted = result.interrupted || worker->was_interrupted;
     if (result.connect_error.empty())

@@ -1,6 +1,7 @@
 #pragma once
 // One run: P clients over T worker threads fire N requests at the target and record each.
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -37,6 +38,16 @@ struct StageTally {
   uint64_t planned = 0, sent = 0, allowed = 0, denied = 0, errors = 0;
   Histogram latency_ns;
   Histogram lateness_ns;
+  // Adds another worker's tally of the same stage (`planned` is the whole run's on each: kept).
+  void merge(const StageTally& other) {
+    planned = std::max(planned, other.planned);
+    sent += other.sent;
+    allowed += other.allowed;
+    denied += other.denied;
+    errors += other.errors;
+    latency_ns.merge(other.latency_ns);
+    lateness_ns.merge(other.lateness_ns);
+  }
 };
 
 struct RunResult {

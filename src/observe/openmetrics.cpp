@@ -8,10 +8,7 @@
 namespace rlcheck::observe {
 namespace {
 
-constexpr std::array<int64_t, std::size(k_latency_bounds)> k_bound_ns = {
-    100'000,       250'000,       500'000,       1'000'000,     2'500'000,   5'000'000,
-    10'000'000,    25'000'000,    50'000'000,    100'000'000,   250'000'000, 500'000'000,
-    1'000'000'000, 2'500'000'000, 5'000'000'000, 10'000'000'000};
+static_assert(std::size(k_latency_bounds) == engine::k_live_metric_bounds_ns.size());
 
 constexpr const char* k_outcomes[] = {"allowed", "denied", "error"};
 
@@ -115,20 +112,9 @@ std::string render(const engine::LiveSnapshot& snapshot, const Extras& extras, F
 
   out.family("rlcheck_latency_seconds", "histogram",
              "Latency of decided requests (open model: from when each was due).");
-  std::array<uint64_t, k_bound_ns.size()> under{};
-  for (size_t b = 0; b < snapshot.latency.size(); ++b) {
-    // A fine bucket counts under the first bound that holds all of it.
-    const int64_t upper = engine::live_latency_upper_ns(b);
-    for (size_t i = 0; i < k_bound_ns.size(); ++i) {
-      if (upper <= k_bound_ns[i]) {
-        under[i] += snapshot.latency[b];
-        break;
-      }
-    }
-  }
   uint64_t cumulative = 0;
-  for (size_t i = 0; i < k_bound_ns.size(); ++i) {
-    cumulative += under[i];
+  for (size_t i = 0; i < engine::k_live_metric_bounds_ns.size(); ++i) {
+    cumulative += snapshot.within_bound[i];
     out.sample("rlcheck_latency_seconds_bucket", fmt::format("le=\"{}\"", k_latency_bounds[i]),
                std::to_string(cumulative));
   }

@@ -56,9 +56,11 @@ std::string find_max_lines(const FindMax& search) {
   if (!search.max_rate)
     out += fmt::format("find-max {}: no rate held\n", search.slo);
   else
-    out += fmt::format("find-max {}: {}max {}/s{}\n", search.slo,
-                       search.client_bound ? "at least " : "", *search.max_rate,
-                       search.ceiling ? " (every step held)" : "");
+    out += fmt::format("find-max {}: {} {}/s{}\n", search.slo,
+                       search.client_bound ? "at least" : "max", *search.max_rate,
+                       search.client_bound ? " (rlcheck could not send faster here)"
+                       : search.ceiling    ? " (every step held)"
+                                           : "");
   out += fmt::format("{:>4} {:>9} {:>7} {:>9} {:>9} {:>8} {:>8} {:>11}  {}\n", "step", "rate/s",
                      "phase", "sent", "planned", "p50 ms", "p99 ms", "late p99 ms", "outcome");
   int index = 0;

@@ -19,16 +19,9 @@
 
 namespace rlcheck::runner {
 
-// What one step measured.
-struct StepCounts {
-  uint64_t planned = 0;  // rate x step duration
-  uint64_t sent = 0;     // requests that left (errors that never did excluded)
-  uint64_t allowed = 0;
-  uint64_t denied = 0;
-  uint64_t errors = 0;
-  engine::Histogram latency_ns;   // decided requests, from when they were due
-  engine::Histogram lateness_ns;  // how late rlcheck sent them
-};
+// What one step measured: its planned and sent requests, its decisions, its latency (from when
+// each request was due) and how late rlcheck sent them, as a stage of a run counts them.
+using StepCounts = engine::StageTally;
 
 StepCounts count_step(const engine::RunResult& result, uint64_t planned);
 

@@ -34,6 +34,24 @@ TEST_CASE("live stats: latency buckets are 8 a power of two, each value under it
     CHECK(live_latency_upper_ns(b) > live_latency_upper_ns(b - 1));
 }
 
+TEST_CASE("live stats: each latency counted under the first metric bound it does not exceed") {
+  LiveStats live;
+  auto& cell = live.cell(0);
+  // 1 ms exactly is within le=0.001; a hair over is not (it straddles a fine bucket there).
+  for (int64_t ns : {int64_t{1'000'000}, int64_t{1'000'001}, int64_t{1'040'000}, int64_t{99'999},
+                     int64_t{20'000'000'000}})
+    cell.latency(ns);
+  const LiveSnapshot snapshot = live.snapshot();
+  CHECK(snapshot.within_bound[0] == 1);  // <= 0.1 ms
+  CHECK(snapshot.within_bound[3] == 1);  // <= 1 ms
+  CHECK(snapshot.within_bound[4] == 2);  // <= 2.5 ms
+  uint64_t bounded = 0;
+  for (const uint64_t count : snapshot.within_bound)
+    bounded += count;
+  CHECK(bounded == 4);  // 20 s is past the last bound: only +Inf holds it
+  CHECK(snapshot.latency_count == 5);
+}
+
 TEST_CASE("live stats: a run's counts, monotonic totals, in flight and errors by kind") {
   LiveStats live;
   live.begin_run("", 1);

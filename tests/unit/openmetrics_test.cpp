@@ -43,6 +43,8 @@ LiveSnapshot two_runs() {
   snapshot.latency[live_latency_bucket(50'000)] = 10;
   snapshot.latency[live_latency_bucket(2'000'000)] = 80;
   snapshot.latency[live_latency_bucket(20'000'000'000)] = 10;
+  snapshot.within_bound[0] = 10;  // le 0.0001
+  snapshot.within_bound[4] = 80;  // le 0.0025
   snapshot.latency_count = 100;
   snapshot.latency_sum_ns = 10 * 50'000 + 80 * 2'000'000 + 10 * 20'000'000'000ULL;
   snapshot.runs.push_back({"", 1, {50, {5, 45, 0}}});
