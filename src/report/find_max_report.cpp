@@ -7,7 +7,7 @@
 namespace rlcheck::report {
 namespace {
 
-double rounded(double value) {
+double rounded_ms(double value) {
   return std::round(value * 1000.0) / 1000.0;
 }
 
@@ -24,19 +24,19 @@ nlohmann::json find_max_json(const FindMax& search) {
   for (const FindMaxStep& step : search.steps) {
     nlohmann::json percentiles = nlohmann::json::array();
     for (double value : step.percentiles_ms)
-      percentiles.push_back(rounded(value));
+      percentiles.push_back(rounded_ms(value));
     steps.push_back({{"rate_per_s", step.rate_per_s},
                      {"phase", step.phase},
-                     {"duration_ms", rounded(step.duration_ms)},
+                     {"duration_ms", rounded_ms(step.duration_ms)},
                      {"planned", step.planned},
                      {"sent", step.sent},
                      {"allowed", step.allowed},
                      {"denied", step.denied},
                      {"errors", step.errors},
                      {"slo_ms", percentiles},
-                     {"p50_ms", rounded(step.p50_ms)},
-                     {"p99_ms", rounded(step.p99_ms)},
-                     {"lateness_p99_ms", rounded(step.lateness_p99_ms)},
+                     {"p50_ms", rounded_ms(step.p50_ms)},
+                     {"p99_ms", rounded_ms(step.p99_ms)},
+                     {"lateness_p99_ms", rounded_ms(step.lateness_p99_ms)},
                      {"passed", step.passed},
                      {"client_bound", step.client_bound},
                      {"why", step.why}});
