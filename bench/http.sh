@@ -19,6 +19,9 @@
 #   OPEN_SECONDS=10      the open-model row: --rate 60000/s for this long
 #   HTTP_REQUESTS=20000  requests per run
 #   TIME_BUDGET_S=300    run the nginx row only if, judging by the first, it ends within this
+#   HTTP_SERVERS="serve nginx"  the rows to run (nginx alone: the comparison with wrk on a
+#                        server that is not the bottleneck)
+#   NGINX_EXTRA=1        0 skips the nginx extras (--threads 2 vs wrk -t2, the open model)
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -31,6 +34,8 @@ readonly HTTP_REPS=${HTTP_REPS:-5}
 readonly HTTP_REQUESTS=${HTTP_REQUESTS:-20000}
 readonly TIME_BUDGET_S=${TIME_BUDGET_S:-300}
 readonly OPEN_SECONDS=${OPEN_SECONDS:-10}
+readonly HTTP_SERVERS=${HTTP_SERVERS:-serve nginx}
+readonly NGINX_EXTRA=${NGINX_EXTRA:-1}
 readonly CONCURRENCY=50
 readonly API_KEY_HEADER='X-API-Key: bench'
 
@@ -171,16 +176,18 @@ report() {
   hr 90
   printf '%-22s %-15s %11s %8s %11s %11s\n' server tool "rps (tool)" "wall s" "CPU us/req" \
     "max RSS MB"
-  report_target "rlcheck serve (lua)" serve
+  [[ -f $WORK/serve.native ]] && report_target "rlcheck serve (lua)" serve
   if [[ -f $WORK/nginx.native ]]; then
     report_target "nginx static 200" nginx
-    tool_row "nginx, 2 threads" "rlcheck -t 2" "$WORK/threads2.native"
-    tool_row "" "wrk -t2" "$WORK/threads2.wrk"
-    printf '%-22s %-15s rps %sx wrk -t2\n' "" "native vs" \
-      "$(ratio "$(rps_of threads2.native)" "$(rps_of threads2.wrk)")"
-    printf '%-22s %-15s offered 60000/s for %ss: achieved %s/s (median), %s of the rate\n' \
-      "nginx, open model" "rlcheck native" "$OPEN_SECONDS" "$(rps_of open.native)" \
-      "$(ratio "$(rps_of open.native)" 60000)"
+    if [[ -f $WORK/threads2.native ]]; then
+      tool_row "nginx, 2 threads" "rlcheck -t 2" "$WORK/threads2.native"
+      tool_row "" "wrk -t2" "$WORK/threads2.wrk"
+      printf '%-22s %-15s rps %sx wrk -t2\n' "" "native vs" \
+        "$(ratio "$(rps_of threads2.native)" "$(rps_of threads2.wrk)")"
+      printf '%-22s %-15s offered 60000/s for %ss: achieved %s/s (median), %s of the rate\n' \
+        "nginx, open model" "rlcheck native" "$OPEN_SECONDS" "$(rps_of open.native)" \
+        "$(ratio "$(rps_of open.native)" 60000)"
+    fi
   else echo "nginx rows skipped: ${NGINX_SKIPPED:-}"; fi
   hr 90
   echo "rps (tool): rlcheck summary.requests_per_second, hey's and wrk's Requests/sec;"
@@ -200,21 +207,25 @@ main() {
   SECONDS=0
   LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
 
-  start_redis "$WORK/redis"
-  start_serve
-  note "redis-server pid $REDIS_PID on 127.0.0.1:$REDIS_PORT; rlcheck serve pid $SERVE_PID on $SERVE_URL"
-  bench_target serve "$SERVE_URL"
-  stop_pid "$SERVE_PID"   # the second row runs without the first server's load
-  SERVE_PID=""
+  if [[ " $HTTP_SERVERS " == *" serve "* ]]; then
+    start_redis "$WORK/redis"
+    start_serve
+    note "redis-server pid $REDIS_PID on 127.0.0.1:$REDIS_PORT; rlcheck serve pid $SERVE_PID on $SERVE_URL"
+    bench_target serve "$SERVE_URL"
+    stop_pid "$SERVE_PID"   # the second row runs without the first server's load
+    SERVE_PID=""
+  fi
 
   # The nginx row costs about what the first did, usually less; skip it rather than overrun.
   NGINX_SKIPPED=""
-  if ((2 * SECONDS >= TIME_BUDGET_S)); then
+  if [[ " $HTTP_SERVERS " != *" nginx "* ]]; then
+    NGINX_SKIPPED="not in HTTP_SERVERS"
+  elif ((2 * SECONDS >= TIME_BUDGET_S)); then
     NGINX_SKIPPED="it would have ended after TIME_BUDGET_S=${TIME_BUDGET_S}s"
   elif start_nginx; then
     note "nginx pid $NGINX_PID on $NGINX_URL"
     bench_target nginx "$NGINX_URL"
-    bench_nginx_extra "$NGINX_URL"
+    if ((NGINX_EXTRA)); then bench_nginx_extra "$NGINX_URL"; fi
   else
     NGINX_SKIPPED="nginx not installed or did not start"
   fi

@@ -17,7 +17,11 @@
 #     backlog shows up in p99; each of hey's workers waits for its reply before it takes the
 #     next tick (Go's ticker drops the ticks nobody takes), so hey sends fewer requests and its
 #     latencies stay at a few milliseconds: the waiting it caused is never measured;
-#  3. nginx answering a static 200 (when installed), at RATE for DURATION.
+#  3. nginx answering a static 200 (when installed), at RATE for DURATION;
+#  4. lateness (rlcheck alone, against the same nginx): how late rlcheck sends, its
+#     runs[0].lateness_ms (sent - due: p50, p99, max), at each of LATENESS_RATES with uniform
+#     arrivals and LATENESS_POISSON with --arrivals poisson, LATENESS_DURATION_S each, the
+#     configurations taken in turn LATENESS_REPS times.
 # For each run: achieved rate (replies / wall time of the process), client CPU (user+sys) per
 # request and peak RSS from /usr/bin/time -v, latency p50/p99 (rlcheck: runs[0].latency_ms,
 # from the due instant; hey: its latency distribution, from when it sent the request).
@@ -29,6 +33,9 @@
 #   RATE=5000 DURATION_S=10           the sustainable rows (rate must be a multiple of 50)
 #   OVER_RATE=40000 OVER_DURATION_S=2 the overload row (0 to skip it)
 #   OL_REPS=3                         alternating repetitions per tool and row
+#   OL_ROWS="serve over nginx lateness" the rows to run
+#   LATENESS_RATES="20000 40000 60000" LATENESS_POISSON="40000" LATENESS_DURATION_S=5
+#   LATENESS_REPS=3                   the lateness row (rates in requests a second)
 #   TIME_BUDGET_S=200                 run the nginx row only if, judging by the first, it ends within this
 #   QUIET_LOAD=0.5 QUIET_WAIT_S=0     before measuring, wait up to QUIET_WAIT_S seconds (checking
 #                                     every 60 s) for the 1-minute load average to drop below QUIET_LOAD
@@ -45,6 +52,11 @@ readonly DURATION_S=${DURATION_S:-10}
 readonly OVER_RATE=${OVER_RATE:-40000}
 readonly OVER_DURATION_S=${OVER_DURATION_S:-2}
 readonly OL_REPS=${OL_REPS:-3}
+readonly OL_ROWS=${OL_ROWS:-serve over nginx lateness}
+readonly LATENESS_RATES=${LATENESS_RATES:-20000 40000 60000}
+readonly LATENESS_POISSON=${LATENESS_POISSON:-40000}
+readonly LATENESS_DURATION_S=${LATENESS_DURATION_S:-5}
+readonly LATENESS_REPS=${LATENESS_REPS:-3}
 readonly TIME_BUDGET_S=${TIME_BUDGET_S:-200}
 readonly QUIET_LOAD=${QUIET_LOAD:-0.5}
 readonly QUIET_WAIT_S=${QUIET_WAIT_S:-0}
@@ -93,26 +105,33 @@ wait_quiet() {
   done
 }
 
+has_row() { [[ " $OL_ROWS " == *" $1 "* ]]; }
+
 # ---------------------------------------------------------------------------------------------
 # measurement
 #
-# Each run appends "wall cpu rss replies p50_ms p99_ms" to WORK/NAME.rl or WORK/NAME.hey.
+# Each run appends "wall cpu rss replies p50_ms p99_ms" to WORK/NAME.rl or WORK/NAME.hey;
+# rlcheck's lines go on with its lateness "p50_ms p99_ms max_ms".
 # Every run uses its own X-API-Key, so that each starts from an empty sliding-window key on
 # rlcheck serve (the key of one run at 5000/s holds 50 000 entries; sharing one key over the
 # whole bench would carry hundreds of thousands from run to run, and approach the limit).
 
-# rlcheck_run NAME URL RATE DURATION_S: one open-model run; every request must be allowed.
+# rlcheck_run NAME URL RATE DURATION_S [ARGS...]: one open-model run (ARGS: more options, such
+# as --arrivals poisson); every request must be allowed.
 rlcheck_run() {
   local name=$1 url=$2 rate=$3 dur=$4 json=$WORK/rl.json m replies
+  shift 4
   RUN_NO=$((RUN_NO + 1))
   m=$(timed_run "$json" "$RLCHECK" http "$url" --rate "$rate/s" --duration "${dur}s" \
-    -p "$CONCURRENCY" -r 1 --limit 1000000 -H "X-API-Key: ol-$RUN_NO" --json) ||
+    -p "$CONCURRENCY" -r 1 --limit 1000000 -H "X-API-Key: ol-$RUN_NO" --json "$@") ||
     die "rlcheck http exited $? against $url: verdict $(jq -r '.verdict' "$json" 2>/dev/null)" \
       "$(jq -c '.runs[0] | {allowed, denied, errors, error_kinds}' "$json" 2>/dev/null)"
   replies=$(jq '.runs[0] | .allowed + .denied + .errors' "$json")
   [[ $(jq '.runs[0].allowed' "$json") == "$((rate * dur))" && $replies == "$((rate * dur))" ]] ||
     die "rlcheck http: not every one of $((rate * dur)) requests was allowed against $url: $(jq -c '.runs[0]' "$json" | cut -c1-300)"
-  echo "$m $replies $(jq -r '.runs[0].latency_ms | "\(.p50) \(.p99)"' "$json")" >>"$WORK/$name.rl"
+  echo "$m $replies $(jq -r '.runs[0] | "\(.latency_ms.p50) \(.latency_ms.p99)" +
+    " \(.lateness_ms.p50 // "nan") \(.lateness_ms.p99 // "nan") \(.lateness_ms.max // "nan")"' \
+    "$json")" >>"$WORK/$name.rl"
 }
 
 # hey_run NAME URL RATE DURATION_S: -z DURATION, -q RATE/50 per worker; every reply a 200.
@@ -172,6 +191,30 @@ bench_row() {
     "$(calc %.1f "($(now_ns) - $t0) / 1e9")" >"$WORK/$name.other"
 }
 
+# lateness_row URL: rlcheck alone, each configuration of the lateness row in turn, LATENESS_REPS
+# times (so drift hits all of them alike). Files late.RATE.ARRIVALS.rl; late.other as above.
+lateness_configs() {
+  local r
+  for r in $LATENESS_RATES; do echo "$r uniform"; done
+  for r in $LATENESS_POISSON; do echo "$r poisson"; done
+}
+
+lateness_row() {
+  local url=$1 i rate arrivals b0 s0 t0 client
+  b0=$(machine_busy_s) s0=$(servers_cpu_s) t0=$(now_ns)
+  note "lateness: warm-up, ${WARMUP_S}s at $RATE/s"
+  rlcheck_run late.warm "$url" "$RATE" "$WARMUP_S"
+  for i in $(seq 1 "$LATENESS_REPS"); do
+    while read -r rate arrivals; do
+      note "lateness: rep $i/$LATENESS_REPS at $rate/s ($arrivals) for ${LATENESS_DURATION_S}s"
+      rlcheck_run "late.$rate.$arrivals" "$url" "$rate" "$LATENESS_DURATION_S" --arrivals "$arrivals"
+    done < <(lateness_configs)
+  done
+  client=$(cat "$WORK"/late.*rl | awk '{ s += $2 } END { print s + 0 }')
+  echo "$(calc %.1f "$(machine_busy_s) - $b0")" "$(calc %.1f "$(servers_cpu_s) - $s0 + $client")" \
+    "$(calc %.1f "($(now_ns) - $t0) / 1e9")" >"$WORK/late.other"
+}
+
 # ---------------------------------------------------------------------------------------------
 # report
 
@@ -214,22 +257,46 @@ report_row() {
     "$WORK/$2.other"
 }
 
-report() {
-  local model
-  model=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)
+readonly LATE_FMT='%-18s %8s %8s %8s %10s %9s %10s %10s %10s  %s\n'
+
+report_lateness() {
+  local rate arrivals f
   echo
-  echo "rlcheck open-model bench  $(date -u '+%Y-%m-%d %H:%M UTC')  nproc $(nproc)  cpu: $model"
-  echo "rlcheck: $RLCHECK ($("$RLCHECK" --version | head -n1))"
-  echo "hey:     $(dpkg-query -W -f '${Version}' hey 2>/dev/null || echo unknown)" \
-    "  redis: $(redis-server --version | awk '{ print $3 }')" \
-    "  nginx: ${NGINX_VERSION:-not run}"
-  echo
+  echo "lateness: rlcheck http NGINX_URL --rate R/s --duration ${LATENESS_DURATION_S}s --arrivals A -p $CONCURRENCY -r 1 --json,"
+  echo "  median of $LATENESS_REPS runs per configuration, the configurations taken in turn"
+  hr 112
+  # shellcheck disable=SC2059  # the format is LATE_FMT
+  printf "$LATE_FMT" "offered, arrivals" replies /offered rate/s "CPU us/req" "lat p99" \
+    "late p50" "late p99" "late max" "late p99 per run, ms"
+  while read -r rate arrivals; do
+    f=$WORK/late.$rate.$arrivals.rl
+    # shellcheck disable=SC2059  # the format is LATE_FMT
+    printf "$LATE_FMT" "$rate/s $arrivals" "$(col 4 "$f" | median | awk '{ printf "%.0f", $1 }')" \
+      "$(awk -v o="$((rate * LATENESS_DURATION_S))" '{ printf "%.2f\n", $4 / o }' "$f" | median)" \
+      "$(awk '{ printf "%.0f\n", $4 / $1 }' "$f" | median)" \
+      "$(awk '{ printf "%.2f\n", $2 * 1e6 / $4 }' "$f" | median | awk '{ printf "%.1f", $1 }')" \
+      "$(col 6 "$f" | median | awk '{ printf "%.3f", $1 }')" \
+      "$(col 7 "$f" | median | awk '{ printf "%.3f", $1 }')" \
+      "$(col 8 "$f" | median | awk '{ printf "%.3f", $1 }')" \
+      "$(col 9 "$f" | median | awk '{ printf "%.3f", $1 }')" \
+      "$(awk '{ printf "%s%s", (NR > 1 ? " " : ""), $8 }' "$f")"
+  done < <(lateness_configs)
+  hr 112
+  echo "rate/s: replies / wall time of the client process; lat p99: latency from the due instant (ms);"
+  echo "late: runs[0].lateness_ms, sent - due (ms); p50/p99/max are medians over the runs."
+  awk -v n="$(nproc)" '{ o = $1 - $2; printf "machine busy %.1f CPU s in the row'"'"'s %.0f s, rlcheck + servers %.1f: other processes %s\n",
+    $1, $3, $2, (o < 0.1 * $1 ? "~0" : sprintf("%.1f CPU s (%.0f%% of %d CPUs)", o, 100 * o / ($3 * n), n)) }' \
+    "$WORK/late.other"
+}
+
+# report_pairs: the rows that compare rlcheck with hey
+report_pairs() {
   echo "GET with a fresh 'X-API-Key' per run, $CONCURRENCY connections, median of $OL_REPS alternating runs:"
   echo "  rlcheck http URL --rate R/s --duration D -p $CONCURRENCY -r 1 --json   vs   hey -z D -c $CONCURRENCY -q R/$CONCURRENCY URL"
   hr 112
   # shellcheck disable=SC2059  # the format is ROW_FMT
   printf "$ROW_FMT" "target, offered load" tool replies "/offered" "rate/s" "CPU us/req" "RSS MB" "p50 ms" "p99 ms"
-  report_row "rlcheck serve, $RATE/s x ${DURATION_S}s" serve "$((RATE * DURATION_S))"
+  [[ -f $WORK/serve.rl ]] && report_row "rlcheck serve, $RATE/s x ${DURATION_S}s" serve "$((RATE * DURATION_S))"
   if [[ -f $WORK/over.rl ]]; then
     report_row "rlcheck serve, $OVER_RATE/s x ${OVER_DURATION_S}s" over "$((OVER_RATE * OVER_DURATION_S))"
   fi
@@ -243,6 +310,21 @@ report() {
   echo "ratios: rate > 1 means rlcheck answered more per second; CPU and RSS > 1 mean rlcheck uses more."
   echo "machine busy: CPU time of the whole machine during the row (/proc/stat); what both clients and the"
   echo "  servers do not account for is other people's work (or this script's jq/awk); ~0 = under 10 %, a clean row."
+}
+
+report() {
+  local model
+  model=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)
+  echo
+  echo "rlcheck open-model bench  $(date -u '+%Y-%m-%d %H:%M UTC')  nproc $(nproc)  cpu: $model"
+  echo "rlcheck: $RLCHECK ($("$RLCHECK" --version | head -n1))"
+  echo "hey:     $(dpkg-query -W -f '${Version}' hey 2>/dev/null || echo unknown)" \
+    "  redis: $(redis-server --version | awk '{ print $3 }')" \
+    "  nginx: ${NGINX_VERSION:-not run}"
+  echo
+  if compgen -G "$WORK/*.hey" >/dev/null; then report_pairs; fi
+  if [[ -f $WORK/late.other ]]; then report_lateness
+  else echo "lateness row skipped: ${LATENESS_SKIPPED:-}"; fi
   echo "total bench time: ${SECONDS}s; load average before: $LOAD_BEFORE, after: $LOAD_AFTER" \
     "(on $(nproc) CPUs; 'after' includes the bench's own processes)"
 }
@@ -261,25 +343,36 @@ main() {
   SECONDS=0
   LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
 
-  start_redis "$WORK/redis"
-  start_serve
-  note "redis-server pid $REDIS_PID on 127.0.0.1:$REDIS_PORT; rlcheck serve pid $SERVE_PID on $SERVE_URL"
-  t0=$SECONDS
-  bench_row serve "$SERVE_URL" "$RATE" "$DURATION_S" warm-up
-  row_s=$((SECONDS - t0))
-  if ((OVER_RATE > 0)); then bench_row over "$SERVE_URL" "$OVER_RATE" "$OVER_DURATION_S"; fi
-  stop_pid "$SERVE_PID"   # the nginx row runs without the first server's load
-  SERVE_PID=""
+  row_s=0
+  if has_row serve || has_row over; then
+    start_redis "$WORK/redis"
+    start_serve
+    note "redis-server pid $REDIS_PID on 127.0.0.1:$REDIS_PORT; rlcheck serve pid $SERVE_PID on $SERVE_URL"
+    t0=$SECONDS
+    if has_row serve; then bench_row serve "$SERVE_URL" "$RATE" "$DURATION_S" warm-up; fi
+    row_s=$((SECONDS - t0))
+    if ((OVER_RATE > 0)) && has_row over; then
+      bench_row over "$SERVE_URL" "$OVER_RATE" "$OVER_DURATION_S"
+    fi
+    stop_pid "$SERVE_PID"   # the nginx row runs without the first server's load
+    SERVE_PID=""
+  fi
 
   # The nginx row costs what the first did; skip it rather than overrun.
-  NGINX_SKIPPED=""
-  if ((SECONDS + row_s >= TIME_BUDGET_S)); then
+  NGINX_SKIPPED="" LATENESS_SKIPPED="not in OL_ROWS"
+  if ! has_row nginx && ! has_row lateness; then
+    NGINX_SKIPPED="not in OL_ROWS"
+  elif ((SECONDS + row_s >= TIME_BUDGET_S)); then
     NGINX_SKIPPED="it would have ended after TIME_BUDGET_S=${TIME_BUDGET_S}s"
+    if has_row lateness; then LATENESS_SKIPPED=$NGINX_SKIPPED; fi
   elif start_nginx; then
     note "nginx pid $NGINX_PID on $NGINX_URL"
-    bench_row nginx "$NGINX_URL" "$RATE" "$DURATION_S" warm-up
+    if has_row nginx; then bench_row nginx "$NGINX_URL" "$RATE" "$DURATION_S" warm-up
+    else NGINX_SKIPPED="not in OL_ROWS"; fi
+    if has_row lateness; then lateness_row "$NGINX_URL"; fi
   else
     NGINX_SKIPPED="nginx not installed or did not start"
+    if has_row lateness; then LATENESS_SKIPPED=$NGINX_SKIPPED; fi
   fi
   LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
   report

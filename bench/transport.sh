@@ -150,6 +150,8 @@ rb_run() {
 report() {
   local c rl rb
   echo
+  echo "rlcheck transport bench  $(date -u '+%Y-%m-%d %H:%M UTC')  nproc $(nproc)"
+  echo "rlcheck: $RLCHECK ($("$RLCHECK" --version | head -n1))   redis: $(redis-server --version | awk '{ print $3 }')"
   echo "EVALSHA sliding_window.lua, $REQUESTS requests, $CONCURRENCY connections, median of $REPS alternating pairs"
   printf '%-11s %12s %12s %9s %12s %12s %9s %9s %9s\n' case "rlcheck r/s" "r-b r/s" "r/s ratio" \
     "rlcheck µs" "r-b µs" "CPU ratio" "rl RSS MB" "rb RSS MB"
@@ -166,6 +168,12 @@ report() {
   done
   echo "r/s: rlcheck's summary.requests_per_second / redis-benchmark's own figure; µs: client"
   echo "CPU (user+sys) per request; ratios are rlcheck / redis-benchmark of the medians."
+  for c in $CASES; do
+    printf '%-11s r/s per run, in order: rlcheck %s; redis-benchmark %s\n' "$c" \
+      "$(col 4 "$WORK/rl_$c.txt" | awk '{ printf "%s%.0f", (NR > 1 ? " " : ""), $1 }')" \
+      "$(col 4 "$WORK/rb_$c.txt" | awk '{ printf "%s%.0f", (NR > 1 ? " " : ""), $1 }')"
+  done
+  echo "time: ${SECONDS}s; load average before: $LOAD_BEFORE, after: $(cut -d' ' -f1-3 /proc/loadavg) (on $(nproc) CPUs)"
 }
 
 main() {
@@ -176,6 +184,8 @@ main() {
   resolve_rlcheck "${1:-}"
   WORK=$(mktemp -d)
   trap cleanup EXIT INT TERM
+  SECONDS=0
+  LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
   start_servers
   for c in $CASES; do
     for i in $(seq 1 "$REPS"); do
