@@ -147,8 +147,6 @@ IdentityRecords split_by_identity(std::vector<RequestRecord>& records, int64_t i
   return split;
 }
 
-namespace {
-
 // Gives an admission the fixed window it surely fell in, or a lone window of its own when its
 // send..reply span (widened by the clock's uncertainty) straddles a boundary: -(seq + 1), unique
 // whatever order the records come in; negative indices never collide with the clock's. False
@@ -162,8 +160,6 @@ bool place_in_wall_window(RequestRecord& record, int64_t start_wall_ns, const Ad
   record.bucket = first == last ? first : -static_cast<int64_t>(record.seq) - 1;
   return true;
 }
-
-}  // namespace
 
 void assign_wall_windows(engine::RecordLog& records, int64_t start_wall_ns,
                          const AdmissionRule& rule) {

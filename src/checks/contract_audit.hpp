@@ -41,6 +41,10 @@ int64_t wall_window(int64_t start_wall_ns, int64_t at_ns, int64_t window_ns);
 // -(seq + 1), so it never counts against either neighbour. Denials keep bucket 0.
 void assign_wall_windows(engine::RecordLog& records, int64_t start_wall_ns,
                          const AdmissionRule& rule);
+// One record's part of it: false when the record is left as it is (not an admission, or its
+// limiter named its window).
+bool place_in_wall_window(engine::RequestRecord& record, int64_t start_wall_ns,
+                          const AdmissionRule& rule);
 void assign_wall_windows(std::vector<engine::RequestRecord>& records, int64_t start_wall_ns,
                          const AdmissionRule& rule);
 

@@ -136,53 +136,51 @@ std::vector<StageStats> stage_stats(const engine::RunResult& result) {
 
 }  // namespace
 
-RunStats summarize_run(int run, engine::RunResult& result, const AuditParams& audit,
-                       std::vector<FaultWindow> faults) {
-  const int64_t max_retry_after_ms = audit.max_retry_after_ms;
+void tally_record(RunStats& stats, const engine::RequestRecord& record,
+                  int64_t max_retry_after_ms) {
+  ++stats.requests;
+  if (record.status != 0) {
+    ++stats.status_counts[std::to_string(record.status)];
+    count_advertised(stats.advertised, record);
+  }
+  switch (record.outcome) {
+    case engine::Outcome::allowed:
+      ++stats.allowed;
+      break;
+    case engine::Outcome::denied:
+      ++stats.denied;
+      count_hint(stats.retry, record, max_retry_after_ms);
+      // Denials without any hint count as missing once the limiter is seen to give hints.
+      if (!record.retry_ms && !record.hint_expected && !record.hint_invalid)
+        ++stats.retry.silent;
+      break;
+    case engine::Outcome::error:
+      ++stats.errors;
+      stats.unknown += engine::is_unknown(record) ? 1 : 0;
+      ++stats.error_kinds[record.error == engine::ErrorKind::status
+                              ? "status-" + std::to_string(record.status)
+                              : std::string(engine::error_kind_name(record.error))];
+      if (record.error == engine::ErrorKind::status && record.retry_ms)
+        ++stats.hinted_status_errors["status-" + std::to_string(record.status)];
+      break;
+  }
+}
+
+void finish_tally(RunStats& stats) {
+  // Denials without any hint, from a limiter that gives hints elsewhere in the run, count too.
+  if (stats.retry.expected)
+    stats.retry.missing += stats.retry.silent;
+}
+
+RunStats summarize_measures(int run, const engine::RunResult& result) {
   RunStats stats;
   stats.run = run;
   stats.interrupted = result.interrupted;
   stats.stopped_on_errors = result.stopped_on_errors;
   stats.by_node = result.by_node;
-  stats.requests = static_cast<int64_t>(result.records.size());
   stats.duration_ms = to_ms(result.virtual_clock ? result.real_duration_ns : result.duration_ns);
   if (result.virtual_clock)
     stats.virtual_span_ms = to_ms(result.duration_ns);
-  for (const auto& record : result.records) {
-    if (record.status != 0) {
-      ++stats.status_counts[std::to_string(record.status)];
-      count_advertised(stats.advertised, record);
-    }
-    switch (record.outcome) {
-      case engine::Outcome::allowed:
-        ++stats.allowed;
-        break;
-      case engine::Outcome::denied:
-        ++stats.denied;
-        count_hint(stats.retry, record, max_retry_after_ms);
-        break;
-      case engine::Outcome::error:
-        ++stats.errors;
-        stats.unknown += engine::is_unknown(record) ? 1 : 0;
-        ++stats.error_kinds[record.error == engine::ErrorKind::status
-                                ? "status-" + std::to_string(record.status)
-                                : std::string(engine::error_kind_name(record.error))];
-        if (record.error == engine::ErrorKind::status && record.retry_ms)
-          ++stats.hinted_status_errors["status-" + std::to_string(record.status)];
-        break;
-    }
-  }
-  // Denials without any hint, from a limiter that gives hints elsewhere in the run, count too.
-  if (stats.retry.expected) {
-    int64_t silent = 0;
-    for (const auto& record : result.records) {
-      if (record.outcome == engine::Outcome::denied && !record.retry_ms && !record.hint_expected &&
-          !record.hint_invalid) {
-        ++silent;
-      }
-    }
-    stats.retry.missing += silent;
-  }
   stats.retry.invalid_sample = result.hint_sample;
   stats.advertised.malformed_sample = result.header_sample;
   for (const auto& [kind, message] : result.error_samples) {
@@ -198,6 +196,15 @@ RunStats summarize_run(int run, engine::RunResult& result, const AuditParams& au
         LatenessMs{to_ms(late.percentile(50)), to_ms(late.percentile(99)), to_ms(late.max())};
   }
   stats.stages = stage_stats(result);
+  return stats;
+}
+
+RunStats summarize_run(int run, engine::RunResult& result, const AuditParams& audit,
+                       std::vector<FaultWindow> faults) {
+  RunStats stats = summarize_measures(run, result);
+  for (const auto& record : result.records)
+    tally_record(stats, record, audit.max_retry_after_ms);
+  finish_tally(stats);
   stats.faults = std::move(faults);
   measure_faults(stats.faults, result.records);
   const IdentityRecords identities = audit_run(stats, result.records, result.start_wall_ns, audit);

@@ -27,6 +27,7 @@ struct RetryHintStats {
   std::optional<int64_t> min_ms;
   std::optional<int64_t> max_ms;
   bool expected = false;  // some denial came from a limiter that gives hints
+  int64_t silent = 0;     // denials with no hint and none expected (missing, once expected)
 };
 
 // What HTTP responses advertised in their rate-limit headers.
@@ -96,6 +97,12 @@ struct RunStats {
   bool interrupted = false;
   // Denials made while the contract surely had room (utilisation).
   LockOuts lockouts;
+  // Audited as the run went (checks/stream_audit): utilisation, lock-outs, retry accuracy,
+  // the timeline and the contract fit need every record kept, and were not judged.
+  bool streamed = false;
+  // Streamed: admissions that came out of send order, left out of the window audits (which can
+  // then only have missed a breach, never invented one).
+  int64_t streamed_out_of_order = 0;
   // First send to last send of the decided requests, and how long state from before the run
   // can count against it (contract_memory_ns): utilisation judges runs longer than that.
   int64_t send_span_ns = 0;
@@ -144,6 +151,14 @@ IdentityRecords audit_run(RunStats& stats, engine::RecordLog& records, int64_t s
 // what was applied during this run) become the stats' faults, measured against its records.
 RunStats summarize_run(int run, engine::RunResult& result, const AuditParams& audit,
                        std::vector<FaultWindow> faults = {});
+
+// The figures of a run that do not come from its records (durations, latency, lateness,
+// stages, samples); summarize_run and the streaming audit add what the records say.
+RunStats summarize_measures(int run, const engine::RunResult& result);
+// Counts one record: requests, outcomes, statuses, hints, advertised headers, error kinds.
+void tally_record(RunStats& stats, const engine::RequestRecord& record, int64_t max_retry_after_ms);
+// After the last record: what depends on the whole run (hints missing from silent denials).
+void finish_tally(RunStats& stats);
 
 // --hint-resolution over every run of a test, before any is judged: `seconds` judges the hints
 // finer than a second as whole seconds; `auto_detect` does so when every such hint of every run

@@ -21,7 +21,7 @@ namespace {
 using base::usage_error;
 using config::Nanos;
 
-constexpr int64_t k_max_requests = 100'000'000;
+constexpr int64_t k_max_requests = config::k_max_streamed_requests;
 constexpr int64_t k_max_concurrency = 10'000;
 constexpr int64_t k_max_threads = 256;
 constexpr int64_t k_max_runs = 10'000;
@@ -501,6 +501,7 @@ config::Config build_config(const RawOptions& raw) {
     if (probe)
       fill_probe(raw, config);
     fill_clock(raw, true, config);
+    fill_audit(raw, true, config);
     return config;
   }
   fill_redis(raw, config);
@@ -516,6 +517,7 @@ config::Config build_config(const RawOptions& raw) {
   if (config.command == config::Command::serve)
     fill_serve(raw, config);
   fill_clock(raw, false, config);
+  fill_audit(raw, false, config);
   return config;
 }
 

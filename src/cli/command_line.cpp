@@ -79,6 +79,11 @@ void add_common_options(CLI::App* app, RawOptions& raw) {
   optional_option(app, "--stages", raw.stages,
                   "open model: the rate over time instead of --rate/--duration, each stage a "
                   "linear ramp from the previous target (0 first): 30s:100/s,1m:1000/s,30s:0/s");
+  optional_option(app, "--audit", raw.audit,
+                  "auto (the default), batch or stream: batch keeps every record and audits the "
+                  "run after it; stream audits records as they come and keeps none, so memory "
+                  "stays flat (utilisation, lock-outs and retry accuracy are then not judged); "
+                  "auto streams runs of more than 10 M requests");
   optional_option(app, "--arrivals", raw.arrivals,
                   "open model: uniform (evenly spaced, the default) or poisson (random, "
                   "exponential gaps at the same mean rate)");

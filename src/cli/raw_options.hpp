@@ -42,6 +42,7 @@ struct RawOptions {
   std::optional<std::string> slo;       // --slo LIST
   int64_t identities = 1;
   std::optional<std::string> identity_dist;   // --identity-dist uniform|zipf:S|hot:P
+  std::optional<std::string> audit;           // --audit auto|batch|stream
   std::optional<std::string> source_address;  // --source-address LIST
   // Many hosts (redis, http); each also from the environment (worker_options.cpp).
   std::optional<int64_t> workers;
@@ -146,6 +147,8 @@ void fill_observe(const RawOptions& raw, config::Config& config);
 // clock_options.cpp: --virtual-clock, checked against everything else filled before: the
 // target must take now as an argument, and the load must have a schedule to make virtual.
 void fill_virtual_clock(const RawOptions& raw, bool http, config::Config& config);
+// audit_options.cpp: --audit, once everything it depends on is filled.
+void fill_audit(const RawOptions& raw, bool http, config::Config& config);
 // find_max_options.cpp: --find-max and --slo (in place of the open model's --rate/--duration,
 // which give the first step), after the faults and workers are known.
 void fill_find_max(const RawOptions& raw, config::Config& config);

@@ -145,6 +145,15 @@ struct LoadConfig {
   int clients_per_connection = 1;  // redis --pipeline: clients sharing one connection
 };
 
+// --audit: batch keeps every record of a run and audits them after it; stream audits them as
+// they come and keeps none (bounded memory; some audits are then not judged).
+enum class AuditMode { batch, stream };
+// The most requests a run may plan: kept for a batch audit, and audited as they come.
+inline constexpr int64_t k_max_kept_requests = 100'000'000;
+inline constexpr int64_t k_max_streamed_requests = 2'000'000'000;
+// --audit auto streams runs of more requests than this (where a run can stream).
+inline constexpr int64_t k_stream_above_requests = 10'000'000;
+
 struct CheckConfig {
   int64_t limit = 10;       // admissions the limiter promises per window
   bool limit_given = true;  // false: http infers it from the responses' headers
@@ -173,6 +182,8 @@ struct CheckConfig {
   std::optional<std::string> expect_fail_mode;  // --expect-fail-mode: "open" or "closed"
   Nanos recovery = 1s;  // --recovery: the longest a limiter may take to decide normally again
   HintResolution hint_resolution = HintResolution::auto_detect;  // --hint-resolution
+  AuditMode audit = AuditMode::batch;  // --audit, resolved (auto: stream for long runs)
+  bool audit_given = false;            // --audit stream was asked for, not chosen by auto
 };
 
 // --fault: what happens to the limiter's Redis during every run.

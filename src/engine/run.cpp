@@ -48,7 +48,7 @@ uint64_t share_size(const config::LoadConfig& load) {
 RunResult execute_run(ClientFactory& factory, const config::LoadConfig& load,
                       const RunHooks& hooks) {
   const int thread_count = std::max(1, std::min(load.threads, load.concurrency));
-  RunShared shared(load, thread_count, hooks.observer);
+  RunShared shared(load, thread_count, hooks.observer, hooks.sink);
   // Progress reads the counts of this run: the caller's live stats, else a set of its own.
   std::unique_ptr<LiveStats> own_live;
   LiveStats* live = hooks.live;
@@ -97,6 +97,7 @@ RunResult execute_run(ClientFactory& factory, const config::LoadConfig& load,
   result.stages.resize(shared.schedule->stage_count());
   for (size_t k = 0; k < result.stages.size(); ++k)
     result.stages[k].planned = shared.schedule->stage_planned(k);
+  uint64_t streamed = 0;  // records the sink took
   for (auto& worker : workers) {
     // Take the first worker's records whole and free each worker's after merging: a run of
     // N requests never holds more than about N records at once.
@@ -110,6 +111,8 @@ RunResult execute_run(ClientFactory& factory, const config::LoadConfig& load,
     result.lateness_ns.merge(worker->lateness_ns);
     for (size_t k = 0; k < result.stages.size() && k < worker->stages.size(); ++k)
       result.stages[k].merge(worker->stages[k]);
+    streamed += worker->streamed;
+    result.duration_ns = std::max(result.duration_ns, worker->last_reply_ns);
     result.clients_ready += worker->clients_ready;
     result.interrupted = result.interrupted || worker->was_interrupted;
     if (result.connect_error.empty())
@@ -126,6 +129,19 @@ RunResult execute_run(ClientFactory& factory, const config::LoadConfig& load,
   result.stopped_on_errors = shared.stopped.load();
   result.cancelled = shared.cancelled;
   result.abandoned = load.abandon != nullptr && load.abandon->load();
+  if (hooks.sink != nullptr) {
+    hooks.sink->finish();
+    result.streamed = true;
+    const bool whole =
+        !result.interrupted && !result.stopped_on_errors && !result.cancelled && !result.abandoned;
+    result.unsent = whole && share_size(load) > streamed ? share_size(load) - streamed : 0;
+    if (result.unsent > 0) {
+      result.error_samples.try_emplace(ErrorKind::not_sent, result.connect_error.empty()
+                                                                ? "no live connection was left"
+                                                                : result.connect_error);
+    }
+    return result;
+  }
   result.records.sort_by_seq();
   for (const RequestRecord& record : result.records) {
     result.duration_ns = std::max(result.duration_ns, record.replied_ns);

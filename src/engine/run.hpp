@@ -15,6 +15,7 @@
 #include "engine/histogram.hpp"
 #include "engine/live_stats.hpp"
 #include "engine/record_log.hpp"
+#include "engine/record_stream.hpp"
 #include "engine/request_record.hpp"
 #include "engine/schedule.hpp"
 
@@ -51,7 +52,11 @@ struct StageTally {
 };
 
 struct RunResult {
-  RecordLog records;     // one per request, ordered by seq
+  RecordLog records;  // one per request, ordered by seq; empty when streamed
+  // RunHooks::sink took the records as they came; of the requests, `unsent` no connection took
+  // (errors of kind not_sent, which the sink never saw).
+  bool streamed = false;
+  uint64_t unsent = 0;
   Histogram latency_ns;  // send to final reply, of requests that got one
   // The open model (wall clock): how late each request left, sent - due (every sent request).
   Histogram lateness_ns;
@@ -97,11 +102,13 @@ struct RunProgress {
 using ProgressFn = std::function<void(const RunProgress& progress)>;
 
 // Who watches a run: the observer sees each record, progress the counts four times a second,
-// and live (which outlives runs) counts every request as it is sent and decided.
+// and live (which outlives runs) counts every request as it is sent and decided. With a sink,
+// the records go to it as they come (at least every 20 ms) and the run keeps none.
 struct RunHooks {
   RunObserver* observer = nullptr;
   ProgressFn progress;
   LiveStats* live = nullptr;
+  RecordSink* sink = nullptr;
 };
 
 RunResult execute_run(ClientFactory& factory, const config::LoadConfig& load,

@@ -84,11 +84,13 @@ size_t records_expected(const config::LoadConfig& load, int first_client_id, int
 
 }  // namespace
 
-RunShared::RunShared(const config::LoadConfig& load_config, int workers, RunObserver* run_observer)
+RunShared::RunShared(const config::LoadConfig& load_config, int workers, RunObserver* run_observer,
+                     RecordSink* record_sink)
     : load(load_config),
       identities(identity_map_of(load_config)),
       schedule(std::make_shared<const Schedule>(Schedule::make(load_config))),
       observer(run_observer),
+      sink(record_sink),
       start_line(workers, [this]() noexcept {
         if (load.start_gate) {
           const auto agreed = load.start_gate();
@@ -103,6 +105,8 @@ RunShared::RunShared(const config::LoadConfig& load_config, int workers, RunObse
         start_wall_ns = load.virtual_clock ? virtual_origin(load) : wall_now_ns();
         if (observer != nullptr)
           observer->on_start(start);
+        if (sink != nullptr)
+          sink->begin(start_wall_ns, schedule.get());
       }) {}
 
 struct Worker::Slot {
@@ -145,6 +149,8 @@ Worker::Worker(ClientFactory& factory, RunShared& shared, int first_client_id, i
   for (int i = 0; i < clients; ++i)
     slots_.push_back(std::make_unique<Slot>());
   records = RecordLog(shared.load.first_seq);
+  if (shared.sink != nullptr)
+    return;
   records.reserve(records_expected(shared.load, first_client_id, clients));
   prefer_huge_pages(const_cast<PackedRecord*>(records.data()),
                     records.capacity() * sizeof(PackedRecord));
@@ -214,8 +220,30 @@ void Worker::run() {
   }
   if (in_flight_ > 0)
     event_base_dispatch(base);
+  flush_records();
   if (engine::interrupted())
     was_interrupted = true;
+}
+
+void Worker::keep(const RequestRecord& record) {
+  if (shared_.sink == nullptr) {
+    records.push_back(record);
+    return;
+  }
+  constexpr size_t k_batch = 1024;
+  outgoing_.push_back(record);
+  if (outgoing_.size() >= k_batch)
+    flush_records();
+}
+
+void Worker::flush_records() {
+  if (shared_.sink == nullptr || outgoing_.empty())
+    return;
+  for (const RequestRecord& record : outgoing_)
+    last_reply_ns = std::max(last_reply_ns, record.replied_ns);
+  streamed += outgoing_.size();
+  shared_.sink->take(outgoing_);
+  outgoing_.clear();
 }
 
 void Worker::on_connected(int slot_index, bool ok, const std::string& error) {
@@ -420,7 +448,7 @@ void Worker::on_decision(int slot_index, Decision decision) {
   } else if (!error_samples.contains(record.error)) {
     error_samples.emplace(record.error, std::move(decision.error_message));
   }
-  records.push_back(record);
+  keep(record);
   if (shared_.observer != nullptr)
     shared_.observer->on_record(record);
 
@@ -481,6 +509,7 @@ void Worker::on_timeout(int, short, void* arg) {
 
 void Worker::on_poll_interrupt(int, short, void* arg) {
   auto* worker = static_cast<Worker*>(arg);
+  worker->flush_records();
   if (engine::interrupted())
     event_base_loopbreak(worker->base_.get());
   else if (worker->stopping())

@@ -25,12 +25,14 @@ namespace rlcheck::engine {
 struct RunShared {
   using StartLine = std::barrier<std::function<void()>>;
 
-  RunShared(const config::LoadConfig& load_config, int workers, RunObserver* run_observer);
+  RunShared(const config::LoadConfig& load_config, int workers, RunObserver* run_observer,
+            RecordSink* record_sink = nullptr);
 
   const config::LoadConfig& load;
   const IdentityMap identities;              // which identity each request speaks for
   std::shared_ptr<const Schedule> schedule;  // when each request is due
   RunObserver* observer;
+  RecordSink* sink;  // null: each worker keeps its records
   std::atomic<uint64_t> next_seq{0};
   std::atomic<int64_t> errors{0};    // errored requests so far, counted for stop_after_errors
   std::atomic<bool> stopped{false};  // more than stop_after_errors: no request leaves any more
@@ -53,7 +55,9 @@ class Worker final : public ClientListener {
   void run();
 
   // Results, read after join.
-  RecordLog records;
+  RecordLog records;          // empty when a sink takes them
+  uint64_t streamed = 0;      // records handed to the sink
+  int64_t last_reply_ns = 0;  // the latest reply a streamed record had
   Histogram latency_ns;
   Histogram lateness_ns;           // the open model on the wall clock: sent - due
   std::vector<StageTally> stages;  // --stages: this worker's share of each stage's figures
@@ -80,6 +84,8 @@ class Worker final : public ClientListener {
   void send_when_due(int slot);
   void send(int slot);
   void finish_if_idle();
+  void keep(const RequestRecord& record);
+  void flush_records();
   void count_error();
   void drop_waiting();
   bool stopping() const;
@@ -99,6 +105,7 @@ class Worker final : public ClientListener {
   std::unique_ptr<LoopShared> loop_shared_;  // outlives the clients, not the loop
   std::vector<std::unique_ptr<Slot>> slots_;
   EventPtr interrupt_poll_;
+  std::vector<RequestRecord> outgoing_;  // records not yet handed to the sink
   int pending_connects_ = 0;
   Schedule::Cursor due_cursor_;  // the schedule, read mostly in order
   int in_flight_ = 0;            // started or waiting on a pace timer

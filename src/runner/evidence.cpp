@@ -2,6 +2,11 @@
 
 #include <algorithm>
 
+#include <cstdio>
+
+#include <fmt/format.h>
+
+#include "base/exit_code.hpp"
 #include "runner/judgement.hpp"
 
 namespace rlcheck::runner {
@@ -55,9 +60,47 @@ engine::RunResult& Evidence::keep(int run, engine::RunResult result,
   return results_.back();
 }
 
+const checks::AuditParams* Evidence::stream_audit() const {
+  if (config_.checks.audit != config::AuditMode::stream || !early_contract_)
+    return nullptr;
+  if (const auto refusal = checks::StreamAudit::refusal(early_contract_->audit)) {
+    // --audit stream was checked against the flags; the strategy's own contract may still
+    // need every record.
+    if (config_.checks.audit_given)
+      throw base::usage_error(fmt::format("--audit stream: not here: {}", *refusal));
+    return nullptr;
+  }
+  return &early_contract_->audit;
+}
+
+engine::RunResult& Evidence::keep_streamed(int run, engine::RunResult result,
+                                           checks::StreamAudit audit) {
+  pending_audit_.emplace(std::move(audit));
+  return keep(run, std::move(result), {});
+}
+
 void Evidence::settle(const StateAudit& audit) {
   Kept& kept = kept_.back();
   kept.audit = audit;
+  if (pending_ && pending_audit_) {
+    checks::RunStats stats = checks::summarize_measures(kept.run, *pending_);
+    engine::RequestRecord unsent;
+    unsent.error = engine::ErrorKind::not_sent;
+    for (uint64_t i = 0; i < pending_->unsent; ++i)
+      pending_audit_->add(unsent);
+    pending_audit_->finish(stats);
+    if (stats.streamed_out_of_order > 0) {
+      fmt::print(stderr,
+                 "warning: run {}: {} admissions came out of send order and were left out of the "
+                 "window audits (a breach among them would not show)\n",
+                 kept.run, stats.streamed_out_of_order);
+    }
+    apply_audit(audit, stats);
+    stats_.push_back(std::move(stats));
+    pending_.reset();
+    pending_audit_.reset();
+    return;
+  }
   if (!pending_)
     return;
   checks::RunStats stats =

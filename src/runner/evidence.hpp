@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "checks/checks.hpp"
+#include "checks/stream_audit.hpp"
 #include "config/config.hpp"
 #include "coord/session.hpp"
 #include "engine/run.hpp"
@@ -35,6 +36,10 @@ class Evidence {
   // Takes run `run`'s result; the reference stays valid until settle().
   engine::RunResult& keep(int run, engine::RunResult result,
                           std::vector<checks::FaultWindow> faults);
+  // --audit stream: what runs are audited against as they go (null: they keep their records).
+  const checks::AuditParams* stream_audit() const;
+  // Takes run `run`'s streamed result and its audit; `touched()` stands for its records.
+  engine::RunResult& keep_streamed(int run, engine::RunResult result, checks::StreamAudit audit);
   // The run kept last is complete: `audit` is what its state was found to be.
   void settle(const StateAudit& audit);
   // Every run kept whole so far (none when they are summarized as they end).
@@ -61,7 +66,8 @@ class Evidence {
   std::optional<ContractChoice> early_contract_;
   std::vector<checks::RunStats> stats_;
   FitRecords fit_;
-  std::optional<engine::RunResult> pending_;  // the run kept last, until settled
+  std::optional<engine::RunResult> pending_;          // the run kept last, until settled
+  std::optional<checks::StreamAudit> pending_audit_;  // the same, streamed
   // Judged after the runs: each run whole.
   std::vector<engine::RunResult> results_;
   std::vector<Kept> kept_;

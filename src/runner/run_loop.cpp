@@ -13,6 +13,7 @@
 #include "runner/judgement.hpp"
 #include "runner/retry_verification.hpp"
 #include "runner/shared_test.hpp"
+#include "runner/stream_run.hpp"
 
 namespace rlcheck::runner {
 namespace {
@@ -113,6 +114,8 @@ report::Report run_test(Target& target, const config::Config& config, const RunO
   std::optional<Monitor> own_monitor;
   Monitor& monitor =
       outputs.monitor != nullptr ? *outputs.monitor : own_monitor.emplace(config, /*serve=*/false);
+  // --audit stream: each run's records are audited as they come (null: kept and audited after).
+  const checks::AuditParams* stream_audit = evidence.stream_audit();
   int64_t virtual_end_ns = 0;  // --virtual-clock: where the last run's virtual time ended
   const int runs = config.load.runs;
   int runs_shipped = 0;  // many hosts: the runs this worker sent its share of
@@ -135,8 +138,16 @@ report::Report run_test(Target& target, const config::Config& config, const RunO
     const std::string label =
         search ? fmt::format("{} at {}/s", target.run_label(run, run), *search->next_rate())
                : target.run_label(run, runs);
-    const engine::RunHooks hooks =
+    engine::RunHooks hooks =
         monitor.begin_run(target.records_name(), run, label, clients.load, &fault_schedule);
+    std::optional<StreamRun> stream;
+    if (stream_audit != nullptr) {
+      report::RunContext context;
+      context.first_seq = clients.load.first_seq;
+      stream.emplace(*stream_audit, clients.load, outputs.records, target.records_name(), run,
+                     context);
+      hooks.sink = &stream->sink();
+    }
     engine::RunResult result = execute_shared_run(shared, run, *clients.factory, clients.load,
                                                   hooks, clients.counters, others);
     monitor.end_run();
@@ -158,7 +169,7 @@ report::Report run_test(Target& target, const config::Config& config, const RunO
     }
     if (search && !result.interrupted)
       search->observe(count_step(result, static_cast<uint64_t>(clients.load.requests)));
-    if (outputs.records != nullptr) {
+    if (outputs.records != nullptr && !result.streamed) {
       report::RunContext context;
       context.start_wall_ns = result.start_wall_ns;
       context.schedule = result.schedule.get();
@@ -169,8 +180,19 @@ report::Report run_test(Target& target, const config::Config& config, const RunO
       outputs.records->write_run(target.records_name(), run, result.records, context);
     }
     virtual_end_ns = result.start_wall_ns + result.duration_ns;
-    engine::RunResult& kept = evidence.keep(run, std::move(result), std::move(fault_windows));
-    const StateAudit audit = target.audit_state(run, kept.records);
+    engine::RecordLog touched;  // streamed: what the run's records touched
+    engine::RunResult* kept_result = nullptr;
+    if (stream) {
+      checks::StreamAudit streamed = stream->take_audit();
+      stream.reset();
+      touched = streamed.touched();
+      kept_result = &evidence.keep_streamed(run, std::move(result), std::move(streamed));
+    } else {
+      kept_result = &evidence.keep(run, std::move(result), std::move(fault_windows));
+    }
+    engine::RunResult& kept = *kept_result;
+    const StateAudit audit =
+        target.audit_state(run, stream_audit != nullptr ? touched.view() : kept.records.view());
     std::vector<engine::RequestRecord> retried;
     if (config.checks.verify_retry_after && run == runs && !kept.interrupted) {
       if (!audit.unread.empty()) {

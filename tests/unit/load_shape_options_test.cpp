@@ -65,7 +65,7 @@ TEST_CASE("--stages and --arrivals refuse what contradicts them, naming the flag
   CHECK(usage_error({"redis", "--stages", "1s:10"}).starts_with("--stages: "));
   CHECK(usage_error({"redis", "--stages", "1s:0/s"}).starts_with("--stages: "));
   CHECK(mentions(usage_error({"redis", "--stages", "1ms:1/s"}), "plans no request"));
-  CHECK(mentions(usage_error({"redis", "--stages", "10000s:100000/s"}), "more than 100000000"));
+  CHECK(mentions(usage_error({"redis", "--stages", "50000s:100000/s"}), "more than 2000000000"));
   CHECK(usage_error({"redis", "--arrivals", "bursty"}).starts_with("--arrivals: "));
   CHECK(usage_error({"redis", "--arrivals", "poisson"}).starts_with("--arrivals poisson: "));
   CHECK(usage_error({"redis", "--interval", "1s", "--arrivals", "poisson"})
@@ -95,4 +95,27 @@ TEST_CASE("many hosts: workers with other stages, arrivals or seed run another t
   CHECK(base != fingerprint({"redis", "--stages", "1s:10/s", "--seed", "2"}));
   CHECK(base !=
         fingerprint({"redis", "--stages", "1s:10/s", "--seed", "1", "--arrivals", "poisson"}));
+}
+
+TEST_CASE("--audit streams long runs, and names what rules the stream out") {
+  using rlcheck::config::AuditMode;
+  const auto mode = [](std::vector<const char*> args) {
+    return parse_arguments(std::move(args)).config.checks.audit;
+  };
+  CHECK(mode({"redis", "-n", "1000"}) == AuditMode::batch);
+  CHECK(mode({"redis", "-n", "20000000"}) == AuditMode::stream);
+  CHECK(mode({"redis", "-n", "1000", "--audit", "stream"}) == AuditMode::stream);
+  CHECK(mode({"redis", "-n", "20000000", "--audit", "batch"}) == AuditMode::batch);
+  // Runs that cannot stream stay batch under auto, up to what a batch audit keeps.
+  CHECK(mode({"redis", "-n", "20000000", "--verify-retry-after"}) == AuditMode::batch);
+  CHECK(usage_error({"redis", "--audit", "sometimes"}).starts_with("--audit: "));
+  const std::string refused = usage_error({"redis", "--audit", "stream", "--verify-retry-after"});
+  CHECK(refused.starts_with("--audit stream: "));
+  CHECK(mentions(refused, "--verify-retry-after"));
+  CHECK(mentions(usage_error({"http", "http://127.0.0.1:1/", "--audit", "stream"}), "http"));
+  const std::string too_many = usage_error({"redis", "-n", "200000000", "--audit", "batch"});
+  CHECK(too_many.starts_with("--audit: "));
+  CHECK(mentions(too_many, "100000000"));
+  CHECK(mentions(usage_error({"redis", "-n", "200000000", "--contract", "queue", "--queue", "2"}),
+                 "--contract queue"));
 }

@@ -1,0 +1,86 @@
+#include "checks/peak_stream.hpp"
+
+#include <algorithm>
+
+namespace rlcheck::checks {
+
+SlidingPeakStream::SlidingPeakStream(const AdmissionRule& rule)
+    : reach_ns_(rule.window_ns - rule.clock_ns) {
+  peak_.allowance = static_cast<double>(rule.limit);
+}
+
+// The batch audit extends a span from each first admission as far as it stays within a window;
+// a shorter span of a valid one is valid, so the longest ending at each admission starts at the
+// earliest first still valid with it, and the first longest found is the batch audit's.
+void SlidingPeakStream::add(int64_t sent_ns, int64_t replied_ns) {
+  const Admission admission{sent_ns, replied_ns, added_++};
+  span_.push_back(admission);
+  while (!latest_.empty() && latest_.back().replied_ns <= replied_ns)
+    latest_.pop_back();
+  latest_.push_back(admission);
+  while (!span_.empty() && span_end_ns() - span_.front().sent_ns >= reach_ns_) {
+    if (latest_.front().index == span_.front().index)
+      latest_.pop_front();
+    span_.pop_front();
+  }
+  const auto count = static_cast<int64_t>(span_.size());
+  if (count > peak_.count) {
+    peak_.count = count;
+    peak_.start_ns = span_.front().sent_ns;
+    peak_.length_ns = span_end_ns() - span_.front().sent_ns;
+  }
+}
+
+BucketPeakStream::BucketPeakStream(const AdmissionRule& rule) : rule_(rule) {
+  peak_.allowance = static_cast<double>(rule.burst);
+}
+
+// bucket_peak's loop, one admission at a time.
+void BucketPeakStream::add(int64_t sent_ns, int64_t replied_ns) {
+  const uint64_t j = count_++;
+  const double start_term =
+      static_cast<double>(j) - rule_.tokens_per_ns * static_cast<double>(sent_ns);
+  if (start_term < best_start_term_) {
+    best_start_term_ = start_term;
+    best_start_ = j;
+    best_start_sent_ns_ = sent_ns;
+  }
+  latest_reply_ns_ = std::max(latest_reply_ns_, replied_ns);
+  const double end_term =
+      static_cast<double>(j + 1) - rule_.tokens_per_ns * static_cast<double>(latest_reply_ns_);
+  const double excess = end_term - best_start_term_ - static_cast<double>(rule_.burst) -
+                        rule_.tokens_per_ns * static_cast<double>(rule_.clock_ns);
+  if (excess > best_excess_) {
+    best_excess_ = excess;
+    peak_.count = static_cast<int64_t>(j + 1 - best_start_);
+    peak_.start_ns = best_start_sent_ns_;
+    peak_.length_ns = latest_reply_ns_ - peak_.start_ns;
+    peak_.allowance = static_cast<double>(rule_.burst) +
+                      rule_.tokens_per_ns * static_cast<double>(peak_.length_ns + rule_.clock_ns);
+  }
+}
+
+void FixedPeakStream::add(int64_t window, int64_t sent_ns, int64_t replied_ns) {
+  auto [it, inserted] = windows_.try_emplace(window, Window{0, sent_ns, replied_ns});
+  Window& entry = it->second;
+  ++entry.count;
+  entry.first_sent_ns = std::min(entry.first_sent_ns, sent_ns);
+  entry.last_reply_ns = std::max(entry.last_reply_ns, replied_ns);
+}
+
+// fixed_peak's choice: the most admissions, then the first sent, then the lowest index.
+AdmissionPeak FixedPeakStream::peak() const {
+  AdmissionPeak peak;
+  peak.allowance = static_cast<double>(limit_);
+  for (const auto& [index, window] : windows_) {
+    if (window.count > peak.count ||
+        (window.count == peak.count && window.first_sent_ns < peak.start_ns)) {
+      peak.count = window.count;
+      peak.start_ns = window.first_sent_ns;
+      peak.length_ns = window.last_reply_ns - window.first_sent_ns;
+    }
+  }
+  return peak;
+}
+
+}  // namespace rlcheck::checks

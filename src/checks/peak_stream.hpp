@@ -1,0 +1,77 @@
+#pragma once
+// The worst span of one identity's admissions, found as they come in send order with state
+// bounded by what a window holds: the streaming twins of find_admission_peak's sliding, bucket
+// and fixed audits. Fed the same admissions in (sent, replied) order, each gives the very
+// AdmissionPeak the batch audit gives (tests/unit/stream_audit_test.cpp replays both).
+
+#include <cstdint>
+#include <deque>
+#include <map>
+
+#include "checks/admission_peak.hpp"
+
+namespace rlcheck::checks {
+
+// sliding: the longest run of admissions surely within one window. Holds the admissions from
+// the earliest that can still open such a run, and the decreasing replies among them.
+class SlidingPeakStream {
+ public:
+  explicit SlidingPeakStream(const AdmissionRule& rule);
+  void add(int64_t sent_ns, int64_t replied_ns);
+  const AdmissionPeak& peak() const { return peak_; }
+  size_t held() const { return span_.size(); }
+
+ private:
+  struct Admission {
+    int64_t sent_ns;
+    int64_t replied_ns;
+    uint64_t index;  // its place among the identity's admissions
+  };
+  int64_t span_end_ns() const { return latest_.front().replied_ns; }
+
+  int64_t reach_ns_;  // window - clock tolerance: a span this long or longer is not one window
+  AdmissionPeak peak_;
+  std::deque<Admission> span_;    // the current run, by send
+  std::deque<Admission> latest_;  // of span_, replies decreasing front to back
+  uint64_t added_ = 0;
+};
+
+// bucket: the span whose admissions most exceed burst + rate x its length, in one pass.
+class BucketPeakStream {
+ public:
+  explicit BucketPeakStream(const AdmissionRule& rule);
+  void add(int64_t sent_ns, int64_t replied_ns);
+  const AdmissionPeak& peak() const { return peak_; }
+
+ private:
+  AdmissionRule rule_;
+  AdmissionPeak peak_;
+  uint64_t count_ = 0;
+  int64_t latest_reply_ns_ = 0;
+  double best_excess_ = -1e300;
+  double best_start_term_ = 1e300;
+  uint64_t best_start_ = 0;
+  int64_t best_start_sent_ns_ = 0;
+};
+
+// fixed: the window index (the limiter's, or the one assign_wall_windows gives) with the most
+// admissions. One entry a window that had any (a window's count is final only at the run's end,
+// as a limiter may name any index at any time).
+class FixedPeakStream {
+ public:
+  explicit FixedPeakStream(const AdmissionRule& rule) : limit_(rule.limit) {}
+  void add(int64_t window, int64_t sent_ns, int64_t replied_ns);
+  AdmissionPeak peak() const;
+  size_t held() const { return windows_.size(); }
+
+ private:
+  struct Window {
+    int64_t count = 0;
+    int64_t first_sent_ns = 0;
+    int64_t last_reply_ns = 0;
+  };
+  int64_t limit_;
+  std::map<int64_t, Window> windows_;
+};
+
+}  // namespace rlcheck::checks

@@ -1,0 +1,167 @@
+#include "checks/stream_audit.hpp"
+
+#include <algorithm>
+#include <tuple>
+
+#include "checks/lockout.hpp"
+
+namespace rlcheck::checks {
+
+struct StreamAudit::Identity {
+  std::optional<SlidingPeakStream> sliding;  // sliding; fixed: the boundary burst
+  std::optional<BucketPeakStream> bucket;
+  std::optional<FixedPeakStream> fixed;
+};
+
+std::optional<std::string> StreamAudit::refusal(const AuditParams& audit) {
+  using Kind = AdmissionRule::Kind;
+  const Kind kind = audit.rule.kind;
+  if (kind == Kind::first_hit)
+    return "first-hit windows (--anchor first-hit) are audited over the whole run";
+  if (kind == Kind::sliding_counter)
+    return "--contract sliding-counter is audited over the whole run";
+  if (audit.queue_depth)
+    return "--contract queue is audited over the whole run";
+  if (audit.clock_skews > 0)
+    return "--clock-skew tallies the worst span's admissions after the run";
+  return std::nullopt;
+}
+
+StreamAudit::StreamAudit(const AuditParams& audit)
+    : audit_(audit),
+      identity_count_(static_cast<size_t>(std::max<int64_t>(1, audit.identities))),
+      identities_(identity_count_) {}
+
+StreamAudit::StreamAudit(StreamAudit&&) noexcept = default;
+StreamAudit& StreamAudit::operator=(StreamAudit&&) noexcept = default;
+StreamAudit::~StreamAudit() = default;
+
+StreamAudit::Identity& StreamAudit::identity(uint32_t index) {
+  std::unique_ptr<Identity>& slot = identities_[index % identity_count_];
+  if (slot)
+    return *slot;
+  slot = std::make_unique<Identity>();
+  const AdmissionRule& rule = audit_.rule;
+  switch (rule.kind) {
+    case AdmissionRule::Kind::bucket:
+      slot->bucket.emplace(rule);
+      break;
+    case AdmissionRule::Kind::fixed: {
+      slot->fixed.emplace(rule);
+      AdmissionRule sliding = rule;
+      sliding.kind = AdmissionRule::Kind::sliding;
+      slot->sliding.emplace(sliding);
+      break;
+    }
+    default:
+      slot->sliding.emplace(rule);
+      break;
+  }
+  return *slot;
+}
+
+void StreamAudit::add(const engine::RequestRecord& original) {
+  tally_record(counts_, original, audit_.max_retry_after_ms);
+  if (original.outcome == engine::Outcome::error)
+    return;
+  touched_.emplace(original.identity, original.bucket);
+  first_sent_ns_ = std::min(first_sent_ns_, original.sent_ns);
+  last_sent_ns_ = std::max(last_sent_ns_, original.sent_ns);
+  if (original.outcome != engine::Outcome::allowed)
+    return;
+  if (std::tie(original.sent_ns, original.replied_ns) < std::tie(last_ns_[0], last_ns_[1])) {
+    ++out_of_order_;
+    return;
+  }
+  last_ns_[0] = original.sent_ns;
+  last_ns_[1] = original.replied_ns;
+  engine::RequestRecord record = original;
+  if (audit_.own_clock_windows)
+    record.bucket = 0;
+  const AdmissionRule& rule = audit_.rule;
+  if (rule.kind == AdmissionRule::Kind::fixed && rule.window_ns > 0)
+    place_in_wall_window(record, start_wall_ns_, rule);
+  Identity& state = identity(record.identity);
+  if (state.sliding)
+    state.sliding->add(record.sent_ns, record.replied_ns);
+  if (state.bucket)
+    state.bucket->add(record.sent_ns, record.replied_ns);
+  if (state.fixed)
+    state.fixed->add(record.bucket, record.sent_ns, record.replied_ns);
+}
+
+void StreamAudit::finish(RunStats& stats) const {
+  const RunStats& counts = counts_;
+  stats.requests = counts.requests;
+  stats.allowed = counts.allowed;
+  stats.denied = counts.denied;
+  stats.errors = counts.errors;
+  stats.unknown = counts.unknown;
+  stats.error_kinds = counts.error_kinds;
+  stats.status_counts = counts.status_counts;
+  stats.hinted_status_errors = counts.hinted_status_errors;
+  const std::string hint_sample = stats.retry.invalid_sample;
+  stats.retry = counts.retry;
+  stats.retry.invalid_sample = hint_sample;
+  const std::string header_sample = stats.advertised.malformed_sample;
+  stats.advertised = counts.advertised;
+  stats.advertised.malformed_sample = header_sample;
+  finish_tally(stats);
+  stats.streamed = true;
+  stats.streamed_out_of_order = static_cast<int64_t>(out_of_order_);
+
+  // audit_contract's choice over identities, in order, the empty ones included.
+  const AdmissionRule& rule = audit_.rule;
+  AdmissionRule sliding = rule;
+  sliding.kind = AdmissionRule::Kind::sliding;
+  const AdmissionPeak none_peak = find_admission_peak(engine::RecordView(), rule);
+  const AdmissionPeak none_burst = find_admission_peak(engine::RecordView(), sliding);
+  ContractAudit& contract = stats.contract;
+  for (size_t id = 0; id < identity_count_; ++id) {
+    const Identity* state = identities_[id].get();
+    AdmissionPeak peak = none_peak, burst = none_burst;
+    if (state != nullptr) {
+      if (state->bucket)
+        peak = state->bucket->peak();
+      else if (state->fixed)
+        peak = state->fixed->peak(), burst = state->sliding->peak();
+      else
+        peak = state->sliding->peak();
+    }
+    if (id == 0 || peak.excess() > contract.worst.excess()) {
+      contract.worst = peak;
+      contract.worst_identity = static_cast<uint32_t>(id);
+    }
+    if (rule.kind == AdmissionRule::Kind::fixed &&
+        (id == 0 || burst.count > contract.boundary_burst.count))
+      contract.boundary_burst = burst;
+  }
+  stats.peak = contract.worst;
+  stats.memory_ns = contract_memory_ns(rule);
+  stats.send_span_ns = first_sent_ns_ <= last_sent_ns_ ? last_sent_ns_ - first_sent_ns_ : 0;
+}
+
+engine::RecordLog StreamAudit::touched() const {
+  engine::RecordLog log;
+  for (const auto& [identity, bucket] : touched_) {
+    engine::RequestRecord record;
+    record.identity = identity;
+    record.bucket = bucket;
+    record.outcome = engine::Outcome::allowed;
+    log.push_back(record);
+  }
+  return log;
+}
+
+size_t StreamAudit::held() const {
+  size_t held = 0;
+  for (const auto& state : identities_) {
+    if (state && state->sliding)
+      held += state->sliding->held();
+    if (state && state->fixed)
+      held += state->fixed->held();
+  }
+  return held;
+}
+
+}  // namespace rlcheck::checks

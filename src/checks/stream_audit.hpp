@@ -1,0 +1,65 @@
+#pragma once
+// A run audited as its records come (--audit stream), so a soak's memory stays flat: each
+// record is counted and dropped, and each identity keeps only what its window audit needs (the
+// admissions of the current span; a fixed window's count). Records must come in (sent,
+// replied) order (engine::Sequencer); the figures are then those summarize_run gives for the
+// same records: counts, hints, the contract's worst span and the fixed windows' boundary
+// burst. What needs every record kept (utilisation, lock-outs, retry accuracy, the timeline,
+// the contract fit) is not judged, and the run's stats say so (RunStats::streamed).
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "checks/peak_stream.hpp"
+#include "checks/run_stats.hpp"
+#include "engine/record_log.hpp"
+
+namespace rlcheck::checks {
+
+class StreamAudit {
+ public:
+  // Why runs audited under `audit` cannot be audited as they go; nullopt: they can.
+  static std::optional<std::string> refusal(const AuditParams& audit);
+
+  explicit StreamAudit(const AuditParams& audit);
+  StreamAudit(StreamAudit&&) noexcept;
+  StreamAudit& operator=(StreamAudit&&) noexcept;
+  ~StreamAudit();
+
+  // The start line on the wall clock: fixed windows are placed by it.
+  void begin(int64_t start_wall_ns) { start_wall_ns_ = start_wall_ns; }
+  void add(const engine::RequestRecord& record);
+
+  // Writes what was audited into `stats` (from summarize_measures): the counts, the contract's
+  // worst span, the send span and the memory the contract gives state.
+  void finish(RunStats& stats) const;
+
+  // One record per identity and window index a decided request named: what a strategy's
+  // keys_touched reads.
+  engine::RecordLog touched() const;
+  // Records that came out of (sent, replied) order: their admissions were counted, not audited.
+  uint64_t out_of_order() const { return out_of_order_; }
+  // The admissions held at this moment for the window audits, over every identity.
+  size_t held() const;
+
+ private:
+  struct Identity;
+  Identity& identity(uint32_t index);
+
+  AuditParams audit_;
+  size_t identity_count_;
+  int64_t start_wall_ns_ = 0;
+  RunStats counts_;
+  std::vector<std::unique_ptr<Identity>> identities_;  // created at their first admission
+  std::set<std::pair<uint32_t, int64_t>> touched_;
+  int64_t first_sent_ns_ = INT64_MAX, last_sent_ns_ = INT64_MIN;
+  int64_t last_ns_[2] = {INT64_MIN, INT64_MIN};  // the last audited record's sent, replied
+  uint64_t out_of_order_ = 0;
+};
+
+}  // namespace rlcheck::checks

@@ -1,0 +1,255 @@
+// --audit stream gives the figures the batch audit gives: fixed record sets are replayed through
+// summarize_run (the batch audit, the oracle) and through the Sequencer and StreamAudit, and
+// every figure both produce must match exactly.
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <span>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "checks/run_stats.hpp"
+#include "checks/stream_audit.hpp"
+#include "engine/record_stream.hpp"
+
+using rlcheck::checks::AdmissionPeak;
+using rlcheck::checks::AdmissionRule;
+using rlcheck::checks::AuditParams;
+using rlcheck::checks::RunStats;
+using rlcheck::checks::StreamAudit;
+using rlcheck::engine::ErrorKind;
+using rlcheck::engine::Outcome;
+using rlcheck::engine::RecordConsumer;
+using rlcheck::engine::RequestRecord;
+using rlcheck::engine::RunResult;
+using rlcheck::engine::Schedule;
+using rlcheck::engine::Sequencer;
+
+namespace {
+
+constexpr int64_t k_ms = 1'000'000;
+constexpr int64_t k_window_ms = 100;
+constexpr int64_t k_start_wall_ns = 1'000 * k_window_ms * k_ms - 30 * k_ms;
+
+// A run's records as a limiter under load leaves them: bursts that break the limit and quiet
+// stretches, sends on a grid coarse enough to tie, replies that overtake each other.
+std::vector<RequestRecord> records_of(uint64_t seed, uint32_t identities, int count,
+                                      int64_t grid_ns, bool named_windows) {
+  std::mt19937_64 random(seed);
+  const auto pick = [&](uint64_t n) { return static_cast<int64_t>(random() % n); };
+  std::vector<RequestRecord> records;
+  int64_t clock = 0;
+  for (int i = 0; i < count; ++i) {
+    RequestRecord record;
+    record.seq = static_cast<uint64_t>(i);
+    record.identity = static_cast<uint32_t>(pick(identities));
+    clock += pick(8) == 0 ? pick(60) * k_ms : pick(3) * grid_ns;
+    record.sent_ns = clock;
+    record.replied_ns = clock + pick(12) * grid_ns / 2;
+    const int64_t roll = pick(20);
+    record.outcome = roll < 11 ? Outcome::allowed : roll < 18 ? Outcome::denied : Outcome::error;
+    if (record.outcome == Outcome::denied) {
+      record.hint_expected = pick(4) != 0;
+      if (pick(5) != 0)
+        record.retry_ms = pick(7) * 20 - 10;
+      record.hint_invalid = pick(30) == 0;
+    }
+    if (record.outcome == Outcome::error) {
+      const int64_t kind = pick(3);
+      record.error = kind == 0   ? ErrorKind::timeout
+                     : kind == 1 ? ErrorKind::connection
+                                 : ErrorKind::status;
+      record.status = record.error == ErrorKind::status ? 503 : 0;
+    }
+    if (named_windows && record.outcome != Outcome::error)
+      record.bucket = rlcheck::checks::wall_window(k_start_wall_ns, clock, k_window_ms * k_ms);
+    records.push_back(record);
+  }
+  return records;
+}
+
+AuditParams params_of(AdmissionRule::Kind kind, int64_t identities) {
+  AuditParams audit;
+  audit.rule.kind = kind;
+  audit.rule.limit = 4;
+  audit.rule.window_ns = k_window_ms * k_ms;
+  audit.rule.burst = 4;
+  audit.rule.tokens_per_ns = 4.0 / static_cast<double>(k_window_ms * k_ms);
+  audit.rule.clock_ns = k_ms;
+  audit.identities = identities;
+  audit.max_retry_after_ms = 90;
+  return audit;
+}
+
+void put(std::ostringstream& out, const char* name, const AdmissionPeak& peak) {
+  out << name << ' ' << peak.count << ' ' << peak.allowance << ' ' << peak.start_ns << ' '
+      << peak.length_ns << '\n';
+}
+
+// Every figure the streamed audit produces, as text, so a mismatch shows which.
+std::string figures(const RunStats& stats) {
+  std::ostringstream out;
+  out << "requests " << stats.requests << " allowed " << stats.allowed << " denied " << stats.denied
+      << " errors " << stats.errors << " unknown " << stats.unknown << '\n';
+  for (const auto& [kind, count] : stats.error_kinds)
+    out << "error " << kind << ' ' << count << '\n';
+  for (const auto& [status, count] : stats.status_counts)
+    out << "status " << status << ' ' << count << '\n';
+  const auto& retry = stats.retry;
+  out << "hints " << retry.present << ' ' << retry.missing << ' ' << retry.invalid << ' '
+      << retry.over_bound << ' ' << retry.min_ms.value_or(-999) << ' '
+      << retry.max_ms.value_or(-999) << ' ' << retry.expected << '\n';
+  put(out, "worst", stats.contract.worst);
+  out << "worst identity " << stats.contract.worst_identity << '\n';
+  put(out, "boundary", stats.contract.boundary_burst);
+  put(out, "peak", stats.peak);
+  out << "send span " << stats.send_span_ns << " memory " << stats.memory_ns << '\n';
+  return out.str();
+}
+
+// Collects what a Sequencer releases, and audits it.
+class Collect final : public RecordConsumer {
+ public:
+  explicit Collect(const AuditParams& audit) : audit(audit) {}
+  void begin(int64_t start_wall_ns, const Schedule*) override { audit.begin(start_wall_ns); }
+  void consume(std::span<const RequestRecord> records) override {
+    for (const RequestRecord& record : records) {
+      released.push_back(record);
+      audit.add(record);
+    }
+  }
+  StreamAudit audit;
+  std::vector<RequestRecord> released;
+};
+
+// The records as workers hand them over: each as its reply comes, in batches.
+std::vector<RequestRecord> by_reply(std::vector<RequestRecord> records) {
+  std::stable_sort(
+      records.begin(), records.end(),
+      [](const RequestRecord& a, const RequestRecord& b) { return a.replied_ns < b.replied_ns; });
+  return records;
+}
+
+RunStats streamed(const std::vector<RequestRecord>& records, const AuditParams& audit,
+                  uint64_t* late = nullptr) {
+  Collect collect(audit);
+  // Every reply comes within 6 grid steps of its send here: a horizon of 100 ms covers it.
+  Sequencer sequencer(collect, 100 * k_ms);
+  sequencer.begin(k_start_wall_ns, nullptr);
+  const std::vector<RequestRecord> arriving = by_reply(records);
+  for (size_t i = 0; i < arriving.size(); i += 7) {
+    const size_t n = std::min<size_t>(7, arriving.size() - i);
+    sequencer.take(std::span<const RequestRecord>(arriving.data() + i, n));
+  }
+  sequencer.finish();
+  if (late != nullptr)
+    *late = sequencer.late();
+  REQUIRE(collect.released.size() == records.size());
+  RunResult result;
+  RunStats stats = rlcheck::checks::summarize_measures(1, result);
+  collect.audit.finish(stats);
+  return stats;
+}
+
+RunStats batch(const std::vector<RequestRecord>& records, const AuditParams& audit) {
+  RunResult result;
+  result.records = rlcheck::engine::RecordLog(records);
+  result.start_wall_ns = k_start_wall_ns;
+  return rlcheck::checks::summarize_run(1, result, audit);
+}
+
+}  // namespace
+
+TEST_CASE("a streamed audit gives the batch audit's figures on the same records") {
+  using Kind = AdmissionRule::Kind;
+  struct Variant {
+    const char* name;
+    Kind kind;
+    bool own_clock;
+    bool named_windows;
+  };
+  const Variant variants[] = {{"sliding", Kind::sliding, false, false},
+                              {"bucket", Kind::bucket, false, false},
+                              {"fixed, wall windows", Kind::fixed, false, false},
+                              {"fixed, named windows", Kind::fixed, false, true},
+                              {"fixed, own clock", Kind::fixed, true, true}};
+  int breaches = 0;
+  for (const Variant& variant : variants) {
+    for (uint64_t seed = 1; seed <= 40; ++seed) {
+      const auto identities = static_cast<uint32_t>(1 + seed % 4);
+      const int64_t grid = seed % 2 == 0 ? k_ms : 5 * k_ms;  // fine, and coarse enough to tie
+      const auto records = records_of(seed, identities, 200 + static_cast<int>(seed) * 10, grid,
+                                      variant.named_windows);
+      AuditParams audit = params_of(variant.kind, identities);
+      audit.own_clock_windows = variant.own_clock;
+      CAPTURE(variant.name);
+      CAPTURE(seed);
+      uint64_t late = 0;
+      const RunStats stream = streamed(records, audit, &late);
+      CHECK(late == 0);
+      CHECK(stream.streamed);
+      CHECK(stream.streamed_out_of_order == 0);
+      const RunStats oracle = batch(records, audit);
+      CHECK(figures(stream) == figures(oracle));
+      breaches += oracle.contract.worst.exceeded() ? 1 : 0;
+    }
+  }
+  // The record sets are ones where the audits have something to find, and ones where not.
+  CHECK(breaches > 20);
+  CHECK(breaches < 5 * 40);
+}
+
+TEST_CASE("the sequencer releases records in send order once the horizon has passed them") {
+  const AuditParams audit = params_of(AdmissionRule::Kind::sliding, 1);
+  const auto records = records_of(7, 1, 500, k_ms, false);
+  Collect collect(audit);
+  Sequencer sequencer(collect, 100 * k_ms);
+  const std::vector<RequestRecord> arriving = by_reply(records);
+  size_t given = 0;
+  for (const RequestRecord& record : arriving) {
+    sequencer.take(std::span<const RequestRecord>(&record, 1));
+    ++given;
+    // Held: only what was sent within the horizon of the latest send seen.
+    for (const RequestRecord& out : collect.released)
+      CHECK(out.sent_ns < record.sent_ns);
+  }
+  CHECK(collect.released.size() < given);
+  CHECK(sequencer.most_held() < records.size());
+  sequencer.finish();
+  REQUIRE(collect.released.size() == records.size());
+  CHECK(std::is_sorted(collect.released.begin(), collect.released.end(),
+                       [](const RequestRecord& a, const RequestRecord& b) {
+                         return std::tie(a.sent_ns, a.replied_ns) <
+                                std::tie(b.sent_ns, b.replied_ns);
+                       }));
+  CHECK(sequencer.late() == 0);
+
+  // A record older than what was released comes late, and is counted so.
+  RequestRecord stale = records.front();
+  stale.sent_ns = -1;
+  sequencer.take(std::span<const RequestRecord>(&stale, 1));
+  CHECK(sequencer.late() == 1);
+}
+
+TEST_CASE("an admission out of send order is left out of the window audit and counted") {
+  AuditParams audit = params_of(AdmissionRule::Kind::sliding, 1);
+  StreamAudit stream(audit);
+  RequestRecord admitted;
+  admitted.outcome = Outcome::allowed;
+  admitted.sent_ns = 10 * k_ms;
+  admitted.replied_ns = 11 * k_ms;
+  stream.add(admitted);
+  admitted.sent_ns = 5 * k_ms;
+  stream.add(admitted);
+  RunResult result;
+  RunStats stats = rlcheck::checks::summarize_measures(1, result);
+  stream.finish(stats);
+  CHECK(stats.allowed == 2);
+  CHECK(stats.peak.count == 1);
+  CHECK(stats.streamed_out_of_order == 1);
+}
