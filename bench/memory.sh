@@ -12,7 +12,8 @@
 # The slope then projects the peak RSS of PROJECT_REQUESTS (an hour at 40 000 requests/s).
 #
 # Tunables (environment): SIZES="1000000 3000000 10000000", AUDIT_SIZES="1000000 10000000"
-# (empty: no audit bench), PROJECT_REQUESTS=144000000.
+# (empty: no audit bench), PROJECT_REQUESTS=144000000, AUDIT=auto (rlcheck's --audit: batch
+# keeps every record, stream keeps none; auto streams runs over 10 M requests).
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -22,6 +23,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 readonly SIZES=${SIZES:-1000000 3000000 10000000}
 readonly AUDIT_SIZES=${AUDIT_SIZES-1000000 10000000}
 readonly PROJECT_REQUESTS=${PROJECT_REQUESTS:-144000000}
+readonly AUDIT=${AUDIT:-auto}
 
 WORK=$(mktemp -d)
 REDIS_PID=""
@@ -41,7 +43,7 @@ SECONDS=0
 LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "rlcheck memory bench  $(date -u '+%Y-%m-%d %H:%M UTC')  nproc $(nproc)"
 echo "rlcheck: $RLCHECK ($("$RLCHECK" --version | head -n1))"
-echo "rlcheck redis --strategy lua --runs 1 -n N -p 16 --pipeline 32 --quiet, one run per N"
+echo "rlcheck redis --strategy lua --runs 1 -n N -p 16 --pipeline 32 --audit $AUDIT --quiet, one run per N"
 printf '%-12s %10s %10s %12s %12s\n' requests wall_s cpu_s peak_rss_mb rss_b_per_req
 hr 61
 first_n="" first_kb="" last_n="" last_kb=""
@@ -49,7 +51,7 @@ for n in $SIZES; do
   redis-cli -p "$REDIS_PORT" FLUSHALL >/dev/null
   read -r wall cpu kb < <(timed_run "$WORK/out.txt" "$RLCHECK" redis \
     --redis "redis://127.0.0.1:$REDIS_PORT" --strategy lua --runs 1 -n "$n" -p 16 \
-    --pipeline 32 --quiet || true)
+    --pipeline 32 --audit "$AUDIT" --quiet || true)
   printf '%-12s %10.1f %10.1f %12.1f %12.1f\n' "$n" "$wall" "$cpu" "$(calc %.1f "$kb / 1024")" \
     "$(calc %.1f "$kb * 1024 / $n")"
   [[ -z $first_n ]] && first_n=$n first_kb=$kb

@@ -13,15 +13,13 @@ bool sent_later(const RequestRecord& a, const RequestRecord& b) {
 
 }  // namespace
 
-Sequencer::Sequencer(RecordConsumer& consumer, int64_t horizon_ns)
-    : consumer_(consumer), horizon_ns_(horizon_ns) {}
-
-void Sequencer::begin(int64_t start_wall_ns, const Schedule* schedule) {
+void Sequencer::begin(int64_t start_wall_ns, const Schedule* schedule, int workers) {
   std::lock_guard lock(mutex_);
+  low_water_.assign(static_cast<size_t>(std::max(1, workers)), INT64_MIN);
   consumer_.begin(start_wall_ns, schedule);
 }
 
-void Sequencer::take(std::span<const RequestRecord> records) {
+void Sequencer::take(int worker, std::span<const RequestRecord> records, int64_t low_water_ns) {
   std::lock_guard lock(mutex_);
   for (const RequestRecord& record : records) {
     // Never sent (not_sent): no instant to order by; nothing audits its time.
@@ -31,11 +29,12 @@ void Sequencer::take(std::span<const RequestRecord> records) {
       ++late_;
     held_.push_back(record);
     std::push_heap(held_.begin(), held_.end(), sent_later);
-    newest_sent_ns_ = std::max(newest_sent_ns_, record.sent_ns);
   }
   most_held_ = std::max(most_held_, held_.size());
-  if (newest_sent_ns_ > INT64_MIN + horizon_ns_)
-    release_before(newest_sent_ns_ - horizon_ns_);
+  if (worker < 0 || static_cast<size_t>(worker) >= low_water_.size())
+    return;  // not a worker begin() was told of: its records wait for finish()
+  low_water_[static_cast<size_t>(worker)] = low_water_ns;
+  release_before(*std::min_element(low_water_.begin(), low_water_.end()));
 }
 
 void Sequencer::finish() {

@@ -1,8 +1,10 @@
 #pragma once
 // Records handed on as a run makes them, instead of kept: what bounds a soak's memory. Workers
-// pass their records in small batches to a RecordSink; the Sequencer puts them in send order
-// (what the streaming audits need) once no request sent earlier can still be outstanding, and
-// hands them to its consumer, so it holds only the records of the last timeout or so.
+// pass their records in small batches to a RecordSink, each with its low water: the earliest
+// send any record it has still to hand over can have. The Sequencer puts the records in send
+// order (what the streaming audits need) once every worker's low water has passed them, and
+// hands them to its consumer, so it holds only the records of the requests completed while an
+// earlier one is still in flight (at most the requests of one timeout).
 
 #include <cstdint>
 #include <mutex>
@@ -19,10 +21,12 @@ class RecordSink {
  public:
   virtual ~RecordSink() = default;
   // Once, when the start line is crossed (before any record): the start line on the wall
-  // clock (RunResult::start_wall_ns), and the run's schedule (it outlives the run).
-  virtual void begin(int64_t start_wall_ns, const Schedule* schedule) = 0;
-  // Some records of one worker, in the order it made them.
-  virtual void take(std::span<const RequestRecord> records) = 0;
+  // clock (RunResult::start_wall_ns), the run's schedule (it outlives the run) and how many
+  // workers will hand records over (numbered from 0).
+  virtual void begin(int64_t start_wall_ns, const Schedule* schedule, int workers) = 0;
+  // Some records of worker `worker` (perhaps none), and its low water: every record it hands
+  // over later was sent at or after `low_water_ns` (INT64_MAX: it has finished).
+  virtual void take(int worker, std::span<const RequestRecord> records, int64_t low_water_ns) = 0;
   // Every worker has finished: nothing more comes.
   virtual void finish() = 0;
 };
@@ -38,16 +42,14 @@ class RecordConsumer {
 
 class Sequencer final : public RecordSink {
  public:
-  // `horizon_ns`: a record is released once a record sent this much later has come in. A
-  // request's record comes at most its timeout (and a worker's flush) after its send, so a
-  // horizon longer than that releases every record after all that were sent before it.
-  Sequencer(RecordConsumer& consumer, int64_t horizon_ns);
+  explicit Sequencer(RecordConsumer& consumer) : consumer_(consumer) {}
 
-  void begin(int64_t start_wall_ns, const Schedule* schedule) override;
-  void take(std::span<const RequestRecord> records) override;
+  void begin(int64_t start_wall_ns, const Schedule* schedule, int workers) override;
+  void take(int worker, std::span<const RequestRecord> records, int64_t low_water_ns) override;
   void finish() override;
 
-  // Records that came after one sent later had been released (their order is then lost).
+  // Records that came after one sent later had been released (a worker's low water was
+  // wrong; their order is then lost).
   uint64_t late() const;
   // The most records held at once.
   size_t most_held() const;
@@ -56,11 +58,10 @@ class Sequencer final : public RecordSink {
   void release_before(int64_t sent_ns);
 
   RecordConsumer& consumer_;
-  const int64_t horizon_ns_;
   mutable std::mutex mutex_;
+  std::vector<int64_t> low_water_;   // each worker's, as it last said
   std::vector<RequestRecord> held_;  // a min-heap by (sent, replied)
   std::vector<RequestRecord> batch_;
-  int64_t newest_sent_ns_ = INT64_MIN;
   int64_t released_sent_ns_ = INT64_MIN;  // the last released record's send and reply
   int64_t released_replied_ns_ = INT64_MIN;
   uint64_t late_ = 0;

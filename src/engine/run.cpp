@@ -62,6 +62,7 @@ RunResult execute_run(ClientFactory& factory, const config::LoadConfig& load,
     const int clients = load.concurrency / thread_count + (t < load.concurrency % thread_count);
     workers.push_back(std::make_unique<Worker>(factory, shared, next_client_id, clients,
                                                live != nullptr ? &live->cell(t) : nullptr));
+    workers.back()->index = t;
     next_client_id += clients;
   }
   std::mutex mutex;

@@ -91,7 +91,7 @@ RunShared::RunShared(const config::LoadConfig& load_config, int workers, RunObse
       schedule(std::make_shared<const Schedule>(Schedule::make(load_config))),
       observer(run_observer),
       sink(record_sink),
-      start_line(workers, [this]() noexcept {
+      start_line(workers, [this, workers]() noexcept {
         if (load.start_gate) {
           const auto agreed = load.start_gate();
           cancelled = !agreed.has_value();
@@ -106,7 +106,7 @@ RunShared::RunShared(const config::LoadConfig& load_config, int workers, RunObse
         if (observer != nullptr)
           observer->on_start(start);
         if (sink != nullptr)
-          sink->begin(start_wall_ns, schedule.get());
+          sink->begin(start_wall_ns, schedule.get(), workers);
       }) {}
 
 struct Worker::Slot {
@@ -129,6 +129,7 @@ struct Worker::Slot {
   int64_t virtual_ns = 0;
   Clock::time_point due;  // when the request may leave (the start line when unpaced)
   Clock::time_point sent;
+  bool on_wire = false;   // sent, and not yet decided
   uint32_t identity = 0;  // the identity the request speaks for (drawn when it is sent)
 };
 
@@ -220,7 +221,7 @@ void Worker::run() {
   }
   if (in_flight_ > 0)
     event_base_dispatch(base);
-  flush_records();
+  flush_records(true);
   if (engine::interrupted())
     was_interrupted = true;
 }
@@ -236,14 +237,27 @@ void Worker::keep(const RequestRecord& record) {
     flush_records();
 }
 
-void Worker::flush_records() {
-  if (shared_.sink == nullptr || outgoing_.empty())
+void Worker::flush_records(bool finished) {
+  if (shared_.sink == nullptr)
     return;
   for (const RequestRecord& record : outgoing_)
     last_reply_ns = std::max(last_reply_ns, record.replied_ns);
   streamed += outgoing_.size();
-  shared_.sink->take(outgoing_);
+  shared_.sink->take(index, outgoing_, finished ? INT64_MAX : low_water_ns());
   outgoing_.clear();
+}
+
+// Every record still to come is of a request on the wire now, or of one sent from now on.
+int64_t Worker::low_water_ns() const {
+  int64_t low = since_start_ns();
+  for (const auto& slot : slots_) {
+    if (slot->on_wire) {
+      low = std::min(
+          low,
+          std::chrono::duration_cast<std::chrono::nanoseconds>(slot->sent - shared_.start).count());
+    }
+  }
+  return low;
 }
 
 void Worker::on_connected(int slot_index, bool ok, const std::string& error) {
@@ -349,6 +363,7 @@ void Worker::send(int slot_index) {
     return;
   }
   slot.sent = Clock::now();
+  slot.on_wire = true;
   StageTally* tally = stage_tally(slot);
   if (tally != nullptr)
     ++tally->sent;
@@ -382,6 +397,7 @@ void Worker::on_decision(int slot_index, Decision decision) {
   const auto replied = Clock::now();
   evtimer_del(slot.timeout_timer.get());
   slot.busy = false;
+  slot.on_wire = false;
   --in_flight_;
 
   RequestRecord record;

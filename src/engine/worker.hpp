@@ -56,6 +56,7 @@ class Worker final : public ClientListener {
 
   // Results, read after join.
   RecordLog records;          // empty when a sink takes them
+  int index = 0;              // this worker's number among the run's (the sink's)
   uint64_t streamed = 0;      // records handed to the sink
   int64_t last_reply_ns = 0;  // the latest reply a streamed record had
   Histogram latency_ns;
@@ -85,7 +86,10 @@ class Worker final : public ClientListener {
   void send(int slot);
   void finish_if_idle();
   void keep(const RequestRecord& record);
-  void flush_records();
+  // Hands the records kept so far to the sink, with the worker's low water (`finished`: none
+  // comes any more).
+  void flush_records(bool finished = false);
+  int64_t low_water_ns() const;
   void count_error();
   void drop_waiting();
   bool stopping() const;

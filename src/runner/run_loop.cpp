@@ -144,8 +144,7 @@ report::Report run_test(Target& target, const config::Config& config, const RunO
     if (stream_audit != nullptr) {
       report::RunContext context;
       context.first_seq = clients.load.first_seq;
-      stream.emplace(*stream_audit, clients.load, outputs.records, target.records_name(), run,
-                     context);
+      stream.emplace(*stream_audit, outputs.records, target.records_name(), run, context);
       hooks.sink = &stream->sink();
     }
     engine::RunResult result = execute_shared_run(shared, run, *clients.factory, clients.load,

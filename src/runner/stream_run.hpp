@@ -7,7 +7,6 @@
 #include <string>
 
 #include "checks/stream_audit.hpp"
-#include "config/config.hpp"
 #include "engine/record_stream.hpp"
 #include "report/records_writer.hpp"
 
@@ -17,9 +16,8 @@ class StreamRun final : public engine::RecordConsumer {
  public:
   // `records`: --records (null: none); `context` its fields' (start and schedule come with
   // the run).
-  StreamRun(const checks::AuditParams& audit, const config::LoadConfig& load,
-            report::RecordsWriter* records, std::string target_name, int run,
-            const report::RunContext& context);
+  StreamRun(const checks::AuditParams& audit, report::RecordsWriter* records,
+            std::string target_name, int run, const report::RunContext& context);
 
   engine::RecordSink& sink() { return sequencer_; }
   void begin(int64_t start_wall_ns, const engine::Schedule* schedule) override;

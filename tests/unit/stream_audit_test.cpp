@@ -127,28 +127,46 @@ class Collect final : public RecordConsumer {
   std::vector<RequestRecord> released;
 };
 
-// The records as workers hand them over: each as its reply comes, in batches.
-std::vector<RequestRecord> by_reply(std::vector<RequestRecord> records) {
+// Two workers handing records over as their replies come, each with its low water: the
+// earliest send among its requests still on the wire, else the moment it hands over.
+struct Replay {
+  uint64_t late = 0;
+  size_t most_held = 0;
+};
+
+Replay replay(Sequencer& sequencer, std::vector<RequestRecord> records) {
+  constexpr int k_workers = 2;
   std::stable_sort(
       records.begin(), records.end(),
       [](const RequestRecord& a, const RequestRecord& b) { return a.replied_ns < b.replied_ns; });
-  return records;
+  const auto worker_of = [](const RequestRecord& record) {
+    return static_cast<int>(record.seq % k_workers);
+  };
+  sequencer.begin(k_start_wall_ns, nullptr, k_workers);
+  for (size_t i = 0; i < records.size(); ++i) {
+    const RequestRecord& record = records[i];
+    const int worker = worker_of(record);
+    const int64_t now = record.replied_ns;
+    int64_t low = now;
+    for (size_t j = i + 1; j < records.size(); ++j) {
+      if (worker_of(records[j]) == worker && records[j].sent_ns <= now)
+        low = std::min(low, records[j].sent_ns);
+    }
+    sequencer.take(worker, std::span<const RequestRecord>(&record, 1), low);
+  }
+  for (int worker = 0; worker < k_workers; ++worker)
+    sequencer.take(worker, {}, INT64_MAX);
+  sequencer.finish();
+  return {sequencer.late(), sequencer.most_held()};
 }
 
 RunStats streamed(const std::vector<RequestRecord>& records, const AuditParams& audit,
                   uint64_t* late = nullptr) {
   Collect collect(audit);
-  // Every reply comes within 6 grid steps of its send here: a horizon of 100 ms covers it.
-  Sequencer sequencer(collect, 100 * k_ms);
-  sequencer.begin(k_start_wall_ns, nullptr);
-  const std::vector<RequestRecord> arriving = by_reply(records);
-  for (size_t i = 0; i < arriving.size(); i += 7) {
-    const size_t n = std::min<size_t>(7, arriving.size() - i);
-    sequencer.take(std::span<const RequestRecord>(arriving.data() + i, n));
-  }
-  sequencer.finish();
+  Sequencer sequencer(collect);
+  const Replay replayed = replay(sequencer, records);
   if (late != nullptr)
-    *late = sequencer.late();
+    *late = replayed.late;
   REQUIRE(collect.released.size() == records.size());
   RunResult result;
   RunStats stats = rlcheck::checks::summarize_measures(1, result);
@@ -204,36 +222,36 @@ TEST_CASE("a streamed audit gives the batch audit's figures on the same records"
   CHECK(breaches < 5 * 40);
 }
 
-TEST_CASE("the sequencer releases records in send order once the horizon has passed them") {
+TEST_CASE("the sequencer releases records in send order once every worker is past them") {
   const AuditParams audit = params_of(AdmissionRule::Kind::sliding, 1);
   const auto records = records_of(7, 1, 500, k_ms, false);
   Collect collect(audit);
-  Sequencer sequencer(collect, 100 * k_ms);
-  const std::vector<RequestRecord> arriving = by_reply(records);
-  size_t given = 0;
-  for (const RequestRecord& record : arriving) {
-    sequencer.take(std::span<const RequestRecord>(&record, 1));
-    ++given;
-    // Held: only what was sent within the horizon of the latest send seen.
-    for (const RequestRecord& out : collect.released)
-      CHECK(out.sent_ns < record.sent_ns);
-  }
-  CHECK(collect.released.size() < given);
-  CHECK(sequencer.most_held() < records.size());
-  sequencer.finish();
+  Sequencer sequencer(collect);
+  const Replay replayed = replay(sequencer, records);
   REQUIRE(collect.released.size() == records.size());
   CHECK(std::is_sorted(collect.released.begin(), collect.released.end(),
                        [](const RequestRecord& a, const RequestRecord& b) {
                          return std::tie(a.sent_ns, a.replied_ns) <
                                 std::tie(b.sent_ns, b.replied_ns);
                        }));
-  CHECK(sequencer.late() == 0);
+  CHECK(replayed.late == 0);
+  // Held: only what completed while an earlier request was on the wire.
+  CHECK(replayed.most_held > 0);
+  CHECK(replayed.most_held < records.size() / 10);
 
-  // A record older than what was released comes late, and is counted so.
+  // A worker that said nothing yet holds everything back; a record sent before what was
+  // released comes late, and is counted so.
+  Collect waiting(audit);
+  Sequencer held(waiting);
+  held.begin(0, nullptr, 2);
+  held.take(0, std::span<const RequestRecord>(records.data(), 10), INT64_MAX);
+  CHECK(waiting.released.empty());
+  held.take(1, {}, INT64_MAX);
+  CHECK(waiting.released.size() == 10);
   RequestRecord stale = records.front();
   stale.sent_ns = -1;
-  sequencer.take(std::span<const RequestRecord>(&stale, 1));
-  CHECK(sequencer.late() == 1);
+  held.take(1, std::span<const RequestRecord>(&stale, 1), INT64_MAX);
+  CHECK(held.late() == 1);
 }
 
 TEST_CASE("an admission out of send order is left out of the window audit and counted") {

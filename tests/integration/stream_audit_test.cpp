@@ -1,0 +1,106 @@
+// --audit stream against the test redis-server: the records are audited as they come and
+// dropped, and the verdicts stay those of the batch audit: the naive race fails the limit, the
+// atomic strategies pass under each contract the stream audits (sliding, fixed, token bucket),
+// and --records is written as the run goes, every request once, in send order.
+
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "support/json_outcome.hpp"
+#include "support/run_binary.hpp"
+#include "support/test_redis.hpp"
+
+using namespace rlcheck::testing;
+using nlohmann::json;
+
+namespace {
+
+json streamed(const std::vector<std::string>& extra, int expected_exit) {
+  std::vector<std::string> args{"redis",   "--redis", TestRedis::shared().tcp_url(),
+                                "--audit", "stream",  "--json"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  const ProcessOutcome outcome = run_rlcheck(args);
+  INFO("stderr: " << outcome.err);
+  REQUIRE(outcome.exit_code == expected_exit);
+  CHECK(outcome.err.find("out of send order") == std::string::npos);
+  return json::parse(outcome.out);
+}
+
+}  // namespace
+
+TEST_CASE("--audit stream: the naive race fails the limit, every time") {
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    const json report = streamed({"--strategy", "naive", "-n", "200", "-p", "50"}, 1);
+    CHECK(report["summary"]["runs_over_limit"].get<int>() >= 3);
+    CHECK(check_status(report, "limit") == "fail");
+    CHECK(check_status(report, "contract") == "fail");
+    CHECK(report["summary"]["allowed"]["max"].get<int>() > 10);
+  }
+}
+
+TEST_CASE("--audit stream: atomic strategies pass under the contract each keeps") {
+  for (const char* strategy : {"lua", "fixed-window", "token-bucket"}) {
+    CAPTURE(strategy);
+    const json report = streamed({"--strategy", strategy, "-n", "300", "-p", "30", "-r", "2",
+                                  "--window", "2s", "--limit", "20"},
+                                 0);
+    CHECK(report["verdict"] == "pass");
+    for (const char* judged : {"limit", "contract", "retry-after-present", "key-ttl", "errors"})
+      CHECK(check_status(report, judged) == "pass");
+    // What needs every record kept says it was not judged, and why.
+    for (const char* unjudged : {"utilisation", "retry-after-accuracy"}) {
+      CHECK(check_status(report, unjudged) == "skip");
+      for (const auto& check : report["checks"]) {
+        if (check["id"] == unjudged)
+          CHECK(check["detail"].get<std::string>().find("--audit stream") != std::string::npos);
+      }
+    }
+    for (const auto& run : report["runs"]) {
+      CHECK(run["allowed"].get<int>() + run["denied"].get<int>() == 300);
+      CHECK(run["allowed"].get<int>() >= 20);
+    }
+  }
+}
+
+TEST_CASE("--audit stream --records: every request once, in send order, as the report counts") {
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("rlcheck-stream-" + std::to_string(getpid()) + ".jsonl"))
+                               .string();
+  const json report =
+      streamed({"--strategy", "lua", "-n", "400", "-p", "20", "-r", "2", "--records", path}, 0);
+  std::ifstream in(path);
+  std::map<int, std::set<int>> seqs;
+  std::map<int, std::map<std::string, int>> outcomes;
+  std::map<int, int64_t> last_send;
+  int lines = 0;
+  bool in_send_order = true;
+  for (std::string line; std::getline(in, line); ++lines) {
+    const json record = json::parse(line);
+    const int run = record["run"];
+    seqs[run].insert(record["seq"].get<int>());
+    ++outcomes[run][record["outcome"].get<std::string>()];
+    const int64_t send = record["send_us"];
+    in_send_order = in_send_order && send >= last_send[run];
+    last_send[run] = send;
+  }
+  std::filesystem::remove(path);
+  CHECK(lines == 800);
+  CHECK(in_send_order);
+  REQUIRE(report["runs"].size() == 2);
+  for (const auto& run : report["runs"]) {
+    const int number = run["run"];
+    CHECK(seqs[number].size() == 400);
+    CHECK(outcomes[number]["allowed"] == run["allowed"].get<int>());
+    CHECK(outcomes[number]["denied"] == run["denied"].get<int>());
+  }
+}
