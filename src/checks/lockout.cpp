@@ -158,13 +158,20 @@ class BucketRoom {
   std::vector<double> prefix_min_;  // min of g_k over the first k + 1 admissions by send
 };
 
+void judge(LockOuts& found, const RequestRecord& denial, uint32_t identity, double used,
+           double capacity) {
+  judge_denial(found, denial, identity, used, capacity, had_room(used, capacity));
+}
+
+}  // namespace
+
 // Room for one more: below the limit, or a whole token left (with a hair for rounding).
 bool had_room(double used, double capacity) {
   return used + 1.0 <= capacity + 1e-9;
 }
 
-void judge(LockOuts& found, const RequestRecord& denial, uint32_t identity, double used,
-           double capacity, bool room) {
+void judge_denial(LockOuts& found, const RequestRecord& denial, uint32_t identity, double used,
+                  double capacity, bool room) {
   ++found.judged;
   if (!room)
     return;
@@ -178,13 +185,6 @@ void judge(LockOuts& found, const RequestRecord& denial, uint32_t identity, doub
   if (!found.worst || key(candidate) < key(*found.worst))
     found.worst = candidate;
 }
-
-void judge(LockOuts& found, const RequestRecord& denial, uint32_t identity, double used,
-           double capacity) {
-  judge(found, denial, identity, used, capacity, had_room(used, capacity));
-}
-
-}  // namespace
 
 std::optional<DenialCounting> find_denial_counting(RecordSpan records, uint32_t identity,
                                                    int64_t window_ns, int64_t memory_ns) {
@@ -297,7 +297,7 @@ LockOuts find_lockouts(const IdentityRecords& identities, const AdmissionRule& r
           if (!judged(record))
             continue;
           const double used = counter.most_used(record);
-          judge(found, record, identity, used, limit, used < limit - 1e-9);
+          judge_denial(found, record, identity, used, limit, used < limit - 1e-9);
         }
         break;
       }

@@ -55,6 +55,13 @@ struct LockOuts {
 std::optional<DenialCounting> find_denial_counting(RecordSpan records, uint32_t identity,
                                                    int64_t window_ns, int64_t memory_ns);
 
+// Room for one more: below the limit, or a whole token left (with a hair for rounding).
+bool had_room(double used, double capacity);
+// Counts `denial` as judged, and as a lock-out when `room`; the worst is the one with the most
+// room (of equals, the earliest sent, then the lowest identity and seq).
+void judge_denial(LockOuts& found, const engine::RequestRecord& denial, uint32_t identity,
+                  double used, double capacity, bool room);
+
 // How long state from before a run can still count against it: one window, or the time a
 // bucket takes to refill from empty to full (burst / refill rate).
 int64_t contract_memory_ns(const AdmissionRule& rule);

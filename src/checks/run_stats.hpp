@@ -97,11 +97,10 @@ struct RunStats {
   bool interrupted = false;
   // Denials made while the contract surely had room (utilisation).
   LockOuts lockouts;
-  // Audited as the run went (checks/stream_audit): utilisation, lock-outs, retry accuracy,
-  // the timeline and the contract fit need every record kept, and were not judged.
+  // Audited as the run went (checks/stream_audit): retry accuracy, the timeline and the
+  // contract fit need every record kept, and were not judged.
   bool streamed = false;
-  // Streamed: admissions that came out of send order, left out of the window audits (which can
-  // then only have missed a breach, never invented one).
+  // Streamed: records that came out of send order, left out of the audits over time.
   int64_t streamed_out_of_order = 0;
   // First send to last send of the decided requests, and how long state from before the run
   // can count against it (contract_memory_ns): utilisation judges runs longer than that.

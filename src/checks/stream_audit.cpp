@@ -30,7 +30,16 @@ std::optional<std::string> StreamAudit::refusal(const AuditParams& audit) {
 StreamAudit::StreamAudit(const AuditParams& audit)
     : audit_(audit),
       identity_count_(static_cast<size_t>(std::max<int64_t>(1, audit.identities))),
-      identities_(identity_count_) {}
+      identities_(identity_count_),
+      utilisation_(std::make_unique<UtilisationStream>(audit.rule, identity_count_)),
+      lockouts_(std::make_unique<LockOutStream>(
+          audit.rule, identity_count_, audit.fresh_state ? 0 : contract_memory_ns(audit.rule))) {}
+
+void StreamAudit::begin(int64_t start_wall_ns) {
+  start_wall_ns_ = start_wall_ns;
+  utilisation_->begin(start_wall_ns);
+  lockouts_->begin(start_wall_ns);
+}
 
 StreamAudit::StreamAudit(StreamAudit&&) noexcept = default;
 StreamAudit& StreamAudit::operator=(StreamAudit&&) noexcept = default;
@@ -62,25 +71,32 @@ StreamAudit::Identity& StreamAudit::identity(uint32_t index) {
 
 void StreamAudit::add(const engine::RequestRecord& original) {
   tally_record(counts_, original, audit_.max_retry_after_ms);
-  if (original.outcome == engine::Outcome::error)
-    return;
-  touched_.emplace(original.identity, original.bucket);
-  first_sent_ns_ = std::min(first_sent_ns_, original.sent_ns);
-  last_sent_ns_ = std::max(last_sent_ns_, original.sent_ns);
-  if (original.outcome != engine::Outcome::allowed)
-    return;
+  if (original.error == engine::ErrorKind::not_sent)
+    return;  // never sent: no instant, nothing any audit places
   if (std::tie(original.sent_ns, original.replied_ns) < std::tie(last_ns_[0], last_ns_[1])) {
     ++out_of_order_;
     return;
   }
   last_ns_[0] = original.sent_ns;
   last_ns_[1] = original.replied_ns;
+  if (original.outcome != engine::Outcome::error) {
+    touched_.emplace(original.identity, original.bucket);
+    first_sent_ns_ = std::min(first_sent_ns_, original.sent_ns);
+    last_sent_ns_ = std::max(last_sent_ns_, original.sent_ns);
+  }
+  // As audit_run prepares the records: windows the clients' clocks named are dropped, and
+  // admissions without one get the wall clock's.
   engine::RequestRecord record = original;
   if (audit_.own_clock_windows)
     record.bucket = 0;
   const AdmissionRule& rule = audit_.rule;
   if (rule.kind == AdmissionRule::Kind::fixed && rule.window_ns > 0)
     place_in_wall_window(record, start_wall_ns_, rule);
+  const auto index = static_cast<uint32_t>(record.identity % identity_count_);
+  utilisation_->add(record, index);
+  lockouts_->add(record, index);
+  if (record.outcome != engine::Outcome::allowed)
+    return;
   Identity& state = identity(record.identity);
   if (state.sliding)
     state.sliding->add(record.sent_ns, record.replied_ns);
@@ -90,7 +106,7 @@ void StreamAudit::add(const engine::RequestRecord& original) {
     state.fixed->add(record.bucket, record.sent_ns, record.replied_ns);
 }
 
-void StreamAudit::finish(RunStats& stats) const {
+void StreamAudit::finish(RunStats& stats) {
   const RunStats& counts = counts_;
   stats.requests = counts.requests;
   stats.allowed = counts.allowed;
@@ -138,6 +154,8 @@ void StreamAudit::finish(RunStats& stats) const {
   }
   stats.peak = contract.worst;
   stats.memory_ns = contract_memory_ns(rule);
+  stats.utilisation = utilisation_->finish();
+  stats.lockouts = lockouts_->finish();
   stats.send_span_ns = first_sent_ns_ <= last_sent_ns_ ? last_sent_ns_ - first_sent_ns_ : 0;
 }
 

@@ -4,7 +4,7 @@
 // admissions of the current span; a fixed window's count). Records must come in (sent,
 // replied) order (engine::Sequencer); the figures are then those summarize_run gives for the
 // same records: counts, hints, the contract's worst span and the fixed windows' boundary
-// burst. What needs every record kept (utilisation, lock-outs, retry accuracy, the timeline,
+// burst, utilisation and lock-outs. What needs every record kept (retry accuracy, the timeline,
 // the contract fit) is not judged, and the run's stats say so (RunStats::streamed).
 
 #include <cstdint>
@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "checks/peak_stream.hpp"
+#include "checks/room_stream.hpp"
 #include "checks/run_stats.hpp"
 #include "engine/record_log.hpp"
 
@@ -32,17 +33,18 @@ class StreamAudit {
   ~StreamAudit();
 
   // The start line on the wall clock: fixed windows are placed by it.
-  void begin(int64_t start_wall_ns) { start_wall_ns_ = start_wall_ns; }
+  void begin(int64_t start_wall_ns);
   void add(const engine::RequestRecord& record);
 
   // Writes what was audited into `stats` (from summarize_measures): the counts, the contract's
-  // worst span, the send span and the memory the contract gives state.
-  void finish(RunStats& stats) const;
+  // worst span, utilisation and lock-outs, the send span and the memory the contract gives
+  // state. Once.
+  void finish(RunStats& stats);
 
   // One record per identity and window index a decided request named: what a strategy's
   // keys_touched reads.
   engine::RecordLog touched() const;
-  // Records that came out of (sent, replied) order: their admissions were counted, not audited.
+  // Records that came out of (sent, replied) order: counted, not audited.
   uint64_t out_of_order() const { return out_of_order_; }
   // The admissions held at this moment for the window audits, over every identity.
   size_t held() const;
@@ -56,6 +58,8 @@ class StreamAudit {
   int64_t start_wall_ns_ = 0;
   RunStats counts_;
   std::vector<std::unique_ptr<Identity>> identities_;  // created at their first admission
+  std::unique_ptr<UtilisationStream> utilisation_;
+  std::unique_ptr<LockOutStream> lockouts_;
   std::set<std::pair<uint32_t, int64_t>> touched_;
   int64_t first_sent_ns_ = INT64_MAX, last_sent_ns_ = INT64_MIN;
   int64_t last_ns_[2] = {INT64_MIN, INT64_MIN};  // the last audited record's sent, replied

@@ -205,8 +205,6 @@ bool any_streamed(const std::vector<RunStats>& runs) {
 }  // namespace
 
 CheckResult check_utilisation(const std::vector<RunStats>& runs, const CheckParams& params) {
-  if (any_streamed(runs))
-    return {"utilisation", Status::skip, k_not_streamed};
   const bool queue = params.contract == "queue";
   const bool bucket = bucket_contract(params.contract);
   const char* room = queue ? "queue" : bucket ? "bucket" : "window";

@@ -91,8 +91,8 @@ void Evidence::settle(const StateAudit& audit) {
     pending_audit_->finish(stats);
     if (stats.streamed_out_of_order > 0) {
       fmt::print(stderr,
-                 "warning: run {}: {} admissions came out of send order and were left out of the "
-                 "window audits (a breach among them would not show)\n",
+                 "warning: run {}: {} requests came out of send order and were left out of the "
+                 "audits over time (what they would show is not judged)\n",
                  kept.run, stats.streamed_out_of_order);
     }
     apply_audit(audit, stats);

@@ -66,6 +66,12 @@ std::vector<RequestRecord> records_of(uint64_t seed, uint32_t identities, int co
                                  : ErrorKind::status;
       record.status = record.error == ErrorKind::status ? 503 : 0;
     }
+    // Identity 0 locked out for the last third: every request of its denied.
+    if (record.identity == 0 && i > 2 * count / 3) {
+      record.outcome = Outcome::denied;
+      record.error = ErrorKind::none;
+      record.status = 0;
+    }
     if (named_windows && record.outcome != Outcome::error)
       record.bucket = rlcheck::checks::wall_window(k_start_wall_ns, clock, k_window_ms * k_ms);
     records.push_back(record);
@@ -109,6 +115,21 @@ std::string figures(const RunStats& stats) {
   put(out, "boundary", stats.contract.boundary_burst);
   put(out, "peak", stats.peak);
   out << "send span " << stats.send_span_ns << " memory " << stats.memory_ns << '\n';
+  const auto& share = stats.utilisation;
+  out << "utilisation " << share.identity << ' ' << share.admitted << ' ' << share.unknown << ' '
+      << share.allowed << '\n';
+  const auto& locked = stats.lockouts;
+  out << "lock-outs " << locked.judged << ' ' << locked.count << '\n';
+  if (locked.worst) {
+    out << "worst lock-out " << locked.worst->identity << ' ' << locked.worst->seq << ' '
+        << locked.worst->sent_ns << ' ' << locked.worst->used << ' ' << locked.worst->capacity
+        << '\n';
+  }
+  if (locked.denial_counting) {
+    const auto& counting = *locked.denial_counting;
+    out << "denial counting " << counting.identity << ' ' << counting.last_admitted_ns << ' '
+        << counting.denials << ' ' << counting.offered_per_s << '\n';
+  }
   return out.str();
 }
 
@@ -190,13 +211,17 @@ TEST_CASE("a streamed audit gives the batch audit's figures on the same records"
     Kind kind;
     bool own_clock;
     bool named_windows;
+    bool fresh = false;
   };
   const Variant variants[] = {{"sliding", Kind::sliding, false, false},
                               {"bucket", Kind::bucket, false, false},
                               {"fixed, wall windows", Kind::fixed, false, false},
                               {"fixed, named windows", Kind::fixed, false, true},
-                              {"fixed, own clock", Kind::fixed, true, true}};
-  int breaches = 0;
+                              {"fixed, own clock", Kind::fixed, true, true},
+                              {"sliding, fresh", Kind::sliding, false, false, true},
+                              {"bucket, fresh", Kind::bucket, false, false, true},
+                              {"fixed, fresh", Kind::fixed, false, false, true}};
+  int breaches = 0, lock_outs = 0, denial_counting = 0, unknown_shares = 0;
   for (const Variant& variant : variants) {
     for (uint64_t seed = 1; seed <= 40; ++seed) {
       const auto identities = static_cast<uint32_t>(1 + seed % 4);
@@ -205,6 +230,8 @@ TEST_CASE("a streamed audit gives the batch audit's figures on the same records"
                                       variant.named_windows);
       AuditParams audit = params_of(variant.kind, identities);
       audit.own_clock_windows = variant.own_clock;
+      audit.fresh_state = variant.fresh;
+      audit.rule.fresh_state = variant.fresh;
       CAPTURE(variant.name);
       CAPTURE(seed);
       uint64_t late = 0;
@@ -215,11 +242,17 @@ TEST_CASE("a streamed audit gives the batch audit's figures on the same records"
       const RunStats oracle = batch(records, audit);
       CHECK(figures(stream) == figures(oracle));
       breaches += oracle.contract.worst.exceeded() ? 1 : 0;
+      lock_outs += oracle.lockouts.count > 0 ? 1 : 0;
+      denial_counting += oracle.lockouts.denial_counting ? 1 : 0;
+      unknown_shares += oracle.utilisation.unknown > 0 ? 1 : 0;
     }
   }
+  CHECK(lock_outs > 20);
+  CHECK(denial_counting > 5);
+  CHECK(unknown_shares > 5);
   // The record sets are ones where the audits have something to find, and ones where not.
   CHECK(breaches > 20);
-  CHECK(breaches < 5 * 40);
+  CHECK(breaches < 8 * 40);
 }
 
 TEST_CASE("the sequencer releases records in send order once every worker is past them") {

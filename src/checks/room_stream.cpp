@@ -1,0 +1,329 @@
+#include "checks/room_stream.hpp"
+
+#include <algorithm>
+#include <functional>
+#include <optional>
+
+namespace rlcheck::checks {
+
+using engine::Outcome;
+using engine::RequestRecord;
+
+namespace {
+
+// The fixed window a request counts in (contract_admissions): the one its limiter named or
+// audit_run placed it in, else the wall clock's at its send.
+int64_t window_of(const RequestRecord& record, int64_t start_wall_ns, const AdmissionRule& rule) {
+  return record.bucket != 0 ? record.bucket
+                            : wall_window(start_wall_ns, record.sent_ns, rule.window_ns);
+}
+
+}  // namespace
+
+// contract_admissions' replay of one reading, a request at a time.
+struct UtilisationStream::Replay {
+  int64_t allowed = 0;                    // what the contract admits of the requests so far
+  std::deque<int64_t> in_window;          // sliding: the admitted sends still in the window
+  std::map<int64_t, int64_t> per_window;  // fixed: admitted per window
+  std::optional<int64_t> last_ns;         // bucket: the previous request's send
+  double tokens = 0;                      // bucket
+
+  void add(const RequestRecord& record, int64_t start_wall_ns, const AdmissionRule& rule) {
+    const int64_t sent_ns = record.sent_ns;
+    switch (rule.kind) {
+      case AdmissionRule::Kind::fixed: {
+        int64_t& count = per_window[window_of(record, start_wall_ns, rule)];
+        if (count < rule.limit) {
+          ++count;
+          ++allowed;
+        }
+        return;
+      }
+      case AdmissionRule::Kind::bucket: {
+        if (!last_ns) {
+          tokens = static_cast<double>(rule.burst);
+          last_ns = sent_ns;
+        }
+        tokens = std::min(static_cast<double>(rule.burst),
+                          tokens + rule.tokens_per_ns * static_cast<double>(sent_ns - *last_ns));
+        last_ns = sent_ns;
+        if (tokens >= 1.0) {
+          tokens -= 1.0;
+          ++allowed;
+        }
+        return;
+      }
+      default:
+        while (!in_window.empty() && in_window.front() <= sent_ns - rule.window_ns)
+          in_window.pop_front();
+        if (static_cast<int64_t>(in_window.size()) < rule.limit) {
+          in_window.push_back(sent_ns);
+          ++allowed;
+        }
+        return;
+    }
+  }
+};
+
+struct UtilisationStream::Identity {
+  Replay decided;       // the decided requests
+  Replay with_unknown;  // and the errored ones that may have been admitted
+  int64_t admitted = 0;
+  int64_t unknown = 0;
+};
+
+UtilisationStream::UtilisationStream(const AdmissionRule& rule, size_t identities)
+    : rule_(rule), identities_(std::max<size_t>(1, identities)) {}
+UtilisationStream::~UtilisationStream() = default;
+UtilisationStream::UtilisationStream(UtilisationStream&&) noexcept = default;
+UtilisationStream& UtilisationStream::operator=(UtilisationStream&&) noexcept = default;
+
+void UtilisationStream::add(const RequestRecord& record, uint32_t identity) {
+  const bool unknown = engine::is_unknown(record);
+  if (record.outcome == Outcome::error && !unknown)
+    return;
+  std::unique_ptr<Identity>& state = identities_[identity % identities_.size()];
+  if (!state)
+    state = std::make_unique<Identity>();
+  state->with_unknown.add(record, start_wall_ns_, rule_);
+  if (unknown) {
+    ++state->unknown;
+    return;
+  }
+  state->decided.add(record, start_wall_ns_, rule_);
+  state->admitted += record.outcome == Outcome::allowed ? 1 : 0;
+}
+
+// measure_utilisation's choice: per identity the reading that gives the larger share, then
+// the identity with the smallest (of equals, the lowest).
+Utilisation UtilisationStream::finish() const {
+  Utilisation lowest;
+  for (size_t id = 0; id < identities_.size(); ++id) {
+    Utilisation share;
+    share.identity = static_cast<uint32_t>(id);
+    if (const Identity* state = identities_[id].get()) {
+      share.allowed = state->decided.allowed;
+      share.admitted = state->admitted;
+      if (state->unknown > 0) {
+        Utilisation admitted = share;
+        admitted.unknown = state->unknown;
+        admitted.admitted += state->unknown;
+        admitted.allowed = state->with_unknown.allowed;
+        if (admitted.ratio() > share.ratio())
+          share = admitted;
+      }
+    }
+    if (id == 0 || share.ratio() < lowest.ratio())
+      lowest = share;
+  }
+  return lowest;
+}
+
+// One identity's state for the lock-out audit.
+struct LockOutStream::Identity {
+  int64_t admissions = 0;  // admissions come in so far
+  int64_t unknown = 0;     // errored requests that may have been admitted, so far
+  // Replies of admissions not yet counted by `replied_by` (a min-heap).
+  std::priority_queue<int64_t, std::vector<int64_t>, std::greater<>> replies;
+  int64_t replied_by = 0;                 // admissions replied by the latest threshold asked
+  double lowest_term = 1e300;             // bucket: the prefix minimum of BucketRoom's g_k
+  std::map<int64_t, int64_t> per_window;  // fixed: admissions per window they may sit in
+  int64_t lock_outs = 0;
+  // find_denial_counting, as it goes: the requests sent after the latest admission's reply.
+  int64_t last_admitted_ns = INT64_MIN;
+  int64_t after = 0, late = 0;
+  int64_t first_after_ns = 0, last_after_ns = 0;
+  bool paused = false, errored = false;
+
+  // Admissions replied by `at_ns` (thresholds asked in increasing order).
+  int64_t replied_by_ns(int64_t at_ns) {
+    while (!replies.empty() && replies.top() <= at_ns) {
+      replies.pop();
+      ++replied_by;
+    }
+    return replied_by;
+  }
+};
+
+// A denial waiting for every admission sent before its reply (plus the clock).
+struct LockOutStream::Pending {
+  int64_t judge_at_ns = 0;  // admissions sent before this count as possibly before it
+  RequestRecord denial;
+  uint32_t identity = 0;
+  double gone = 0;                // sliding: admissions surely out of the window at its send
+  std::optional<int64_t> window;  // fixed: the one it surely fell in
+};
+
+namespace {
+
+bool judged_later(const RequestRecord& a, const RequestRecord& b, int64_t a_at, int64_t b_at) {
+  return std::tie(a_at, a.sent_ns, a.seq) > std::tie(b_at, b.sent_ns, b.seq);
+}
+
+}  // namespace
+
+LockOutStream::LockOutStream(const AdmissionRule& rule, size_t identities, int64_t judge_from_ns)
+    : rule_(rule), judge_from_ns_(judge_from_ns), identities_(std::max<size_t>(1, identities)) {}
+LockOutStream::~LockOutStream() = default;
+LockOutStream::LockOutStream(LockOutStream&&) noexcept = default;
+LockOutStream& LockOutStream::operator=(LockOutStream&&) noexcept = default;
+
+LockOutStream::Identity& LockOutStream::identity(uint32_t index) {
+  std::unique_ptr<Identity>& state = identities_[index % identities_.size()];
+  if (!state)
+    state = std::make_unique<Identity>();
+  return *state;
+}
+
+void LockOutStream::add(const RequestRecord& record, uint32_t index) {
+  settle_before(record.sent_ns);
+  Identity& state = identity(index);
+  const int64_t memory_ns = contract_memory_ns(rule_);
+  // find_denial_counting: an admission restarts the requests after it; the others extend them.
+  if (record.outcome == Outcome::allowed) {
+    state.last_admitted_ns = std::max(state.last_admitted_ns, record.replied_ns);
+    state.after = state.late = 0;
+    state.paused = state.errored = false;
+  } else if (state.last_admitted_ns != INT64_MIN && record.sent_ns > state.last_admitted_ns) {
+    const int64_t previous = state.after == 0 ? state.last_admitted_ns : state.last_after_ns;
+    state.paused = state.paused || record.sent_ns - previous >= rule_.window_ns;
+    state.errored = state.errored || record.outcome != Outcome::denied;
+    if (state.after == 0)
+      state.first_after_ns = record.sent_ns;
+    state.last_after_ns = record.sent_ns;
+    ++state.after;
+    if (memory_ns != INT64_MAX &&
+        record.sent_ns > state.last_admitted_ns + memory_ns + rule_.window_ns)
+      ++state.late;
+  }
+
+  if (record.outcome == Outcome::allowed) {
+    ++state.admissions;
+    if (rule_.kind == AdmissionRule::Kind::bucket) {
+      const auto replied_before =
+          static_cast<double>(state.replied_by_ns(record.sent_ns - 2 * rule_.clock_ns - 1));
+      state.lowest_term =
+          std::min(state.lowest_term,
+                   replied_before - rule_.tokens_per_ns *
+                                        static_cast<double>(record.replied_ns + rule_.clock_ns));
+    }
+    state.replies.push(record.replied_ns);
+    if (rule_.kind == AdmissionRule::Kind::fixed) {
+      // FixedRoom: the limiter's window when it named one, else each wall window the admission
+      // may sit in.
+      if (record.bucket > 0) {
+        ++state.per_window[record.bucket];
+      } else {
+        const int64_t first =
+            wall_window(start_wall_ns_, record.sent_ns - rule_.clock_ns, rule_.window_ns);
+        const int64_t last =
+            wall_window(start_wall_ns_, record.replied_ns + rule_.clock_ns, rule_.window_ns);
+        for (int64_t window = first; window <= last; ++window)
+          ++state.per_window[window];
+      }
+    }
+    return;
+  }
+  if (engine::is_unknown(record)) {
+    ++state.unknown;
+    return;
+  }
+  if (record.outcome != Outcome::denied || record.sent_ns < judge_from_ns_)
+    return;
+  Pending pending{record.replied_ns + rule_.clock_ns, record,
+                  index % static_cast<uint32_t>(identities_.size()), 0, std::nullopt};
+  if (rule_.kind == AdmissionRule::Kind::sliding) {
+    pending.gone =
+        static_cast<double>(state.replied_by_ns(record.sent_ns - rule_.window_ns - rule_.clock_ns));
+  }
+  if (rule_.kind == AdmissionRule::Kind::fixed) {
+    const int64_t first =
+        record.bucket > 0
+            ? record.bucket
+            : wall_window(start_wall_ns_, record.sent_ns - rule_.clock_ns, rule_.window_ns);
+    const int64_t last =
+        record.bucket > 0
+            ? record.bucket
+            : wall_window(start_wall_ns_, record.replied_ns + rule_.clock_ns, rule_.window_ns);
+    if (first != last)
+      return;  // it may sit on either side of a boundary: not judged
+    pending.window = first;
+  }
+  pending_.push_back(pending);
+  std::push_heap(pending_.begin(), pending_.end(), [](const Pending& a, const Pending& b) {
+    return judged_later(a.denial, b.denial, a.judge_at_ns, b.judge_at_ns);
+  });
+}
+
+// Every admission and unknown request sent before `sent_ns` has come in: the denials waiting
+// for those are judged.
+void LockOutStream::settle_before(int64_t sent_ns) {
+  const auto later = [](const Pending& a, const Pending& b) {
+    return judged_later(a.denial, b.denial, a.judge_at_ns, b.judge_at_ns);
+  };
+  while (!pending_.empty() && pending_.front().judge_at_ns <= sent_ns) {
+    std::pop_heap(pending_.begin(), pending_.end(), later);
+    const Pending pending = pending_.back();
+    pending_.pop_back();
+    settle(pending);
+  }
+}
+
+void LockOutStream::settle(const Pending& pending) {
+  Identity& state = *identities_[pending.identity];
+  const RequestRecord& denial = pending.denial;
+  const auto before = static_cast<double>(state.admissions);
+  const auto unseen = static_cast<double>(state.unknown);
+  double used = 0, capacity = static_cast<double>(rule_.limit);
+  switch (rule_.kind) {
+    case AdmissionRule::Kind::fixed: {
+      const auto it = state.per_window.find(*pending.window);
+      used = (it == state.per_window.end() ? 0.0 : static_cast<double>(it->second)) + unseen;
+      break;
+    }
+    case AdmissionRule::Kind::bucket: {
+      const auto burst = static_cast<double>(rule_.burst);
+      capacity = burst;
+      const double at = rule_.tokens_per_ns * static_cast<double>(denial.sent_ns - rule_.clock_ns);
+      double level = burst;
+      if (state.admissions > 0)
+        level = burst - before + at + state.lowest_term;
+      if (!rule_.fresh_state)
+        level = std::min(level, at - before);
+      used = burst - std::min(burst, level) + unseen;
+      break;
+    }
+    default:
+      used = before - std::min(before, pending.gone) + unseen;
+      break;
+  }
+  const int64_t count = found_.count;
+  judge_denial(found_, denial, pending.identity, used, capacity, had_room(used, capacity));
+  state.lock_outs += found_.count - count;
+}
+
+LockOuts LockOutStream::finish() {
+  settle_before(INT64_MAX);
+  const int64_t memory_ns = contract_memory_ns(rule_);
+  for (size_t id = 0; id < identities_.size(); ++id) {
+    const Identity* state = identities_[id].get();
+    if (state == nullptr || state->lock_outs == 0)
+      continue;
+    // find_denial_counting's conditions, on what was gathered.
+    if (rule_.window_ns <= 0 || memory_ns <= 0 || memory_ns == INT64_MAX ||
+        state->last_admitted_ns == INT64_MIN || state->errored || state->paused || state->late < 2)
+      continue;
+    DenialCounting counting;
+    counting.identity = static_cast<uint32_t>(id);
+    counting.last_admitted_ns = state->last_admitted_ns;
+    counting.denials = state->after;
+    const int64_t span = state->last_after_ns - state->first_after_ns;
+    counting.offered_per_s =
+        span > 0 ? static_cast<double>(state->after - 1) * 1e9 / static_cast<double>(span) : 0;
+    if (!found_.denial_counting || counting.denials > found_.denial_counting->denials)
+      found_.denial_counting = counting;
+  }
+  return found_;
+}
+
+}  // namespace rlcheck::checks
