@@ -146,6 +146,8 @@ std::string header(const Report& report) {
     load += ", poisson arrivals";
   if (params.virtual_clock)
     load += ", virtual clock";
+  if (params.audit == "stream")
+    load += ", streamed audit";
   return fmt::format("rlcheck {}  {}{}  {}  {}  {}", report.mode, report.target.url, where, limiter,
                      limit_text(report), load);
 }

@@ -261,6 +261,7 @@ json to_json(const Report& report) {
   }
   if (!report.params.arrivals.empty())
     params["arrivals"] = report.params.arrivals;
+  params["audit"] = report.params.audit;
   params["identities"] = report.params.identities;
   params["identity_dist"] = report.params.identity_dist;
   params["clock"] = report.params.virtual_clock ? "virtual" : "wall";

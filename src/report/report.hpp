@@ -54,6 +54,7 @@ struct Params {
   double duration_ms = 0;          // open model: how long each run sent
   std::vector<StageParam> stages;  // --stages; empty: none
   std::string arrivals;            // open model: "uniform" or "poisson"; empty: closed model
+  std::string audit = "batch";     // --audit as the runs went: "batch" or "stream"
   int64_t identities = 1;
   std::string identity_dist = "uniform";      // --identity-dist: uniform, zipf:S, hot:P
   std::vector<std::string> source_addresses;  // --source-address; empty: not given

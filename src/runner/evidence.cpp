@@ -156,6 +156,8 @@ report::Report Evidence::judge_under(const Judging& judging, std::vector<checks:
   report.params.window_from_reset = judging.window_from_reset;
   report.params.window_readings_ms = judging.window_readings_ms;
   report.runs = std::move(runs);
+  if (std::ranges::any_of(report.runs, [](const checks::RunStats& run) { return run.streamed; }))
+    report.params.audit = "stream";
   report.retry_verification = log.retry_verification;
   report.keys_left = log.keys_left;
   report.transport.moved += count_of(log.counters, "moved");

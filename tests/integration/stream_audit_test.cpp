@@ -34,7 +34,9 @@ json streamed(const std::vector<std::string>& extra, int expected_exit) {
   INFO("stderr: " << outcome.err);
   REQUIRE(outcome.exit_code == expected_exit);
   CHECK(outcome.err.find("out of send order") == std::string::npos);
-  return json::parse(outcome.out);
+  json report = json::parse(outcome.out);
+  CHECK(report["params"]["audit"] == "stream");
+  return report;
 }
 
 }  // namespace
