@@ -1,11 +1,10 @@
 #include "checks/admission_peak.hpp"
 
 #include <algorithm>
-#include <deque>
-#include <map>
 #include <tuple>
 
 #include "checks/first_hit.hpp"
+#include "checks/peak_stream.hpp"
 #include "checks/sliding_counter.hpp"
 
 namespace rlcheck::checks {
@@ -31,104 +30,29 @@ std::vector<Admission> admissions_by_send(engine::RecordView records) {
   return admissions;
 }
 
-// Two pointers over admissions by send instant, with a deque of the latest replies in the
-// current span (the span's end is its latest reply, not any earlier-sent admission's).
+// The streaming audits (peak_stream.hpp) over admissions in (sent, replied) order.
 AdmissionPeak sliding_peak(const std::vector<Admission>& admissions, const AdmissionRule& rule) {
-  AdmissionPeak peak;
-  peak.allowance = static_cast<double>(rule.limit);
-  std::deque<size_t> latest;  // indices in [first, end), replies decreasing front to back
-  size_t end = 0;             // one past the last admission surely within a window of first
-  for (size_t first = 0; first < admissions.size(); ++first) {
-    if (!latest.empty() && latest.front() < first)
-      latest.pop_front();
-    if (end < first)
-      end = first;
-    while (end < admissions.size()) {
-      const int64_t span_end = std::max(admissions[end].replied_ns,
-                                        latest.empty() ? 0 : admissions[latest.front()].replied_ns);
-      if (span_end - admissions[first].sent_ns >= rule.window_ns - rule.clock_ns)
-        break;
-      while (!latest.empty() &&
-             admissions[latest.back()].replied_ns <= admissions[end].replied_ns) {
-        latest.pop_back();
-      }
-      latest.push_back(end++);
-    }
-    const auto count = static_cast<int64_t>(end - first);
-    if (count > peak.count) {
-      peak.count = count;
-      peak.start_ns = admissions[first].sent_ns;
-      peak.length_ns = admissions[latest.front()].replied_ns - admissions[first].sent_ns;
-    }
-  }
-  return peak;
+  SlidingPeakStream stream(rule);
+  for (const Admission& admission : admissions)
+    stream.add(admission.sent_ns, admission.replied_ns);
+  return stream.peak();
 }
 
-AdmissionPeak fixed_peak(engine::RecordView records, const AdmissionRule& rule) {
-  struct Window {
-    int64_t count = 0;
-    int64_t first_sent_ns = 0;
-    int64_t last_reply_ns = 0;
-  };
-  std::map<int64_t, Window> per_window;  // by window index
-  for (const auto& record : records) {
-    if (record.outcome != engine::Outcome::allowed)
-      continue;
-    auto [it, inserted] =
-        per_window.try_emplace(record.bucket, Window{0, record.sent_ns, record.replied_ns});
-    Window& window = it->second;
-    ++window.count;
-    window.first_sent_ns = std::min(window.first_sent_ns, record.sent_ns);
-    window.last_reply_ns = std::max(window.last_reply_ns, record.replied_ns);
-  }
-  AdmissionPeak peak;
-  peak.allowance = static_cast<double>(rule.limit);
-  // Of windows with equal counts, the one whose first admission was sent first, then the lowest
-  // index (the map's order).
-  for (const auto& [index, window] : per_window) {
-    if (window.count > peak.count ||
-        (window.count == peak.count && window.first_sent_ns < peak.start_ns)) {
-      peak.count = window.count;
-      peak.start_ns = window.first_sent_ns;
-      peak.length_ns = window.last_reply_ns - window.first_sent_ns;
-    }
-  }
-  return peak;
-}
-
-// Maximises (j - i + 1) - burst - rate * (end_j - start_i) over i <= j in one pass, keeping
-// the best i - rate * start_i seen so far. end_j is the latest reply of any admission sent up
-// to j: at least the span's true end, so the allowance is never understated (a reply that
-// overtook may hide a breach, never invent one).
 AdmissionPeak bucket_peak(const std::vector<Admission>& admissions, const AdmissionRule& rule) {
-  AdmissionPeak peak;
-  peak.allowance = static_cast<double>(rule.burst);
-  int64_t latest_reply_ns = 0;
-  double best_excess = -1e300;
-  double best_start_term = 1e300;
-  size_t best_start = 0;
-  for (size_t j = 0; j < admissions.size(); ++j) {
-    const double start_term =
-        static_cast<double>(j) - rule.tokens_per_ns * static_cast<double>(admissions[j].sent_ns);
-    if (start_term < best_start_term) {
-      best_start_term = start_term;
-      best_start = j;
-    }
-    latest_reply_ns = std::max(latest_reply_ns, admissions[j].replied_ns);
-    const double end_term =
-        static_cast<double>(j + 1) - rule.tokens_per_ns * static_cast<double>(latest_reply_ns);
-    const double excess = end_term - best_start_term - static_cast<double>(rule.burst) -
-                          rule.tokens_per_ns * static_cast<double>(rule.clock_ns);
-    if (excess > best_excess) {
-      best_excess = excess;
-      peak.count = static_cast<int64_t>(j + 1 - best_start);
-      peak.start_ns = admissions[best_start].sent_ns;
-      peak.length_ns = latest_reply_ns - peak.start_ns;
-      peak.allowance = static_cast<double>(rule.burst) +
-                       rule.tokens_per_ns * static_cast<double>(peak.length_ns + rule.clock_ns);
-    }
+  BucketPeakStream stream(rule);
+  for (const Admission& admission : admissions)
+    stream.add(admission.sent_ns, admission.replied_ns);
+  return stream.peak();
+}
+
+// Windows are counted whole whatever the order: no sort needed.
+AdmissionPeak fixed_peak(engine::RecordView records, const AdmissionRule& rule) {
+  FixedPeakStream stream(rule);
+  for (const auto& record : records) {
+    if (record.outcome == engine::Outcome::allowed)
+      stream.add(record.bucket, record.sent_ns, record.replied_ns);
   }
-  return peak;
+  return stream.peak();
 }
 
 }  // namespace

@@ -1,8 +1,8 @@
 #pragma once
 // The worst span of one identity's admissions, found as they come in send order with state
-// bounded by what a window holds: the streaming twins of find_admission_peak's sliding, bucket
-// and fixed audits. Fed the same admissions in (sent, replied) order, each gives the very
-// AdmissionPeak the batch audit gives (tests/unit/stream_audit_test.cpp replays both).
+// bounded by what a window holds: the sliding, bucket and fixed audits of find_admission_peak,
+// which feeds them a whole identity's admissions sorted by (sent, replied), and of
+// StreamAudit, which feeds them a run's as they come in that order.
 
 #include <cstdint>
 #include <deque>

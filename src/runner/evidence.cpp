@@ -67,7 +67,8 @@ const checks::AuditParams* Evidence::stream_audit() const {
     // --audit stream was checked against the flags; the strategy's own contract may still
     // need every record.
     if (config_.checks.audit_given)
-      throw base::usage_error(fmt::format("--audit stream: not with this limiter's contract: {}", *refusal));
+      throw base::usage_error(
+          fmt::format("--audit stream: not with this limiter's contract: {}", *refusal));
     return nullptr;
   }
   return &early_contract_->audit;
