@@ -57,17 +57,9 @@ struct BucketReplay {
   // and a queued denial's true hint looked late by it.)
   // `taken`: tokens taken right at `now_ns` besides (requests possibly admitted unseen).
   double wait_ns(size_t count, int64_t now_ns, const AdmissionRule& rule, size_t taken = 0) const {
-    if (rule.tokens_per_ns <= 0)
-      return 0;
-    double level = static_cast<double>(rule.burst);
-    if (count > 0) {
-      const auto since = static_cast<double>(now_ns - at_ns[count - 1]);
-      level = tokens[count - 1] + rule.tokens_per_ns * since;
-      if (since > 0)
-        level = std::min(static_cast<double>(rule.burst), level);
-    }
-    level -= static_cast<double>(taken);
-    return std::max(0.0, (1.0 - level) / rule.tokens_per_ns);
+    if (count == 0)
+      return bucket_wait_ns(std::nullopt, now_ns, rule, taken);
+    return bucket_wait_ns(BucketLevel{tokens[count - 1], at_ns[count - 1]}, now_ns, rule, taken);
   }
 
   static int64_t instant(const Instants& admission, bool use_reply) {
@@ -96,12 +88,6 @@ class SlidingMinimum {
   const std::vector<Instants>& by_reply_;
   std::deque<size_t> window_;
   size_t pushed_ = 0;
-};
-
-struct Range {
-  double low_ns = 0;
-  double high_ns = 0;
-  bool explained = true;  // false: the admissions seen leave room, yet it was denied
 };
 
 class IdentityPredictor {
@@ -138,7 +124,7 @@ class IdentityPredictor {
   }
 
   // The predicted wait for a denial, visited in send order.
-  Range predict(const RequestRecord& denial) {
+  HintRange predict(const RequestRecord& denial) {
     // Possibly before the denial: sent before its reply. Surely before: replied before its send.
     const size_t possible = static_cast<size_t>(
         std::lower_bound(by_send_.begin(), by_send_.end(), denial.replied_ns,
@@ -150,8 +136,7 @@ class IdentityPredictor {
         by_reply_.begin());
     // Unknown requests sent before the denial's reply may have been admitted as late as it.
     const auto unknown = static_cast<size_t>(sent_before(unknown_, denial.replied_ns));
-    Range range;
-    const auto clock = static_cast<double>(rule_.clock_ns);
+    HintRange range;
     switch (rule_.kind) {
       case AdmissionRule::Kind::sliding:
         range = sliding(denial, possible, sure, unknown);
@@ -169,19 +154,17 @@ class IdentityPredictor {
         range = sliding_counter(denial);
         break;
     }
-    range.low_ns = std::max(0.0, range.low_ns - clock);
-    range.high_ns = std::max(range.low_ns, range.high_ns + clock);
-    return range;
+    return widen_by_clock(range, rule_.clock_ns);
   }
 
  private:
   // The slot frees when the limit-th most recent admission leaves the window. The longest
   // wait counts the `unknown` requests possibly before the denial as its most recent
   // admissions, made at its reply.
-  Range sliding(const RequestRecord& denial, size_t possible, size_t sure, size_t unknown) {
+  HintRange sliding(const RequestRecord& denial, size_t possible, size_t sure, size_t unknown) {
     const auto limit = static_cast<size_t>(std::max<int64_t>(1, rule_.limit));
     const auto window = static_cast<double>(rule_.window_ns);
-    Range range;
+    HintRange range;
     range.explained = possible + unknown >= limit;
     if (possible >= limit) {
       range.high_ns = static_cast<double>(latest_reply_[possible - limit]) + window -
@@ -211,7 +194,7 @@ class IdentityPredictor {
   // queued long was judged early, the same hint for one answered at once exact.
   // Each of the `unknown` requests possibly before the denial may have taken a token just
   // before it, which no refill made up: the longest wait takes them from the level.
-  Range bucket(const RequestRecord& denial, size_t possible, size_t unknown) const {
+  HintRange bucket(const RequestRecord& denial, size_t possible, size_t unknown) const {
     const size_t surely_by_send = static_cast<size_t>(
         std::upper_bound(latest_reply_.begin(), latest_reply_.end(), denial.sent_ns) -
         latest_reply_.begin());
@@ -229,27 +212,12 @@ class IdentityPredictor {
     return {std::min(shortest, longest), longest, longest > 0};
   }
 
-  // The slot frees when the window the denial fell in ends.
-  Range fixed(const RequestRecord& denial) const {
-    const int64_t window = rule_.window_ns;
-    int64_t first = denial.bucket;
-    int64_t last = denial.bucket;
-    if (first < 0 || window <= 0) {
-      return {};
-    }
-    if (first == 0) {
-      first = wall_window(start_wall_ns_, denial.sent_ns, window);
-      last = wall_window(start_wall_ns_, denial.replied_ns, window);
-    }
-    const auto end_of = [&](int64_t index) {
-      return static_cast<double>((index + 1) * window - start_wall_ns_);
-    };
-    return {end_of(first) - static_cast<double>(denial.replied_ns),
-            end_of(last) - static_cast<double>(denial.sent_ns)};
+  HintRange fixed(const RequestRecord& denial) const {
+    return fixed_hint_range(denial, rule_, start_wall_ns_);
   }
 
   // The slot frees when the window the denial fell in (one that may have been full) ends.
-  Range first_hit(const RequestRecord& denial) const {
+  HintRange first_hit(const RequestRecord& denial) const {
     const auto wait = first_hit_->wait(denial);
     if (!wait)
       return {0, 0, false};
@@ -258,7 +226,7 @@ class IdentityPredictor {
 
   // The estimate drops below the limit (in a window the denial may fall in where it may have
   // been at the limit).
-  Range sliding_counter(const RequestRecord& denial) const {
+  HintRange sliding_counter(const RequestRecord& denial) const {
     const auto wait = counter_->wait(denial);
     if (!wait)
       return {0, 0, false};
@@ -279,6 +247,76 @@ class IdentityPredictor {
 };
 
 }  // namespace
+
+HintRange widen_by_clock(HintRange range, int64_t clock_ns) {
+  const auto clock = static_cast<double>(clock_ns);
+  range.low_ns = std::max(0.0, range.low_ns - clock);
+  range.high_ns = std::max(range.low_ns, range.high_ns + clock);
+  return range;
+}
+
+HintRange fixed_hint_range(const RequestRecord& denial, const AdmissionRule& rule,
+                           int64_t start_wall_ns) {
+  const int64_t window = rule.window_ns;
+  int64_t first = denial.bucket;
+  int64_t last = denial.bucket;
+  if (first < 0 || window <= 0) {
+    return {};
+  }
+  if (first == 0) {
+    first = wall_window(start_wall_ns, denial.sent_ns, window);
+    last = wall_window(start_wall_ns, denial.replied_ns, window);
+  }
+  const auto end_of = [&](int64_t index) {
+    return static_cast<double>((index + 1) * window - start_wall_ns);
+  };
+  return {end_of(first) - static_cast<double>(denial.replied_ns),
+          end_of(last) - static_cast<double>(denial.sent_ns)};
+}
+
+double bucket_wait_ns(const std::optional<BucketLevel>& after, int64_t now_ns,
+                      const AdmissionRule& rule, size_t taken) {
+  if (rule.tokens_per_ns <= 0)
+    return 0;
+  double level = static_cast<double>(rule.burst);
+  if (after) {
+    const auto since = static_cast<double>(now_ns - after->at_ns);
+    level = after->tokens + rule.tokens_per_ns * since;
+    if (since > 0)
+      level = std::min(static_cast<double>(rule.burst), level);
+  }
+  level -= static_cast<double>(taken);
+  return std::max(0.0, (1.0 - level) / rule.tokens_per_ns);
+}
+
+void judge_hint(RetryAccuracy& accuracy, const RequestRecord& denial, uint32_t identity,
+                const HintRange& range, const AccuracyTolerance& tolerance) {
+  const int64_t hint_ms = *usable_hint_ms(denial);
+  if (denial.hint_resolution_ms < k_whole_second_ms && hint_ms % k_whole_second_ms != 0)
+    accuracy.finer_hints_whole_seconds = false;
+  if (!range.explained) {
+    ++accuracy.unexplained;
+    return;
+  }
+  const auto hint_ns = static_cast<double>(hint_ms) * k_ns_per_ms;
+  double error_ns = 0;
+  if (hint_ns < range.low_ns)
+    error_ns = hint_ns - range.low_ns;
+  else if (hint_ns > range.high_ns)
+    error_ns = hint_ns - range.high_ns;
+  const auto error_ms = static_cast<int64_t>(error_ns / k_ns_per_ms);
+  const HintTolerance allowed =
+      tolerance.at(denial.hint_resolution_ms, usable_hint_from_date(denial));
+  accuracy.errors.push_back({identity, denial.seq, denial.replied_ns, hint_ms, error_ms,
+                             allowed.resolution_ms, denial.sent_ns});
+  if (error_ms < -allowed.early_ms)
+    ++accuracy.early;
+  if (error_ms > allowed.late_ms)
+    ++accuracy.late;
+  if (std::find(accuracy.resolutions.begin(), accuracy.resolutions.end(), allowed.resolution_ms) ==
+      accuracy.resolutions.end())
+    accuracy.resolutions.push_back(allowed.resolution_ms);
+}
 
 HintTolerance hint_tolerance(int32_t resolution_ms, int64_t window_ms, bool from_date) {
   const int32_t step = std::max<int32_t>(1, resolution_ms);
@@ -368,34 +406,8 @@ RetryAccuracy measure_retry_accuracy(const IdentityRecords& identities, const Ad
     for (const uint32_t index : denials) {
       const RequestRecord decoded = records[index];
       const RequestRecord* denial = &decoded;
-      const Range range = predictor.predict(*denial);
-      if (denial->hint_resolution_ms < k_whole_second_ms &&
-          *usable_hint_ms(*denial) % k_whole_second_ms != 0) {
-        accuracy.finer_hints_whole_seconds = false;
-      }
-      if (!range.explained) {
-        ++accuracy.unexplained;
-        continue;
-      }
-      const int64_t hint_ms = *usable_hint_ms(*denial);
-      const auto hint_ns = static_cast<double>(hint_ms) * k_ns_per_ms;
-      double error_ns = 0;
-      if (hint_ns < range.low_ns)
-        error_ns = hint_ns - range.low_ns;
-      else if (hint_ns > range.high_ns)
-        error_ns = hint_ns - range.high_ns;
-      const auto error_ms = static_cast<int64_t>(error_ns / k_ns_per_ms);
-      const HintTolerance allowed =
-          tolerance.at(denial->hint_resolution_ms, usable_hint_from_date(*denial));
-      accuracy.errors.push_back({static_cast<uint32_t>(id), denial->seq, denial->replied_ns,
-                                 hint_ms, error_ms, allowed.resolution_ms, denial->sent_ns});
-      if (error_ms < -allowed.early_ms)
-        ++accuracy.early;
-      if (error_ms > allowed.late_ms)
-        ++accuracy.late;
-      if (std::find(accuracy.resolutions.begin(), accuracy.resolutions.end(),
-                    allowed.resolution_ms) == accuracy.resolutions.end())
-        accuracy.resolutions.push_back(allowed.resolution_ms);
+      judge_hint(accuracy, *denial, static_cast<uint32_t>(id), predictor.predict(*denial),
+                 tolerance);
     }
   }
   std::sort(accuracy.resolutions.begin(), accuracy.resolutions.end());

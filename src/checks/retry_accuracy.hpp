@@ -119,6 +119,33 @@ bool usable_hint_from_date(const engine::RequestRecord& record);
 // every hint of the test was a multiple of 1000 ms). Nothing when none was finer.
 void judge_as_whole_seconds(RetryAccuracy& accuracy, const AccuracyTolerance& tolerance);
 
+// The wait a denial's hint is held to: from low to high; not explained when the admissions
+// seen leave room, yet it was denied (its hint is then not judged).
+struct HintRange {
+  double low_ns = 0;
+  double high_ns = 0;
+  bool explained = true;
+};
+
+// The range widened by the limiter's clock tolerance (never below 0).
+HintRange widen_by_clock(HintRange range, int64_t clock_ns);
+// fixed: the slot frees when the window the denial fell in ends.
+HintRange fixed_hint_range(const engine::RequestRecord& denial, const AdmissionRule& rule,
+                           int64_t start_wall_ns);
+// A token bucket's level right after an admission taken at `at_ns`.
+struct BucketLevel {
+  double tokens = 0;
+  int64_t at_ns = 0;
+};
+// The wait for one token from `now_ns`, the bucket `after` an admission (nullopt: none taken
+// yet, full), with `taken` more taken right at `now_ns`. The admission may come after
+// `now_ns` (replayed at its reply, the denial at its send): its level less the refill between.
+double bucket_wait_ns(const std::optional<BucketLevel>& after, int64_t now_ns,
+                      const AdmissionRule& rule, size_t taken = 0);
+// Judges a denial's usable hint against `range` (already widened): its error, early or late.
+void judge_hint(RetryAccuracy& accuracy, const engine::RequestRecord& denial, uint32_t identity,
+                const HintRange& range, const AccuracyTolerance& tolerance);
+
 // Fixed windows must already carry their index (assign_wall_windows); `start_wall_ns` places
 // the run on the wall clock, where fixed windows end.
 RetryAccuracy measure_retry_accuracy(const IdentityRecords& identities, const AdmissionRule& rule,

@@ -97,8 +97,8 @@ struct RunStats {
   bool interrupted = false;
   // Denials made while the contract surely had room (utilisation).
   LockOuts lockouts;
-  // Audited as the run went (checks/stream_audit): retry accuracy, the timeline and the
-  // contract fit need every record kept, and were not judged.
+  // Audited as the run went (checks/stream_audit): the timeline and the contract fit need
+  // every record kept, and were not built.
   bool streamed = false;
   // Streamed: records that came out of send order, left out of the audits over time.
   int64_t streamed_out_of_order = 0;

@@ -33,12 +33,14 @@ StreamAudit::StreamAudit(const AuditParams& audit)
       identities_(identity_count_),
       utilisation_(std::make_unique<UtilisationStream>(audit.rule, identity_count_)),
       lockouts_(std::make_unique<LockOutStream>(
-          audit.rule, identity_count_, audit.fresh_state ? 0 : contract_memory_ns(audit.rule))) {}
+          audit.rule, identity_count_, audit.fresh_state ? 0 : contract_memory_ns(audit.rule))),
+      hints_(std::make_unique<RetryAccuracyStream>(audit.rule, identity_count_, audit.tolerance)) {}
 
 void StreamAudit::begin(int64_t start_wall_ns) {
   start_wall_ns_ = start_wall_ns;
   utilisation_->begin(start_wall_ns);
   lockouts_->begin(start_wall_ns);
+  hints_->begin(start_wall_ns);
 }
 
 StreamAudit::StreamAudit(StreamAudit&&) noexcept = default;
@@ -95,6 +97,7 @@ void StreamAudit::add(const engine::RequestRecord& original) {
   const auto index = static_cast<uint32_t>(record.identity % identity_count_);
   utilisation_->add(record, index);
   lockouts_->add(record, index);
+  hints_->add(record, index);
   if (record.outcome != engine::Outcome::allowed)
     return;
   Identity& state = identity(record.identity);
@@ -156,6 +159,7 @@ void StreamAudit::finish(RunStats& stats) {
   stats.memory_ns = contract_memory_ns(rule);
   stats.utilisation = utilisation_->finish();
   stats.lockouts = lockouts_->finish();
+  stats.retry_accuracy = hints_->finish();
   stats.send_span_ns = first_sent_ns_ <= last_sent_ns_ ? last_sent_ns_ - first_sent_ns_ : 0;
 }
 

@@ -4,8 +4,8 @@
 // admissions of the current span; a fixed window's count). Records must come in (sent,
 // replied) order (engine::Sequencer); the figures are then those summarize_run gives for the
 // same records: counts, hints, the contract's worst span and the fixed windows' boundary
-// burst, utilisation and lock-outs. What needs every record kept (retry accuracy, the timeline,
-// the contract fit) is not judged, and the run's stats say so (RunStats::streamed).
+// burst, utilisation, lock-outs and retry-hint accuracy. What needs every record kept (the
+// timeline, the contract fit) is not built, and the run's stats say so (RunStats::streamed).
 
 #include <cstdint>
 #include <memory>
@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "checks/hint_stream.hpp"
 #include "checks/peak_stream.hpp"
 #include "checks/room_stream.hpp"
 #include "checks/run_stats.hpp"
@@ -60,6 +61,7 @@ class StreamAudit {
   std::vector<std::unique_ptr<Identity>> identities_;  // created at their first admission
   std::unique_ptr<UtilisationStream> utilisation_;
   std::unique_ptr<LockOutStream> lockouts_;
+  std::unique_ptr<RetryAccuracyStream> hints_;
   std::set<std::pair<uint32_t, int64_t>> touched_;
   int64_t first_sent_ns_ = INT64_MAX, last_sent_ns_ = INT64_MIN;
   int64_t last_ns_[2] = {INT64_MIN, INT64_MIN};  // the last audited record's sent, replied

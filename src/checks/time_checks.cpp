@@ -13,9 +13,6 @@ namespace rlcheck::checks {
 namespace {
 
 constexpr double k_min_utilisation = 0.9;
-constexpr const char* k_not_streamed =
-    "not judged: --audit stream keeps no records to replay against the contract (--audit batch "
-    "judges it)";
 
 double ms_of(int64_t ns) {
   return static_cast<double>(ns) / 1e6;
@@ -196,14 +193,6 @@ CheckResult check_delay(const std::vector<RunStats>& runs, const CheckParams& pa
   return {"delay", queue.waited_too_long() ? Status::fail : Status::pass, detail};
 }
 
-namespace {
-
-bool any_streamed(const std::vector<RunStats>& runs) {
-  return std::ranges::any_of(runs, [](const RunStats& run) { return run.streamed; });
-}
-
-}  // namespace
-
 CheckResult check_utilisation(const std::vector<RunStats>& runs, const CheckParams& params) {
   const bool queue = params.contract == "queue";
   const bool bucket = bucket_contract(params.contract);
@@ -277,8 +266,6 @@ CheckResult check_utilisation(const std::vector<RunStats>& runs, const CheckPara
 }
 
 CheckResult check_retry_accuracy(const std::vector<RunStats>& runs, const CheckParams& params) {
-  if (any_streamed(runs))
-    return {"retry-after-accuracy", Status::skip, k_not_streamed};
   std::map<int64_t, int64_t> errors;  // error_ms -> hints, over every run
   int64_t judged = 0;
   int64_t early = 0, late = 0, unexplained = 0;
