@@ -101,3 +101,12 @@ TEST_CASE("--audit stream --records: every request once, in send order, as the r
     CHECK(outcomes[number]["denied"] == run["denied"].get<int>());
   }
 }
+
+TEST_CASE("--audit stream over several worker threads" * doctest::test_suite("threads")) {
+  const json naive = streamed({"--strategy", "naive", "--threads", "2", "-r", "2"}, 1);
+  CHECK(naive["summary"]["runs_over_limit"].get<int>() >= 1);
+  const json lua = streamed(
+      {"--strategy", "lua", "--threads", "2", "--rate", "400/s", "--duration", "1s", "-r", "1"}, 0);
+  CHECK(lua["summary"]["allowed"]["max"] == 10);
+  CHECK(lua["runs"][0]["denied"] == 390);
+}
