@@ -13,8 +13,7 @@ namespace rlcheck::cli {
 namespace {
 
 // Why this test's runs must be audited over all their records (nullopt: they can stream).
-std::optional<std::string> stream_refusal(const RawOptions& raw, bool http,
-                                          const config::Config& config) {
+std::optional<std::string> stream_refusal(bool http, const config::Config& config) {
   if (http)
     return "http: the endpoint's contract is read from its replies after the runs";
   if (config.command != config::Command::redis && config.command != config::Command::compare)
@@ -31,8 +30,6 @@ std::optional<std::string> stream_refusal(const RawOptions& raw, bool http,
     return "--clock-skew: the worst span's admissions are tallied after the run";
   if (config.find_max.enabled)
     return "--find-max: its steps are short runs";
-  if (!raw.html_path.empty())
-    return "--html: the timeline bins every record";
   const std::string contract = config.checks.contract.value_or("");
   if (contract == "queue" || contract == "sliding-counter")
     return fmt::format("--contract {}: audited over the whole run", contract);
@@ -48,7 +45,7 @@ void fill_audit(const RawOptions& raw, bool http, config::Config& config) {
   if (mode != "auto" && mode != "batch" && mode != "stream")
     throw base::usage_error(fmt::format("--audit: expected auto, batch or stream, got '{}'", mode));
   const int64_t requests = config.load.requests;
-  const std::optional<std::string> refusal = stream_refusal(raw, http, config);
+  const std::optional<std::string> refusal = stream_refusal(http, config);
   if (mode == "stream" && refusal)
     throw base::usage_error(fmt::format("--audit stream: not with {}", *refusal));
   const bool stream = mode == "stream" ||

@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <set>
 #include <string>
@@ -109,4 +110,16 @@ TEST_CASE("--audit stream over several worker threads" * doctest::test_suite("th
       {"--strategy", "lua", "--threads", "2", "--rate", "400/s", "--duration", "1s", "-r", "1"}, 0);
   CHECK(lua["summary"]["allowed"]["max"] == 10);
   CHECK(lua["runs"][0]["denied"] == 390);
+}
+
+TEST_CASE("--audit stream --html: the report, each run without its timeline") {
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("rlcheck-stream-" + std::to_string(getpid()) + ".html"))
+                               .string();
+  const json report = streamed({"--strategy", "lua", "-n", "100", "-r", "1", "--html", path}, 0);
+  std::ifstream in(path);
+  const std::string html((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::filesystem::remove(path);
+  CHECK(html.find("<html") != std::string::npos);
+  CHECK(html.find("no timeline was recorded") != std::string::npos);
 }
