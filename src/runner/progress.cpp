@@ -1,7 +1,9 @@
 #include "runner/progress.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <optional>
+#include <vector>
 
 #include <unistd.h>
 
@@ -14,22 +16,12 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// How long a run is planned to last (on the virtual clock, in virtual time): known when a
-// schedule paces its requests (--rate, --interval), not in the closed model.
-std::optional<std::chrono::nanoseconds> planned_span(const config::LoadConfig& load) {
-  if (!load.open_model() && load.interval.count() == 0)
-    return std::nullopt;
-  // The span does not depend on the arrivals; uniform ones cost nothing to plan.
-  config::LoadConfig uniform = load;
-  uniform.arrivals = config::Arrivals::uniform;
-  return std::chrono::nanoseconds(engine::Schedule::make(uniform).span_ns());
-}
-
 // What one run's callback keeps between calls.
 struct RunWatch {
   std::string label;
   Clock::time_point start = Clock::now();
   std::optional<std::chrono::nanoseconds> span;
+  std::vector<int64_t> stage_ends_ns;  // --stages: where each ends, from the start line
   bool virtual_clock = false;
   LiveWindow window;
   std::optional<StatusSchedule> schedule;
@@ -58,7 +50,17 @@ void ProgressLine::clear() {
 engine::ProgressFn ProgressLine::for_run(std::string label, const config::LoadConfig& load) {
   auto watch = std::make_shared<RunWatch>();
   watch->label = std::move(label);
-  watch->span = planned_span(load);
+  // How long the run is planned to last (on the virtual clock, in virtual time): known when a
+  // schedule paces its requests (--rate, --interval, --stages), not in the closed model. The
+  // span does not depend on the arrivals; uniform ones cost nothing to plan.
+  if (load.open_model() || load.interval.count() != 0) {
+    config::LoadConfig uniform = load;
+    uniform.arrivals = config::Arrivals::uniform;
+    const engine::Schedule schedule = engine::Schedule::make(uniform);
+    watch->span = std::chrono::nanoseconds(schedule.span_ns());
+    for (size_t k = 0; k < schedule.stage_count(); ++k)
+      watch->stage_ends_ns.push_back(schedule.stage_to_ns(k));
+  }
   watch->virtual_clock = load.virtual_clock;
   if (status_lines_) {
     // The virtual clock's span is not wall time: such a run's lines follow the closed model's.
@@ -84,6 +86,12 @@ engine::ProgressFn ProgressLine::for_run(std::string label, const config::LoadCo
     line.elapsed = watch->virtual_clock ? std::chrono::nanoseconds(snapshot.virtual_ns) : elapsed;
     line.span = watch->span;
     line.virtual_clock = watch->virtual_clock;
+    if (!watch->stage_ends_ns.empty()) {
+      const auto& ends = watch->stage_ends_ns;
+      const auto under_way = std::upper_bound(ends.begin(), ends.end(), line.elapsed.count());
+      line.stages = ends.size();
+      line.stage = std::min<size_t>(ends.size(), static_cast<size_t>(under_way - ends.begin()) + 1);
+    }
     if (watch->schedule) {
       if (watch->schedule->due(elapsed)) {
         std::fputs((format_status(line) + "\n").c_str(), stderr);

@@ -67,6 +67,8 @@ std::string format_status(const StatusLine& line) {
     time += "/" + format_span(*line.span);
   if (line.virtual_clock)
     time = "virtual " + time;
+  if (line.stages > 0)
+    time = fmt::format("stage {}/{}, {}", line.stage, line.stages, time);
   return fmt::format(
       "rlcheck: {}: {}/{} sent, {} allowed, {} denied, {} errors, {:.0f}/s, p99 {} (last 1s), {}",
       line.label, line.sent, line.planned, line.allowed, line.denied, line.errors,

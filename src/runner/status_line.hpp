@@ -23,11 +23,14 @@ struct StatusLine {
   std::chrono::nanoseconds elapsed{0};
   std::optional<std::chrono::nanoseconds> span;  // the run's planned span, when it has one
   bool virtual_clock = false;                    // elapsed and span are virtual time
+  size_t stage = 0;                              // --stages: the stage under way, 1-based (0: none)
+  size_t stages = 0;                             // --stages: how many
 };
 
 // "rlcheck: lua run 1/4: 12000/60000 sent, 1000 allowed, 10950 denied, 0 errors, 1998/s, p99
 // 1.2ms (last 1s), 6s/30s" ("virtual 3h00m/24h" on the virtual clock; no "/30s" when the span
-// is unknown, "p99 -" when nothing was decided in the last second).
+// is unknown, "p99 -" when nothing was decided in the last second; with --stages, ", stage
+// 2/3" before the time).
 std::string format_status(const StatusLine& line);
 
 // When lines are due: the first at `first`, then one every `every`. A check that comes late

@@ -78,6 +78,10 @@ TEST_CASE("status line: counts, rate and p99 of the last second, elapsed of plan
   line.elapsed = 3h;
   line.span = 24h;
   CHECK(format_status(line).ends_with(", virtual 3h00m/24h"));
+  // --stages: the stage under way.
+  line.stage = 2;
+  line.stages = 3;
+  CHECK(format_status(line).ends_with(", stage 2/3, virtual 3h00m/24h"));
 }
 
 TEST_CASE("status line: elapsed, span and latency spellings") {
