@@ -5,6 +5,7 @@
 #include <map>
 
 #include "checks/first_hit.hpp"
+#include "checks/room_stream.hpp"
 #include "checks/sliding_counter.hpp"
 
 namespace rlcheck::checks {
@@ -30,59 +31,22 @@ std::vector<uint32_t> decided_by_send(RecordSpan records, bool unknown = false) 
 // First come, first served under the contract: how many of `decided` it admits.
 int64_t contract_admissions(RecordSpan records, const std::vector<uint32_t>& decided,
                             const AdmissionRule& rule, int64_t start_wall_ns) {
-  int64_t admitted = 0;
   switch (rule.kind) {
-    case AdmissionRule::Kind::sliding: {
-      std::deque<int64_t> in_window;
-      for (const uint32_t index : decided) {
-        const int64_t sent_ns = records.sent_ns(index);
-        while (!in_window.empty() && in_window.front() <= sent_ns - rule.window_ns)
-          in_window.pop_front();
-        if (static_cast<int64_t>(in_window.size()) < rule.limit) {
-          in_window.push_back(sent_ns);
-          ++admitted;
-        }
-      }
-      break;
-    }
-    case AdmissionRule::Kind::fixed: {
-      std::map<int64_t, int64_t> per_window;
-      for (const uint32_t index : decided) {
-        const RequestRecord record = records[index];
-        const int64_t window = record.bucket != 0
-                                   ? record.bucket
-                                   : wall_window(start_wall_ns, record.sent_ns, rule.window_ns);
-        int64_t& count = per_window[window];
-        if (count < rule.limit) {
-          ++count;
-          ++admitted;
-        }
-      }
-      break;
-    }
     case AdmissionRule::Kind::first_hit:
-      admitted = first_hit_admissions(records, decided, rule);
-      break;
+      return first_hit_admissions(records, decided, rule);
     case AdmissionRule::Kind::sliding_counter:
-      admitted = sliding_counter_admissions(records, decided, rule);
+      return sliding_counter_admissions(records, decided, rule);
+    default:
       break;
-    case AdmissionRule::Kind::bucket: {
-      double tokens = static_cast<double>(rule.burst);
-      int64_t last_ns = decided.empty() ? 0 : records.sent_ns(decided.front());
-      for (const uint32_t index : decided) {
-        const int64_t sent_ns = records.sent_ns(index);
-        tokens = std::min(static_cast<double>(rule.burst),
-                          tokens + rule.tokens_per_ns * static_cast<double>(sent_ns - last_ns));
-        last_ns = sent_ns;
-        if (tokens >= 1.0) {
-          tokens -= 1.0;
-          ++admitted;
-        }
-      }
-      break;
-    }
   }
-  return admitted;
+  ContractReplay replay(rule);
+  for (const uint32_t index : decided) {
+    const int64_t window = rule.kind == AdmissionRule::Kind::fixed
+                               ? window_of(records[index], start_wall_ns, rule)
+                               : 0;
+    replay.add(records.sent_ns(index), window);
+  }
+  return replay.allowed();
 }
 
 }  // namespace

@@ -92,7 +92,7 @@ struct RetryAccuracyStream::Identity {
 
 // A denial whose range waits for admissions still to come.
 struct RetryAccuracyStream::Pending {
-  int64_t settle_at_ns = 0;  // every admission sent before this has come in
+  int64_t at_ns = 0;  // every admission sent before this has come in
   RequestRecord denial;
   uint32_t identity = 0;
   double low_ns = 0;            // read when it came
@@ -104,27 +104,12 @@ struct RetryAccuracyStream::Pending {
   bool deferred = false;        // bucket: waiting for the admissions replied by then
 };
 
-namespace {
-
-bool settled_later(const RequestRecord& a, const RequestRecord& b, int64_t a_at, int64_t b_at) {
-  return std::tie(a_at, a.sent_ns, a.seq) > std::tie(b_at, b.sent_ns, b.seq);
-}
-
-}  // namespace
-
 RetryAccuracyStream::RetryAccuracyStream(const AdmissionRule& rule, size_t identities,
                                          const AccuracyTolerance& tolerance)
     : rule_(rule), tolerance_(tolerance), identities_(std::max<size_t>(1, identities)) {}
 RetryAccuracyStream::~RetryAccuracyStream() = default;
 RetryAccuracyStream::RetryAccuracyStream(RetryAccuracyStream&&) noexcept = default;
 RetryAccuracyStream& RetryAccuracyStream::operator=(RetryAccuracyStream&&) noexcept = default;
-
-RetryAccuracyStream::Identity& RetryAccuracyStream::identity(uint32_t index) {
-  std::unique_ptr<Identity>& state = identities_[index % identities_.size()];
-  if (!state)
-    state = std::make_unique<Identity>();
-  return *state;
-}
 
 void RetryAccuracyStream::add(const RequestRecord& record, uint32_t index) {
   const bool bucket = rule_.kind == AdmissionRule::Kind::bucket;
@@ -134,7 +119,7 @@ void RetryAccuracyStream::add(const RequestRecord& record, uint32_t index) {
   if (bucket)
     replay_before(record.sent_ns);
   settle_before(record.sent_ns);
-  Identity& state = identity(index);
+  Identity& state = identities_[index];
   const auto limit = std::max<int64_t>(1, rule_.limit);
   state.pass(record.sent_ns, limit, rule_, sliding);
   if (record.outcome == Outcome::allowed) {
@@ -166,7 +151,7 @@ void RetryAccuracyStream::add(const RequestRecord& record, uint32_t index) {
     return;
   }
   Pending pending;
-  pending.settle_at_ns = record.replied_ns;
+  pending.at_ns = record.replied_ns;
   pending.denial = record;
   pending.identity = id;
   if (sliding) {
@@ -183,29 +168,18 @@ void RetryAccuracyStream::add(const RequestRecord& record, uint32_t index) {
     // its send (passed above), each at its send; the wait from its reply.
     pending.shortest_ns = bucket_wait_ns(state.by_send.after, record.replied_ns, rule_);
   }
-  pending_.push_back(pending);
-  std::push_heap(pending_.begin(), pending_.end(), [](const Pending& a, const Pending& b) {
-    return settled_later(a.denial, b.denial, a.settle_at_ns, b.settle_at_ns);
-  });
+  pending_.push(std::move(pending));
 }
 
 void RetryAccuracyStream::settle_before(int64_t sent_ns) {
-  const auto later = [](const Pending& a, const Pending& b) {
-    return settled_later(a.denial, b.denial, a.settle_at_ns, b.settle_at_ns);
-  };
-  while (!pending_.empty() && pending_.front().settle_at_ns <= sent_ns) {
-    std::pop_heap(pending_.begin(), pending_.end(), later);
-    Pending pending = std::move(pending_.back());
-    pending_.pop_back();
-    settle(std::move(pending));
-  }
+  pending_.settle_before(sent_ns, [this](Pending pending) { settle(std::move(pending)); });
 }
 
 void RetryAccuracyStream::replay_before(int64_t at_ns) {
   while (!unreplayed_.empty() && unreplayed_.top().replied_ns < at_ns) {
     const Unreplayed next = unreplayed_.top();
     unreplayed_.pop();
-    Identity& state = *identities_[next.identity];
+    Identity& state = identities_[static_cast<uint32_t>(next.identity)];
     state.by_reply.take(next.replied_ns, rule_);
     state.reply_levels.emplace_back(next.replied_ns, *state.by_reply.after);
     state.forget_levels();
@@ -213,7 +187,7 @@ void RetryAccuracyStream::replay_before(int64_t at_ns) {
 }
 
 void RetryAccuracyStream::settle(Pending pending) {
-  Identity& state = *identities_[pending.identity];
+  Identity& state = identities_[pending.identity];
   const RequestRecord& denial = pending.denial;
   const auto limit = std::max<int64_t>(1, rule_.limit);
   HintRange range;
@@ -250,14 +224,11 @@ void RetryAccuracyStream::settle(Pending pending) {
       pending.possible = state.admissions;
       pending.unknown = state.unknown;
       pending.latest_reply_ns = state.latest_reply_ns;
-      if (pending.possible > 0 && pending.latest_reply_ns >= pending.settle_at_ns) {
-        pending.settle_at_ns = pending.latest_reply_ns + 1;
+      if (pending.possible > 0 && pending.latest_reply_ns >= pending.at_ns) {
+        pending.at_ns = pending.latest_reply_ns + 1;
         state.waiting_for.push_back(pending.latest_reply_ns);
         pending.deferred = true;
-        pending_.push_back(std::move(pending));
-        std::push_heap(pending_.begin(), pending_.end(), [](const Pending& a, const Pending& b) {
-          return settled_later(a.denial, b.denial, a.settle_at_ns, b.settle_at_ns);
-        });
+        pending_.push(std::move(pending));
         return;
       }
     }

@@ -15,6 +15,7 @@
 #include <tuple>
 
 #include "checks/retry_accuracy.hpp"
+#include "checks/stream_state.hpp"
 
 namespace rlcheck::checks {
 
@@ -46,7 +47,6 @@ class RetryAccuracyStream {
     }
   };
 
-  Identity& identity(uint32_t index);
   void replay_before(int64_t at_ns);
   void settle_before(int64_t sent_ns);
   void settle(Pending pending);
@@ -54,8 +54,8 @@ class RetryAccuracyStream {
   AdmissionRule rule_;
   AccuracyTolerance tolerance_;
   int64_t start_wall_ns_ = 0;
-  std::vector<std::unique_ptr<Identity>> identities_;
-  std::vector<Pending> pending_;  // a min-heap by the instant each can be settled at
+  IdentityStates<Identity> identities_;
+  WaitingDenials<Pending> pending_;
   std::priority_queue<Unreplayed, std::vector<Unreplayed>, std::greater<>> unreplayed_;
   RetryAccuracy accuracy_;
 };

@@ -9,65 +9,50 @@ namespace rlcheck::checks {
 using engine::Outcome;
 using engine::RequestRecord;
 
-namespace {
-
-// The fixed window a request counts in (contract_admissions): the one its limiter named or
-// audit_run placed it in, else the wall clock's at its send.
 int64_t window_of(const RequestRecord& record, int64_t start_wall_ns, const AdmissionRule& rule) {
   return record.bucket != 0 ? record.bucket
                             : wall_window(start_wall_ns, record.sent_ns, rule.window_ns);
 }
 
-}  // namespace
-
-// contract_admissions' replay of one reading, a request at a time.
-struct UtilisationStream::Replay {
-  int64_t allowed = 0;                    // what the contract admits of the requests so far
-  std::deque<int64_t> in_window;          // sliding: the admitted sends still in the window
-  std::map<int64_t, int64_t> per_window;  // fixed: admitted per window
-  std::optional<int64_t> last_ns;         // bucket: the previous request's send
-  double tokens = 0;                      // bucket
-
-  void add(const RequestRecord& record, int64_t start_wall_ns, const AdmissionRule& rule) {
-    const int64_t sent_ns = record.sent_ns;
-    switch (rule.kind) {
-      case AdmissionRule::Kind::fixed: {
-        int64_t& count = per_window[window_of(record, start_wall_ns, rule)];
-        if (count < rule.limit) {
-          ++count;
-          ++allowed;
-        }
-        return;
+void ContractReplay::add(int64_t sent_ns, int64_t window) {
+  switch (rule_.kind) {
+    case AdmissionRule::Kind::fixed: {
+      int64_t& count = per_window_[window];
+      if (count < rule_.limit) {
+        ++count;
+        ++allowed_;
       }
-      case AdmissionRule::Kind::bucket: {
-        if (!last_ns) {
-          tokens = static_cast<double>(rule.burst);
-          last_ns = sent_ns;
-        }
-        tokens = std::min(static_cast<double>(rule.burst),
-                          tokens + rule.tokens_per_ns * static_cast<double>(sent_ns - *last_ns));
-        last_ns = sent_ns;
-        if (tokens >= 1.0) {
-          tokens -= 1.0;
-          ++allowed;
-        }
-        return;
-      }
-      default:
-        while (!in_window.empty() && in_window.front() <= sent_ns - rule.window_ns)
-          in_window.pop_front();
-        if (static_cast<int64_t>(in_window.size()) < rule.limit) {
-          in_window.push_back(sent_ns);
-          ++allowed;
-        }
-        return;
+      return;
     }
+    case AdmissionRule::Kind::bucket: {
+      if (!last_ns_) {
+        tokens_ = static_cast<double>(rule_.burst);
+        last_ns_ = sent_ns;
+      }
+      tokens_ = std::min(static_cast<double>(rule_.burst),
+                         tokens_ + rule_.tokens_per_ns * static_cast<double>(sent_ns - *last_ns_));
+      last_ns_ = sent_ns;
+      if (tokens_ >= 1.0) {
+        tokens_ -= 1.0;
+        ++allowed_;
+      }
+      return;
+    }
+    default:
+      while (!in_window_.empty() && in_window_.front() <= sent_ns - rule_.window_ns)
+        in_window_.pop_front();
+      if (static_cast<int64_t>(in_window_.size()) < rule_.limit) {
+        in_window_.push_back(sent_ns);
+        ++allowed_;
+      }
+      return;
   }
-};
+}
 
 struct UtilisationStream::Identity {
-  Replay decided;       // the decided requests
-  Replay with_unknown;  // and the errored ones that may have been admitted
+  explicit Identity(const AdmissionRule& rule) : decided(rule), with_unknown(rule) {}
+  ContractReplay decided;       // the decided requests
+  ContractReplay with_unknown;  // and the errored ones that may have been admitted
   int64_t admitted = 0;
   int64_t unknown = 0;
 };
@@ -82,16 +67,19 @@ void UtilisationStream::add(const RequestRecord& record, uint32_t identity) {
   const bool unknown = engine::is_unknown(record);
   if (record.outcome == Outcome::error && !unknown)
     return;
-  std::unique_ptr<Identity>& state = identities_[identity % identities_.size()];
-  if (!state)
-    state = std::make_unique<Identity>();
-  state->with_unknown.add(record, start_wall_ns_, rule_);
+  std::unique_ptr<Identity>& slot = identities_[identity % identities_.size()];
+  if (!slot)
+    slot = std::make_unique<Identity>(rule_);
+  Identity& state = *slot;
+  const int64_t window =
+      rule_.kind == AdmissionRule::Kind::fixed ? window_of(record, start_wall_ns_, rule_) : 0;
+  state.with_unknown.add(record.sent_ns, window);
   if (unknown) {
-    ++state->unknown;
+    ++state.unknown;
     return;
   }
-  state->decided.add(record, start_wall_ns_, rule_);
-  state->admitted += record.outcome == Outcome::allowed ? 1 : 0;
+  state.decided.add(record.sent_ns, window);
+  state.admitted += record.outcome == Outcome::allowed ? 1 : 0;
 }
 
 // measure_utilisation's choice: per identity the reading that gives the larger share, then
@@ -102,13 +90,13 @@ Utilisation UtilisationStream::finish() const {
     Utilisation share;
     share.identity = static_cast<uint32_t>(id);
     if (const Identity* state = identities_[id].get()) {
-      share.allowed = state->decided.allowed;
+      share.allowed = state->decided.allowed();
       share.admitted = state->admitted;
       if (state->unknown > 0) {
         Utilisation admitted = share;
         admitted.unknown = state->unknown;
         admitted.admitted += state->unknown;
-        admitted.allowed = state->with_unknown.allowed;
+        admitted.allowed = state->with_unknown.allowed();
         if (admitted.ratio() > share.ratio())
           share = admitted;
       }
@@ -147,20 +135,12 @@ struct LockOutStream::Identity {
 
 // A denial waiting for every admission sent before its reply (plus the clock).
 struct LockOutStream::Pending {
-  int64_t judge_at_ns = 0;  // admissions sent before this count as possibly before it
+  int64_t at_ns = 0;  // admissions sent before this count as possibly before it
   RequestRecord denial;
   uint32_t identity = 0;
   double gone = 0;                // sliding: admissions surely out of the window at its send
   std::optional<int64_t> window;  // fixed: the one it surely fell in
 };
-
-namespace {
-
-bool judged_later(const RequestRecord& a, const RequestRecord& b, int64_t a_at, int64_t b_at) {
-  return std::tie(a_at, a.sent_ns, a.seq) > std::tie(b_at, b.sent_ns, b.seq);
-}
-
-}  // namespace
 
 LockOutStream::LockOutStream(const AdmissionRule& rule, size_t identities, int64_t judge_from_ns)
     : rule_(rule), judge_from_ns_(judge_from_ns), identities_(std::max<size_t>(1, identities)) {}
@@ -168,16 +148,10 @@ LockOutStream::~LockOutStream() = default;
 LockOutStream::LockOutStream(LockOutStream&&) noexcept = default;
 LockOutStream& LockOutStream::operator=(LockOutStream&&) noexcept = default;
 
-LockOutStream::Identity& LockOutStream::identity(uint32_t index) {
-  std::unique_ptr<Identity>& state = identities_[index % identities_.size()];
-  if (!state)
-    state = std::make_unique<Identity>();
-  return *state;
-}
-
 void LockOutStream::add(const RequestRecord& record, uint32_t index) {
-  settle_before(record.sent_ns);
-  Identity& state = identity(index);
+  // Every admission sent before this one is in: the denials waiting for them are judged.
+  pending_.settle_before(record.sent_ns, [this](const Pending& pending) { settle(pending); });
+  Identity& state = identities_[index];
   const int64_t memory_ns = contract_memory_ns(rule_);
   // find_denial_counting: an admission restarts the requests after it; the others extend them.
   if (record.outcome == Outcome::allowed) {
@@ -249,28 +223,11 @@ void LockOutStream::add(const RequestRecord& record, uint32_t index) {
       return;  // it may sit on either side of a boundary: not judged
     pending.window = first;
   }
-  pending_.push_back(pending);
-  std::push_heap(pending_.begin(), pending_.end(), [](const Pending& a, const Pending& b) {
-    return judged_later(a.denial, b.denial, a.judge_at_ns, b.judge_at_ns);
-  });
-}
-
-// Every admission and unknown request sent before `sent_ns` has come in: the denials waiting
-// for those are judged.
-void LockOutStream::settle_before(int64_t sent_ns) {
-  const auto later = [](const Pending& a, const Pending& b) {
-    return judged_later(a.denial, b.denial, a.judge_at_ns, b.judge_at_ns);
-  };
-  while (!pending_.empty() && pending_.front().judge_at_ns <= sent_ns) {
-    std::pop_heap(pending_.begin(), pending_.end(), later);
-    const Pending pending = pending_.back();
-    pending_.pop_back();
-    settle(pending);
-  }
+  pending_.push(pending);
 }
 
 void LockOutStream::settle(const Pending& pending) {
-  Identity& state = *identities_[pending.identity];
+  Identity& state = identities_[pending.identity];
   const RequestRecord& denial = pending.denial;
   const auto before = static_cast<double>(state.admissions);
   const auto unseen = static_cast<double>(state.unknown);
@@ -303,10 +260,10 @@ void LockOutStream::settle(const Pending& pending) {
 }
 
 LockOuts LockOutStream::finish() {
-  settle_before(INT64_MAX);
+  pending_.settle_before(INT64_MAX, [this](const Pending& pending) { settle(pending); });
   const int64_t memory_ns = contract_memory_ns(rule_);
   for (size_t id = 0; id < identities_.size(); ++id) {
-    const Identity* state = identities_[id].get();
+    const Identity* state = identities_.find(id);
     if (state == nullptr || state->lock_outs == 0)
       continue;
     // find_denial_counting's conditions, on what was gathered.

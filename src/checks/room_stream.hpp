@@ -9,13 +9,38 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <optional>
 #include <queue>
 #include <vector>
 
 #include "checks/contract_audit.hpp"
 #include "checks/lockout.hpp"
+#include "checks/stream_state.hpp"
 
 namespace rlcheck::checks {
+
+// First come, first served under the contract (sliding, fixed or bucket), one request at a
+// time in send order: how many the contract admits.
+class ContractReplay {
+ public:
+  explicit ContractReplay(const AdmissionRule& rule) : rule_(rule) {}
+  // `window`: fixed only, the window the request counts in (window_of).
+  void add(int64_t sent_ns, int64_t window);
+  int64_t allowed() const { return allowed_; }
+
+ private:
+  AdmissionRule rule_;
+  int64_t allowed_ = 0;
+  std::deque<int64_t> in_window_;          // sliding: the admitted sends still in the window
+  std::map<int64_t, int64_t> per_window_;  // fixed: admitted per window
+  std::optional<int64_t> last_ns_;         // bucket: the previous request's send
+  double tokens_ = 0;                      // bucket
+};
+
+// The fixed window a request counts in for the contract's replay: the one its limiter named
+// or audit_run placed it in, else the wall clock's at its send.
+int64_t window_of(const engine::RequestRecord& record, int64_t start_wall_ns,
+                  const AdmissionRule& rule);
 
 // First come, first served under the contract, twice: over the decided requests, and over
 // them with the errored ones that may have been admitted (measure_utilisation's readings).
@@ -30,12 +55,11 @@ class UtilisationStream {
   Utilisation finish() const;
 
  private:
-  struct Replay;
   struct Identity;
 
   AdmissionRule rule_;
   int64_t start_wall_ns_ = 0;
-  std::vector<std::unique_ptr<Identity>> identities_;
+  std::vector<std::unique_ptr<Identity>> identities_;  // made at their first request
 };
 
 // Each denial judged once every admission that may have come before it (sent before its reply)
@@ -54,15 +78,13 @@ class LockOutStream {
   struct Identity;
   struct Pending;
 
-  void settle_before(int64_t sent_ns);
   void settle(const Pending& pending);
-  Identity& identity(uint32_t index);
 
   AdmissionRule rule_;
   int64_t judge_from_ns_;
   int64_t start_wall_ns_ = 0;
-  std::vector<std::unique_ptr<Identity>> identities_;
-  std::vector<Pending> pending_;  // a min-heap by the instant each can be judged at
+  IdentityStates<Identity> identities_;
+  WaitingDenials<Pending> pending_;
   LockOuts found_;
 };
 
