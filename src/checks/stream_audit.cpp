@@ -73,6 +73,10 @@ StreamAudit::Identity& StreamAudit::identity(uint32_t index) {
 
 void StreamAudit::add(const engine::RequestRecord& original) {
   tally_record(counts_, original, audit_.max_retry_after_ms);
+  if (original.outcome != engine::Outcome::error || !engine::never_connected(original.error))
+    reached_ = true;
+  else if (!first_unconnected_ && original.error != engine::ErrorKind::not_sent)
+    first_unconnected_ = original.error;
   if (original.error == engine::ErrorKind::not_sent)
     return;  // never sent: no instant, nothing any audit places
   if (std::tie(original.sent_ns, original.replied_ns) < std::tie(last_ns_[0], last_ns_[1])) {

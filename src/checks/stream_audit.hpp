@@ -45,6 +45,11 @@ class StreamAudit {
   // One record per identity and window index a decided request named: what a strategy's
   // keys_touched reads.
   engine::RecordLog touched() const;
+  // When every request so far errored without reaching a connection: the first such error
+  // (not counting never-sent ones); nullopt otherwise (and when there was none).
+  std::optional<engine::ErrorKind> never_connected() const {
+    return reached_ ? std::nullopt : first_unconnected_;
+  }
   // Records that came out of (sent, replied) order: counted, not audited.
   uint64_t out_of_order() const { return out_of_order_; }
   // The admissions held at this moment for the window audits, over every identity.
@@ -66,6 +71,8 @@ class StreamAudit {
   int64_t first_sent_ns_ = INT64_MAX, last_sent_ns_ = INT64_MIN;
   int64_t last_ns_[2] = {INT64_MIN, INT64_MIN};  // the last audited record's sent, replied
   uint64_t out_of_order_ = 0;
+  bool reached_ = false;  // some request reached a connection
+  std::optional<engine::ErrorKind> first_unconnected_;
 };
 
 }  // namespace rlcheck::checks

@@ -14,10 +14,11 @@ namespace {
 
 // Why this test's runs must be audited over all their records (nullopt: they can stream).
 std::optional<std::string> stream_refusal(bool http, const config::Config& config) {
-  if (http)
-    return "http: the endpoint's contract is read from its replies after the runs";
-  if (config.command != config::Command::redis && config.command != config::Command::compare)
-    return "only redis and compare runs stream";
+  if (http && !(config.checks.limit_given && config.checks.window_given))
+    return "http without --limit and --window: the endpoint's are read from its replies after "
+           "the runs";
+  if (config.command == config::Command::probe)
+    return "probe: its phases are judged over their records";
   if (config.load.virtual_clock)
     return "--virtual-clock: the virtual schedule is audited over the whole run";
   if (config.workers.distributed())

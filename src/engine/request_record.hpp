@@ -94,6 +94,12 @@ struct RequestRecord {
   std::optional<int64_t> advertised_window_s;
 };
 
+// An error that says the request never reached a connection: none could be made.
+inline bool never_connected(ErrorKind kind) {
+  return kind == ErrorKind::connection || kind == ErrorKind::refused ||
+         kind == ErrorKind::resolve || kind == ErrorKind::tls || kind == ErrorKind::not_sent;
+}
+
 // An errored request that may have been admitted (may_have_reached_limiter): audits that judge
 // the limiter's denials count it as possibly admitted, over-admission checks as not admitted.
 inline bool is_unknown(const RequestRecord& record) {

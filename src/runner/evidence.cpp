@@ -43,7 +43,11 @@ int64_t failed_checks(const report::Report& report) {
 
 Evidence::Evidence(Target& target, const config::Config& config, const coord::Session* shared)
     : target_(target), config_(config), shared_(shared), fit_(config) {
-  if (target.judged_before_runs()) {
+  // --audit stream keeps no records to judge after the runs: a target whose judging the flags
+  // settle (http with --limit and --window) is judged before them too.
+  const bool streamed = config.checks.audit == config::AuditMode::stream &&
+                        config.checks.limit_given && config.checks.window_given;
+  if (target.judged_before_runs() || streamed) {
     early_ = target.judgings({}, false).front();
     early_contract_ = contract_of(*early_, shared);
   }

@@ -33,27 +33,26 @@ faults::FaultTarget vetted_fault_target(Target& target, const config::Config& co
   return fault_target;
 }
 
-// An error that says the request never reached a connection: none could be made.
-bool never_connected(engine::ErrorKind kind) {
-  using engine::ErrorKind;
-  return kind == ErrorKind::connection || kind == ErrorKind::refused ||
-         kind == ErrorKind::resolve || kind == ErrorKind::tls || kind == ErrorKind::not_sent;
-}
-
 // Why no request of a run could reach the target, when none could: no connection became
 // ready before the start line (redis), or every request failed to connect (http, whose
 // connections open with the requests).
-std::optional<std::string> no_connection(const engine::RunResult& result) {
+// `streamed`: the run's audit, which saw the records the result does not keep.
+std::optional<std::string> no_connection(const engine::RunResult& result,
+                                         const checks::StreamAudit* streamed) {
   if (result.clients_ready == 0)
     return result.connect_error;
-  if (result.records.size() == 0)
-    return std::nullopt;
   std::optional<engine::ErrorKind> first;
-  for (const engine::RequestRecord& record : result.records) {
-    if (record.outcome != engine::Outcome::error || !never_connected(record.error))
+  if (streamed != nullptr) {
+    first = streamed->never_connected();
+  } else {
+    if (result.records.size() == 0)
       return std::nullopt;
-    if (!first && record.error != engine::ErrorKind::not_sent)
-      first = record.error;
+    for (const engine::RequestRecord& record : result.records) {
+      if (record.outcome != engine::Outcome::error || !engine::never_connected(record.error))
+        return std::nullopt;
+      if (!first && record.error != engine::ErrorKind::not_sent)
+        first = record.error;
+    }
   }
   if (!first)
     return std::nullopt;
@@ -160,8 +159,13 @@ report::Report run_test(Target& target, const config::Config& config, const RunO
       break;  // a worker was lost before the run could start
     // Nothing measured yet: the test could not start. Once a run has, a later run without a
     // connection is reported with the others (its requests are errors).
+    std::optional<checks::StreamAudit> streamed;
+    if (stream) {
+      streamed.emplace(stream->take_audit());
+      stream.reset();
+    }
     if (run == 1 && !result.interrupted) {
-      if (const auto why = no_connection(result)) {
+      if (const auto why = no_connection(result, streamed ? &*streamed : nullptr)) {
         throw base::cannot_test(
             fmt::format("no connection to {} became ready: {}", target.address(), *why));
       }
@@ -181,11 +185,9 @@ report::Report run_test(Target& target, const config::Config& config, const RunO
     virtual_end_ns = result.start_wall_ns + result.duration_ns;
     engine::RecordLog touched;  // streamed: what the run's records touched
     engine::RunResult* kept_result = nullptr;
-    if (stream) {
-      checks::StreamAudit streamed = stream->take_audit();
-      stream.reset();
-      touched = streamed.touched();
-      kept_result = &evidence.keep_streamed(run, std::move(result), std::move(streamed));
+    if (streamed) {
+      touched = streamed->touched();
+      kept_result = &evidence.keep_streamed(run, std::move(result), std::move(*streamed));
     } else {
       kept_result = &evidence.keep(run, std::move(result), std::move(fault_windows));
     }

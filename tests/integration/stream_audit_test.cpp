@@ -21,6 +21,7 @@
 
 #include "support/json_outcome.hpp"
 #include "support/run_binary.hpp"
+#include "support/serve_process.hpp"
 #include "support/test_redis.hpp"
 
 using namespace rlcheck::testing;
@@ -122,4 +123,33 @@ TEST_CASE("--audit stream --html: the report, each run without its timeline") {
   std::filesystem::remove(path);
   CHECK(html.find("<html") != std::string::npos);
   CHECK(html.find("no timeline was recorded") != std::string::npos);
+}
+
+TEST_CASE("--audit stream over HTTP: --limit and --window settle the contract before the runs") {
+  ServeProcess serve({"--redis", TestRedis::shared().tcp_url() + "/1", "--listen", "127.0.0.1:0",
+                      "--limit", "20", "--window", "1s"});
+  const std::string key = "X-API-Key: stream-" + std::to_string(getpid()) + "-{run}";
+  const ProcessOutcome outcome =
+      run_rlcheck({"http", serve.url(), "-H", key, "-l", "20", "-w", "1s", "--rate", "200/s",
+                   "--duration", "2s", "-p", "10", "-r", "2", "--audit", "stream", "--json"});
+  INFO("stderr: " << outcome.err);
+  INFO("serve: " << serve.log());
+  REQUIRE(outcome.exit_code == 0);
+  const json report = json::parse(outcome.out);
+  CHECK(report["params"]["audit"] == "stream");
+  for (const char* judged :
+       {"limit", "contract", "utilisation", "retry-after-present", "retry-after-accuracy"})
+    CHECK(check_status(report, judged) == "pass");
+  for (const auto& run : report["runs"])
+    CHECK(run["allowed"].get<int>() + run["denied"].get<int>() == 400);
+
+  // Unreachable: exit 3 before anything is judged, as in a batch run.
+  const ProcessOutcome refused = run_rlcheck(
+      {"http", "http://127.0.0.1:1/", "-l", "5", "-w", "1s", "-n", "10", "--audit", "stream"});
+  CHECK(refused.exit_code == 3);
+  // The limit and window the replies would advertise are read after the runs: not streamed.
+  const ProcessOutcome unnamed =
+      run_rlcheck({"http", serve.url(), "-l", "5", "-n", "10", "--audit", "stream"});
+  CHECK(unnamed.exit_code == 64);
+  CHECK(unnamed.err.find("--window") != std::string::npos);
 }

@@ -113,6 +113,9 @@ TEST_CASE("--audit streams long runs, and names what rules the stream out") {
   CHECK(refused.starts_with("--audit stream: "));
   CHECK(mentions(refused, "--verify-retry-after"));
   CHECK(mentions(usage_error({"http", "http://127.0.0.1:1/", "--audit", "stream"}), "http"));
+  // An endpoint whose limit and window the flags name can stream.
+  CHECK(mode({"http", "http://127.0.0.1:1/", "-l", "5", "-w", "1s", "--audit", "stream"}) ==
+        AuditMode::stream);
   const std::string too_many = usage_error({"redis", "-n", "200000000", "--audit", "batch"});
   CHECK(too_many.starts_with("--audit: "));
   CHECK(mentions(too_many, "100000000"));
