@@ -106,7 +106,7 @@ struct RetryAccuracyStream::Pending {
 
 RetryAccuracyStream::RetryAccuracyStream(const AdmissionRule& rule, size_t identities,
                                          const AccuracyTolerance& tolerance)
-    : rule_(rule), tolerance_(tolerance), identities_(std::max<size_t>(1, identities)) {}
+    : rule_(rule), tolerance_(tolerance), identities_(identities) {}
 RetryAccuracyStream::~RetryAccuracyStream() = default;
 RetryAccuracyStream::RetryAccuracyStream(RetryAccuracyStream&&) noexcept = default;
 RetryAccuracyStream& RetryAccuracyStream::operator=(RetryAccuracyStream&&) noexcept = default;

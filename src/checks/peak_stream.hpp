@@ -19,7 +19,6 @@ class SlidingPeakStream {
   explicit SlidingPeakStream(const AdmissionRule& rule);
   void add(int64_t sent_ns, int64_t replied_ns);
   const AdmissionPeak& peak() const { return peak_; }
-  size_t held() const { return span_.size(); }
 
  private:
   struct Admission {
@@ -62,7 +61,6 @@ class FixedPeakStream {
   explicit FixedPeakStream(const AdmissionRule& rule) : limit_(rule.limit) {}
   void add(int64_t window, int64_t sent_ns, int64_t replied_ns);
   AdmissionPeak peak() const;
-  size_t held() const { return windows_.size(); }
 
  private:
   struct Window {

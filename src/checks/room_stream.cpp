@@ -58,7 +58,7 @@ struct UtilisationStream::Identity {
 };
 
 UtilisationStream::UtilisationStream(const AdmissionRule& rule, size_t identities)
-    : rule_(rule), identities_(std::max<size_t>(1, identities)) {}
+    : rule_(rule), identities_(identities, [rule] { return std::make_unique<Identity>(rule); }) {}
 UtilisationStream::~UtilisationStream() = default;
 UtilisationStream::UtilisationStream(UtilisationStream&&) noexcept = default;
 UtilisationStream& UtilisationStream::operator=(UtilisationStream&&) noexcept = default;
@@ -67,10 +67,7 @@ void UtilisationStream::add(const RequestRecord& record, uint32_t identity) {
   const bool unknown = engine::is_unknown(record);
   if (record.outcome == Outcome::error && !unknown)
     return;
-  std::unique_ptr<Identity>& slot = identities_[identity % identities_.size()];
-  if (!slot)
-    slot = std::make_unique<Identity>(rule_);
-  Identity& state = *slot;
+  Identity& state = identities_[identity];
   const int64_t window =
       rule_.kind == AdmissionRule::Kind::fixed ? window_of(record, start_wall_ns_, rule_) : 0;
   state.with_unknown.add(record.sent_ns, window);
@@ -89,7 +86,7 @@ Utilisation UtilisationStream::finish() const {
   for (size_t id = 0; id < identities_.size(); ++id) {
     Utilisation share;
     share.identity = static_cast<uint32_t>(id);
-    if (const Identity* state = identities_[id].get()) {
+    if (const Identity* state = identities_.find(id)) {
       share.allowed = state->decided.allowed();
       share.admitted = state->admitted;
       if (state->unknown > 0) {
@@ -143,7 +140,7 @@ struct LockOutStream::Pending {
 };
 
 LockOutStream::LockOutStream(const AdmissionRule& rule, size_t identities, int64_t judge_from_ns)
-    : rule_(rule), judge_from_ns_(judge_from_ns), identities_(std::max<size_t>(1, identities)) {}
+    : rule_(rule), judge_from_ns_(judge_from_ns), identities_(identities) {}
 LockOutStream::~LockOutStream() = default;
 LockOutStream::LockOutStream(LockOutStream&&) noexcept = default;
 LockOutStream& LockOutStream::operator=(LockOutStream&&) noexcept = default;

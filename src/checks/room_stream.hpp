@@ -59,7 +59,7 @@ class UtilisationStream {
 
   AdmissionRule rule_;
   int64_t start_wall_ns_ = 0;
-  std::vector<std::unique_ptr<Identity>> identities_;  // made at their first request
+  IdentityStates<Identity> identities_;
 };
 
 // Each denial judged once every admission that may have come before it (sent before its reply)

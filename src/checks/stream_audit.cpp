@@ -8,6 +8,24 @@
 namespace rlcheck::checks {
 
 struct StreamAudit::Identity {
+  // The window audit `rule` asks for: its worst span, and under a fixed one the boundary burst.
+  explicit Identity(const AdmissionRule& rule) {
+    switch (rule.kind) {
+      case AdmissionRule::Kind::bucket:
+        bucket.emplace(rule);
+        break;
+      case AdmissionRule::Kind::fixed: {
+        fixed.emplace(rule);
+        AdmissionRule span = rule;
+        span.kind = AdmissionRule::Kind::sliding;
+        sliding.emplace(span);
+        break;
+      }
+      default:
+        sliding.emplace(rule);
+        break;
+    }
+  }
   std::optional<SlidingPeakStream> sliding;  // sliding; fixed: the boundary burst
   std::optional<BucketPeakStream> bucket;
   std::optional<FixedPeakStream> fixed;
@@ -30,7 +48,8 @@ std::optional<std::string> StreamAudit::refusal(const AuditParams& audit) {
 StreamAudit::StreamAudit(const AuditParams& audit)
     : audit_(audit),
       identity_count_(static_cast<size_t>(std::max<int64_t>(1, audit.identities))),
-      identities_(identity_count_),
+      identities_(identity_count_,
+                  [rule = audit.rule] { return std::make_unique<Identity>(rule); }),
       utilisation_(std::make_unique<UtilisationStream>(audit.rule, identity_count_)),
       lockouts_(std::make_unique<LockOutStream>(
           audit.rule, identity_count_, audit.fresh_state ? 0 : contract_memory_ns(audit.rule))),
@@ -46,30 +65,6 @@ void StreamAudit::begin(int64_t start_wall_ns) {
 StreamAudit::StreamAudit(StreamAudit&&) noexcept = default;
 StreamAudit& StreamAudit::operator=(StreamAudit&&) noexcept = default;
 StreamAudit::~StreamAudit() = default;
-
-StreamAudit::Identity& StreamAudit::identity(uint32_t index) {
-  std::unique_ptr<Identity>& slot = identities_[index % identity_count_];
-  if (slot)
-    return *slot;
-  slot = std::make_unique<Identity>();
-  const AdmissionRule& rule = audit_.rule;
-  switch (rule.kind) {
-    case AdmissionRule::Kind::bucket:
-      slot->bucket.emplace(rule);
-      break;
-    case AdmissionRule::Kind::fixed: {
-      slot->fixed.emplace(rule);
-      AdmissionRule sliding = rule;
-      sliding.kind = AdmissionRule::Kind::sliding;
-      slot->sliding.emplace(sliding);
-      break;
-    }
-    default:
-      slot->sliding.emplace(rule);
-      break;
-  }
-  return *slot;
-}
 
 void StreamAudit::add(const engine::RequestRecord& original) {
   tally_record(counts_, original, audit_.max_retry_after_ms);
@@ -104,7 +99,7 @@ void StreamAudit::add(const engine::RequestRecord& original) {
   hints_->add(record, index);
   if (record.outcome != engine::Outcome::allowed)
     return;
-  Identity& state = identity(record.identity);
+  Identity& state = identities_[record.identity];
   if (state.sliding)
     state.sliding->add(record.sent_ns, record.replied_ns);
   if (state.bucket)
@@ -141,7 +136,7 @@ void StreamAudit::finish(RunStats& stats) {
   const AdmissionPeak none_burst = find_admission_peak(engine::RecordView(), sliding);
   ContractAudit& contract = stats.contract;
   for (size_t id = 0; id < identity_count_; ++id) {
-    const Identity* state = identities_[id].get();
+    const Identity* state = identities_.find(id);
     AdmissionPeak peak = none_peak, burst = none_burst;
     if (state != nullptr) {
       if (state->bucket)
@@ -177,17 +172,6 @@ engine::RecordLog StreamAudit::touched() const {
     log.push_back(record);
   }
   return log;
-}
-
-size_t StreamAudit::held() const {
-  size_t held = 0;
-  for (const auto& state : identities_) {
-    if (state && state->sliding)
-      held += state->sliding->held();
-    if (state && state->fixed)
-      held += state->fixed->held();
-  }
-  return held;
 }
 
 }  // namespace rlcheck::checks

@@ -18,6 +18,7 @@
 #include "checks/hint_stream.hpp"
 #include "checks/peak_stream.hpp"
 #include "checks/room_stream.hpp"
+#include "checks/stream_state.hpp"
 #include "checks/run_stats.hpp"
 #include "engine/record_log.hpp"
 
@@ -52,18 +53,15 @@ class StreamAudit {
   }
   // Records that came out of (sent, replied) order: counted, not audited.
   uint64_t out_of_order() const { return out_of_order_; }
-  // The admissions held at this moment for the window audits, over every identity.
-  size_t held() const;
 
  private:
   struct Identity;
-  Identity& identity(uint32_t index);
 
   AuditParams audit_;
   size_t identity_count_;
   int64_t start_wall_ns_ = 0;
   RunStats counts_;
-  std::vector<std::unique_ptr<Identity>> identities_;  // created at their first admission
+  IdentityStates<Identity> identities_;  // made at their first admission
   std::unique_ptr<UtilisationStream> utilisation_;
   std::unique_ptr<LockOutStream> lockouts_;
   std::unique_ptr<RetryAccuracyStream> hints_;

@@ -4,22 +4,26 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <tuple>
 #include <vector>
 
 namespace rlcheck::checks {
 
-// One State per identity (index = identity mod count), made when first asked for.
+// One State per identity (index = identity mod count), made by `make` when first asked for.
 template <class State>
 class IdentityStates {
  public:
-  explicit IdentityStates(size_t count) : states_(std::max<size_t>(1, count)) {}
+  using Make = std::function<std::unique_ptr<State>()>;
+  explicit IdentityStates(
+      size_t count, Make make = [] { return std::make_unique<State>(); })
+      : states_(std::max<size_t>(1, count)), make_(std::move(make)) {}
   size_t size() const { return states_.size(); }
   State& operator[](uint32_t identity) {
     std::unique_ptr<State>& state = states_[identity % states_.size()];
     if (!state)
-      state = std::make_unique<State>();
+      state = make_();
     return *state;
   }
   // Null when the identity had no record.
@@ -27,6 +31,7 @@ class IdentityStates {
 
  private:
   std::vector<std::unique_ptr<State>> states_;
+  Make make_;
 };
 
 // Entries (with `at_ns` and the `denial` record) each waiting until every record sent before

@@ -82,7 +82,7 @@ void add_common_options(CLI::App* app, RawOptions& raw) {
   optional_option(app, "--audit", raw.audit,
                   "auto (the default), batch or stream: batch keeps every record and audits the "
                   "run after it; stream audits records as they come and keeps none, so memory "
-                  "stays flat (utilisation, lock-outs and retry accuracy are then not judged); "
+                  "stays flat (every check judged alike; no HTML timeline or contract fit); "
                   "auto streams runs of more than 10 M requests");
   optional_option(app, "--arrivals", raw.arrivals,
                   "open model: uniform (evenly spaced, the default) or poisson (random, "

@@ -22,10 +22,8 @@ void Sequencer::begin(int64_t start_wall_ns, const Schedule* schedule, int worke
 void Sequencer::take(int worker, std::span<const RequestRecord> records, int64_t low_water_ns) {
   std::lock_guard lock(mutex_);
   for (const RequestRecord& record : records) {
-    // Never sent (not_sent): no instant to order by; nothing audits its time.
     if (std::tie(record.sent_ns, record.replied_ns) <
-            std::tie(released_sent_ns_, released_replied_ns_) &&
-        record.error != ErrorKind::not_sent)
+        std::tie(released_sent_ns_, released_replied_ns_))
       ++late_;
     held_.push_back(record);
     std::push_heap(held_.begin(), held_.end(), sent_later);

@@ -43,11 +43,9 @@ int64_t failed_checks(const report::Report& report) {
 
 Evidence::Evidence(Target& target, const config::Config& config, const coord::Session* shared)
     : target_(target), config_(config), shared_(shared), fit_(config) {
-  // --audit stream keeps no records to judge after the runs: a target whose judging the flags
-  // settle (http with --limit and --window) is judged before them too.
-  const bool streamed = config.checks.audit == config::AuditMode::stream &&
-                        config.checks.limit_given && config.checks.window_given;
-  if (target.judged_before_runs() || streamed) {
+  // --audit stream keeps no records to judge after the runs; it is only chosen where the flags
+  // settle the judging (http: --limit and --window given), so it is judged before them too.
+  if (target.judged_before_runs() || config.checks.audit == config::AuditMode::stream) {
     early_ = target.judgings({}, false).front();
     early_contract_ = contract_of(*early_, shared);
   }
