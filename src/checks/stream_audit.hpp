@@ -18,8 +18,8 @@
 #include "checks/hint_stream.hpp"
 #include "checks/peak_stream.hpp"
 #include "checks/room_stream.hpp"
-#include "checks/stream_state.hpp"
 #include "checks/run_stats.hpp"
+#include "checks/stream_state.hpp"
 #include "engine/record_log.hpp"
 
 namespace rlcheck::checks {
