@@ -1,13 +1,15 @@
 #pragma once
 // Redis replies read from fuzz bytes the way redis::Connection reads a socket: hiredis'
-// redisReader fed in chunks (the first byte sets the chunk size, 1-64, so replies split across
-// reads are covered), every complete reply handed on, a protocol error ending the input.
+// redisReader with the connection's pooled, capped builders, fed in chunks (the first byte sets the
+// chunk size, 1-64, so replies split across reads are covered), every complete reply handed on, a
+// protocol error ending the input.
 #include <hiredis/hiredis.h>
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
+#include "redis/connection.hpp"
 #include "redis/reply.hpp"
 
 namespace rlcheck::fuzz {
@@ -19,7 +21,8 @@ void for_each_reply(const uint8_t* data, size_t size, OnReply&& on_reply) {
   const size_t chunk = data[0] % 64 + 1;
   ++data;
   --size;
-  redisReader* reader = redisReaderCreate();
+  redis::ReplyTally tally;
+  redisReader* reader = redis::new_reply_reader(tally);
   for (size_t offset = 0; offset < size; offset += chunk) {
     redisReaderFeed(reader, reinterpret_cast<const char*>(data) + offset,
                     std::min(chunk, size - offset));

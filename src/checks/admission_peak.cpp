@@ -17,10 +17,9 @@ struct Admission {
 
 std::vector<Admission> admissions_by_send(engine::RecordView records) {
   std::vector<Admission> admissions;
-  for (const auto& record : records) {
-    if (record.outcome == engine::Outcome::allowed) {
-      admissions.push_back({record.sent_ns, record.replied_ns});
-    }
+  for (size_t i = 0; i < records.size(); ++i) {
+    if (records.outcome(i) == engine::Outcome::allowed)
+      admissions.push_back({records.sent_ns(i), records.replied_ns(i)});
   }
   // Equal sends are ordered by reply, so the peak never depends on the records' order (two
   // admissions equal in both are interchangeable).

@@ -23,8 +23,7 @@ std::vector<uint32_t> decided_by_send(RecordSpan records, bool unknown = false) 
     if (records.outcome(i) != Outcome::error || (unknown && engine::is_unknown(records[i])))
       decided.push_back(static_cast<uint32_t>(i));
   }
-  std::stable_sort(decided.begin(), decided.end(),
-                   [&](uint32_t a, uint32_t b) { return records.sent_ns(a) < records.sent_ns(b); });
+  engine::stable_sort_by_send(records, decided);
   return decided;
 }
 

@@ -70,9 +70,7 @@ Evidence gather(const std::vector<RecordedRun>& runs) {
         by_identity[run.records.identity(i)].push_back(static_cast<uint32_t>(i));
     }
     for (auto& [identity, decided] : by_identity) {
-      std::stable_sort(decided.begin(), decided.end(), [&](uint32_t a, uint32_t b) {
-        return records.sent_ns(a) < records.sent_ns(b);
-      });
+      engine::stable_sort_by_send(records, decided);
       std::vector<Instants> admitted;
       int64_t burst = 0;
       bool denied = false;

@@ -22,10 +22,10 @@ struct Admissions {
   std::vector<int64_t> replied;  // sorted
 
   explicit Admissions(RecordSpan records) {
-    for (const RequestRecord& record : records) {
-      if (record.outcome == Outcome::allowed) {
-        sent.push_back(record.sent_ns);
-        replied.push_back(record.replied_ns);
+    for (size_t i = 0; i < records.size(); ++i) {
+      if (records.outcome(i) == Outcome::allowed) {
+        sent.push_back(records.sent_ns(i));
+        replied.push_back(records.replied_ns(i));
       }
     }
     std::sort(sent.begin(), sent.end());
@@ -67,9 +67,10 @@ class FixedRoom {
  public:
   FixedRoom(RecordSpan records, const AdmissionRule& rule, int64_t start_wall_ns)
       : rule_(rule), start_wall_ns_(start_wall_ns) {
-    for (const RequestRecord& record : records) {
-      if (record.outcome != Outcome::allowed)
+    for (size_t i = 0; i < records.size(); ++i) {
+      if (records.outcome(i) != Outcome::allowed)
         continue;
+      const RequestRecord record = records[i];
       const auto [first, last] = windows_of(record);
       for (int64_t window = first; window <= last; ++window)
         sent_by_window_[window].push_back(record.sent_ns);
@@ -118,9 +119,9 @@ class BucketRoom {
  public:
   BucketRoom(RecordSpan records, const AdmissionRule& rule) : admissions_(records), rule_(rule) {
     std::vector<std::pair<int64_t, int64_t>> by_send;  // sent, replied
-    for (const RequestRecord& record : records) {
-      if (record.outcome == Outcome::allowed)
-        by_send.emplace_back(record.sent_ns, record.replied_ns);
+    for (size_t i = 0; i < records.size(); ++i) {
+      if (records.outcome(i) == Outcome::allowed)
+        by_send.emplace_back(records.sent_ns(i), records.replied_ns(i));
     }
     std::sort(by_send.begin(), by_send.end());
     double lowest = 1e300;
@@ -192,19 +193,20 @@ std::optional<DenialCounting> find_denial_counting(RecordSpan records, uint32_t 
     return std::nullopt;
   // The last admission (by reply), then the requests sent after it, in send order.
   int64_t last_admitted = INT64_MIN;
-  for (const RequestRecord& record : records) {
-    if (record.outcome == Outcome::allowed)
-      last_admitted = std::max(last_admitted, record.replied_ns);
+  for (size_t i = 0; i < records.size(); ++i) {
+    if (records.outcome(i) == Outcome::allowed)
+      last_admitted = std::max(last_admitted, records.replied_ns(i));
   }
   if (last_admitted == INT64_MIN)
     return std::nullopt;
   std::vector<int64_t> after;
-  for (const RequestRecord& record : records) {
-    if (record.sent_ns <= last_admitted)
+  for (size_t i = 0; i < records.size(); ++i) {
+    const int64_t sent = records.sent_ns(i);
+    if (sent <= last_admitted)
       continue;
-    if (record.outcome != Outcome::denied)
+    if (records.outcome(i) != Outcome::denied)
       return std::nullopt;  // an error after it: a lost reply may have been an admission
-    after.push_back(record.sent_ns);
+    after.push_back(sent);
   }
   std::sort(after.begin(), after.end());
   // Long after the contract had forgotten every admission: it surely had room there.
@@ -249,7 +251,10 @@ LockOuts find_lockouts(const IdentityRecords& identities, const AdmissionRule& r
     const auto judged = [&](const RequestRecord& record) {
       return record.outcome == Outcome::denied && record.sent_ns >= judge_from_ns;
     };
-    if (std::none_of(records.begin(), records.end(), judged))
+    bool any_judged = false;
+    for (size_t i = 0; i < records.size() && !any_judged; ++i)
+      any_judged = records.outcome(i) == Outcome::denied && records.sent_ns(i) >= judge_from_ns;
+    if (!any_judged)
       continue;
     const int64_t locked_before = found.count;
     // A request that may have been admitted unseen may have been decided any time after its

@@ -94,9 +94,9 @@ class IdentityPredictor {
  public:
   IdentityPredictor(RecordSpan records, const AdmissionRule& rule, int64_t start_wall_ns)
       : rule_(rule), start_wall_ns_(start_wall_ns) {
-    for (const RequestRecord& record : records) {
-      if (record.outcome == Outcome::allowed)
-        by_send_.push_back({record.sent_ns, record.replied_ns});
+    for (size_t i = 0; i < records.size(); ++i) {
+      if (records.outcome(i) == Outcome::allowed)
+        by_send_.push_back({records.sent_ns(i), records.replied_ns(i)});
     }
     // Equal sends by reply, equal replies by send: the prediction never depends on the
     // records' order (two admissions equal in both are interchangeable).
@@ -399,9 +399,7 @@ RetryAccuracy measure_retry_accuracy(const IdentityRecords& identities, const Ad
     }
     if (denials.empty())
       continue;
-    std::stable_sort(denials.begin(), denials.end(), [&](uint32_t a, uint32_t b) {
-      return records.sent_ns(a) < records.sent_ns(b);
-    });
+    engine::stable_sort_by_send(records, denials);
     IdentityPredictor predictor(records, rule, start_wall_ns);
     for (const uint32_t index : denials) {
       const RequestRecord decoded = records[index];

@@ -53,11 +53,11 @@ void count_hint(RetryHintStats& stats, const engine::RequestRecord& record,
 
 int64_t send_span(engine::RecordView records) {
   int64_t first = INT64_MAX, last = INT64_MIN;
-  for (const auto& record : records) {
-    if (record.outcome == engine::Outcome::error)
+  for (size_t i = 0; i < records.size(); ++i) {
+    if (records.outcome(i) == engine::Outcome::error)
       continue;
-    first = std::min(first, record.sent_ns);
-    last = std::max(last, record.sent_ns);
+    first = std::min(first, records.sent_ns(i));
+    last = std::max(last, records.sent_ns(i));
   }
   return first <= last ? last - first : 0;
 }

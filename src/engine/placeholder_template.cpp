@@ -1,6 +1,7 @@
 #include "engine/placeholder_template.hpp"
 
 #include <array>
+#include <charconv>
 #include <chrono>
 #include <cstdlib>
 #include <iterator>
@@ -9,6 +10,16 @@
 #include <fmt/format.h>
 
 namespace rlcheck::engine {
+namespace {
+
+template <class Integer>
+void append_integer(std::string& out, Integer value) {
+  char digits[24];
+  const auto end = std::to_chars(digits, digits + sizeof digits, value).ptr;
+  out.append(digits, end);
+}
+
+}  // namespace
 
 std::expected<PlaceholderTemplate, std::string> PlaceholderTemplate::parse(std::string_view text,
                                                                            Unknown unknown) {
@@ -91,25 +102,25 @@ void PlaceholderTemplate::expand_into(const PlaceholderContext& context, std::st
         out += part.literal;
         break;
       case Piece::limit:
-        out += std::to_string(context.limit);
+        append_integer(out, context.limit);
         break;
       case Piece::window_ms:
-        out += std::to_string(context.window_ms);
+        append_integer(out, context.window_ms);
         break;
       case Piece::uuid:
         out += random_uuid(*context.rng);
         break;
       case Piece::seq:
-        out += std::to_string(context.seq);
+        append_integer(out, context.seq);
         break;
       case Piece::run:
-        out += std::to_string(context.run);
+        append_integer(out, context.run);
         break;
       case Piece::id:
-        out += std::to_string(context.identity);
+        append_integer(out, context.identity);
         break;
       case Piece::now_ms:
-        out += std::to_string(floor_div(now_ns(), 1'000'000));
+        append_integer(out, floor_div(now_ns(), 1'000'000));
         break;
       case Piece::now_s: {
         const int64_t us = floor_div(now_ns(), 1'000);
@@ -158,6 +169,36 @@ bool any_reads_clock(const std::vector<std::string>& texts, PlaceholderTemplate:
       return true;
   }
   return false;
+}
+
+PlaceholderTemplate PlaceholderTemplate::bound(const PlaceholderContext& fixed) const {
+  PlaceholderTemplate result;
+  for (const Part& part : parts_) {
+    std::string text;
+    switch (part.piece) {
+      case Piece::literal:
+        text = part.literal;
+        break;
+      case Piece::limit:
+      case Piece::window_ms:
+      case Piece::window_s:
+      case Piece::run: {
+        PlaceholderTemplate one;
+        one.parts_.push_back(part);
+        one.expand_into(fixed, text);
+        break;
+      }
+      default:
+        result.parts_.push_back(part);
+        continue;
+    }
+    if (!result.parts_.empty() && result.parts_.back().piece == Piece::literal) {
+      result.parts_.back().literal += text;
+    } else {
+      result.parts_.push_back({Piece::literal, std::move(text)});
+    }
+  }
+  return result;
 }
 
 bool PlaceholderTemplate::is_constant() const {

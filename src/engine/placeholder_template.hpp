@@ -36,6 +36,9 @@ class PlaceholderTemplate {
   std::string expand(const PlaceholderContext& context) const;
   // Replaces `out` with the expansion, keeping its capacity.
   void expand_into(const PlaceholderContext& context, std::string& out) const;
+  // The same text with {limit}, {window_ms}, {window_s} and {run} written as `fixed` has them:
+  // what a run repeats in every request is formatted once.
+  PlaceholderTemplate bound(const PlaceholderContext& fixed) const;
   // True when the text has no placeholder: every expansion is the same.
   bool is_constant() const;
   // True when the text reads the clock ({now_ms} or {now_s}).

@@ -34,6 +34,7 @@ struct Context {
                       retry_from_date, clock_skew);
   }
   bool operator<(const Context& other) const { return key() < other.key(); }
+  bool operator==(const Context& other) const { return key() == other.key(); }
 };
 
 Context context_of(const RequestRecord& record) {
@@ -75,18 +76,40 @@ struct RecordTables {
   uint64_t first_seq = 0;
   std::optional<int64_t> bucket_base;  // set by the first bucket that does not fit 32 bits
   std::vector<Context> contexts;
+  // Per context, a record holding its fields: decoding copies it and sets the rest.
+  std::vector<RequestRecord> context_records;
   std::map<Context, uint16_t> context_index;
-  std::vector<RequestRecord> whole;  // records a field of which does not fit its packed range
+  std::optional<uint16_t> last_context;  // the one interned last: most records repeat it
+  std::vector<RequestRecord> whole;      // records a field of which does not fit its packed range
 
   std::optional<uint16_t> intern(const Context& context) {
+    if (last_context && contexts[*last_context] == context)
+      return last_context;
     if (auto found = context_index.find(context); found != context_index.end())
-      return found->second;
+      return last_context = found->second;
     if (contexts.size() >= k_whole)
       return std::nullopt;
     const auto index = static_cast<uint16_t>(contexts.size());
     contexts.push_back(context);
+    context_records.push_back(record_of(context));
     context_index.emplace(context, index);
-    return index;
+    return last_context = index;
+  }
+
+  static RequestRecord record_of(const Context& context) {
+    RequestRecord record;
+    record.status = context.status;
+    record.hint_expected = context.hint_expected;
+    record.hint_invalid = context.hint_invalid;
+    record.header_problem = context.header_problem;
+    record.hint_resolution_ms = context.hint_resolution_ms;
+    record.advertised_limit = context.advertised_limit;
+    record.advertised_reset_s = context.advertised_reset_s;
+    record.advertised_window_s = context.advertised_window_s;
+    record.reset_from_date = context.reset_from_date;
+    record.retry_from_date = context.retry_from_date;
+    record.clock_skew = context.clock_skew;
+    return record;
   }
 };
 
@@ -96,7 +119,7 @@ RequestRecord RecordView::operator[](size_t index) const {
   const PackedRecord& p = packed_[index];
   if (p.context == k_whole)
     return tables_->whole[p.seq_offset];
-  RequestRecord record;
+  RequestRecord record = tables_->context_records[p.context];
   record.seq = tables_->first_seq + p.seq_offset;
   record.identity = p.identity;
   record.sent_ns = static_cast<int64_t>((static_cast<uint64_t>(p.sent_high) << 32) | p.sent_low);
@@ -106,18 +129,6 @@ RequestRecord RecordView::operator[](size_t index) const {
   record.retry_ms = unpack_optional(p.retry_ms);
   record.remaining = unpack_optional(p.remaining);
   record.bucket = (p.flags & k_bucket_relative) != 0 ? *tables_->bucket_base + p.bucket : p.bucket;
-  const Context& context = tables_->contexts[p.context];
-  record.status = context.status;
-  record.hint_expected = context.hint_expected;
-  record.hint_invalid = context.hint_invalid;
-  record.header_problem = context.header_problem;
-  record.hint_resolution_ms = context.hint_resolution_ms;
-  record.advertised_limit = context.advertised_limit;
-  record.advertised_reset_s = context.advertised_reset_s;
-  record.advertised_window_s = context.advertised_window_s;
-  record.reset_from_date = context.reset_from_date;
-  record.retry_from_date = context.retry_from_date;
-  record.clock_skew = context.clock_skew;
   return record;
 }
 
@@ -128,6 +139,16 @@ int64_t RecordView::sent_ns(size_t index) const {
   if (p.context == k_whole)
     return tables_->whole[p.seq_offset].sent_ns;
   return static_cast<int64_t>((static_cast<uint64_t>(p.sent_high) << 32) | p.sent_low);
+}
+
+int64_t RecordView::replied_ns(size_t index) const {
+  if (plain_ != nullptr)
+    return plain_[index].replied_ns;
+  const PackedRecord& p = packed_[index];
+  if (p.context == k_whole)
+    return tables_->whole[p.seq_offset].replied_ns;
+  return static_cast<int64_t>((static_cast<uint64_t>(p.sent_high) << 32) | p.sent_low) +
+         static_cast<int64_t>(p.latency_ns);
 }
 
 Outcome RecordView::outcome(size_t index) const {
@@ -238,13 +259,51 @@ PackedRecord RecordLog::encode(const RequestRecord& record) {
   return p;
 }
 
+void stable_sort_by_send(RecordView records, std::vector<uint32_t>& indices) {
+  const auto earlier = [&](uint32_t a, uint32_t b) {
+    return records.sent_ns(a) < records.sent_ns(b);
+  };
+  if (!std::is_sorted(indices.begin(), indices.end(), earlier))
+    std::stable_sort(indices.begin(), indices.end(), earlier);
+}
+
 void RecordLog::sort_by_seq() {
+  if (place_by_dense_seq())
+    return;
   const RecordTables& tables = *tables_;
   const auto seq_of = [&](const PackedRecord& p) {
     return p.context == k_whole ? tables.whole[p.seq_offset].seq : tables.first_seq + p.seq_offset;
   };
   std::sort(packed_.begin(), packed_.end(),
             [&](const PackedRecord& a, const PackedRecord& b) { return seq_of(a) < seq_of(b); });
+}
+
+// A whole run's records hold every seq offset of a range once: each record's place is its
+// offset, so following the permutation's cycles sorts in linear time, in place. False (the
+// records in some other order, none lost) when they do not.
+bool RecordLog::place_by_dense_seq() {
+  if (packed_.empty())
+    return true;
+  uint32_t low = std::numeric_limits<uint32_t>::max(), high = 0;
+  for (const PackedRecord& p : packed_) {
+    if (p.context == k_whole)
+      return false;
+    low = std::min(low, p.seq_offset);
+    high = std::max(high, p.seq_offset);
+  }
+  if (high - low != packed_.size() - 1)
+    return false;
+  for (size_t start = 0; start < packed_.size(); ++start) {
+    for (;;) {
+      const size_t to = packed_[start].seq_offset - low;
+      if (to == start)
+        break;
+      if (packed_[to].seq_offset - low == to)
+        return false;  // a seq twice
+      std::swap(packed_[start], packed_[to]);
+    }
+  }
+  return true;
 }
 
 void RecordLog::stable_sort_by_identity(size_t count) {

@@ -56,6 +56,7 @@ class RecordView {
   RequestRecord operator[](size_t index) const;
   // Single fields, without decoding the whole record (for sorting and filtering).
   int64_t sent_ns(size_t index) const;
+  int64_t replied_ns(size_t index) const;
   Outcome outcome(size_t index) const;
   RequestRecord front() const { return (*this)[0]; }
   RequestRecord back() const { return (*this)[size_ - 1]; }
@@ -118,6 +119,10 @@ inline RecordIterator RecordView::end() const {
   return {*this, size_};
 }
 
+// Orders `indices` into `records` by send instant, equal sends keeping their order. A run's
+// records (by seq) are mostly in send order already: that costs one pass.
+void stable_sort_by_send(RecordView records, std::vector<uint32_t>& indices);
+
 // The records of one run, packed. Copies share the (append-only) tables.
 class RecordLog {
  public:
@@ -146,7 +151,7 @@ class RecordLog {
   uint64_t seq(size_t index) const;
   uint32_t identity(size_t index) const;
 
-  // Orders the records by seq.
+  // Orders the records by seq (in linear time when they are a run's every seq).
   void sort_by_seq();
   // Orders the records by identity % count, keeping the order within one identity (a stable
   // sort, in place, with one 32-bit index a record of scratch).
@@ -157,6 +162,7 @@ class RecordLog {
 
  private:
   PackedRecord encode(const RequestRecord& record);
+  bool place_by_dense_seq();
 
   std::vector<PackedRecord> packed_;
   std::shared_ptr<RecordTables> tables_;

@@ -1,6 +1,7 @@
 #pragma once
 // What one request did: when it left and came back, and what the limiter decided.
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -69,6 +70,9 @@ struct Decision {
   // Redis Cluster: the master that decided ("host:port"); empty otherwise. Valid until the
   // decision is handed over; the worker counts requests per node (RunResult::by_node).
   std::string_view node;
+  // When the reply was read off the socket (its last bytes); unset (the epoch): when reported.
+  // Replies read together share one clock reading, taken after the read.
+  std::chrono::steady_clock::time_point received{};
 };
 
 struct RequestRecord {

@@ -144,9 +144,9 @@ RunResult execute_run(ClientFactory& factory, const config::LoadConfig& load,
     return result;
   }
   result.records.sort_by_seq();
-  for (const RequestRecord& record : result.records) {
-    result.duration_ns = std::max(result.duration_ns, record.replied_ns);
-  }
+  const RecordView records = result.records.view();
+  for (size_t i = 0; i < records.size(); ++i)
+    result.duration_ns = std::max(result.duration_ns, records.replied_ns(i));
 
   // A run cut short (Ctrl-C, or stopped on errors) holds only the requests that were sent.
   if (!result.interrupted && !result.stopped_on_errors && !result.cancelled && !result.abandoned)

@@ -114,7 +114,6 @@ struct Worker::Slot {
   int index = 0;
   std::unique_ptr<Client> client;
   EventPtr pace_timer;
-  EventPtr timeout_timer;
   bool ready = false;  // connected before the start line
   bool busy = false;   // a request is in flight or waiting for its pace timer
   uint64_t seq = 0;
@@ -125,7 +124,8 @@ struct Worker::Slot {
   std::optional<IdentityCursor> cursor;
   // Its own view of the schedule: a client's requests are `identities` apart, so Poisson
   // instants come from the block it read last rather than the one another client moved to.
-  std::optional<Schedule::Cursor> instants;
+  // On the heap: its 2 KB would otherwise spread every slot's hot fields apart.
+  std::unique_ptr<Schedule::Cursor> instants;
   int64_t virtual_ns = 0;
   Clock::time_point due;  // when the request may leave (the start line when unpaced)
   Clock::time_point sent;
@@ -174,16 +174,16 @@ void Worker::run() {
   const timeval poll = to_timeval(k_interrupt_poll);
   event_add(interrupt_poll_.get(), &poll);
 
+  deadline_timer_.reset(evtimer_new(base, &Worker::on_deadline_timer, this));
   loop_shared_ = factory_.make_loop_shared(base);
   for (size_t i = 0; i < slots_.size(); ++i) {
     Slot& slot = *slots_[i];
     slot.worker = this;
     slot.index = static_cast<int>(i);
     slot.pace_timer.reset(evtimer_new(base, &Worker::on_pace_timer, &slot));
-    slot.timeout_timer.reset(evtimer_new(base, &Worker::on_timeout, &slot));
     if (shared_.load.virtual_clock) {
       slot.cursor.emplace(shared_.load, first_client_id_ + slot.index);
-      slot.instants.emplace(*shared_.schedule);
+      slot.instants = std::make_unique<Schedule::Cursor>(*shared_.schedule);
     }
     slot.client =
         factory_.make(base, loop_shared_.get(), *this, slot.index, first_client_id_ + slot.index);
@@ -342,6 +342,10 @@ uint8_t Worker::skew_index(const Slot& slot) const {
 
 void Worker::send_when_due(int slot_index) {
   Slot& slot = *slots_[static_cast<size_t>(slot_index)];
+  if (!shared_.schedule->paced()) {
+    send(slot_index);  // due at the start line
+    return;
+  }
   // libevent measures timers from its cached loop time, which lags the clock: a timer can
   // fire a little early, so check again and wait out the rest rather than send before due.
   const auto delay = slot.due - Clock::now();
@@ -374,8 +378,9 @@ void Worker::send(int slot_index) {
     if (tally != nullptr)
       tally->lateness_ns.record(late);
   }
-  const timeval limit = to_timeval(shared_.load.timeout);
-  evtimer_add(slot.timeout_timer.get(), &limit);
+  deadlines_.push_back({slot.sent + shared_.load.timeout, slot.index, slot.seq});
+  if (!deadline_armed_)
+    arm_deadline_timer();
   RequestClock clock;
   if (slot.cursor)
     clock.virtual_unix_ns = shared_.start_wall_ns + slot.virtual_ns;
@@ -394,11 +399,11 @@ void Worker::on_decision(int slot_index, Decision decision) {
   Slot& slot = *slots_[static_cast<size_t>(slot_index)];
   if (!slot.busy)
     return;  // a late report after the request was settled
-  const auto replied = Clock::now();
-  evtimer_del(slot.timeout_timer.get());
+  const auto replied = decision.received != Clock::time_point{} ? decision.received : Clock::now();
   slot.busy = false;
   slot.on_wire = false;
   --in_flight_;
+  drop_settled_deadlines();
 
   RequestRecord record;
   record.seq = slot.seq;
@@ -517,10 +522,43 @@ void Worker::on_pace_timer(int, short, void* arg) {
   slot->worker->send_when_due(slot->index);
 }
 
-void Worker::on_timeout(int, short, void* arg) {
-  auto* slot = static_cast<Slot*>(arg);
-  // The client reports the timeout through on_decision before abort() returns.
-  slot->client->abort(ErrorKind::timeout);
+bool Worker::settled(const Deadline& deadline) const {
+  const Slot& slot = *slots_[static_cast<size_t>(deadline.slot)];
+  return !slot.on_wire || slot.seq != deadline.seq;
+}
+
+void Worker::drop_settled_deadlines() {
+  while (!deadlines_.empty() && settled(deadlines_.front()))
+    deadlines_.pop_front();
+}
+
+void Worker::arm_deadline_timer() {
+  if (deadlines_.empty())
+    return;
+  const auto delay = std::max(deadlines_.front().at - Clock::now(), Clock::duration::zero());
+  const timeval tv = to_timeval(delay + std::chrono::microseconds(1));
+  evtimer_add(deadline_timer_.get(), &tv);
+  deadline_armed_ = true;
+}
+
+void Worker::on_deadline_timer(int, short, void* arg) {
+  auto* worker = static_cast<Worker*>(arg);
+  worker->deadline_armed_ = false;
+  const auto now = Clock::now();
+  while (!worker->deadlines_.empty()) {
+    const Deadline next = worker->deadlines_.front();
+    if (worker->settled(next)) {
+      worker->deadlines_.pop_front();
+      continue;
+    }
+    if (next.at > now)
+      break;
+    worker->deadlines_.pop_front();
+    // The client reports the timeout through on_decision before abort() returns.
+    worker->slots_[static_cast<size_t>(next.slot)]->client->abort(ErrorKind::timeout);
+  }
+  if (!worker->deadline_armed_)
+    worker->arm_deadline_timer();
 }
 
 void Worker::on_poll_interrupt(int, short, void* arg) {

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <barrier>
 #include <chrono>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -98,7 +99,17 @@ class Worker final : public ClientListener {
   StageTally* stage_tally(const Slot& slot);
   uint8_t skew_index(const Slot& slot) const;
   static void on_pace_timer(int, short, void* arg);
-  static void on_timeout(int, short, void* arg);
+  // Every request waits the same --timeout, so sends are in deadline order: one timer, armed
+  // for the earliest, serves them all, and settling a request costs no timer call.
+  struct Deadline {
+    std::chrono::steady_clock::time_point at;
+    int slot;
+    uint64_t seq;
+  };
+  bool settled(const Deadline& deadline) const;
+  void drop_settled_deadlines();
+  void arm_deadline_timer();
+  static void on_deadline_timer(int, short, void* arg);
   static void on_poll_interrupt(int, short, void* arg);
 
   ClientFactory& factory_;
@@ -109,6 +120,9 @@ class Worker final : public ClientListener {
   std::unique_ptr<LoopShared> loop_shared_;  // outlives the clients, not the loop
   std::vector<std::unique_ptr<Slot>> slots_;
   EventPtr interrupt_poll_;
+  EventPtr deadline_timer_;
+  std::deque<Deadline> deadlines_;  // of the requests on the wire (and some settled), by send
+  bool deadline_armed_ = false;
   std::vector<RequestRecord> outgoing_;  // records not yet handed to the sink
   int pending_connects_ = 0;
   Schedule::Cursor due_cursor_;  // the schedule, read mostly in order

@@ -104,7 +104,8 @@ class NativeHttpClient final : public engine::Client {
   const NativeTarget& target_;
   engine::ClientListener& listener_;
   int slot_;
-  std::mt19937_64 rng_;
+  // Apart from the fields every request touches: its 2.5 KB state is read only for {uuid}.
+  std::unique_ptr<std::mt19937_64> rng_;
   engine::RequestClock clock_;  // the request in flight's, for the time its response is read at
   size_t source_ = 0;  // --source-address: the index of the address the connection is bound to
   std::vector<std::unique_ptr<Parked>> parked_;  // by source index

@@ -19,6 +19,27 @@ namespace {
 constexpr auto k_retry_later = std::chrono::milliseconds(20);  // after TRYAGAIN, CLUSTERDOWN
 constexpr std::string_view k_asking = "*1\r\n$6\r\nASKING\r\n";
 
+// The start of the last EVALSHA a thread wrote ("*argc", EVALSHA, the sha, the key count),
+// reused while the sha and the counts stay the same: the clients of a loop share one, warm in
+// cache.
+struct EvalHead {
+  std::string sha;
+  size_t key_count = 0;
+  size_t argc = 0;
+  CommandBuffer text;
+};
+thread_local EvalHead t_eval_head;
+
+void write_eval_head(CommandBuffer& out, std::string_view verb, std::string_view script,
+                     size_t key_count, size_t argc) {
+  out.begin(argc);
+  out.add(verb);
+  out.add(script);
+  char count[24];
+  auto [end, ec] = std::to_chars(count, count + sizeof count, key_count);
+  out.add(std::string_view(count, static_cast<size_t>(end - count)));
+}
+
 std::string_view error_text(const redisReply* reply) {
   return std::string_view(reply->str, reply->len);
 }
@@ -44,7 +65,7 @@ AsyncClient::AsyncClient(NodePool& pool, engine::ClientListener& listener, int s
       target_(target),
       index_(slot / std::max(1, target.pipeline)),
       connection_(&bound_connection(pool, target, index_, client_id)),
-      rng_(engine::client_seed(target.seed, client_id)) {}
+      rng_(std::make_unique<std::mt19937_64>(engine::client_seed(target.seed, client_id))) {}
 
 AsyncClient::AsyncClient(event_base* base, engine::ClientListener& listener, int slot,
                          RunTarget& target, int client_id)
@@ -55,7 +76,7 @@ AsyncClient::AsyncClient(event_base* base, engine::ClientListener& listener, int
       target_(target),
       index_(0),
       connection_(&own_pool_->connection(0)),
-      rng_(engine::client_seed(target.seed, client_id)) {}
+      rng_(std::make_unique<std::mt19937_64>(engine::client_seed(target.seed, client_id))) {}
 
 AsyncClient::~AsyncClient() {
   pool_->forget(this);
@@ -115,7 +136,7 @@ void AsyncClient::start_with(const Strategy& strategy, const engine::RequestTick
   state_.step = 0;
   state_.bucket = 0;
   state_.clock = ticket.clock;
-  state_.rng = &rng_;
+  state_.rng = rng_.get();
   state_.key.clear();
   pending_eval_.script = nullptr;
   in_flight_ = true;
@@ -181,12 +202,24 @@ void AsyncClient::eval(const LoadedScript& script) {
 
 void AsyncClient::add_eval(bool with_source) {
   const LoadedScript& script = *pending_eval_.script;
-  start_command(3 + pending_eval_.keys.size() + pending_eval_.args.size());
-  step_.add(with_source ? "EVAL" : "EVALSHA");
-  step_.add(with_source ? script.source : script.sha);
-  char count[24];
-  auto [end, ec] = std::to_chars(count, count + sizeof count, pending_eval_.keys.size());
-  step_.add(std::string_view(count, static_cast<size_t>(end - count)));
+  const size_t key_count = pending_eval_.keys.size();
+  const size_t argc = 3 + key_count + pending_eval_.args.size();
+  if (step_commands_++ == 0)
+    step_.clear();
+  if (with_source) {
+    CommandBuffer head;  // after NOSCRIPT only: not worth keeping
+    write_eval_head(head, "EVAL", script.source, key_count, argc);
+    step_.append_raw(head.text());
+  } else {
+    EvalHead& head = t_eval_head;
+    if (head.sha != script.sha || head.key_count != key_count || head.argc != argc) {
+      head.sha = script.sha;
+      head.key_count = key_count;
+      head.argc = argc;
+      write_eval_head(head.text, "EVALSHA", script.sha, key_count, argc);
+    }
+    step_.append_raw(head.text.text());
+  }
   for (const std::string& key : pending_eval_.keys)
     step_.add(key);
   for (const std::string& arg : pending_eval_.args)
@@ -342,8 +375,10 @@ void AsyncClient::deliver(ReplyPtr reply) {
                                       : fmt::format("the server replied {}", described));
     return;
   }
-  if (auto decision = strategy_->on_reply(state_, *reply, *this))
+  if (auto decision = strategy_->on_reply(state_, *reply, *this)) {
+    decision->received = connection_->last_read();
     finish(std::move(*decision));
+  }
 }
 
 void AsyncClient::finish(Decision decision) {

@@ -1,32 +1,48 @@
 #include "redis/command_buffer.hpp"
 
 #include <charconv>
+#include <cstring>
 
 namespace rlcheck::redis {
+namespace {
+
+constexpr size_t k_most_digits = 20;  // of a size_t
+
+// Writes "<mark><value>\r\n" at `at`; returns the end.
+char* write_header(char* at, char mark, size_t value) {
+  *at++ = mark;
+  at = std::to_chars(at, at + k_most_digits, value).ptr;
+  *at++ = '\r';
+  *at++ = '\n';
+  return at;
+}
+
+}  // namespace
 
 void CommandBuffer::begin(size_t argc) {
   buffer_.clear();
-  buffer_.push_back('*');
-  append_number(argc);
+  then(argc);
 }
 
 void CommandBuffer::then(size_t argc) {
-  buffer_.push_back('*');
-  append_number(argc);
+  const size_t used = buffer_.size();
+  // Written in place: the hot path's one size check rather than one per piece.
+  buffer_.resize_and_overwrite(used + k_most_digits + 3, [&](char* data, size_t) {
+    return static_cast<size_t>(write_header(data + used, '*', argc) - data);
+  });
 }
 
 void CommandBuffer::add(std::string_view arg) {
-  buffer_.push_back('$');
-  append_number(arg.size());
-  buffer_.append(arg);
-  buffer_.append("\r\n");
-}
-
-void CommandBuffer::append_number(size_t value) {
-  char digits[24];
-  auto [end, ec] = std::to_chars(digits, digits + sizeof digits, value);
-  buffer_.append(digits, end);
-  buffer_.append("\r\n");
+  const size_t used = buffer_.size();
+  buffer_.resize_and_overwrite(used + k_most_digits + 5 + arg.size(), [&](char* data, size_t) {
+    char* at = write_header(data + used, '$', arg.size());
+    if (!arg.empty())
+      std::memcpy(at, arg.data(), arg.size());
+    at += arg.size();
+    *at++ = '\r';
+    *at++ = '\n';
+    return static_cast<size_t>(at - data);
+  });
 }
 
 }  // namespace rlcheck::redis

@@ -24,7 +24,6 @@ class CommandBuffer {
   std::string_view text() const { return buffer_; }
 
  private:
-  void append_number(size_t value);
   std::string buffer_;
 };
 

@@ -5,6 +5,7 @@
 // design). A lost connection hands every outstanding sender a null reply, and, when asked to,
 // is made again with backoff (50 ms doubling to 1 s) and logged in as the first time.
 
+#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <expected>
@@ -67,6 +68,10 @@ struct ReplyTally {
   bool over_cap = false;
 };
 
+// A reader as the connections use: pooled replies (reply_pool.hpp), counted into `tally`
+// against the caps, freed with ReplyFree.
+redisReader* new_reply_reader(ReplyTally& tally);
+
 struct ConnectionSettings {
   Endpoint endpoint;                                       // where, and how to log in
   std::shared_ptr<const net::TlsContext> tls;              // set for rediss://
@@ -106,6 +111,8 @@ class Connection {
   // Why the connection last failed or was lost; empty while it never did.
   const std::string& last_error() const { return last_error_; }
   LossCause loss_cause() const { return loss_cause_; }
+  // When the bytes of the reply being handed over were read (taken after each read).
+  std::chrono::steady_clock::time_point last_read() const { return last_read_; }
   // That, for a message naming the server: "cannot connect to URL: why", or "URL refused AUTH:
   // ..." when the login was refused.
   std::string unreachable_message() const;
@@ -158,6 +165,7 @@ class Connection {
   std::string last_error_;
   LossCause loss_cause_ = LossCause::transport;
   ReplyTally tally_;
+  std::chrono::steady_clock::time_point last_read_{};
 };
 
 // The commands that make a fresh connection ready: AUTH and SELECT where the endpoint asks.

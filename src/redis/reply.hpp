@@ -8,10 +8,12 @@
 
 namespace rlcheck::redis {
 
+void free_reply(void* reply);  // reply_pool.hpp
+
 struct ReplyFree {
-  void operator()(redisReply* reply) const { freeReplyObject(reply); }
+  void operator()(redisReply* reply) const { free_reply(reply); }
 };
-// A reply this code owns (sync calls). Async replies belong to hiredis and are only borrowed.
+// A reply this code owns, built by the reader's pooled functions (reply_pool.hpp).
 using ReplyPtr = std::unique_ptr<redisReply, ReplyFree>;
 
 // A short description for messages: integer 5, string "abc", error "ERR ...", array of 2, nil.

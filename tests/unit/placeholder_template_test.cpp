@@ -185,3 +185,30 @@ TEST_CASE("{id} is the identity the request speaks for, as it is given") {
   context.identity = 2;
   CHECK(parsed->expand(context) == "/api?user=2");
 }
+
+TEST_CASE("a template bound to a run's fixed values expands as the template does") {
+  PlaceholderContext fixed;
+  fixed.limit = 25;
+  fixed.window_ms = 1500;
+  fixed.run = 3;
+  std::mt19937_64 rng(11), same_rng(11);
+  for (const std::string text : {"{limit}", "{window_ms}:{window_s}", "k:{run}:{seq}",
+                                 "{id}-{limit}-{uuid}", "plain", "{seq}{seq}", ""}) {
+    CAPTURE(text);
+    auto parsed = PlaceholderTemplate::parse(text);
+    REQUIRE(parsed.has_value());
+    const PlaceholderTemplate bound = parsed->bound(fixed);
+    PlaceholderContext request = fixed;
+    request.seq = 4242;
+    request.identity = 7;
+    request.rng = &rng;
+    PlaceholderContext same_request = request;
+    same_request.rng = &same_rng;
+    CHECK(bound.expand(request) == parsed->expand(same_request));
+  }
+  const auto fixed_only = PlaceholderTemplate::parse("{limit}/{window_ms}/{run}/{window_s}");
+  REQUIRE(fixed_only.has_value());
+  CHECK_FALSE(fixed_only->is_constant());
+  CHECK(fixed_only->bound(fixed).is_constant());
+  CHECK(fixed_only->bound(fixed).expand({}) == "25/1500/3/1.5");
+}

@@ -2,7 +2,9 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <limits>
+#include <random>
 #include <vector>
 
 using rlcheck::engine::ErrorKind;
@@ -237,4 +239,65 @@ TEST_CASE("record view: plain records and subspans read the same as packed ones"
   CHECK(same(part.back(), plain[2]));
   CHECK(same(from_plain.subspan(2, 2)[1], plain[3]));
   CHECK(std::distance(part.begin(), part.end()) == 2);
+}
+
+TEST_CASE("record log: a run's every seq sorts in place; gaps, repeats and whole records too") {
+  std::mt19937_64 rng(7);
+  const auto shuffled_log = [&](std::vector<RequestRecord> records) {
+    std::shuffle(records.begin(), records.end(), rng);
+    RecordLog log(100);
+    for (const RequestRecord& record : records)
+      log.push_back(record);
+    return log;
+  };
+  const auto seqs_of = [](const RecordLog& log) {
+    std::vector<uint64_t> seqs;
+    for (size_t i = 0; i < log.size(); ++i)
+      seqs.push_back(log.seq(i));
+    return seqs;
+  };
+  std::vector<RequestRecord> dense;
+  for (uint64_t seq = 100; seq < 1100; ++seq)
+    dense.push_back(typical(seq));
+  SUBCASE("every seq once: placed by seq, each record whole") {
+    RecordLog log = shuffled_log(dense);
+    log.sort_by_seq();
+    for (size_t i = 0; i < log.size(); ++i)
+      CHECK(same(log[i], dense[i]));
+  }
+  SUBCASE("a gap, a repeat or a record kept whole: sorted all the same, none lost") {
+    std::vector<RequestRecord> gap(dense.begin(), dense.end() - 1);
+    gap.erase(gap.begin() + 500);
+    std::vector<RequestRecord> repeat = dense;
+    repeat[10] = dense[11];
+    std::vector<RequestRecord> whole = dense;
+    whole[3].retry_ms = k_max;  // out of the packed range
+    for (const auto& records : {gap, repeat, whole}) {
+      RecordLog log = shuffled_log(records);
+      log.sort_by_seq();
+      std::vector<uint64_t> expected;
+      for (const RequestRecord& record : records)
+        expected.push_back(record.seq);
+      std::sort(expected.begin(), expected.end());
+      CHECK(seqs_of(log) == expected);
+    }
+  }
+}
+
+TEST_CASE("record view: replied_ns reads one field; indices sort stably by send") {
+  std::vector<RequestRecord> records;
+  for (uint64_t seq = 0; seq < 6; ++seq)
+    records.push_back(typical(seq));
+  records[1].sent_ns = records[4].sent_ns;  // a tie: kept in index order
+  records[5].replied_ns = k_max;            // kept whole
+  const RecordLog log(records);
+  const RecordView view = log.view();
+  for (size_t i = 0; i < records.size(); ++i)
+    CHECK(view.replied_ns(i) == records[i].replied_ns);
+  std::vector<uint32_t> indices{5, 4, 3, 2, 1, 0};
+  rlcheck::engine::stable_sort_by_send(view, indices);
+  CHECK(indices == std::vector<uint32_t>{0, 2, 3, 4, 1, 5});
+  std::vector<uint32_t> in_order{0, 2, 3, 4, 1, 5};
+  rlcheck::engine::stable_sort_by_send(view, in_order);
+  CHECK(in_order == std::vector<uint32_t>{0, 2, 3, 4, 1, 5});
 }

@@ -1,0 +1,101 @@
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include <hiredis/hiredis.h>
+
+#include "redis/command_buffer.hpp"
+#include "redis/connection.hpp"
+#include "redis/reply.hpp"
+#include "redis/reply_pool.hpp"
+
+using rlcheck::redis::CommandBuffer;
+using rlcheck::redis::ReplyPtr;
+using rlcheck::redis::ReplyTally;
+
+namespace {
+
+// Every reply `resp` holds, read by the connections' reader (pooled, capped).
+std::vector<ReplyPtr> read_all(const std::string& resp, bool* failed = nullptr) {
+  ReplyTally tally;
+  redisReader* reader = rlcheck::redis::new_reply_reader(tally);
+  REQUIRE(reader != nullptr);
+  redisReaderFeed(reader, resp.data(), resp.size());
+  std::vector<ReplyPtr> replies;
+  for (;;) {
+    void* raw = nullptr;
+    if (redisReaderGetReply(reader, &raw) != REDIS_OK) {
+      if (failed != nullptr)
+        *failed = true;
+      break;
+    }
+    if (raw == nullptr)
+      break;
+    replies.emplace_back(static_cast<redisReply*>(raw));
+  }
+  redisReaderFree(reader);
+  return replies;
+}
+
+std::string text_of(const redisReply* reply) {
+  return std::string(reply->str, reply->len);
+}
+
+}  // namespace
+
+TEST_CASE("pooled replies read as hiredis' own: every type, short and long, nested and wide") {
+  const std::string long_text(300, 'x');
+  const std::string resp = ":42\r\n$-1\r\n+OK\r\n-ERR bad\r\n$3\r\nabc\r\n$300\r\n" + long_text +
+                           "\r\n*3\r\n:1\r\n:0\r\n:1500\r\n*6\r\n:1\r\n:2\r\n:3\r\n:4\r\n:5\r\n"
+                           "$2\r\nsi\r\n*2\r\n*1\r\n$4\r\ndeep\r\n*0\r\n*-1\r\n";
+  // Twice: the second reading reuses the blocks the first gave back.
+  for (int pass = 0; pass < 2; ++pass) {
+    CAPTURE(pass);
+    const std::vector<ReplyPtr> replies = read_all(resp);
+    REQUIRE(replies.size() == 10);
+    CHECK(replies[0]->type == REDIS_REPLY_INTEGER);
+    CHECK(replies[0]->integer == 42);
+    CHECK(replies[1]->type == REDIS_REPLY_NIL);
+    CHECK(replies[2]->type == REDIS_REPLY_STATUS);
+    CHECK(text_of(replies[2].get()) == "OK");
+    CHECK(replies[3]->type == REDIS_REPLY_ERROR);
+    CHECK(text_of(replies[3].get()) == "ERR bad");
+    CHECK(text_of(replies[4].get()) == "abc");
+    CHECK(replies[4]->str[3] == '\0');
+    CHECK(text_of(replies[5].get()) == long_text);
+    REQUIRE(replies[6]->elements == 3);
+    CHECK(replies[6]->element[2]->integer == 1500);
+    REQUIRE(replies[7]->elements == 6);  // more elements than a block holds
+    CHECK(replies[7]->element[4]->integer == 5);
+    CHECK(text_of(replies[7]->element[5]) == "si");
+    REQUIRE(replies[8]->elements == 2);
+    REQUIRE(replies[8]->element[0]->elements == 1);
+    CHECK(text_of(replies[8]->element[0]->element[0]) == "deep");
+    CHECK(replies[8]->element[1]->elements == 0);
+    CHECK(replies[9]->type == REDIS_REPLY_NIL);
+  }
+}
+
+TEST_CASE("a reply cut by a protocol error is freed whole, and the reader says so") {
+  bool failed = false;
+  const std::vector<ReplyPtr> replies =
+      read_all(":1\r\n*3\r\n:1\r\n$2\r\nab\r\n?oops\r\n", &failed);
+  CHECK(failed);
+  REQUIRE(replies.size() == 1);
+  CHECK(replies[0]->integer == 1);
+}
+
+TEST_CASE("a command buffer writes RESP: several commands, empty and long arguments") {
+  CommandBuffer buffer;
+  buffer.begin(2);
+  buffer.add("GET");
+  buffer.add("");
+  buffer.then(1);
+  const std::string long_arg(1000, 'k');
+  buffer.add(long_arg);
+  CHECK(buffer.text() == "*2\r\n$3\r\nGET\r\n$0\r\n\r\n*1\r\n$1000\r\n" + long_arg + "\r\n");
+  buffer.begin(1);
+  buffer.add("PING");
+  CHECK(buffer.text() == "*1\r\n$4\r\nPING\r\n");
+}
