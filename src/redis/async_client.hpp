@@ -102,10 +102,7 @@ class AsyncClient final : public engine::Client,
   RunTarget& target_;
   int index_;               // of this client's connection to each node
   Connection* connection_;  // where the step goes (or went)
-  int connect_waits_ = 0;   // connect(): connections not yet ready
-  // Apart from the fields every request touches: its 2.5 KB state is read only for {uuid}.
-  std::unique_ptr<std::mt19937_64> rng_;
-  bool connecting_ = false;  // connect() waits for the connection
+  // What every request touches comes first, together (Connection prefetches these lines).
   bool waiting_ = false;     // the request's step waits for the connection
   uint64_t generation_ = 1;  // of the request in flight; bumped when it is settled
   bool in_flight_ = false;
@@ -116,16 +113,20 @@ class AsyncClient final : public engine::Client,
   size_t step_commands_ = 0;           // how many
   std::optional<uint16_t> step_slot_;  // cluster: the hash slot of its first key
   size_t replies_left_ = 0;            // of the step sent
+  size_t skip_replies_ = 0;            // ASKING's +OK
+  int redirects_ = 0;
+  event* retry_timer_ = nullptr;
+  // Read now and then: its 2.5 KB state only for {uuid}.
+  std::unique_ptr<std::mt19937_64> rng_;
+  int connect_waits_ = 0;    // connect(): connections not yet ready
+  bool connecting_ = false;  // connect() waits for the connection
   // Cluster only: the step sent, kept to send again, and its replies held until all are in.
   CommandBuffer sent_;
   size_t sent_commands_ = 0;
   uint16_t sent_slot_ = 0;
-  size_t skip_replies_ = 0;  // ASKING's +OK
   std::vector<ReplyPtr> held_;
   std::optional<Redirect> redirect_;
   bool retry_later_ = false;
-  int redirects_ = 0;
-  event* retry_timer_ = nullptr;
 };
 
 class AsyncClientFactory final : public engine::ClientFactory {
