@@ -64,6 +64,10 @@ std::optional<int32_t> pack_optional(const std::optional<int64_t>& value) {
   return narrow(*value);
 }
 
+int64_t packed_sent_ns(const PackedRecord& p) {
+  return static_cast<int64_t>((static_cast<uint64_t>(p.sent_high) << 32) | p.sent_low);
+}
+
 std::optional<int64_t> unpack_optional(int32_t packed) {
   if (packed == k_absent)
     return std::nullopt;
@@ -114,15 +118,13 @@ struct RecordTables {
 };
 
 RequestRecord RecordView::operator[](size_t index) const {
-  if (plain_ != nullptr)
-    return plain_[index];
+  if (const RequestRecord* record = unpacked(index))
+    return *record;
   const PackedRecord& p = packed_[index];
-  if (p.context == k_whole)
-    return tables_->whole[p.seq_offset];
   RequestRecord record = tables_->context_records[p.context];
   record.seq = tables_->first_seq + p.seq_offset;
   record.identity = p.identity;
-  record.sent_ns = static_cast<int64_t>((static_cast<uint64_t>(p.sent_high) << 32) | p.sent_low);
+  record.sent_ns = packed_sent_ns(p);
   record.replied_ns = record.sent_ns + static_cast<int64_t>(p.latency_ns);
   record.outcome = static_cast<Outcome>(p.outcome_error & 3U);
   record.error = static_cast<ErrorKind>(p.outcome_error >> 2U);
@@ -132,32 +134,29 @@ RequestRecord RecordView::operator[](size_t index) const {
   return record;
 }
 
-int64_t RecordView::sent_ns(size_t index) const {
+const RequestRecord* RecordView::unpacked(size_t index) const {
   if (plain_ != nullptr)
-    return plain_[index].sent_ns;
+    return &plain_[index];
   const PackedRecord& p = packed_[index];
-  if (p.context == k_whole)
-    return tables_->whole[p.seq_offset].sent_ns;
-  return static_cast<int64_t>((static_cast<uint64_t>(p.sent_high) << 32) | p.sent_low);
+  return p.context == k_whole ? &tables_->whole[p.seq_offset] : nullptr;
+}
+
+int64_t RecordView::sent_ns(size_t index) const {
+  if (const RequestRecord* record = unpacked(index))
+    return record->sent_ns;
+  return packed_sent_ns(packed_[index]);
 }
 
 int64_t RecordView::replied_ns(size_t index) const {
-  if (plain_ != nullptr)
-    return plain_[index].replied_ns;
-  const PackedRecord& p = packed_[index];
-  if (p.context == k_whole)
-    return tables_->whole[p.seq_offset].replied_ns;
-  return static_cast<int64_t>((static_cast<uint64_t>(p.sent_high) << 32) | p.sent_low) +
-         static_cast<int64_t>(p.latency_ns);
+  if (const RequestRecord* record = unpacked(index))
+    return record->replied_ns;
+  return packed_sent_ns(packed_[index]) + static_cast<int64_t>(packed_[index].latency_ns);
 }
 
 Outcome RecordView::outcome(size_t index) const {
-  if (plain_ != nullptr)
-    return plain_[index].outcome;
-  const PackedRecord& p = packed_[index];
-  if (p.context == k_whole)
-    return tables_->whole[p.seq_offset].outcome;
-  return static_cast<Outcome>(p.outcome_error & 3U);
+  if (const RequestRecord* record = unpacked(index))
+    return record->outcome;
+  return static_cast<Outcome>(packed_[index].outcome_error & 3U);
 }
 
 RecordView RecordView::subspan(size_t offset, size_t count) const {

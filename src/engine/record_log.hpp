@@ -65,6 +65,9 @@ class RecordView {
   RecordView subspan(size_t offset, size_t count) const;
 
  private:
+  // The record as kept whole (plain, or outside the packed ranges); null when packed.
+  const RequestRecord* unpacked(size_t index) const;
+
   const RequestRecord* plain_ = nullptr;
   const PackedRecord* packed_ = nullptr;
   const RecordTables* tables_ = nullptr;
