@@ -34,10 +34,10 @@ LiveCounts& LiveCounts::operator-=(const LiveCounts& other) {
   return *this;
 }
 
-void LiveCell::decided(Outcome outcome, ErrorKind error) {
-  bump(decided_[static_cast<size_t>(outcome)]);
+void LiveCell::decided(Outcome outcome, ErrorKind error, uint64_t count) {
+  bump(decided_[static_cast<size_t>(outcome)], count);
   if (outcome == Outcome::error)
-    bump(errors_[static_cast<size_t>(error) % k_live_error_kinds]);
+    bump(errors_[static_cast<size_t>(error) % k_live_error_kinds], count);
 }
 
 void LiveCell::latency(int64_t ns) {

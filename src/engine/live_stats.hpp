@@ -67,7 +67,7 @@ struct LiveSnapshot {
 class alignas(64) LiveCell {
  public:
   void sent() { bump(sent_); }
-  void decided(Outcome outcome, ErrorKind error);
+  void decided(Outcome outcome, ErrorKind error, uint64_t count = 1);
   void latency(int64_t ns);
   void reached_virtual(int64_t ns) {
     if (ns > virtual_ns_.load(std::memory_order_relaxed))

@@ -11,12 +11,13 @@ namespace rlcheck::engine {
 namespace {
 
 // Requests that no live connection took are errors, so a dead target cannot look like a pass.
-void record_unsent(RunResult& result, const config::LoadConfig& load,
-                   const IdentityMap& identities) {
+// Returns how many there were.
+uint64_t record_unsent(RunResult& result, const config::LoadConfig& load,
+                       const IdentityMap& identities) {
   std::vector<bool> seen(static_cast<size_t>(load.requests), false);
   for (size_t i = 0; i < result.records.size(); ++i)
     seen[result.records.seq(i) - load.first_seq] = true;
-  bool any_unsent = false;
+  uint64_t unsent_count = 0;
   for (uint64_t index = load.share_index; index < seen.size(); index += load.share_count) {
     if (seen[index])
       continue;
@@ -26,14 +27,22 @@ void record_unsent(RunResult& result, const config::LoadConfig& load,
     unsent.outcome = Outcome::error;
     unsent.error = ErrorKind::not_sent;
     result.records.push_back(unsent);
-    any_unsent = true;
+    ++unsent_count;
   }
-  if (!any_unsent)
-    return;
+  if (unsent_count == 0)
+    return 0;
   result.records.sort_by_seq();
   result.error_samples.try_emplace(ErrorKind::not_sent, result.connect_error.empty()
                                                             ? "no live connection was left"
                                                             : result.connect_error);
+  return unsent_count;
+}
+
+// The live counts (status line, metrics) count the requests never sent as errors too, as the
+// report does. The workers have joined: cell 0 has no other writer now.
+void count_unsent_live(LiveStats* live, uint64_t unsent) {
+  if (live != nullptr && unsent > 0)
+    live->cell(0).decided(Outcome::error, ErrorKind::not_sent, unsent);
 }
 
 }  // namespace
@@ -141,6 +150,7 @@ RunResult execute_run(ClientFactory& factory, const config::LoadConfig& load,
                                                                 ? "no live connection was left"
                                                                 : result.connect_error);
     }
+    count_unsent_live(live, result.unsent);
     return result;
   }
   result.records.sort_by_seq();
@@ -150,7 +160,7 @@ RunResult execute_run(ClientFactory& factory, const config::LoadConfig& load,
 
   // A run cut short (Ctrl-C, or stopped on errors) holds only the requests that were sent.
   if (!result.interrupted && !result.stopped_on_errors && !result.cancelled && !result.abandoned)
-    record_unsent(result, load, shared.identities);
+    count_unsent_live(live, record_unsent(result, load, shared.identities));
   return result;
 }
 

@@ -240,13 +240,21 @@ TEST_CASE("execute_run: requests never sent are recorded for the identity they w
   config::LoadConfig load = load_of(50, 2, 1);
   load.identities = 5;
   load.identity_dist = {config::IdentityShape::zipf, 1.1};
-  const engine::RunResult result = engine::execute_run(factory, load);
+  engine::LiveStats live;
+  engine::RunHooks hooks;
+  hooks.live = &live;
+  const engine::RunResult result = engine::execute_run(factory, load, hooks);
   const engine::IdentityMap map(load.identity_dist, load.identities, load.identity_seed);
   REQUIRE(result.records.size() == 50);
   for (const engine::RequestRecord& record : result.records) {
     CHECK(record.error == ErrorKind::not_sent);
     CHECK(record.identity == map.of(record.seq));
   }
+  // The live counts say what the report says: 50 errors, all not sent, none sent.
+  const engine::LiveSnapshot counted = live.snapshot();
+  CHECK(counted.total.sent == 0);
+  CHECK(counted.total.decided[static_cast<size_t>(engine::Outcome::error)] == 50);
+  CHECK(counted.errors[static_cast<size_t>(ErrorKind::not_sent)] == 50);
 }
 
 TEST_CASE("execute_run: with only_identity every request speaks for that identity") {
