@@ -79,25 +79,25 @@ std::optional<int64_t> unpack_optional(int32_t packed) {
 struct RecordTables {
   uint64_t first_seq = 0;
   std::optional<int64_t> bucket_base;  // set by the first bucket that does not fit 32 bits
-  std::vector<Context> contexts;
-  // Per context, a record holding its fields: decoding copies it and sets the rest.
+  // Per context (by index), a record holding its fields: decoding copies it and sets the rest.
   std::vector<RequestRecord> context_records;
   std::map<Context, uint16_t> context_index;
-  std::optional<uint16_t> last_context;  // the one interned last: most records repeat it
-  std::vector<RequestRecord> whole;      // records a field of which does not fit its packed range
+  std::optional<std::pair<Context, uint16_t>> last;  // interned last: most records repeat it
+  std::vector<RequestRecord> whole;  // records a field of which does not fit its packed range
 
   std::optional<uint16_t> intern(const Context& context) {
-    if (last_context && contexts[*last_context] == context)
-      return last_context;
-    if (auto found = context_index.find(context); found != context_index.end())
-      return last_context = found->second;
-    if (contexts.size() >= k_whole)
-      return std::nullopt;
-    const auto index = static_cast<uint16_t>(contexts.size());
-    contexts.push_back(context);
-    context_records.push_back(record_of(context));
-    context_index.emplace(context, index);
-    return last_context = index;
+    if (last && last->first == context)
+      return last->second;
+    auto found = context_index.find(context);
+    if (found == context_index.end()) {
+      if (context_records.size() >= k_whole)
+        return std::nullopt;
+      const auto index = static_cast<uint16_t>(context_records.size());
+      context_records.push_back(record_of(context));
+      found = context_index.emplace(context, index).first;
+    }
+    last = *found;
+    return found->second;
   }
 
   static RequestRecord record_of(const Context& context) {

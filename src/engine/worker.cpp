@@ -545,14 +545,11 @@ void Worker::on_deadline_timer(int, short, void* arg) {
   auto* worker = static_cast<Worker*>(arg);
   worker->deadline_armed_ = false;
   const auto now = Clock::now();
-  while (!worker->deadlines_.empty()) {
-    const Deadline next = worker->deadlines_.front();
-    if (worker->settled(next)) {
-      worker->deadlines_.pop_front();
-      continue;
-    }
-    if (next.at > now)
+  for (;;) {
+    worker->drop_settled_deadlines();
+    if (worker->deadlines_.empty() || worker->deadlines_.front().at > now)
       break;
+    const Deadline next = worker->deadlines_.front();
     worker->deadlines_.pop_front();
     // The client reports the timeout through on_decision before abort() returns.
     worker->slots_[static_cast<size_t>(next.slot)]->client->abort(ErrorKind::timeout);

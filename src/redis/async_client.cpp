@@ -30,9 +30,10 @@ struct EvalHead {
 };
 thread_local EvalHead t_eval_head;
 
+// Appends "*argc", the verb, the script (sha or source) and the key count.
 void write_eval_head(CommandBuffer& out, std::string_view verb, std::string_view script,
                      size_t key_count, size_t argc) {
-  out.begin(argc);
+  out.then(argc);
   out.add(verb);
   out.add(script);
   char count[24];
@@ -207,15 +208,14 @@ void AsyncClient::add_eval(bool with_source) {
   if (step_commands_++ == 0)
     step_.clear();
   if (with_source) {
-    CommandBuffer head;  // after NOSCRIPT only: not worth keeping
-    write_eval_head(head, "EVAL", script.source, key_count, argc);
-    step_.append_raw(head.text());
+    write_eval_head(step_, "EVAL", script.source, key_count, argc);  // after NOSCRIPT only
   } else {
     EvalHead& head = t_eval_head;
     if (head.sha != script.sha || head.key_count != key_count || head.argc != argc) {
       head.sha = script.sha;
       head.key_count = key_count;
       head.argc = argc;
+      head.text.clear();
       write_eval_head(head.text, "EVALSHA", script.sha, key_count, argc);
     }
     step_.append_raw(head.text.text());

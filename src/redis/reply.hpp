@@ -6,9 +6,9 @@
 
 #include <hiredis/hiredis.h>
 
-namespace rlcheck::redis {
+#include "redis/reply_pool.hpp"
 
-void free_reply(void* reply);  // reply_pool.hpp
+namespace rlcheck::redis {
 
 struct ReplyFree {
   void operator()(redisReply* reply) const { free_reply(reply); }

@@ -59,11 +59,8 @@ class ScriptStrategy final : public redis::Strategy {
         limit_(params.limit),
         key_count_(std::max<int64_t>(1, params.script_keys)),
         context_{params.limit, params.window_ms, params.run, 0, 0, nullptr, {}} {
-    for (PlaceholderTemplate& text : templates_) {
+    for (PlaceholderTemplate& text : templates_)
       text = text.bound(context_);
-      constants_.push_back(text.is_constant() ? std::optional(text.expand(context_))
-                                              : std::nullopt);
-    }
   }
 
   void begin(RequestState& state, DecisionIo& io) const override {
@@ -74,13 +71,8 @@ class ScriptStrategy final : public redis::Strategy {
     context.clock = state.clock;
     std::vector<std::string>& args = io.eval_args();
     args.resize(templates_.size());
-    for (size_t i = 0; i < templates_.size(); ++i) {
-      if (constants_[i]) {
-        args[i] = *constants_[i];
-      } else {
-        templates_[i].expand_into(context, args[i]);
-      }
-    }
+    for (size_t i = 0; i < templates_.size(); ++i)
+      templates_[i].expand_into(context, args[i]);
     const std::string& key = keys_.of(state);
     std::vector<std::string>& keys = io.eval_keys();
     keys.resize(static_cast<size_t>(key_count_));
@@ -121,7 +113,6 @@ class ScriptStrategy final : public redis::Strategy {
   IdentityKeys keys_;
   const LoadedScript& script_;
   std::vector<PlaceholderTemplate> templates_;
-  std::vector<std::optional<std::string>> constants_;  // per template: its text, if fixed
   config::ReplyFormat reply_;
   bool queue_;         // leaky-queue: an admission's third element is its wait
   int64_t limit_;      // counter replies are allowed up to it
