@@ -248,12 +248,19 @@ LockOuts find_lockouts(const IdentityRecords& identities, const AdmissionRule& r
   for (size_t id = 0; id < identities.size(); ++id) {
     const RecordSpan records = identities[id];
     const auto identity = static_cast<uint32_t>(id);
-    const auto judged = [&](const RequestRecord& record) {
-      return record.outcome == Outcome::denied && record.sent_ns >= judge_from_ns;
+    const auto judged = [&](size_t i) {
+      return records.outcome(i) == Outcome::denied && records.sent_ns(i) >= judge_from_ns;
+    };
+    // Only the judged denials are decoded whole.
+    const auto each_judged = [&](const auto& judge_one) {
+      for (size_t i = 0; i < records.size(); ++i) {
+        if (judged(i))
+          judge_one(records[i]);
+      }
     };
     bool any_judged = false;
     for (size_t i = 0; i < records.size() && !any_judged; ++i)
-      any_judged = records.outcome(i) == Outcome::denied && records.sent_ns(i) >= judge_from_ns;
+      any_judged = judged(i);
     if (!any_judged)
       continue;
     const int64_t locked_before = found.count;
@@ -266,53 +273,45 @@ LockOuts find_lockouts(const IdentityRecords& identities, const AdmissionRule& r
     switch (rule.kind) {
       case AdmissionRule::Kind::sliding: {
         const SlidingRoom room(records, rule);
-        for (const RequestRecord& record : records) {
-          if (judged(record))
-            judge(found, record, identity, room.used(record) + unseen(record),
-                  static_cast<double>(rule.limit));
-        }
+        each_judged([&](const RequestRecord& record) {
+          judge(found, record, identity, room.used(record) + unseen(record),
+                static_cast<double>(rule.limit));
+        });
         break;
       }
       case AdmissionRule::Kind::fixed: {
         const FixedRoom room(records, rule, start_wall_ns);
-        for (const RequestRecord& record : records) {
-          if (!judged(record))
-            continue;
+        each_judged([&](const RequestRecord& record) {
           if (const auto used = room.used(record))
             judge(found, record, identity, *used + unseen(record), static_cast<double>(rule.limit));
-        }
+        });
         break;
       }
       case AdmissionRule::Kind::first_hit: {
         const FirstHitWindows windows(records, rule);
-        for (const RequestRecord& record : records) {
-          if (judged(record)) {
-            judge(found, record, identity,
-                  static_cast<double>(windows.used_before(record, rule.limit)),
-                  static_cast<double>(rule.limit));
-          }
-        }
+        each_judged([&](const RequestRecord& record) {
+          judge(found, record, identity,
+                static_cast<double>(windows.used_before(record, rule.limit)),
+                static_cast<double>(rule.limit));
+        });
         break;
       }
       case AdmissionRule::Kind::sliding_counter: {
         // Room: the estimate, read as high as any placement makes it, below the limit.
         const SlidingCounter counter(records, rule);
         const auto limit = static_cast<double>(rule.limit);
-        for (const RequestRecord& record : records) {
-          if (!judged(record))
-            continue;
+        each_judged([&](const RequestRecord& record) {
           const double used = counter.most_used(record);
           judge_denial(found, record, identity, used, limit, used < limit - 1e-9);
-        }
+        });
         break;
       }
       case AdmissionRule::Kind::bucket: {
         const BucketRoom room(records, rule);
-        for (const RequestRecord& record : records) {
-          if (judged(record))
-            judge(found, record, identity, room.used(record) + unseen(record),
-                  static_cast<double>(rule.burst));
-        }
+        each_judged([&](const RequestRecord& record) {
+          judge(found, record, identity, room.used(record) + unseen(record),
+                static_cast<double>(rule.burst));
+        });
         break;
       }
     }

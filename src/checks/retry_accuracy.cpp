@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <deque>
+#include <optional>
 #include <tuple>
 
 #include "checks/first_hit.hpp"
@@ -394,17 +395,19 @@ RetryAccuracy measure_retry_accuracy(const IdentityRecords& identities, const Ad
     const RecordSpan records = identities[id];
     std::vector<uint32_t> denials;  // indices: 4 bytes a denial
     for (size_t i = 0; i < records.size(); ++i) {
-      if (records.outcome(i) == Outcome::denied && usable_hint_ms(records[i]))
+      if (records.outcome(i) == Outcome::denied)
         denials.push_back(static_cast<uint32_t>(i));
     }
-    if (denials.empty())
-      continue;
     engine::stable_sort_by_send(records, denials);
-    IdentityPredictor predictor(records, rule, start_wall_ns);
+    // Each denial is decoded once; the predictor is built at the first usable hint.
+    std::optional<IdentityPredictor> predictor;
     for (const uint32_t index : denials) {
-      const RequestRecord decoded = records[index];
-      const RequestRecord* denial = &decoded;
-      judge_hint(accuracy, *denial, static_cast<uint32_t>(id), predictor.predict(*denial),
+      const RequestRecord denial = records[index];
+      if (!usable_hint_ms(denial))
+        continue;
+      if (!predictor)
+        predictor.emplace(records, rule, start_wall_ns);
+      judge_hint(accuracy, denial, static_cast<uint32_t>(id), predictor->predict(denial),
                  tolerance);
     }
   }

@@ -91,6 +91,7 @@ RunShared::RunShared(const config::LoadConfig& load_config, int workers, RunObse
       schedule(std::make_shared<const Schedule>(Schedule::make(load_config))),
       observer(run_observer),
       sink(record_sink),
+      sole_worker(workers == 1),
       start_line(workers, [this, workers]() noexcept {
         if (load.start_gate) {
           const auto agreed = load.start_gate();
@@ -284,7 +285,7 @@ void Worker::launch_next(int slot_index) {
     return;
   }
   // This process's share: the n-th request it takes is request share_index + n x share_count.
-  const uint64_t nth = shared_.next_seq.fetch_add(1, std::memory_order_relaxed);
+  const uint64_t nth = shared_.take_seq();
   const uint64_t index = shared_.load.share_index + nth * shared_.load.share_count;
   if (index >= static_cast<uint64_t>(shared_.load.requests)) {
     exhausted_ = true;

@@ -5,7 +5,6 @@
 #include <atomic>
 #include <barrier>
 #include <chrono>
-#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -13,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "base/ring_queue.hpp"
 #include "engine/identity_map.hpp"
 #include "engine/run.hpp"
 
@@ -34,13 +34,25 @@ struct RunShared {
   std::shared_ptr<const Schedule> schedule;  // when each request is due
   RunObserver* observer;
   RecordSink* sink;  // null: each worker keeps its records
+  // The next request number to take (take_seq); with one worker, only its thread writes it.
   std::atomic<uint64_t> next_seq{0};
+  const bool sole_worker;
   std::atomic<int64_t> errors{0};    // errored requests so far, counted for stop_after_errors
   std::atomic<bool> stopped{false};  // more than stop_after_errors: no request leaves any more
   bool cancelled = false;  // the start gate said not to start (written before the start line)
   std::chrono::steady_clock::time_point start;
   int64_t start_wall_ns = 0;
   StartLine start_line;
+
+  uint64_t take_seq() {
+    if (sole_worker) {
+      // Nobody else takes numbers: a plain increment spares the locked add (a full barrier).
+      const uint64_t taken = next_seq.load(std::memory_order_relaxed);
+      next_seq.store(taken + 1, std::memory_order_relaxed);
+      return taken;
+    }
+    return next_seq.fetch_add(1, std::memory_order_relaxed);
+  }
 };
 
 class Worker final : public ClientListener {
@@ -121,7 +133,7 @@ class Worker final : public ClientListener {
   std::vector<std::unique_ptr<Slot>> slots_;
   EventPtr interrupt_poll_;
   EventPtr deadline_timer_;
-  std::deque<Deadline> deadlines_;  // of the requests on the wire (and some settled), by send
+  base::RingQueue<Deadline> deadlines_;  // of the requests on the wire (and some settled), by send
   bool deadline_armed_ = false;
   std::vector<RequestRecord> outgoing_;  // records not yet handed to the sink
   int pending_connects_ = 0;

@@ -444,7 +444,7 @@ void Connection::lose(const std::string& why, LossCause cause) {
   evtimer_del(timer_);
   out_.clear();
   out_sent_ = 0;
-  std::deque<Pending> lost;
+  base::RingQueue<Pending> lost;
   lost.swap(pending_);
   if (settings_.reconnect && was_ready_) {
     state_ = State::backing_off;
@@ -454,9 +454,9 @@ void Connection::lose(const std::string& why, LossCause cause) {
   } else {
     state_ = State::unreachable;
   }
-  for (const Pending& pending : lost) {
-    if (pending.sink != nullptr)
-      pending.sink->on_reply(pending.tag, nullptr, why);
+  for (size_t i = 0; i < lost.size(); ++i) {
+    if (lost[i].sink != nullptr)
+      lost[i].sink->on_reply(lost[i].tag, nullptr, why);
   }
   if (state_ == State::unreachable) {
     std::vector<ReadyWaiter*> waiters;

@@ -7,13 +7,13 @@
 
 #include <chrono>
 #include <cstdint>
-#include <deque>
 #include <expected>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "base/ring_queue.hpp"
 #include "config/duration.hpp"
 #include "net/stream.hpp"
 #include "redis/endpoint.hpp"
@@ -157,7 +157,7 @@ class Connection {
   bool write_waits_for_read_ = false;  // TLS: a write asked for the socket to be readable
   std::string out_;
   size_t out_sent_ = 0;
-  std::deque<Pending> pending_;
+  base::RingQueue<Pending> pending_;
   size_t login_replies_left_ = 0;
   std::vector<ReadyWaiter*> waiters_;
   ReplySink* push_sink_ = nullptr;
