@@ -61,24 +61,34 @@ void BucketPeakStream::add(int64_t sent_ns, int64_t replied_ns) {
 }
 
 void FixedPeakStream::add(int64_t window, int64_t sent_ns, int64_t replied_ns) {
-  auto [it, inserted] = windows_.try_emplace(window, Window{0, sent_ns, replied_ns});
+  auto [it, inserted] = windows_.try_emplace(window, Window{0, sent_ns, replied_ns, window});
   Window& entry = it->second;
   ++entry.count;
   entry.first_sent_ns = std::min(entry.first_sent_ns, sent_ns);
   entry.last_reply_ns = std::max(entry.last_reply_ns, replied_ns);
 }
 
-// fixed_peak's choice: the most admissions, then the first sent, then the lowest index.
+void FixedPeakStream::forget_before(int64_t window) {
+  while (!windows_.empty() && windows_.begin()->first < window) {
+    const Window& entry = windows_.begin()->second;
+    if (!best_forgotten_ || better(entry, *best_forgotten_))
+      best_forgotten_ = entry;
+    windows_.erase(windows_.begin());
+  }
+}
+
 AdmissionPeak FixedPeakStream::peak() const {
+  std::optional<Window> best = best_forgotten_;
+  for (const auto& [index, window] : windows_) {
+    if (!best || better(window, *best))
+      best = window;
+  }
   AdmissionPeak peak;
   peak.allowance = static_cast<double>(limit_);
-  for (const auto& [index, window] : windows_) {
-    if (window.count > peak.count ||
-        (window.count == peak.count && window.first_sent_ns < peak.start_ns)) {
-      peak.count = window.count;
-      peak.start_ns = window.first_sent_ns;
-      peak.length_ns = window.last_reply_ns - window.first_sent_ns;
-    }
+  if (best) {
+    peak.count = best->count;
+    peak.start_ns = best->first_sent_ns;
+    peak.length_ns = best->last_reply_ns - best->first_sent_ns;
   }
   return peak;
 }

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <optional>
 
 #include "checks/admission_peak.hpp"
 
@@ -54,22 +55,36 @@ class BucketPeakStream {
 };
 
 // fixed: the window index (the limiter's, or the one assign_wall_windows gives) with the most
-// admissions. One entry a window that had any (a window's count is final only at the run's end,
-// as a limiter may name any index at any time).
+// admissions. One entry a window that had any, until forget_before says no admission will come
+// to the windows below an index: those are then weighed once and only the best is kept.
 class FixedPeakStream {
  public:
   explicit FixedPeakStream(const AdmissionRule& rule) : limit_(rule.limit) {}
   void add(int64_t window, int64_t sent_ns, int64_t replied_ns);
+  // The windows below `window` (and every negative one: a straddling admission's own) are
+  // final.
+  void forget_before(int64_t window);
   AdmissionPeak peak() const;
+  size_t windows_held() const { return windows_.size(); }
 
  private:
   struct Window {
     int64_t count = 0;
     int64_t first_sent_ns = 0;
     int64_t last_reply_ns = 0;
+    int64_t index = 0;
   };
+  // fixed_peak's choice: the most admissions, then the first sent, then the lowest index.
+  static bool better(const Window& a, const Window& b) {
+    if (a.count != b.count)
+      return a.count > b.count;
+    if (a.first_sent_ns != b.first_sent_ns)
+      return a.first_sent_ns < b.first_sent_ns;
+    return a.index < b.index;
+  }
   int64_t limit_;
   std::map<int64_t, Window> windows_;
+  std::optional<Window> best_forgotten_;
 };
 
 }  // namespace rlcheck::checks

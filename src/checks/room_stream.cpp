@@ -79,6 +79,22 @@ void UtilisationStream::add(const RequestRecord& record, uint32_t identity) {
   state.admitted += record.outcome == Outcome::allowed ? 1 : 0;
 }
 
+void UtilisationStream::forget_before(uint32_t identity, int64_t window) {
+  if (Identity* state = identities_.find(identity)) {
+    state->decided.forget_before(window);
+    state->with_unknown.forget_before(window);
+  }
+}
+
+size_t UtilisationStream::windows_held() const {
+  size_t held = 0;
+  for (size_t id = 0; id < identities_.size(); ++id) {
+    if (const Identity* state = identities_.find(id))
+      held += state->decided.windows_held() + state->with_unknown.windows_held();
+  }
+  return held;
+}
+
 // measure_utilisation's choice: per identity the reading that gives the larger share, then
 // the identity with the smallest (of equals, the lowest).
 Utilisation UtilisationStream::finish() const {
@@ -113,6 +129,7 @@ struct LockOutStream::Identity {
   int64_t replied_by = 0;                 // admissions replied by the latest threshold asked
   double lowest_term = 1e300;             // bucket: the prefix minimum of BucketRoom's g_k
   std::map<int64_t, int64_t> per_window;  // fixed: admissions per window they may sit in
+  std::map<int64_t, int64_t> waiting;     // fixed: denials waiting to be judged, per window
   int64_t lock_outs = 0;
   // find_denial_counting, as it goes: the requests sent after the latest admission's reply.
   int64_t last_admitted_ns = INT64_MIN;
@@ -219,8 +236,27 @@ void LockOutStream::add(const RequestRecord& record, uint32_t index) {
     if (first != last)
       return;  // it may sit on either side of a boundary: not judged
     pending.window = first;
+    ++state.waiting[first];
   }
   pending_.push(pending);
+}
+
+void LockOutStream::forget_before(uint32_t identity, int64_t window) {
+  Identity* state = identities_.find(identity);
+  if (state == nullptr)
+    return;
+  if (!state->waiting.empty())
+    window = std::min(window, state->waiting.begin()->first);
+  state->per_window.erase(state->per_window.begin(), state->per_window.lower_bound(window));
+}
+
+size_t LockOutStream::windows_held() const {
+  size_t held = 0;
+  for (size_t id = 0; id < identities_.size(); ++id) {
+    if (const Identity* state = identities_.find(id))
+      held += state->per_window.size();
+  }
+  return held;
 }
 
 void LockOutStream::settle(const Pending& pending) {
@@ -233,6 +269,9 @@ void LockOutStream::settle(const Pending& pending) {
     case AdmissionRule::Kind::fixed: {
       const auto it = state.per_window.find(*pending.window);
       used = (it == state.per_window.end() ? 0.0 : static_cast<double>(it->second)) + unseen;
+      if (auto waiting = state.waiting.find(*pending.window);
+          waiting != state.waiting.end() && --waiting->second == 0)
+        state.waiting.erase(waiting);
       break;
     }
     case AdmissionRule::Kind::bucket: {

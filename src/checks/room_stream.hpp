@@ -26,7 +26,12 @@ class ContractReplay {
   explicit ContractReplay(const AdmissionRule& rule) : rule_(rule) {}
   // `window`: fixed only, the window the request counts in (window_of).
   void add(int64_t sent_ns, int64_t window);
+  // fixed: no request will count in the windows below `window` any more.
+  void forget_before(int64_t window) {
+    per_window_.erase(per_window_.begin(), per_window_.lower_bound(window));
+  }
   int64_t allowed() const { return allowed_; }
+  size_t windows_held() const { return per_window_.size(); }
 
  private:
   AdmissionRule rule_;
@@ -52,7 +57,10 @@ class UtilisationStream {
   UtilisationStream& operator=(UtilisationStream&&) noexcept;
   void begin(int64_t start_wall_ns) { start_wall_ns_ = start_wall_ns; }
   void add(const engine::RequestRecord& record, uint32_t identity);
+  // fixed: no request of `identity` will count in the windows below `window` any more.
+  void forget_before(uint32_t identity, int64_t window);
   Utilisation finish() const;
+  size_t windows_held() const;
 
  private:
   struct Identity;
@@ -72,7 +80,11 @@ class LockOutStream {
   LockOutStream& operator=(LockOutStream&&) noexcept;
   void begin(int64_t start_wall_ns) { start_wall_ns_ = start_wall_ns; }
   void add(const engine::RequestRecord& record, uint32_t identity);
+  // fixed: no admission of `identity` will count in the windows below `window` any more; those
+  // a denial still waits on are kept until it is judged.
+  void forget_before(uint32_t identity, int64_t window);
   LockOuts finish();
+  size_t windows_held() const;
 
  private:
   struct Identity;

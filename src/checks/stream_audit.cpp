@@ -53,7 +53,10 @@ StreamAudit::StreamAudit(const AuditParams& audit)
       utilisation_(std::make_unique<UtilisationStream>(audit.rule, identity_count_)),
       lockouts_(std::make_unique<LockOutStream>(
           audit.rule, identity_count_, audit.fresh_state ? 0 : contract_memory_ns(audit.rule))),
-      hints_(std::make_unique<RetryAccuracyStream>(audit.rule, identity_count_, audit.tolerance)) {}
+      hints_(std::make_unique<RetryAccuracyStream>(audit.rule, identity_count_, audit.tolerance)) {
+  if (audit.rule.kind == AdmissionRule::Kind::fixed && audit.rule.window_ns > 0)
+    horizons_.resize(identity_count_);
+}
 
 void StreamAudit::begin(int64_t start_wall_ns) {
   start_wall_ns_ = start_wall_ns;
@@ -78,6 +81,16 @@ void StreamAudit::add(const engine::RequestRecord& original) {
     ++out_of_order_;
     return;
   }
+  // As audit_run prepares the records: windows the clients' clocks named are dropped, and
+  // admissions without one get the wall clock's.
+  engine::RequestRecord record = original;
+  if (audit_.own_clock_windows)
+    record.bucket = 0;
+  const auto index = static_cast<uint32_t>(record.identity % identity_count_);
+  if (!horizons_.empty() && !within_horizon(record, index)) {
+    ++closed_window_;
+    return;
+  }
   last_ns_[0] = original.sent_ns;
   last_ns_[1] = original.replied_ns;
   if (original.outcome != engine::Outcome::error) {
@@ -85,15 +98,9 @@ void StreamAudit::add(const engine::RequestRecord& original) {
     first_sent_ns_ = std::min(first_sent_ns_, original.sent_ns);
     last_sent_ns_ = std::max(last_sent_ns_, original.sent_ns);
   }
-  // As audit_run prepares the records: windows the clients' clocks named are dropped, and
-  // admissions without one get the wall clock's.
-  engine::RequestRecord record = original;
-  if (audit_.own_clock_windows)
-    record.bucket = 0;
   const AdmissionRule& rule = audit_.rule;
   if (rule.kind == AdmissionRule::Kind::fixed && rule.window_ns > 0)
     place_in_wall_window(record, start_wall_ns_, rule);
-  const auto index = static_cast<uint32_t>(record.identity % identity_count_);
   utilisation_->add(record, index);
   lockouts_->add(record, index);
   hints_->add(record, index);
@@ -106,6 +113,56 @@ void StreamAudit::add(const engine::RequestRecord& original) {
     state.bucket->add(record.sent_ns, record.replied_ns);
   if (state.fixed)
     state.fixed->add(record.bucket, record.sent_ns, record.replied_ns);
+}
+
+// Fixed windows are forgotten once no request to come can count in them, so a soak holds a few
+// windows an identity, not every window it ran through. A request sent at `sent` counts in the
+// limiter's window when it named one, else in wall windows from the one holding `sent` less
+// the clock on: as requests come in send order, the wall windows below the latest request's
+// are closed. A limiter's named windows follow its clock, which moves on between a decision
+// and the next request's: the windows more than two below the newest it named are closed. A
+// request that names one anyway is counted (closed_window) and left out of the audits.
+bool StreamAudit::within_horizon(const engine::RequestRecord& record, uint32_t index) {
+  constexpr int64_t k_named_windows_kept = 2;  // below the newest named
+  const AdmissionRule& rule = audit_.rule;
+  Horizon& horizon = horizons_[index];
+  const int64_t wall = wall_window(start_wall_ns_, record.sent_ns - rule.clock_ns, rule.window_ns);
+  const bool named = record.bucket > 0;
+  if ((named ? record.bucket : wall) < horizon.forgotten_below)
+    return false;
+  if (named)
+    horizon.newest_named = std::max(horizon.newest_named, record.bucket);
+  const int64_t below =
+      horizon.newest_named != INT64_MIN ? horizon.newest_named - k_named_windows_kept : wall;
+  if (below > horizon.forgotten_below) {
+    horizon.forgotten_below = below;
+    forget_windows(record.identity, index, below);
+  }
+  return true;
+}
+
+void StreamAudit::forget_windows(uint32_t identity, uint32_t index, int64_t below) {
+  utilisation_->forget_before(index, below);
+  lockouts_->forget_before(index, below);
+  if (Identity* state = identities_.find(index); state != nullptr && state->fixed)
+    state->fixed->forget_before(below);
+  // key-ttl inspects the keys of each identity's first windows and of those still open.
+  constexpr int k_first_windows_kept = 3;
+  auto it = touched_.lower_bound({identity, INT64_MIN});
+  for (int kept = 0; kept < k_first_windows_kept && it != touched_.end() && it->first == identity;
+       ++kept)
+    ++it;
+  while (it != touched_.end() && it->first == identity && it->second < below)
+    it = touched_.erase(it);
+}
+
+size_t StreamAudit::windows_held() const {
+  size_t held = touched_.size() + utilisation_->windows_held() + lockouts_->windows_held();
+  for (size_t id = 0; id < identity_count_; ++id) {
+    if (const Identity* state = identities_.find(id); state != nullptr && state->fixed)
+      held += state->fixed->windows_held();
+  }
+  return held;
 }
 
 void StreamAudit::finish(RunStats& stats) {
@@ -127,6 +184,7 @@ void StreamAudit::finish(RunStats& stats) {
   finish_tally(stats);
   stats.streamed = true;
   stats.streamed_out_of_order = static_cast<int64_t>(out_of_order_);
+  stats.streamed_closed_window = static_cast<int64_t>(closed_window_);
 
   // audit_contract's choice over identities, in order, the empty ones included.
   const AdmissionRule& rule = audit_.rule;

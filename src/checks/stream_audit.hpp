@@ -53,9 +53,23 @@ class StreamAudit {
   }
   // Records that came out of (sent, replied) order: counted, not audited.
   uint64_t out_of_order() const { return out_of_order_; }
+  // Fixed windows: records that named a window already forgotten (its limiter's clock went
+  // back, or the request took over two windows): counted, not audited.
+  uint64_t closed_window() const { return closed_window_; }
+  // Fixed windows: the entries held for them, every audit and identity together.
+  size_t windows_held() const;
 
  private:
   struct Identity;
+  // Fixed windows, per identity: the newest window its limiter named, and the index below
+  // which its windows are forgotten.
+  struct Horizon {
+    int64_t newest_named = INT64_MIN;
+    int64_t forgotten_below = INT64_MIN;
+  };
+
+  bool within_horizon(const engine::RequestRecord& record, uint32_t index);
+  void forget_windows(uint32_t identity, uint32_t index, int64_t below);
 
   AuditParams audit_;
   size_t identity_count_;
@@ -66,9 +80,11 @@ class StreamAudit {
   std::unique_ptr<LockOutStream> lockouts_;
   std::unique_ptr<RetryAccuracyStream> hints_;
   std::set<std::pair<uint32_t, int64_t>> touched_;
+  std::vector<Horizon> horizons_;  // fixed windows only
   int64_t first_sent_ns_ = INT64_MAX, last_sent_ns_ = INT64_MIN;
   int64_t last_ns_[2] = {INT64_MIN, INT64_MIN};  // the last audited record's sent, replied
   uint64_t out_of_order_ = 0;
+  uint64_t closed_window_ = 0;
   bool reached_ = false;  // some request reached a connection
   std::optional<engine::ErrorKind> first_unconnected_;
 };

@@ -98,6 +98,12 @@ void Evidence::settle(const StateAudit& audit) {
                  "audits over time (what they would show is not judged)\n",
                  kept.run, stats.streamed_out_of_order);
     }
+    if (stats.streamed_closed_window > 0) {
+      fmt::print(stderr,
+                 "warning: run {}: {} requests named a fixed window more than two windows "
+                 "behind their limiter's newest and were left out of the audits over time\n",
+                 kept.run, stats.streamed_closed_window);
+    }
     apply_audit(audit, stats);
     stats_.push_back(std::move(stats));
     pending_.reset();
