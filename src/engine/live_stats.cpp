@@ -97,6 +97,17 @@ void LiveStats::end_run() {
   running_ = false;
 }
 
+void LiveStats::decided_after_run(Outcome outcome, ErrorKind error) {
+  LiveCell& any = cell(0);
+  any.sent();
+  any.decided(outcome, error);
+  std::lock_guard lock(mutex_);
+  if (!running_ && !runs_.empty()) {
+    runs_.back().counts = totals();
+    runs_.back().counts -= base_;
+  }
+}
+
 LiveSnapshot LiveStats::snapshot() const {
   LiveSnapshot snapshot;
   {

@@ -102,6 +102,9 @@ class LiveStats {
   // run `run` of `target`.
   void begin_run(std::string target, int run);
   void end_run();
+  // A request sent and decided after its run ended (--verify-retry-after's retry), when no
+  // worker thread writes: counted in the totals and in the last run's counts.
+  void decided_after_run(Outcome outcome, ErrorKind error);
 
   // The sums over every cell; from any thread, at any time.
   LiveSnapshot snapshot() const;

@@ -204,6 +204,8 @@ report::Report run_test(Target& target, const config::Config& config, const RunO
         log.retry_verification = verify_retry_after(*clients.factory, kept, load, run,
                                                     target.longest_retry_wait(evidence.results()),
                                                     announce_wait(config), retried);
+        for (const engine::RequestRecord& retry : retried)
+          monitor.live().decided_after_run(retry.outcome, retry.error);
       }
     }
     target.clean_up(run, audit, retried, log.keys_left);

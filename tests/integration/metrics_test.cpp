@@ -261,3 +261,45 @@ TEST_CASE("metrics: a port in use is exit 3 before the run, naming the address a
         "rlcheck: --metrics-listen " + taken + ": cannot listen: Address already in use\n");
   CHECK(outcome.out.empty());  // no run, no report
 }
+
+TEST_CASE("metrics: --verify-retry-after's retry joins the last run's live counts" *
+          doctest::test_suite("threads")) {
+  const int port = free_loopback_port();
+  const std::string url = "http://127.0.0.1:" + std::to_string(port) + "/metrics";
+  std::atomic<bool> done{false};
+  std::string judged;  // a scrape after the test was judged (the retry was answered before)
+  std::thread scraper;
+  RunOptions options;
+  options.on_started = [&](pid_t pid) {
+    scraper = std::thread([&, pid] {
+      poll_until(done, [&] {
+        const HttpReply reply = http_get(url);
+        if (reply.body.find("rlcheck_check_status") == std::string::npos)
+          return false;
+        judged = reply.body;
+        kill(pid, SIGINT);
+        return true;
+      });
+    });
+  };
+  const ProcessOutcome outcome = run_rlcheck(
+      rlcheck_args(port, "-l 5 -w 1s -n 20 -p 5 -r 1 --verify-retry-after --metrics-linger 20s"),
+      options);
+  done = true;
+  if (scraper.joinable())
+    scraper.join();
+  INFO("stderr: " << outcome.err);
+  CHECK(outcome.exit_code == 0);
+  const json report = json::parse(outcome.out);
+  REQUIRE(report.contains("retry_verification"));
+  const bool retry_allowed = report["retry_verification"]["allowed"].get<bool>();
+  CHECK(retry_allowed);  // the Lua limiter's hint is honest
+  REQUIRE_MESSAGE(!judged.empty(), "no scrape after the test was judged");
+  INFO(judged);
+  // The run's 20 requests and the retry: 21 sent, the retry among the admissions.
+  CHECK(judged.find("rlcheck_requests_total{outcome=\"allowed\",run=\"1\"} " +
+                    std::to_string(report_total(report, "allowed") + 1) + "\n") !=
+        std::string::npos);
+  CHECK(judged.find("rlcheck_requests_total{outcome=\"denied\",run=\"1\"} " +
+                    std::to_string(report_total(report, "denied")) + "\n") != std::string::npos);
+}

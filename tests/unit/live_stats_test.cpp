@@ -84,6 +84,17 @@ TEST_CASE("live stats: a run's counts, monotonic totals, in flight and errors by
   CHECK(now.total.done() == 4);
   live.end_run();
   CHECK_FALSE(live.snapshot().running);
+
+  // --verify-retry-after's retry, after the last run ended: in that run's counts and the totals.
+  live.decided_after_run(Outcome::allowed, ErrorKind::none);
+  now = live.snapshot();
+  CHECK(now.total.sent == 7);
+  CHECK(now.total.done() == 5);
+  CHECK(now.in_flight == 2);
+  REQUIRE(now.runs.size() == 2);
+  CHECK(now.runs[0].counts.decided == std::array<uint64_t, 3>{1, 1, 1});
+  CHECK(now.runs[1].counts.decided == std::array<uint64_t, 3>{1, 1, 0});
+  CHECK(now.runs[1].counts.sent == 2);
 }
 
 TEST_CASE("live stats: 4 writers and a reader, totals exact after join" *
