@@ -78,6 +78,21 @@ bool poll_until(const std::atomic<bool>& stop, Step step) {
   return false;
 }
 
+// Scrapes `url` until the check statuses show (the test was judged), hands that scrape to
+// `judged`, then Ctrl-Cs `pid` to end its linger.
+template <typename Judged>
+void scrape_until_judged(const std::atomic<bool>& stop, const std::string& url, pid_t pid,
+                         Judged judged) {
+  poll_until(stop, [&] {
+    const HttpReply reply = http_get(url);
+    if (reply.body.find("rlcheck_check_status") == std::string::npos)
+      return false;
+    judged(reply.body);
+    kill(pid, SIGINT);
+    return true;
+  });
+}
+
 std::vector<std::string> rlcheck_args(int port, const std::string& flags) {
   std::vector<std::string> args{"redis",  "--redis",          TestRedis::shared().tcp_url(),
                                 "--json", "--metrics-listen", "127.0.0.1:" + std::to_string(port)};
@@ -121,17 +136,12 @@ TEST_CASE("metrics: a scrape mid-run passes promtool; Ctrl-C ends the linger, ex
         }
         return false;
       });
-      poll_until(done, [&] {
-        const HttpReply reply = http_get(url);
-        if (reply.body.find("rlcheck_check_status") == std::string::npos)
-          return false;
+      scrape_until_judged(done, url, pid, [&](const std::string& body) {
         std::lock_guard lock(mutex);
-        judged = reply.body;
+        judged = body;
         openmetrics = http_get(url, "application/openmetrics-text; version=1.0.0").body;
         not_found_status =
             std::to_string(http_get("http://127.0.0.1:" + std::to_string(port) + "/").status);
-        kill(pid, SIGINT);
-        return true;
       });
     });
   };
@@ -272,14 +282,7 @@ TEST_CASE("metrics: --verify-retry-after's retry joins the last run's live count
   RunOptions options;
   options.on_started = [&](pid_t pid) {
     scraper = std::thread([&, pid] {
-      poll_until(done, [&] {
-        const HttpReply reply = http_get(url);
-        if (reply.body.find("rlcheck_check_status") == std::string::npos)
-          return false;
-        judged = reply.body;
-        kill(pid, SIGINT);
-        return true;
-      });
+      scrape_until_judged(done, url, pid, [&](const std::string& body) { judged = body; });
     });
   };
   const ProcessOutcome outcome = run_rlcheck(
