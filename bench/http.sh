@@ -9,7 +9,7 @@
 #     every request is allowed): the server a user of rlcheck http points it at;
 #  2. nginx answering a static 200 (when nginx is installed): a server that is not the
 #     bottleneck, so the row measures the clients.
-# Every run is wrapped in /usr/bin/time -v: client CPU (user+sys) per request and peak RSS.
+# Every run is measured by bench/rusage.py: client CPU (user+sys) per request and peak RSS.
 #
 # Everything listens on 127.0.0.1 only, in a mktemp -d directory that a trap removes after
 # stopping every process this script started (and only those). About 3-4 minutes on 2 vCPUs.
@@ -58,6 +58,7 @@ require_tools() {
     command -v "$tool" >/dev/null || die "$tool not found"
   done
   [[ -x /usr/bin/time ]] || die "/usr/bin/time not found (apt-get install -y time)"
+  command -v python3 >/dev/null || die "python3 not found (apt-get install -y python3)"
 }
 
 # ---------------------------------------------------------------------------------------------

@@ -78,21 +78,14 @@ calc() { awk "BEGIN { printf \"$1\", $2 }"; }   # calc FORMAT EXPR
 col() { awk -v c="$1" '{ print $c }' "$2"; }     # column c of a measurement file
 ratio() { calc %.2f "$1 / $2"; }
 
-# timed_run OUT COMMAND...: run COMMAND once under /usr/bin/time -v with its stdout in OUT;
-# print "wall_s cpu_s maxrss_kb" and return COMMAND's exit status. The wall clock comes from
-# date +%s%N (time -v only prints it to 10 ms); CPU is user+sys of the client process and
-# everything it waited for (for the seed harness: all the redis-cli's).
+# timed_run OUT COMMAND...: run COMMAND once with its stdout in OUT (bench/rusage.py, under
+# /usr/bin/time); print "wall_s cpu_s maxrss_kb" and return COMMAND's exit status. CPU is
+# user+sys of the client process and everything it waited for (for the seed harness: all the
+# redis-cli's), from wait4 to the microsecond (/usr/bin/time prints hundredths of a second).
 timed_run() {
-  local out=$1 t0 t1 rc=0 tv=$WORK/time.txt
+  local out=$1
   shift
-  t0=$(now_ns)
-  /usr/bin/time -v -o "$tv" "$@" >"$out" || rc=$?
-  t1=$(now_ns)
-  awk -v wall="$(calc %.6f "($t1 - $t0) / 1e9")" -F': ' '
-    /User time \(seconds\)/ { cpu += $2 } /System time \(seconds\)/ { cpu += $2 }
-    /Maximum resident set size/ { rss = $2 }
-    END { printf "%s %.3f %d\n", wall, cpu, rss }' "$tv"
-  return "$rc"
+  python3 "$(dirname "${BASH_SOURCE[0]}")/rusage.py" "$out" "$@"
 }
 
 # ---------------------------------------------------------------------------------------------

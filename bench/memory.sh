@@ -3,7 +3,7 @@
 #
 #   bench/memory.sh [path/to/rlcheck] [path/to/rlcheck_audit_bench]
 #
-# Peak RSS (/usr/bin/time -v) of `rlcheck redis --strategy lua --runs 1 -n N` against a
+# Peak RSS (bench/rusage.py) of `rlcheck redis --strategy lua --runs 1 -n N` against a
 # private redis-server on loopback (-p 16 --pipeline 32: the fastest way to N requests here),
 # for N in SIZES; bytes per request come from the slope of RSS between the smallest and the
 # largest N. Then the audit bench (every check over synthetic runs of AUDIT_SIZES records) for

@@ -23,7 +23,7 @@
 #     arrivals and LATENESS_POISSON with --arrivals poisson, LATENESS_DURATION_S each, the
 #     configurations taken in turn LATENESS_REPS times.
 # For each run: achieved rate (replies / wall time of the process), client CPU (user+sys) per
-# request and peak RSS from /usr/bin/time -v, latency p50/p99 (rlcheck: runs[0].latency_ms,
+# request and peak RSS from bench/rusage.py, latency p50/p99 (rlcheck: runs[0].latency_ms,
 # from the due instant; hey: its latency distribution, from when it sent the request).
 #
 # Everything listens on 127.0.0.1 only, in a mktemp -d directory that a trap removes after
@@ -84,6 +84,7 @@ require_tools() {
   done
   command -v hey >/dev/null || die "hey not found (apt-get install -y hey)"
   [[ -x /usr/bin/time ]] || die "/usr/bin/time not found (apt-get install -y time)"
+  command -v python3 >/dev/null || die "python3 not found (apt-get install -y python3)"
   ((RATE % CONCURRENCY == 0 && OVER_RATE % CONCURRENCY == 0)) ||
     die "RATE and OVER_RATE must be multiples of $CONCURRENCY (hey's -q is per connection)"
 }

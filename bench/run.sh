@@ -6,7 +6,7 @@
 # 1. the seed article's bash harness (seq | xargs -P 50 | redis-cli --eval) against
 #    `rlcheck redis --strategy lua -n 200 -p 50 --runs 4` at the same load;
 # 2. rlcheck's throughput against redis-benchmark sending the same EVALSHA to the same server;
-# 3. client CPU per request and peak RSS of both, from /usr/bin/time -v.
+# 3. client CPU per request and peak RSS of both, from bench/rusage.py (wait4).
 #
 # Everything runs against a private redis-server on loopback that this script starts in a
 # mktemp -d directory and always stops again (trap), so results never touch a real Redis and
@@ -61,6 +61,7 @@ require_tools() {
     command -v "$t" >/dev/null || die "$t not found (apt-get install -y redis-server redis-tools jq)"
   done
   [[ -x /usr/bin/time ]] || die "/usr/bin/time not found (apt-get install -y time)"
+  command -v python3 >/dev/null || die "python3 not found (apt-get install -y python3)"
 }
 
 rcli() { redis-cli -h 127.0.0.1 -p "$REDIS_PORT" "$@"; }

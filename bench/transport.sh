@@ -12,7 +12,7 @@
 #                                              vs redis-benchmark --cluster -c 50 (key {tag})
 # For each case, REPS alternating pairs (rlcheck, then redis-benchmark) so that drift on a
 # shared machine hits both; the table shows medians and the ratios of the medians. Client CPU
-# and peak RSS come from /usr/bin/time -v.
+# and peak RSS come from bench/rusage.py (wait4).
 #
 # Every server (a plain and a TLS redis-server, three cluster masters) is private: started here
 # on free loopback ports in a mktemp -d directory and stopped by a trap. About 2-3 minutes on a

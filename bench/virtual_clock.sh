@@ -16,7 +16,7 @@
 # Every run must pass (exit 0) with every request answered. FLUSHALL before each, since each run
 # starts its virtual clock at the wall clock's now and the previous run's entries lie ahead of it.
 # For each: wall time, virtual hours per real second, client CPU (user+sys) per request and peak
-# RSS from /usr/bin/time -v, and the CPU redis-server used meanwhile (from /proc), per request
+# RSS from bench/rusage.py, and the CPU redis-server used meanwhile (from /proc), per request
 # and as a share of the wall time: a redis-server near 100 % of one core is the bottleneck.
 # Then redis-benchmark sends the same script by EVALSHA (200 connections, -P 1 and -P 8, 10 000
 # keys, random now and member: all but 10 calls per key are denials, as most of rlcheck's are)
@@ -65,6 +65,7 @@ require_tools() {
     command -v "$tool" >/dev/null || die "$tool not found (apt-get install -y redis-server redis-tools jq)"
   done
   [[ -x /usr/bin/time ]] || die "/usr/bin/time not found (apt-get install -y time)"
+  command -v python3 >/dev/null || die "python3 not found (apt-get install -y python3)"
 }
 
 # The client-time sliding log of the tests: the limiter decides at the now it is given, never
