@@ -116,24 +116,31 @@ void StreamAudit::add(const engine::RequestRecord& original) {
 }
 
 // Fixed windows are forgotten once no request to come can count in them, so a soak holds a few
-// windows an identity, not every window it ran through. A request sent at `sent` counts in the
-// limiter's window when it named one, else in wall windows from the one holding `sent` less
-// the clock on: as requests come in send order, the wall windows below the latest request's
-// are closed. A limiter's named windows follow its clock, which moves on between a decision
-// and the next request's: the windows more than two below the newest it named are closed. A
-// request that names one anyway is counted (closed_window) and left out of the audits.
+// windows an identity, not every window it ran through. Requests come in send order, and one
+// sent at `sent` counts in wall windows from the one holding `sent` less the clock on, or in
+// the window its limiter named: the one holding the decision on the limiter's clock, which
+// runs `offset` ahead of ours (negative: behind). A decision comes before its reply, so a named
+// window starts before the reply plus the offset: each named record gives a lower bound on the
+// offset, and a request still to come names a window at or after the one holding `sent` plus
+// that bound. The windows below are closed. A request that counts in one anyway (the limiter's
+// clock went back; in a run that names windows, an errored request whose wall window lies
+// behind the limiter's) is counted (closed_window) and left out of the audits.
 bool StreamAudit::within_horizon(const engine::RequestRecord& record, uint32_t index) {
-  constexpr int64_t k_named_windows_kept = 2;  // below the newest named
   const AdmissionRule& rule = audit_.rule;
   Horizon& horizon = horizons_[index];
   const int64_t wall = wall_window(start_wall_ns_, record.sent_ns - rule.clock_ns, rule.window_ns);
   const bool named = record.bucket > 0;
   if ((named ? record.bucket : wall) < horizon.forgotten_below)
     return false;
-  if (named)
-    horizon.newest_named = std::max(horizon.newest_named, record.bucket);
+  if (named) {
+    const int64_t named_start_ns = record.bucket * rule.window_ns;
+    horizon.least_offset_ns =
+        std::max(horizon.least_offset_ns, named_start_ns - (start_wall_ns_ + record.replied_ns));
+  }
   const int64_t below =
-      horizon.newest_named != INT64_MIN ? horizon.newest_named - k_named_windows_kept : wall;
+      horizon.least_offset_ns != INT64_MIN
+          ? wall_window(start_wall_ns_, record.sent_ns + horizon.least_offset_ns, rule.window_ns)
+          : wall;
   if (below > horizon.forgotten_below) {
     horizon.forgotten_below = below;
     forget_windows(record.identity, index, below);

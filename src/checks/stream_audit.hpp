@@ -53,18 +53,19 @@ class StreamAudit {
   }
   // Records that came out of (sent, replied) order: counted, not audited.
   uint64_t out_of_order() const { return out_of_order_; }
-  // Fixed windows: records that named a window already forgotten (its limiter's clock went
-  // back, or the request took over two windows): counted, not audited.
+  // Fixed windows: records that fell in a window already forgotten (its limiter's clock went
+  // back): counted, not audited.
   uint64_t closed_window() const { return closed_window_; }
   // Fixed windows: the entries held for them, every audit and identity together.
   size_t windows_held() const;
 
  private:
   struct Identity;
-  // Fixed windows, per identity: the newest window its limiter named, and the index below
-  // which its windows are forgotten.
+  // Fixed windows, per identity: how far its limiter's clock runs ahead of ours at least, as
+  // the windows it named show (INT64_MIN: none named), and the index below which its windows
+  // are forgotten.
   struct Horizon {
-    int64_t newest_named = INT64_MIN;
+    int64_t least_offset_ns = INT64_MIN;
     int64_t forgotten_below = INT64_MIN;
   };
 

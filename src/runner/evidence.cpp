@@ -100,8 +100,8 @@ void Evidence::settle(const StateAudit& audit) {
     }
     if (stats.streamed_closed_window > 0) {
       fmt::print(stderr,
-                 "warning: run {}: {} requests named a fixed window more than two windows "
-                 "behind their limiter's newest and were left out of the audits over time\n",
+                 "warning: run {}: {} requests fell in a fixed window already closed (their "
+                 "limiter's clock went back) and were left out of the audits over time\n",
                  kept.run, stats.streamed_closed_window);
     }
     apply_audit(audit, stats);

@@ -377,29 +377,37 @@ TEST_CASE("a streamed fixed-window audit holds a few windows an identity, howeve
   }
 }
 
-TEST_CASE("a request naming a fixed window long closed is counted and left out of the audits") {
+TEST_CASE("a streamed fixed window closes by the limiter's clock, not by a slow request") {
+  // k_start_wall_ns is 99 970 ms on the wall clock: windows of 100 ms, the first is 999, and
+  // the limiter's clock agrees with ours.
   AuditParams audit = params_of(AdmissionRule::Kind::fixed, 1);
   StreamAudit stream(audit);
   stream.begin(k_start_wall_ns);
-  const int64_t newest = 5'000;
-  const auto admission = [&](int64_t sent_ms, int64_t window) {
+  const auto admission = [&](int64_t sent_ms, int64_t replied_ms, int64_t window) {
     RequestRecord record;
     record.outcome = Outcome::allowed;
     record.sent_ns = sent_ms * k_ms;
-    record.replied_ns = record.sent_ns + k_ms;
+    record.replied_ns = replied_ms * k_ms;
     record.bucket = window;
     stream.add(record);
   };
   for (int64_t ms = 0; ms < 4; ++ms)
-    admission(ms, newest);
-  admission(10, newest - 2);  // within the two kept below the newest
-  for (int64_t ms = 11; ms < 19; ++ms)
-    admission(ms, newest - 3);  // closed: its count was forgotten
+    admission(ms, ms + 1, 999);
+  admission(40, 41, 1'000);
+  // A slow request decided in window 1 003, then quicker ones sent after it, decided earlier,
+  // in window 1 000: each named what the clock allowed, and all are audited.
+  admission(50, 400, 1'003);
+  for (int64_t ms = 51; ms < 54; ++ms)
+    admission(ms, ms + 1, 1'000);
+  CHECK(stream.closed_window() == 0);
+  // Window 998 after the limiter named 1 000: its clock went back; counted, not audited.
+  for (int64_t ms = 60; ms < 68; ++ms)
+    admission(ms, ms + 1, 998);
   CHECK(stream.closed_window() == 8);
   RunResult result;
   RunStats stats = rlcheck::checks::summarize_measures(1, result);
   stream.finish(stats);
   CHECK(stats.streamed_closed_window == 8);
-  CHECK(stats.allowed == 13);
-  CHECK(stats.contract.worst.count == 4);
+  CHECK(stats.allowed == 17);
+  CHECK(stats.contract.worst.count == 4);  // 999 and 1 000 held 4 each
 }
