@@ -86,6 +86,11 @@ void UtilisationStream::forget_before(uint32_t identity, int64_t window) {
   }
 }
 
+void UtilisationStream::add_closed(const RequestRecord& record, uint32_t identity) {
+  if (record.outcome == Outcome::allowed)
+    ++identities_[identity].admitted;
+}
+
 size_t UtilisationStream::windows_held() const {
   size_t held = 0;
   for (size_t id = 0; id < identities_.size(); ++id) {
@@ -248,6 +253,11 @@ void LockOutStream::forget_before(uint32_t identity, int64_t window) {
   if (!state->waiting.empty())
     window = std::min(window, state->waiting.begin()->first);
   state->per_window.erase(state->per_window.begin(), state->per_window.lower_bound(window));
+}
+
+void LockOutStream::add_closed(const RequestRecord& record, uint32_t identity) {
+  if (record.outcome == Outcome::allowed || engine::is_unknown(record))
+    ++identities_[identity].unknown;
 }
 
 size_t LockOutStream::windows_held() const {

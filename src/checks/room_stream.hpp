@@ -59,6 +59,9 @@ class UtilisationStream {
   void add(const engine::RequestRecord& record, uint32_t identity);
   // fixed: no request of `identity` will count in the windows below `window` any more.
   void forget_before(uint32_t identity, int64_t window);
+  // A record in a window already forgotten: an admission still counts as the limiter's, but
+  // is not replayed (so the share can only rise).
+  void add_closed(const engine::RequestRecord& record, uint32_t identity);
   Utilisation finish() const;
   size_t windows_held() const;
 
@@ -83,6 +86,9 @@ class LockOutStream {
   // fixed: no admission of `identity` will count in the windows below `window` any more; those
   // a denial still waits on are kept until it is judged.
   void forget_before(uint32_t identity, int64_t window);
+  // A record in a window already forgotten: an admission, or an error that may have been one,
+  // counts as possibly used in every later denial's window, as an unknown request does.
+  void add_closed(const engine::RequestRecord& record, uint32_t identity);
   LockOuts finish();
   size_t windows_held() const;
 

@@ -88,7 +88,11 @@ void StreamAudit::add(const engine::RequestRecord& original) {
     record.bucket = 0;
   const auto index = static_cast<uint32_t>(record.identity % identity_count_);
   if (!horizons_.empty() && !within_horizon(record, index)) {
+    // Left out of the window audits; where leaving out an admission could go against the
+    // limiter (a denial looking as if it had room, a smaller share), it still counts for it.
     ++closed_window_;
+    utilisation_->add_closed(record, index);
+    lockouts_->add_closed(record, index);
     return;
   }
   last_ns_[0] = original.sent_ns;
@@ -124,7 +128,8 @@ void StreamAudit::add(const engine::RequestRecord& original) {
 // offset, and a request still to come names a window at or after the one holding `sent` plus
 // that bound. The windows below are closed. A request that counts in one anyway (the limiter's
 // clock went back; in a run that names windows, an errored request whose wall window lies
-// behind the limiter's) is counted (closed_window) and left out of the audits.
+// behind the limiter's) is counted (closed_window) and left out of the audits, as far as that
+// can only favour the limiter.
 bool StreamAudit::within_horizon(const engine::RequestRecord& record, uint32_t index) {
   const AdmissionRule& rule = audit_.rule;
   Horizon& horizon = horizons_[index];

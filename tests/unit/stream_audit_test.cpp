@@ -411,3 +411,37 @@ TEST_CASE("a streamed fixed window closes by the limiter's clock, not by a slow 
   CHECK(stats.allowed == 17);
   CHECK(stats.contract.worst.count == 4);  // 999 and 1 000 held 4 each
 }
+
+TEST_CASE("an admission in a closed fixed window still counts against a waiting denial's room") {
+  AuditParams audit = params_of(AdmissionRule::Kind::fixed, 1);
+  audit.fresh_state = true;  // judge denials from the start
+  audit.rule.fresh_state = true;
+  const auto lock_outs = [&](bool closed_admission) {
+    StreamAudit stream(audit);
+    stream.begin(k_start_wall_ns);
+    const auto add = [&](int64_t sent_ms, int64_t window, Outcome outcome) {
+      RequestRecord record;
+      record.outcome = outcome;
+      record.sent_ns = sent_ms * k_ms;
+      record.replied_ns = record.sent_ns + k_ms;
+      record.bucket = window;
+      if (outcome == Outcome::denied)
+        record.retry_ms = 50;
+      stream.add(record);
+    };
+    for (int64_t ms = 40; ms < 43; ++ms)
+      add(ms, 1'000, Outcome::allowed);
+    add(44, 1'000, Outcome::denied);  // 3 of 4 seen: room, unless something else was admitted
+    if (closed_admission)
+      add(45, 998, Outcome::allowed);  // the limiter's clock went back: window 998 is closed
+    add(60, 1'000, Outcome::denied);
+    RunResult result;
+    RunStats stats = rlcheck::checks::summarize_measures(1, result);
+    stream.finish(stats);
+    CHECK(stats.streamed_closed_window == (closed_admission ? 1 : 0));
+    return stats.lockouts.count;
+  };
+  CHECK(lock_outs(false) == 2);
+  // Left out of the windows, the admission still may have taken the room: no lock-out proven.
+  CHECK(lock_outs(true) == 0);
+}
