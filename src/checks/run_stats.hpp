@@ -102,7 +102,7 @@ struct RunStats {
   bool streamed = false;
   // Streamed: records that came out of send order, left out of the audits over time.
   int64_t streamed_out_of_order = 0;
-  int64_t streamed_closed_window = 0;  // named a fixed window already forgotten: not audited
+  int64_t streamed_closed_window = 0;  // fell in a fixed window already closed: not audited
   // First send to last send of the decided requests, and how long state from before the run
   // can count against it (contract_memory_ns): utilisation judges runs longer than that.
   int64_t send_span_ns = 0;

@@ -74,12 +74,16 @@ LiveCounts LiveStats::totals() const {
   return counts;
 }
 
+LiveCounts LiveStats::since_base() const {
+  LiveCounts counts = totals();
+  counts -= base_;
+  return counts;
+}
+
 void LiveStats::begin_run(std::string target, int run) {
   std::lock_guard lock(mutex_);
-  if (running_) {
-    runs_.back().counts = totals();
-    runs_.back().counts -= base_;
-  }
+  if (running_)
+    runs_.back().counts = since_base();
   base_ = totals();
   runs_.push_back({std::move(target), run, {}});
   running_ = true;
@@ -92,8 +96,7 @@ void LiveStats::end_run() {
   std::lock_guard lock(mutex_);
   if (!running_)
     return;
-  runs_.back().counts = totals();
-  runs_.back().counts -= base_;
+  runs_.back().counts = since_base();
   running_ = false;
 }
 
@@ -102,10 +105,8 @@ void LiveStats::decided_after_run(Outcome outcome, ErrorKind error) {
   any.sent();
   any.decided(outcome, error);
   std::lock_guard lock(mutex_);
-  if (!running_ && !runs_.empty()) {
-    runs_.back().counts = totals();
-    runs_.back().counts -= base_;
-  }
+  if (!running_ && !runs_.empty())
+    runs_.back().counts = since_base();
 }
 
 LiveSnapshot LiveStats::snapshot() const {

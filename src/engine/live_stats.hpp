@@ -111,6 +111,7 @@ class LiveStats {
 
  private:
   LiveCounts totals() const;
+  LiveCounts since_base() const;  // the current (or last) run's counts; under mutex_
 
   std::unique_ptr<LiveCell[]> cells_;
   std::atomic<int> cells_used_{0};
