@@ -15,12 +15,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::mt19937_64 rng(7);
   PlaceholderContext context{
       .limit = 10, .window_ms = 60'000, .run = 2, .seq = 12345, .identity = 6, .rng = &rng};
+  context.clock.virtual_unix_ns = 1'700'000'000'123'456'789;  // both forms read one instant
   for (auto unknown : {PlaceholderTemplate::Unknown::error, PlaceholderTemplate::Unknown::keep}) {
     auto parsed = PlaceholderTemplate::parse(text, unknown);
     if (!parsed)
       continue;
     std::string out = parsed->expand(context);
     parsed->expand_into(context, out);
+    // The run loop's form writes the same, or declines.
+    char written[64];
+    const size_t length = parsed->expand_to(context, written, sizeof written);
+    if (length != std::string::npos && std::string_view(written, length) != out)
+      __builtin_trap();
   }
   return 0;
 }

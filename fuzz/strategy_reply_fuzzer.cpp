@@ -18,13 +18,15 @@ namespace {
 class DiscardingIo final : public redis::DecisionIo {
  public:
   void send(const std::vector<std::string_view>&) override {}
-  std::vector<std::string>& eval_keys() override { return keys_; }
-  std::vector<std::string>& eval_args() override { return args_; }
-  void eval(const redis::LoadedScript&) override {}
+  redis::CommandBuffer& begin_eval(const redis::LoadedScript&, const redis::EvalHead&,
+                                   std::string_view) override {
+    written_.clear();
+    return written_;
+  }
+  void end_eval() override {}
 
  private:
-  std::vector<std::string> keys_;
-  std::vector<std::string> args_;
+  redis::CommandBuffer written_;
 };
 
 }  // namespace

@@ -196,9 +196,12 @@ Utilisation measure_utilisation(const IdentityRecords& identities, const Admissi
     for (const uint32_t index : decided)
       share.admitted += identities[id].outcome(index) == Outcome::allowed ? 1 : 0;
     // Requests that may have been admitted unseen: read either as never offered, or as offered
-    // and admitted, whichever gives the limiter the larger share.
-    const auto with_unknown = decided_by_send(identities[id], true);
-    if (const auto unknown = static_cast<int64_t>(with_unknown.size() - decided.size());
+    // and admitted, whichever gives the limiter the larger share. (None without errors.)
+    const auto with_unknown = decided.size() < identities[id].size()
+                                  ? decided_by_send(identities[id], true)
+                                  : std::vector<uint32_t>();
+    if (const auto unknown =
+            static_cast<int64_t>(with_unknown.size()) - static_cast<int64_t>(decided.size());
         unknown > 0) {
       Utilisation admitted = share;
       admitted.unknown = unknown;

@@ -253,9 +253,10 @@ LockOuts find_lockouts(const IdentityRecords& identities, const AdmissionRule& r
     };
     // Only the judged denials are decoded whole.
     const auto each_judged = [&](const auto& judge_one) {
+      engine::RecordCursor cursor(records);
       for (size_t i = 0; i < records.size(); ++i) {
         if (judged(i))
-          judge_one(records[i]);
+          judge_one(cursor[i]);
       }
     };
     bool any_judged = false;

@@ -401,8 +401,9 @@ RetryAccuracy measure_retry_accuracy(const IdentityRecords& identities, const Ad
     engine::stable_sort_by_send(records, denials);
     // Each denial is decoded once; the predictor is built at the first usable hint.
     std::optional<IdentityPredictor> predictor;
+    engine::RecordCursor cursor(records);
     for (const uint32_t index : denials) {
-      const RequestRecord denial = records[index];
+      const RequestRecord& denial = cursor[index];
       if (!usable_hint_ms(denial))
         continue;
       if (!predictor)

@@ -202,8 +202,9 @@ RunStats summarize_measures(int run, const engine::RunResult& result) {
 RunStats summarize_run(int run, engine::RunResult& result, const AuditParams& audit,
                        std::vector<FaultWindow> faults) {
   RunStats stats = summarize_measures(run, result);
-  for (const auto& record : result.records)
-    tally_record(stats, record, audit.max_retry_after_ms);
+  engine::RecordCursor cursor(result.records);
+  for (size_t i = 0; i < result.records.size(); ++i)
+    tally_record(stats, cursor[i], audit.max_retry_after_ms);
   finish_tally(stats);
   stats.faults = std::move(faults);
   measure_faults(stats.faults, result.records);

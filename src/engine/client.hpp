@@ -20,7 +20,7 @@ class ClientListener {
   // Once per connect(): ok, or why the connection could not be made ready.
   virtual void on_connected(int slot, bool ok, const std::string& error) = 0;
   // Once per start(): the limiter's decision, or an error.
-  virtual void on_decision(int slot, Decision decision) = 0;
+  virtual void on_decision(int slot, Decision&& decision) = 0;
 };
 
 // What a request is: its number in the run, the identity it speaks for (whose key, {id}, source

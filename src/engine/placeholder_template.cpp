@@ -1,10 +1,12 @@
 #include "engine/placeholder_template.hpp"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <chrono>
 #include <cstdlib>
 #include <iterator>
+#include <limits>
 #include <utility>
 
 #include <fmt/format.h>
@@ -16,7 +18,7 @@ template <class Integer>
 void append_integer(std::string& out, Integer value) {
   char digits[24];
   const auto end = std::to_chars(digits, digits + sizeof digits, value).ptr;
-  out.append(digits, end);
+  out.append(digits, static_cast<size_t>(end - digits));
 }
 
 }  // namespace
@@ -133,6 +135,55 @@ void PlaceholderTemplate::expand_into(const PlaceholderContext& context, std::st
         break;
     }
   }
+}
+
+size_t PlaceholderTemplate::expand_to(const PlaceholderContext& context, char* out,
+                                      size_t capacity) const {
+  char* at = out;
+  char* const end = out + capacity;
+  int64_t now_ms = 0;
+  bool read = false;
+  for (const Part& part : parts_) {
+    int64_t value = 0;
+    switch (part.piece) {
+      case Piece::literal:
+        if (static_cast<size_t>(end - at) < part.literal.size())
+          return std::string::npos;
+        at = std::copy(part.literal.begin(), part.literal.end(), at);
+        continue;
+      case Piece::limit:
+        value = context.limit;
+        break;
+      case Piece::window_ms:
+        value = context.window_ms;
+        break;
+      case Piece::seq:
+        if (context.seq > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+          return std::string::npos;
+        value = static_cast<int64_t>(context.seq);
+        break;
+      case Piece::run:
+        value = context.run;
+        break;
+      case Piece::id:
+        value = context.identity;
+        break;
+      case Piece::now_ms:
+        if (!read) {  // one reading per expansion, as expand_into
+          now_ms = floor_div(context.clock.read_ns(), 1'000'000);
+          read = true;
+        }
+        value = now_ms;
+        break;
+      default:
+        return std::string::npos;
+    }
+    const auto [stop, error] = std::to_chars(at, end, value);
+    if (error != std::errc{})
+      return std::string::npos;
+    at = stop;
+  }
+  return static_cast<size_t>(at - out);
 }
 
 std::string seconds_text(int64_t ms) {

@@ -36,6 +36,10 @@ class PlaceholderTemplate {
   std::string expand(const PlaceholderContext& context) const;
   // Replaces `out` with the expansion, keeping its capacity.
   void expand_into(const PlaceholderContext& context, std::string& out) const;
+  // Writes the expansion into `out` when it fits in `capacity` and has only literals and
+  // integers ({limit} {window_ms} {seq} {run} {id} {now_ms}): its length, else npos (use
+  // expand_into). The run loop's form: no string is touched.
+  size_t expand_to(const PlaceholderContext& context, char* out, size_t capacity) const;
   // The same text with {limit}, {window_ms}, {window_s} and {run} written as `fixed` has them:
   // what a run repeats in every request is formatted once.
   PlaceholderTemplate bound(const PlaceholderContext& fixed) const;

@@ -11,7 +11,7 @@ namespace rlcheck::engine {
 namespace {
 
 constexpr int32_t k_absent = std::numeric_limits<int32_t>::min();
-constexpr uint16_t k_whole = std::numeric_limits<uint16_t>::max();
+constexpr uint16_t k_whole = k_whole_context;
 constexpr uint8_t k_bucket_relative = 1;
 
 // The fields most records of a run share, interned.
@@ -62,10 +62,6 @@ std::optional<int32_t> pack_optional(const std::optional<int64_t>& value) {
   if (!value)
     return k_absent;
   return narrow(*value);
-}
-
-int64_t packed_sent_ns(const PackedRecord& p) {
-  return static_cast<int64_t>((static_cast<uint64_t>(p.sent_high) << 32) | p.sent_low);
 }
 
 std::optional<int64_t> unpack_optional(int32_t packed) {
@@ -122,6 +118,11 @@ RequestRecord RecordView::operator[](size_t index) const {
     return *record;
   const PackedRecord& p = packed_[index];
   RequestRecord record = tables_->context_records[p.context];
+  fill_packed(p, record);
+  return record;
+}
+
+void RecordView::fill_packed(const PackedRecord& p, RequestRecord& record) const {
   record.seq = tables_->first_seq + p.seq_offset;
   record.identity = p.identity;
   record.sent_ns = packed_sent_ns(p);
@@ -131,7 +132,21 @@ RequestRecord RecordView::operator[](size_t index) const {
   record.retry_ms = unpack_optional(p.retry_ms);
   record.remaining = unpack_optional(p.remaining);
   record.bucket = (p.flags & k_bucket_relative) != 0 ? *tables_->bucket_base + p.bucket : p.bucket;
-  return record;
+}
+
+const RequestRecord& RecordCursor::operator[](size_t index) {
+  if (const RequestRecord* whole = view_.unpacked(index)) {
+    record_ = *whole;
+    context_ = k_no_context;
+    return record_;
+  }
+  const PackedRecord& p = view_.packed_[index];
+  if (p.context != context_) {
+    record_ = view_.tables_->context_records[p.context];
+    context_ = p.context;
+  }
+  view_.fill_packed(p, record_);
+  return record_;
 }
 
 const RequestRecord* RecordView::unpacked(size_t index) const {
@@ -139,24 +154,6 @@ const RequestRecord* RecordView::unpacked(size_t index) const {
     return &plain_[index];
   const PackedRecord& p = packed_[index];
   return p.context == k_whole ? &tables_->whole[p.seq_offset] : nullptr;
-}
-
-int64_t RecordView::sent_ns(size_t index) const {
-  if (const RequestRecord* record = unpacked(index))
-    return record->sent_ns;
-  return packed_sent_ns(packed_[index]);
-}
-
-int64_t RecordView::replied_ns(size_t index) const {
-  if (const RequestRecord* record = unpacked(index))
-    return record->replied_ns;
-  return packed_sent_ns(packed_[index]) + static_cast<int64_t>(packed_[index].latency_ns);
-}
-
-Outcome RecordView::outcome(size_t index) const {
-  if (const RequestRecord* record = unpacked(index))
-    return record->outcome;
-  return static_cast<Outcome>(packed_[index].outcome_error & 3U);
 }
 
 RecordView RecordView::subspan(size_t offset, size_t count) const {

@@ -32,6 +32,8 @@ struct PackedRecord {
   uint16_t context = 0;       // index into the log's contexts; k_whole: kept whole on the side
 };
 static_assert(sizeof(PackedRecord) == 36);
+// PackedRecord::context of a record kept whole on the side.
+inline constexpr uint16_t k_whole_context = 0xFFFF;
 
 // What the records of a log share: the contexts, whole records, and the bases offsets count from.
 struct RecordTables;
@@ -55,9 +57,22 @@ class RecordView {
   bool empty() const { return size_ == 0; }
   RequestRecord operator[](size_t index) const;
   // Single fields, without decoding the whole record (for sorting and filtering).
-  int64_t sent_ns(size_t index) const;
-  int64_t replied_ns(size_t index) const;
-  Outcome outcome(size_t index) const;
+  // Inline for the packed record: the audits read them for every record, several times.
+  int64_t sent_ns(size_t index) const {
+    if (const PackedRecord* p = packed_at(index))
+      return packed_sent_ns(*p);
+    return unpacked(index)->sent_ns;
+  }
+  int64_t replied_ns(size_t index) const {
+    if (const PackedRecord* p = packed_at(index))
+      return packed_sent_ns(*p) + static_cast<int64_t>(p->latency_ns);
+    return unpacked(index)->replied_ns;
+  }
+  Outcome outcome(size_t index) const {
+    if (const PackedRecord* p = packed_at(index))
+      return static_cast<Outcome>(p->outcome_error & 3U);
+    return unpacked(index)->outcome;
+  }
   RequestRecord front() const { return (*this)[0]; }
   RequestRecord back() const { return (*this)[size_ - 1]; }
   RecordIterator begin() const;
@@ -67,6 +82,19 @@ class RecordView {
  private:
   // The record as kept whole (plain, or outside the packed ranges); null when packed.
   const RequestRecord* unpacked(size_t index) const;
+  // The record packed; null when kept whole.
+  const PackedRecord* packed_at(size_t index) const {
+    if (plain_ != nullptr || packed_[index].context == k_whole_context)
+      return nullptr;
+    return &packed_[index];
+  }
+  static int64_t packed_sent_ns(const PackedRecord& p) {
+    return static_cast<int64_t>((static_cast<uint64_t>(p.sent_high) << 32) | p.sent_low);
+  }
+
+  friend class RecordCursor;
+  // Sets the fields `p` keeps itself (the rest are its context's).
+  void fill_packed(const PackedRecord& p, RequestRecord& record) const;
 
   const RequestRecord* plain_ = nullptr;
   const PackedRecord* packed_ = nullptr;
@@ -121,6 +149,21 @@ inline RecordIterator RecordView::begin() const {
 inline RecordIterator RecordView::end() const {
   return {*this, size_};
 }
+
+// Decodes records of a view one after another into one RequestRecord, copying the fields a
+// context shares only when the context changes: what a pass over a run's records (nearly all
+// of one context) costs per record. The reference is valid until the next call.
+class RecordCursor {
+ public:
+  explicit RecordCursor(RecordView view) : view_(view) {}
+  const RequestRecord& operator[](size_t index);
+
+ private:
+  static constexpr uint32_t k_no_context = 0xFFFFFFFF;
+  RecordView view_;
+  RequestRecord record_;
+  uint32_t context_ = k_no_context;  // whose shared fields record_ holds
+};
 
 // Orders `indices` into `records` by send instant, equal sends keeping their order. A run's
 // records (by seq) are mostly in send order already: that costs one pass.

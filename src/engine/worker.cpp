@@ -367,7 +367,10 @@ void Worker::send(int slot_index) {
     finish_if_idle();
     return;
   }
-  slot.sent = Clock::now();
+  // Unpaced, a request freed by a reply takes that reply's read instant: it leaves after it.
+  const bool floor_will_do =
+      send_floor_ != Clock::time_point{} && !shared_.schedule->paced() && !slot.cursor;
+  slot.sent = floor_will_do ? send_floor_ : Clock::now();
   slot.on_wire = true;
   StageTally* tally = stage_tally(slot);
   if (tally != nullptr)
@@ -396,7 +399,7 @@ void Worker::send(int slot_index) {
   slot.client->start({slot.seq, slot.identity, clock});
 }
 
-void Worker::on_decision(int slot_index, Decision decision) {
+void Worker::on_decision(int slot_index, Decision&& decision) {
   Slot& slot = *slots_[static_cast<size_t>(slot_index)];
   if (!slot.busy)
     return;  // a late report after the request was settled
@@ -478,7 +481,11 @@ void Worker::on_decision(int slot_index, Decision decision) {
     event_base_loopbreak(base_.get());
     return;
   }
+  // The next request leaves after this reply was read: that instant is a true lower bound
+  // of its send, and a clock read the closed model saves (Worker::send).
+  send_floor_ = decision.received;
   launch_next(slot_index);
+  send_floor_ = {};
   finish_if_idle();
 }
 

@@ -85,7 +85,7 @@ class Worker final : public ClientListener {
   std::map<std::string, int64_t, std::less<>> by_node;
 
   void on_connected(int slot, bool ok, const std::string& error) override;
-  void on_decision(int slot, Decision decision) override;
+  void on_decision(int slot, Decision&& decision) override;
 
  private:
   struct Slot;
@@ -135,6 +135,8 @@ class Worker final : public ClientListener {
   EventPtr deadline_timer_;
   base::RingQueue<Deadline> deadlines_;  // of the requests on the wire (and some settled), by send
   bool deadline_armed_ = false;
+  // While a decision launches the next request: when its reply was read (else the epoch).
+  std::chrono::steady_clock::time_point send_floor_{};
   std::vector<RequestRecord> outgoing_;  // records not yet handed to the sink
   int pending_connects_ = 0;
   Schedule::Cursor due_cursor_;  // the schedule, read mostly in order

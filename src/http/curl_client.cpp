@@ -59,7 +59,7 @@ class CurlClient final : public engine::Client, private TransferOwner {
 
  private:
   void on_transfer_done(CURLcode result) override;
-  void finish(engine::Decision decision);
+  void finish(engine::Decision&& decision);
   static size_t on_header(char* data, size_t size, size_t count, void* self);
   static size_t on_body(char* data, size_t size, size_t count, void* self);
 
@@ -233,7 +233,7 @@ void CurlClient::on_transfer_done(CURLcode result) {
   finish(decide_response(static_cast<int>(status), response_headers_, target_.rules, clock_));
 }
 
-void CurlClient::finish(engine::Decision decision) {
+void CurlClient::finish(engine::Decision&& decision) {
   in_flight_ = false;
   listener_.on_decision(slot_, std::move(decision));
 }

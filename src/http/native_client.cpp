@@ -439,7 +439,7 @@ void NativeHttpClient::fail(engine::ErrorKind kind, std::string message) {
   finish(std::move(decision));
 }
 
-void NativeHttpClient::finish(engine::Decision decision) {
+void NativeHttpClient::finish(engine::Decision&& decision) {
   in_flight_ = false;
   listener_.on_decision(slot_, std::move(decision));
 }

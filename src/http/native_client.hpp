@@ -96,7 +96,7 @@ class NativeHttpClient final : public engine::Client {
   void close_connection();
   void watch(int fd);
   void want_write();
-  void finish(engine::Decision decision);
+  void finish(engine::Decision&& decision);
   void fail(engine::ErrorKind kind, std::string message);
 
   event_base* base_;

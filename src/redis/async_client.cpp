@@ -1,7 +1,6 @@
 #include "redis/async_client.hpp"
 
 #include <algorithm>
-#include <charconv>
 
 #include <event2/event.h>
 #include <fmt/format.h>
@@ -18,28 +17,6 @@ namespace {
 
 constexpr auto k_retry_later = std::chrono::milliseconds(20);  // after TRYAGAIN, CLUSTERDOWN
 constexpr std::string_view k_asking = "*1\r\n$6\r\nASKING\r\n";
-
-// The start of the last EVALSHA a thread wrote ("*argc", EVALSHA, the sha, the key count),
-// reused while the sha and the counts stay the same: the clients of a loop share one, warm in
-// cache.
-struct EvalHead {
-  std::string sha;
-  size_t key_count = 0;
-  size_t argc = 0;
-  CommandBuffer text;
-};
-thread_local EvalHead t_eval_head;
-
-// Appends "*argc", the verb, the script (sha or source) and the key count.
-void write_eval_head(CommandBuffer& out, std::string_view verb, std::string_view script,
-                     size_t key_count, size_t argc) {
-  out.then(argc);
-  out.add(verb);
-  out.add(script);
-  char count[24];
-  auto [end, ec] = std::to_chars(count, count + sizeof count, key_count);
-  out.add(std::string_view(count, static_cast<size_t>(end - count)));
-}
 
 std::string_view error_text(const redisReply* reply) {
   return std::string_view(reply->str, reply->len);
@@ -187,45 +164,38 @@ void AsyncClient::send(const std::vector<std::string_view>& argv) {
     step_slot_ = key_slot(argv[1]);
 }
 
-std::vector<std::string>& AsyncClient::eval_keys() {
-  return pending_eval_.keys;
-}
-
-std::vector<std::string>& AsyncClient::eval_args() {
-  return pending_eval_.args;
-}
-
-void AsyncClient::eval(const LoadedScript& script) {
-  pending_eval_.script = &script;
-  pending_eval_.reloaded = false;
-  add_eval(false);
-}
-
-void AsyncClient::add_eval(bool with_source) {
-  const LoadedScript& script = *pending_eval_.script;
-  const size_t key_count = pending_eval_.keys.size();
-  const size_t argc = 3 + key_count + pending_eval_.args.size();
+CommandBuffer& AsyncClient::begin_eval(const LoadedScript& script, const EvalHead& head,
+                                       std::string_view first_key) {
   if (step_commands_++ == 0)
     step_.clear();
-  if (with_source) {
-    write_eval_head(step_, "EVAL", script.source, key_count, argc);  // after NOSCRIPT only
-  } else {
-    EvalHead& head = t_eval_head;
-    if (head.sha != script.sha || head.key_count != key_count || head.argc != argc) {
-      head.sha = script.sha;
-      head.key_count = key_count;
-      head.argc = argc;
-      head.text.clear();
-      write_eval_head(head.text, "EVALSHA", script.sha, key_count, argc);
-    }
-    step_.append_raw(head.text.text());
-  }
-  for (const std::string& key : pending_eval_.keys)
-    step_.add(key);
-  for (const std::string& arg : pending_eval_.args)
-    step_.add(arg);
-  if (pool_->cluster() && !step_slot_ && !pending_eval_.keys.empty())
-    step_slot_ = key_slot(pending_eval_.keys.front());
+  pending_eval_.script = &script;
+  pending_eval_.reloaded = false;
+  pending_eval_.argc = head.argc;
+  pending_eval_.tail_begin = step_.size() + head.count_at;
+  step_.append_raw(head.text);
+  if (pool_->cluster() && !step_slot_)
+    step_slot_ = key_slot(first_key);
+  return step_;
+}
+
+void AsyncClient::end_eval() {
+  pending_eval_.tail_end = step_.size();
+}
+
+void AsyncClient::eval_with_source() {
+  const std::string_view sent = sent_.text();
+  const std::string_view tail =
+      sent.substr(pending_eval_.tail_begin, pending_eval_.tail_end - pending_eval_.tail_begin);
+  if (step_commands_++ == 0)
+    step_.clear();
+  step_.then(pending_eval_.argc);
+  step_.add("EVAL");
+  step_.add(pending_eval_.script->source);
+  pending_eval_.tail_begin = step_.size();
+  step_.append_raw(tail);
+  pending_eval_.tail_end = step_.size();
+  if (pool_->cluster())
+    step_slot_ = sent_slot_;
 }
 
 void AsyncClient::dispatch_step() {
@@ -243,8 +213,8 @@ void AsyncClient::dispatch_step() {
     return;
   }
   replies_left_ = step_commands_;
+  std::swap(sent_, step_);
   if (pool_->cluster()) {
-    std::swap(sent_, step_);
     sent_commands_ = step_commands_;
     sent_slot_ = step_slot_.value_or(sent_slot_);
     held_.clear();
@@ -357,7 +327,7 @@ void AsyncClient::deliver(ReplyPtr reply) {
     // The script cache was flushed (restart, failover, SCRIPT FLUSH): EVAL loads it again.
     pending_eval_.reloaded = true;
     target_.stats.script_reloads.fetch_add(1, std::memory_order_relaxed);
-    add_eval(true);
+    eval_with_source();
     return;
   }
   if (is_error(reply.get())) {
@@ -381,7 +351,7 @@ void AsyncClient::deliver(ReplyPtr reply) {
   }
 }
 
-void AsyncClient::finish(Decision decision) {
+void AsyncClient::finish(Decision&& decision) {
   in_flight_ = false;
   ++generation_;
   skip_replies_ = 0;

@@ -64,21 +64,23 @@ class AsyncClient final : public engine::Client,
   static constexpr int k_most_redirects = 16;  // per request, then it errs
 
  private:
-  // The eval of the request in flight, kept to send it again as EVAL after NOSCRIPT. The
-  // strings keep their capacity from request to request.
+  // The eval of the request in flight, to send again as EVAL after NOSCRIPT: its key count,
+  // keys and args are the bytes [tail_begin, tail_end) of the step (once sent, of sent_).
   struct PendingEval {
     const LoadedScript* script = nullptr;
-    std::vector<std::string> keys;
-    std::vector<std::string> args;
+    size_t argc = 0;
+    size_t tail_begin = 0;
+    size_t tail_end = 0;
     bool reloaded = false;
   };
 
   // DecisionIo: commands join the step being built; it leaves when the strategy returns.
   void send(const std::vector<std::string_view>& argv) override;
-  std::vector<std::string>& eval_keys() override;
-  std::vector<std::string>& eval_args() override;
-  void eval(const LoadedScript& script) override;
-  void add_eval(bool with_source);
+  CommandBuffer& begin_eval(const LoadedScript& script, const EvalHead& head,
+                            std::string_view first_key) override;
+  void end_eval() override;
+  // After NOSCRIPT: the eval sent, again as EVAL with the script's source.
+  void eval_with_source();
   void start_command(size_t argc);
 
   // Sends the step built (or waits for the connection first).
@@ -92,7 +94,7 @@ class AsyncClient final : public engine::Client,
   void on_ready() override;
   void on_unreachable(const std::string& why) override;
   void deliver(ReplyPtr reply);
-  void finish(engine::Decision decision);
+  void finish(engine::Decision&& decision);
   void fail(engine::ErrorKind kind, std::string message);
 
   std::unique_ptr<NodePool> own_pool_;  // the serve form's private connection
@@ -120,8 +122,9 @@ class AsyncClient final : public engine::Client,
   std::unique_ptr<std::mt19937_64> rng_;
   int connect_waits_ = 0;    // connect(): connections not yet ready
   bool connecting_ = false;  // connect() waits for the connection
-  // Cluster only: the step sent, kept to send again, and its replies held until all are in.
+  // The step sent, kept to send again (NOSCRIPT; in a cluster, redirects).
   CommandBuffer sent_;
+  // Cluster only: the step's count and slot, and its replies held until all are in.
   size_t sent_commands_ = 0;
   uint16_t sent_slot_ = 0;
   std::vector<ReplyPtr> held_;

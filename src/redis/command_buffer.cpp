@@ -45,4 +45,20 @@ void CommandBuffer::add(std::string_view arg) {
   });
 }
 
+EvalHead eval_head(std::string_view verb, std::string_view script, size_t key_count,
+                   size_t arg_count) {
+  EvalHead head;
+  head.argc = 3 + key_count + arg_count;
+  CommandBuffer text;
+  text.begin(head.argc);
+  text.add(verb);
+  text.add(script);
+  head.count_at = text.size();
+  char count[k_most_digits];
+  const auto end = std::to_chars(count, count + sizeof count, key_count).ptr;
+  text.add(std::string_view(count, static_cast<size_t>(end - count)));
+  head.text = std::string(text.text());
+  return head;
+}
+
 }  // namespace rlcheck::redis

@@ -19,6 +19,7 @@ class CommandBuffer {
   // Appends commands already in RESP.
   void append_raw(std::string_view commands) { buffer_.append(commands); }
   bool empty() const { return buffer_.empty(); }
+  size_t size() const { return buffer_.size(); }
   void add(std::string_view arg);
   // The commands so far: "*2\r\n$3\r\nGET\r\n$1\r\nk\r\n".
   std::string_view text() const { return buffer_; }
@@ -26,5 +27,15 @@ class CommandBuffer {
  private:
   std::string buffer_;
 };
+
+// The start of an EVALSHA or EVAL in RESP, up to and with the key count: what a script's
+// requests repeat, written once.
+struct EvalHead {
+  std::string text;     // "*argc", the verb, the sha (or source), the key count
+  size_t count_at = 0;  // where the key count starts in `text`
+  size_t argc = 0;      // arguments of the whole command
+};
+EvalHead eval_head(std::string_view verb, std::string_view script, size_t key_count,
+                   size_t arg_count);
 
 }  // namespace rlcheck::redis

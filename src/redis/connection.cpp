@@ -4,12 +4,10 @@
 
 #include <event2/event.h>
 #include <fmt/format.h>
-#include <hiredis/read.h>
 
 #include "engine/event_time.hpp"
 #include "net/tls_stream.hpp"
 #include "redis/command_buffer.hpp"
-#include "redis/reply_pool.hpp"
 
 namespace rlcheck::redis {
 namespace {
@@ -26,44 +24,6 @@ std::string node_name(const Endpoint& endpoint) {
 
 std::string seconds_text(config::Nanos span) {
   return fmt::format("{:g}s", std::chrono::duration<double>(span).count());
-}
-
-// The pooled reply builders, wrapped to count each reply against the caps. A builder that
-// returns null makes hiredis stop with an error; the tally says it was a cap.
-const redisReplyObjectFunctions k_pooled = pooled_reply_functions();
-
-ReplyTally& tally_of(const redisReadTask* task, size_t bytes, size_t elements) {
-  auto& tally = *static_cast<ReplyTally*>(task->privdata);
-  if (task->parent == nullptr)
-    tally = {};  // a new reply
-  tally.bytes += bytes;
-  tally.elements += elements;
-  if (tally.bytes > k_max_reply_bytes || tally.elements > k_max_reply_elements)
-    tally.over_cap = true;
-  return tally;
-}
-
-redisReplyObjectFunctions counting_builders() {
-  redisReplyObjectFunctions builders = k_pooled;
-  builders.createString = [](const redisReadTask* task, char* text, size_t length) -> void* {
-    if (tally_of(task, length, 0).over_cap)
-      return nullptr;
-    return k_pooled.createString(task, text, length);
-  };
-  builders.createArray = [](const redisReadTask* task, int elements) -> void* {
-    if (tally_of(task, 0, elements > 0 ? static_cast<size_t>(elements) : 0).over_cap)
-      return nullptr;
-    return k_pooled.createArray(task, elements);
-  };
-  builders.createInteger = [](const redisReadTask* task, long long value) -> void* {
-    tally_of(task, 0, 0);
-    return k_pooled.createInteger(task, value);
-  };
-  builders.createNil = [](const redisReadTask* task) -> void* {
-    tally_of(task, 0, 0);
-    return k_pooled.createNil(task);
-  };
-  return builders;
 }
 
 std::string over_cap_message() {
@@ -83,15 +43,6 @@ void prefetch_sink(const ReplySink* sink) {
 }
 
 }  // namespace
-
-redisReader* new_reply_reader(ReplyTally& tally) {
-  static redisReplyObjectFunctions builders = counting_builders();
-  redisReader* reader = redisReaderCreateWithFunctions(&builders);
-  tally = {};
-  if (reader != nullptr)
-    reader->privdata = &tally;
-  return reader;
-}
 
 std::vector<std::vector<std::string>> login_commands(const Endpoint& endpoint) {
   std::vector<std::vector<std::string>> commands;
@@ -133,8 +84,6 @@ Connection::~Connection() {
   event_free(flush_event_);
   event_free(timer_);
   stream_.reset();
-  if (reader_ != nullptr)
-    redisReaderFree(reader_);
 }
 
 void Connection::set_events(int fd) {
@@ -166,9 +115,7 @@ void Connection::open() {
   }
   stream_ =
       settings_.tls ? settings_.tls->wrap(*fd, settings_.endpoint.host) : net::plain_stream(*fd);
-  if (reader_ != nullptr)
-    redisReaderFree(reader_);
-  reader_ = new_reply_reader(tally_);
+  reader_ = std::make_unique<ReplyReader>();
   state_ = State::connecting;
   set_events(*fd);
   event_add(write_event_, nullptr);
@@ -350,26 +297,27 @@ void Connection::read_available() {
       return;
     }
     last_read_ = std::chrono::steady_clock::now();
-    redisReaderFeed(reader_, buffer, result.bytes);
+    reader_->feed(buffer, result.bytes);
     for (;;) {
-      void* raw = nullptr;
-      if (redisReaderGetReply(reader_, &raw) != REDIS_OK) {
-        if (tally_.over_cap) {
+      ReplyPtr reply;
+      const ReplyReader::Status status = reader_->next(reply);
+      if (status == ReplyReader::Status::error) {
+        if (reader_->over_cap()) {
           lose(over_cap_message(), LossCause::too_large);
         } else {
-          lose(fmt::format("protocol error: {}", reader_->errstr), LossCause::protocol);
+          lose(fmt::format("protocol error: {}", reader_->error()), LossCause::protocol);
         }
         return;
       }
-      if (raw == nullptr) {
+      if (status == ReplyReader::Status::more) {
         // What waits for the rest of a reply (a bulk string announced larger) counts too.
-        if (reader_->len - reader_->pos > k_max_reply_bytes) {
+        if (reader_->buffered() > k_max_reply_bytes) {
           lose(over_cap_message(), LossCause::too_large);
           return;
         }
         break;
       }
-      dispatch(ReplyPtr(static_cast<redisReply*>(raw)));
+      dispatch(std::move(reply));
       if (state_ != State::ready && state_ != State::logging_in)
         return;  // lost, or refused the login
     }

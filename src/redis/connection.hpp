@@ -18,11 +18,11 @@
 #include "net/stream.hpp"
 #include "redis/endpoint.hpp"
 #include "redis/reply.hpp"
+#include "redis/reply_reader.hpp"
 #include "redis/transport_stats.hpp"
 
 struct event;
 struct event_base;
-struct redisReader;
 
 namespace rlcheck::net {
 class TlsContext;
@@ -54,23 +54,6 @@ enum class LossCause {
   protocol,   // invalid RESP, or a reply to no command
   too_large,  // one reply over rlcheck's caps (k_max_reply_bytes, k_max_reply_elements)
 };
-
-// What rlcheck keeps of one reply: its bytes (buffered while it arrives, and its strings once
-// parsed) and its array elements, all nested levels together. hiredis itself refuses nesting
-// deeper than 7 levels. Past a cap the connection is lost with LossCause::too_large.
-inline constexpr size_t k_max_reply_bytes = 16 * 1024 * 1024;
-inline constexpr size_t k_max_reply_elements = 256 * 1024;
-
-// The reply being parsed: what it holds so far, against the caps; reset per reply.
-struct ReplyTally {
-  size_t bytes = 0;
-  size_t elements = 0;
-  bool over_cap = false;
-};
-
-// A reader as the connections use: pooled replies (reply_pool.hpp), counted into `tally`
-// against the caps, freed with ReplyFree.
-redisReader* new_reply_reader(ReplyTally& tally);
 
 struct ConnectionSettings {
   Endpoint endpoint;                                       // where, and how to log in
@@ -147,7 +130,7 @@ class Connection {
   State state_ = State::idle;
   bool was_ready_ = false;  // ready at least once: losses are followed by reconnects
   std::unique_ptr<net::Stream> stream_;
-  redisReader* reader_ = nullptr;
+  std::unique_ptr<ReplyReader> reader_;
   event* socket_event_ = nullptr;  // EV_READ | EV_PERSIST on the stream's fd
   event* write_event_ = nullptr;   // EV_WRITE, armed while a write waits for the socket
   event* flush_event_ = nullptr;   // no fd: activated to write at the end of the pass
@@ -164,7 +147,6 @@ class Connection {
   config::Nanos backoff_{0};
   std::string last_error_;
   LossCause loss_cause_ = LossCause::transport;
-  ReplyTally tally_;
   std::chrono::steady_clock::time_point last_read_{};
 };
 

@@ -40,6 +40,21 @@ std::string describe_reply(const redisReply* reply) {
   }
 }
 
+bool same_reply(const redisReply* a, const redisReply* b) {
+  if (a == nullptr || b == nullptr)
+    return a == b;
+  if (a->type != b->type || a->integer != b->integer || a->len != b->len ||
+      a->elements != b->elements)
+    return false;
+  if (a->len > 0 && std::string_view(a->str, a->len) != std::string_view(b->str, b->len))
+    return false;
+  for (size_t i = 0; i < a->elements; ++i) {
+    if (!same_reply(a->element[i], b->element[i]))
+      return false;
+  }
+  return true;
+}
+
 bool is_error(const redisReply* reply) {
   return reply != nullptr && reply->type == REDIS_REPLY_ERROR;
 }

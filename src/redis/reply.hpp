@@ -20,6 +20,9 @@ using ReplyPtr = std::unique_ptr<redisReply, ReplyFree>;
 // String replies longer than 80 characters are cut ("..."); errors and statuses are whole.
 std::string describe_reply(const redisReply* reply);
 
+// Whether two replies hold the same: type, value and elements, all levels down.
+bool same_reply(const redisReply* a, const redisReply* b);
+
 bool is_error(const redisReply* reply);
 bool is_noscript(const redisReply* reply);  // the script cache lost the script (restart, flush)
 

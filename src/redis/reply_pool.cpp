@@ -16,6 +16,8 @@ struct Block {
   redisReply reply;  // first: a Block* and its reply's address are the same
   redisReply* elements[k_inline_elements];
   char text[k_inline_text];
+  // An array of integers read by the scanner keeps its elements here, in its own block.
+  redisReply integers[k_inline_elements];
 };
 
 // The thread's free blocks, linked through their reply's element pointer.
@@ -126,6 +128,32 @@ void* create_nil(const redisReadTask* task) {
 
 }  // namespace
 
+redisReply* pooled_integers(const long long* values, size_t count, bool array) {
+  if (count > k_inline_elements || (!array && count != 1))
+    return nullptr;
+  Block* block = t_free_blocks.take();
+  if (block == nullptr)
+    return nullptr;
+  redisReply* reply = &block->reply;
+  std::memset(reply, 0, sizeof *reply);
+  if (!array) {
+    reply->type = REDIS_REPLY_INTEGER;
+    reply->integer = values[0];
+    return reply;
+  }
+  reply->type = REDIS_REPLY_ARRAY;
+  reply->elements = count;
+  reply->element = block->elements;
+  for (size_t i = 0; i < count; ++i) {
+    redisReply* element = &block->integers[i];
+    std::memset(element, 0, sizeof *element);
+    element->type = REDIS_REPLY_INTEGER;
+    element->integer = values[i];
+    block->elements[i] = element;
+  }
+  return reply;
+}
+
 redisReplyObjectFunctions pooled_reply_functions() {
   return {create_string, create_array, create_integer, create_nil, free_reply};
 }
@@ -137,8 +165,11 @@ void free_reply(void* object) {
   Block* block = block_of(reply);
   switch (reply->type) {
     case REDIS_REPLY_ARRAY:
-      for (size_t i = 0; reply->element != nullptr && i < reply->elements; ++i)
-        free_reply(reply->element[i]);
+      for (size_t i = 0; reply->element != nullptr && i < reply->elements; ++i) {
+        const bool own = i < k_inline_elements && reply->element[i] == &block->integers[i];
+        if (!own)  // else: pooled_integers' element, in this block
+          free_reply(reply->element[i]);
+      }
       if (reply->element != block->elements)
         std::free(reply->element);
       break;

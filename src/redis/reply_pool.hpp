@@ -5,6 +5,8 @@
 // (ReplyPtr) comes from these builders and goes back through free_reply, never hiredis'
 // freeReplyObject.
 
+#include <cstddef>
+
 #include <hiredis/read.h>
 
 struct redisReply;
@@ -14,6 +16,10 @@ namespace rlcheck::redis {
 // The reader's object functions, building pooled replies. Each function sets the new object
 // in its parent array, as hiredis' own do.
 redisReplyObjectFunctions pooled_reply_functions();
+
+// An integer reply (`array` false, one value) or an array of at most four integers, in one
+// pooled block: the reply reader's scanner builds these. Null when out of memory.
+redisReply* pooled_integers(const long long* values, size_t count, bool array);
 
 // Frees `reply` (null: nothing) and its elements, keeping the blocks for the next replies.
 void free_reply(void* reply);

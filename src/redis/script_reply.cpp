@@ -188,18 +188,20 @@ Result count_decision(const redisReply& reply, int64_t limit) {
 
 }  // namespace
 
-Result decision_from_script_reply(const redisReply& reply) {
-  Decision decision;
+namespace {
+
+// decision_from_script_reply, into `decision`.
+std::expected<void, std::string> read_script_reply(const redisReply& reply, Decision& decision) {
   if (is_nil(reply)) {
     decision.outcome = Outcome::denied;  // return false
-    return decision;
+    return {};
   }
   if (reply.type == REDIS_REPLY_INTEGER) {
     auto allowed = allowed_flag(reply);
     if (!allowed)
       return std::unexpected(fmt::format("returned {}", allowed.error()));
     decision.outcome = *allowed ? Outcome::allowed : Outcome::denied;
-    return decision;
+    return {};
   }
   if (reply.type != REDIS_REPLY_ARRAY || reply.elements == 0 || reply.elements > 3) {
     return std::unexpected(fmt::format("returned {}", describe_reply(&reply)));
@@ -217,13 +219,31 @@ Result decision_from_script_reply(const redisReply& reply) {
     }
     if (i == 1)
       decision.remaining = element.integer;
-    if (i == 2)
+    if (i == 2 && decision.outcome == Outcome::denied)
       decision.retry_ms = element.integer;
   }
   decision.hint_expected = reply.elements == 3;
-  if (decision.outcome == Outcome::allowed)
-    decision.retry_ms.reset();
+  return {};
+}
+
+}  // namespace
+
+Result decision_from_script_reply(const redisReply& reply) {
+  Decision decision;
+  if (auto read = read_script_reply(reply, decision); !read)
+    return std::unexpected(std::move(read.error()));
   return decision;
+}
+
+std::expected<void, std::string> read_decision(ReplyFormat format, int64_t limit,
+                                               const redisReply& reply, Decision& out) {
+  if (format == ReplyFormat::contract)
+    return read_script_reply(reply, out);
+  auto decision = decision_from_reply(format, limit, reply);
+  if (!decision)
+    return std::unexpected(std::move(decision.error()));
+  out = std::move(*decision);
+  return {};
 }
 
 Result decision_from_reply(ReplyFormat format, int64_t limit, const redisReply& reply) {

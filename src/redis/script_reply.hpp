@@ -37,6 +37,11 @@ std::expected<engine::Decision, std::string> decision_from_reply(config::ReplyFo
                                                                  int64_t limit,
                                                                  const redisReply& reply);
 
+// The same, written into `out` (a default Decision): the run loop's form, which moves no
+// Decision around.
+std::expected<void, std::string> read_decision(config::ReplyFormat format, int64_t limit,
+                                               const redisReply& reply, engine::Decision& out);
+
 // The shape `format` expects, for messages: "{hits, ttl_ms} of integers (--reply counter)".
 std::string_view expected_reply_shape(config::ReplyFormat format);
 

@@ -17,6 +17,7 @@
 #include "engine/record_log.hpp"
 #include "engine/request_clock.hpp"
 #include "engine/request_record.hpp"
+#include "redis/command_buffer.hpp"
 
 namespace rlcheck::redis {
 
@@ -33,13 +34,14 @@ class DecisionIo {
  public:
   virtual ~DecisionIo() = default;
   virtual void send(const std::vector<std::string_view>& argv) = 0;
-  // The KEYS and the ARGV of the next eval(): filled by the strategy, and reused from request
-  // to request so the steady state allocates nothing.
-  virtual std::vector<std::string>& eval_keys() = 0;
-  virtual std::vector<std::string>& eval_args() = 0;
-  // EVALSHA script <number of keys> eval_keys()... eval_args()...; on NOSCRIPT the connection
-  // sends EVAL with the source and the strategy only sees the final reply.
-  virtual void eval(const LoadedScript& script) = 0;
+  // EVALSHA script <key count> KEYS... ARGV...: `head` (eval_head("EVALSHA", script.sha, ...))
+  // is written, then the strategy writes the keys and the args straight into the buffer
+  // returned (CommandBuffer::add; append_raw for arguments it keeps in RESP already), and calls
+  // end_eval(). `first_key` places the request in a cluster. On NOSCRIPT the client sends EVAL
+  // with the source and the same arguments, and the strategy only sees the final reply.
+  virtual CommandBuffer& begin_eval(const LoadedScript& script, const EvalHead& head,
+                                    std::string_view first_key) = 0;
+  virtual void end_eval() = 0;
 };
 
 struct RequestState {

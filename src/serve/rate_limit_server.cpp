@@ -220,7 +220,7 @@ void RateLimitServer::on_connected(int slot, bool ok, const std::string& error) 
   dispatch();
 }
 
-void RateLimitServer::on_decision(int slot, engine::Decision decision) {
+void RateLimitServer::on_decision(int slot, engine::Decision&& decision) {
   Connection& connection = *connections_[static_cast<size_t>(slot)];
   if (!connection.busy)
     return;

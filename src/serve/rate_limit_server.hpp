@@ -47,7 +47,7 @@ class RateLimitServer final : public engine::ClientListener {
   int bound_port() const { return bound_port_; }
 
   void on_connected(int slot, bool ok, const std::string& error) override;
-  void on_decision(int slot, engine::Decision decision) override;
+  void on_decision(int slot, engine::Decision&& decision) override;
 
  private:
   struct Connection;

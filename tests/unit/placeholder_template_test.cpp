@@ -212,3 +212,33 @@ TEST_CASE("a template bound to a run's fixed values expands as the template does
   CHECK(fixed_only->bound(fixed).is_constant());
   CHECK(fixed_only->bound(fixed).expand({}) == "25/1500/3/1.5");
 }
+
+TEST_CASE("expand_to writes what expand does, or says it cannot") {
+  std::mt19937_64 rng(3);
+  PlaceholderContext context{.limit = 25,
+                             .window_ms = 60'000,
+                             .run = 3,
+                             .seq = 417,
+                             .identity = 9,
+                             .rng = &rng,
+                             .clock = {.virtual_unix_ns = 1'700'000'000'123'456'789, .skew_ns = 0}};
+  for (const char* text :
+       {"ab12:{run}:{seq}", "{limit}/{window_ms}", "id-{id}", "{now_ms}", "plain", ""}) {
+    CAPTURE(text);
+    auto parsed = PlaceholderTemplate::parse(text);
+    REQUIRE(parsed.has_value());
+    char out[64];
+    const size_t length = parsed->expand_to(context, out, sizeof out);
+    REQUIRE(length != std::string::npos);
+    CHECK(std::string(out, length) == parsed->expand(context));
+    // One byte short: it says so rather than writing past the end.
+    if (length > 0)
+      CHECK(parsed->expand_to(context, out, length - 1) == std::string::npos);
+  }
+  for (const char* text : {"{uuid}", "{now_s}", "{window_s}"}) {
+    CAPTURE(text);
+    char out[64];
+    CHECK(PlaceholderTemplate::parse(text)->expand_to(context, out, sizeof out) ==
+          std::string::npos);
+  }
+}

@@ -48,7 +48,7 @@ class FakeClient final : public engine::Client {
     event_del(pass_.get());
     Decision decision;
     decision.error = why;
-    listener_.on_decision(slot_, decision);
+    listener_.on_decision(slot_, std::move(decision));
   }
   bool alive() const override { return behaviour_.connects; }
 
@@ -65,7 +65,7 @@ class FakeClient final : public engine::Client {
     } else {
       decision.outcome = Outcome::denied;
     }
-    self->listener_.on_decision(self->slot_, decision);
+    self->listener_.on_decision(self->slot_, std::move(decision));
   }
 
   engine::ClientListener& listener_;

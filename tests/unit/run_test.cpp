@@ -46,7 +46,7 @@ class PassClient final : public engine::Client {
     event_del(pass_.get());
     Decision decision;
     decision.error = why;
-    listener_.on_decision(slot_, decision);
+    listener_.on_decision(slot_, std::move(decision));
   }
   bool alive() const override { return true; }
 
@@ -61,7 +61,7 @@ class PassClient final : public engine::Client {
       decision.outcome = Outcome::allowed;
     }
     decision.node = self->seq_ % 2 == 0 ? "a:1" : "b:2";
-    self->listener_.on_decision(self->slot_, decision);
+    self->listener_.on_decision(self->slot_, std::move(decision));
   }
 
   engine::ClientListener& listener_;

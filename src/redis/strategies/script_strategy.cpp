@@ -48,6 +48,44 @@ std::vector<std::string> builtin_arg_templates(const StrategyParams& p) {
 
 namespace {
 
+// The ARGV of a request: runs of arguments every request repeats, written once in RESP, and
+// the templates each request expands.
+struct ArgPiece {
+  std::string resp;   // constant arguments, in RESP
+  size_t expand = 0;  // else: the template to expand
+  bool constant = false;
+};
+
+std::vector<ArgPiece> arg_pieces(const std::vector<PlaceholderTemplate>& templates,
+                                 const PlaceholderContext& fixed) {
+  std::vector<ArgPiece> pieces;
+  for (size_t i = 0; i < templates.size(); ++i) {
+    if (!templates[i].is_constant()) {
+      pieces.push_back({{}, i, false});
+      continue;
+    }
+    CommandBuffer resp;
+    resp.add(templates[i].expand(fixed));
+    if (pieces.empty() || !pieces.back().constant)
+      pieces.push_back({{}, 0, true});
+    pieces.back().resp += resp.text();
+  }
+  return pieces;
+}
+
+// Adds `text` expanded: on the stack when it is short and plain (expand_to), else in `scratch`.
+void add_expanded(CommandBuffer& out, const PlaceholderTemplate& text,
+                  const PlaceholderContext& context, std::string& scratch) {
+  char expanded[128];
+  const size_t length = text.expand_to(context, expanded, sizeof expanded);
+  if (length != std::string::npos) {
+    out.add(std::string_view(expanded, length));
+    return;
+  }
+  text.expand_into(context, scratch);
+  out.add(scratch);
+}
+
 class ScriptStrategy final : public redis::Strategy {
  public:
   ScriptStrategy(const StrategyParams& params, std::vector<PlaceholderTemplate> templates)
@@ -61,6 +99,8 @@ class ScriptStrategy final : public redis::Strategy {
         context_{params.limit, params.window_ms, params.run, 0, 0, nullptr, {}} {
     for (PlaceholderTemplate& text : templates_)
       text = text.bound(context_);
+    pieces_ = arg_pieces(templates_, context_);
+    head_ = eval_head("EVALSHA", script_.sha, static_cast<size_t>(key_count_), templates_.size());
   }
 
   void begin(RequestState& state, DecisionIo& io) const override {
@@ -69,24 +109,35 @@ class ScriptStrategy final : public redis::Strategy {
     context.identity = state.identity;
     context.rng = state.rng;
     context.clock = state.clock;
-    std::vector<std::string>& args = io.eval_args();
-    args.resize(templates_.size());
-    for (size_t i = 0; i < templates_.size(); ++i)
-      templates_[i].expand_into(context, args[i]);
+    // One per thread: the strategy is shared by every connection of the run.
+    thread_local std::string scratch;
     const std::string& key = keys_.of(state);
-    std::vector<std::string>& keys = io.eval_keys();
-    keys.resize(static_cast<size_t>(key_count_));
-    for (int64_t i = 0; i < key_count_; ++i)
-      script_key_into(keys[static_cast<size_t>(i)], key, key_count_, i);
-    io.eval(script_);
+    CommandBuffer& out = io.begin_eval(script_, head_, key);
+    if (key_count_ == 1) {
+      out.add(key);
+    } else {
+      for (int64_t i = 0; i < key_count_; ++i) {
+        script_key_into(scratch, key, key_count_, i);
+        out.add(scratch);
+      }
+    }
+    for (const ArgPiece& piece : pieces_) {
+      if (piece.constant)
+        out.append_raw(piece.resp);
+      else
+        add_expanded(out, templates_[piece.expand], context, scratch);
+    }
+    io.end_eval();
   }
 
   std::optional<engine::Decision> on_reply(RequestState&, const redisReply& reply,
                                            DecisionIo&) const override {
-    auto decision = decision_from_reply(reply_, limit_, reply);
-    if (!decision) {
-      return bad_reply_decision(fmt::format("script {} {}; expected {}", script_.name,
-                                            decision.error(), expected_reply_shape(reply_)));
+    // Built in place and returned by name: the hot path moves no Decision.
+    std::optional<engine::Decision> decision(std::in_place);
+    if (auto read = read_decision(reply_, limit_, reply, *decision); !read) {
+      *decision = bad_reply_decision(fmt::format("script {} {}; expected {}", script_.name,
+                                                 read.error(), expected_reply_shape(reply_)));
+      return decision;
     }
     // cell's hints count whole seconds: retry-after-accuracy judges them as such.
     decision->hint_resolution_ms = static_cast<int32_t>(hint_resolution_ms(reply_));
@@ -95,7 +146,7 @@ class ScriptStrategy final : public redis::Strategy {
         reply.element[2]->type == REDIS_REPLY_INTEGER) {
       decision->hold_ms = std::max<int64_t>(0, reply.element[2]->integer);
     }
-    return std::move(*decision);
+    return decision;
   }
 
   std::vector<std::string> keys_touched(engine::RecordView) const override {
@@ -113,6 +164,8 @@ class ScriptStrategy final : public redis::Strategy {
   IdentityKeys keys_;
   const LoadedScript& script_;
   std::vector<PlaceholderTemplate> templates_;
+  std::vector<ArgPiece> pieces_;
+  EvalHead head_;
   config::ReplyFormat reply_;
   bool queue_;         // leaky-queue: an admission's third element is its wait
   int64_t limit_;      // counter replies are allowed up to it
