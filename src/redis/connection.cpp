@@ -341,6 +341,8 @@ void Connection::dispatch(ReplyPtr reply) {
   pending_.pop_front();
   if (pending_.size() > 1)
     prefetch_sink(pending_[1].sink);
+  if (!pending_.empty() && pending_[0].sink != nullptr)
+    pending_[0].sink->warm_up();  // its object came in with the prefetch a reply ago
   if (pending.sink == nullptr) {
     if (state_ == State::logging_in)
       handle_login_reply(reply.get());

@@ -37,6 +37,8 @@ class ReplySink {
   // The reply to a command sent with `tag`, or null when the connection was lost before it
   // came (`lost_why` says how). The sink owns the reply.
   virtual void on_reply(uint64_t tag, ReplyPtr reply, const std::string& lost_why) = 0;
+  // Its reply is next: the sink may prefetch what handling it will touch.
+  virtual void warm_up() const {}
 };
 
 // Waits for a connection to become ready.

@@ -1,5 +1,6 @@
 #include "redis/reply_reader.hpp"
 
+#include <cstddef>
 #include <new>
 
 #include <hiredis/hiredis.h>
@@ -53,25 +54,27 @@ constexpr size_t k_most_digits = 18;  // so that no value overflows a long long
 // integer is written as hiredis accepts it (string2ll): "0", or digits from 1-9 after an
 // optional '-'.
 const char* scan_integer(const char* at, const char* end, long long& value) {
-  if (at == end || *at != ':')
+  if (end - at < 4 || at[0] != ':')  // the shortest: ":0\r\n"
     return nullptr;
   ++at;
-  if (end - at >= 3 && at[0] == '0' && at[1] == '\r' && at[2] == '\n') {
+  if (at[0] == '0') {
+    if (at[1] != '\r' || at[2] != '\n')
+      return nullptr;
     value = 0;
     return at + 3;
   }
-  const bool negative = at != end && *at == '-';
-  if (negative)
-    ++at;
-  if (at == end || *at < '1' || *at > '9')
+  const bool negative = at[0] == '-';
+  at += negative ? 1 : 0;
+  const char* const digits = at;
+  const char* const last =
+      end - digits > static_cast<ptrdiff_t>(k_most_digits) ? digits + k_most_digits : end;
+  unsigned long long magnitude = 0;
+  for (unsigned digit; at != last && (digit = static_cast<unsigned char>(*at - '0')) < 10; ++at)
+    magnitude = magnitude * 10 + digit;
+  if (at == digits || digits[0] == '0' || end - at < 2 || at[0] != '\r' || at[1] != '\n')
     return nullptr;
-  const char* digits = at;
-  long long magnitude = 0;
-  while (at != end && *at >= '0' && *at <= '9' && static_cast<size_t>(at - digits) < k_most_digits)
-    magnitude = magnitude * 10 + (*at++ - '0');
-  if (at == digits || end - at < 2 || at[0] != '\r' || at[1] != '\n')
-    return nullptr;
-  value = negative ? -magnitude : magnitude;
+  const auto signed_magnitude = static_cast<long long>(magnitude);
+  value = negative ? -signed_magnitude : signed_magnitude;
   return at + 2;
 }
 
