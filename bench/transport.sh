@@ -46,7 +46,9 @@ cleanup() {
 free_port() {
   local port
   for _ in $(seq 1 50); do
-    port=$((20000 + RANDOM % 30000))
+    # Below the kernel's ephemeral range (32768 up), with the cluster bus port (+10000) too:
+    # a client socket's local port there made a cluster node fail to bind its bus now and then.
+    port=$((20000 + RANDOM % 2700))
     port_in_use "$port" || port_in_use $((port + 10000)) || { echo "$port"; return; }
   done
   die "no free port"

@@ -5,6 +5,7 @@
 
 #include <hiredis/hiredis.h>
 
+#include "hiredis_replies.hpp"
 #include "redis/command_buffer.hpp"
 #include "redis/connection.hpp"
 #include "redis/reply.hpp"
@@ -12,31 +13,9 @@
 
 using rlcheck::redis::CommandBuffer;
 using rlcheck::redis::ReplyPtr;
-using rlcheck::redis::ReplyTally;
+using rlcheck::test::hiredis_replies;
 
 namespace {
-
-// Every reply `resp` holds, read by the connections' reader (pooled, capped).
-std::vector<ReplyPtr> read_all(const std::string& resp, bool* failed = nullptr) {
-  ReplyTally tally;
-  redisReader* reader = rlcheck::redis::new_reply_reader(tally);
-  REQUIRE(reader != nullptr);
-  redisReaderFeed(reader, resp.data(), resp.size());
-  std::vector<ReplyPtr> replies;
-  for (;;) {
-    void* raw = nullptr;
-    if (redisReaderGetReply(reader, &raw) != REDIS_OK) {
-      if (failed != nullptr)
-        *failed = true;
-      break;
-    }
-    if (raw == nullptr)
-      break;
-    replies.emplace_back(static_cast<redisReply*>(raw));
-  }
-  redisReaderFree(reader);
-  return replies;
-}
 
 std::string text_of(const redisReply* reply) {
   return std::string(reply->str, reply->len);
@@ -52,7 +31,7 @@ TEST_CASE("pooled replies read as hiredis' own: every type, short and long, nest
   // Twice: the second reading reuses the blocks the first gave back.
   for (int pass = 0; pass < 2; ++pass) {
     CAPTURE(pass);
-    const std::vector<ReplyPtr> replies = read_all(resp);
+    const std::vector<ReplyPtr> replies = hiredis_replies(resp);
     REQUIRE(replies.size() == 10);
     CHECK(replies[0]->type == REDIS_REPLY_INTEGER);
     CHECK(replies[0]->integer == 42);
@@ -80,7 +59,7 @@ TEST_CASE("pooled replies read as hiredis' own: every type, short and long, nest
 TEST_CASE("a reply cut by a protocol error is freed whole, and the reader says so") {
   bool failed = false;
   const std::vector<ReplyPtr> replies =
-      read_all(":1\r\n*3\r\n:1\r\n$2\r\nab\r\n?oops\r\n", &failed);
+      hiredis_replies(":1\r\n*3\r\n:1\r\n$2\r\nab\r\n?oops\r\n", &failed);
   CHECK(failed);
   REQUIRE(replies.size() == 1);
   CHECK(replies[0]->integer == 1);

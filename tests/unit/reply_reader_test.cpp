@@ -8,35 +8,16 @@
 
 #include <hiredis/hiredis.h>
 
+#include "hiredis_replies.hpp"
 #include "redis/reply.hpp"
 #include "redis/reply_reader.hpp"
 
 using rlcheck::redis::ReplyPtr;
 using rlcheck::redis::ReplyReader;
 using rlcheck::redis::scan_integer_reply;
+using rlcheck::test::hiredis_replies;
 
 namespace {
-
-// What hiredis' reader alone reads from `bytes`, and whether it stopped at an error.
-std::vector<ReplyPtr> hiredis_replies(std::string_view bytes, bool& error) {
-  rlcheck::redis::ReplyTally tally;
-  redisReader* reader = rlcheck::redis::new_reply_reader(tally);
-  redisReaderFeed(reader, bytes.data(), bytes.size());
-  std::vector<ReplyPtr> replies;
-  error = false;
-  for (;;) {
-    void* raw = nullptr;
-    if (redisReaderGetReply(reader, &raw) != REDIS_OK) {
-      error = true;
-      break;
-    }
-    if (raw == nullptr)
-      break;
-    replies.emplace_back(static_cast<redisReply*>(raw));
-  }
-  redisReaderFree(reader);
-  return replies;
-}
 
 // What a ReplyReader reads from `bytes` fed as two reads, split at `split`.
 std::vector<ReplyPtr> reader_replies(std::string_view bytes, size_t split, bool& error) {
@@ -62,7 +43,7 @@ std::vector<ReplyPtr> reader_replies(std::string_view bytes, size_t split, bool&
 
 void check_same_as_hiredis(std::string_view bytes) {
   bool hiredis_error = false;
-  const auto expected = hiredis_replies(bytes, hiredis_error);
+  const auto expected = hiredis_replies(bytes, &hiredis_error);
   for (size_t split = 0; split <= bytes.size(); ++split) {
     CAPTURE(split);
     bool error = false;
