@@ -29,6 +29,8 @@ check() {  # check DESCRIPTION COMMAND...
   fi
 }
 check "rlcheck is installed in /usr/bin" test -x /usr/bin/rlcheck
+# libcurl is loaded at run time (src/http/curl_library.hpp), so dpkg-shlibdeps cannot see it.
+check "the package depends on libcurl4" bash -c "dpkg-deb -f '$deb' Depends | grep -q 'libcurl4'"
 check "--version names the libraries" bash -c '/usr/bin/rlcheck --version | grep -q "hiredis .*libcurl .*libevent"'
 check "a Redis check passes" /usr/bin/rlcheck redis --strategy lua -n 200 -p 50 -q
 check "the shipped scenarios pass with nothing running" /usr/bin/rlcheck run /usr/share/rlcheck/scenarios -q

@@ -7,6 +7,7 @@
 #include "base/exit_code.hpp"
 #include "cli/argument_checks.hpp"
 #include "cli/raw_options.hpp"
+#include "http/curl_library.hpp"
 
 namespace rlcheck::cli {
 namespace {
@@ -478,7 +479,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
     throw base::usage_error(explain_leftover(*apps.app).value_or(one_line(error.what())));
   }
   if (raw.show_version) {
-    parsed.immediate_output = base::version_text();
+    parsed.immediate_output = base::version_text(http::curl_version());
     return parsed;
   }
   const std::pair<CLI::App*, config::Command> commands[] = {

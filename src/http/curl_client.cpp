@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "http/curl_failure.hpp"
+#include "http/curl_library.hpp"
 #include "http/curl_multi.hpp"
 #include "http/response_decision.hpp"
 
@@ -33,14 +34,14 @@ std::string_view trim(std::string_view text) {
 // The options only matter for https:// URLs; curl ignores them for http://.
 void apply_tls(CURL* easy, const config::TlsConfig& tls) {
   if (!tls.ca_file.empty())
-    curl_easy_setopt(easy, CURLOPT_CAINFO, tls.ca_file.c_str());
+    curl_library().easy_setopt(easy, CURLOPT_CAINFO, tls.ca_file.c_str());
   if (!tls.cert_file.empty())
-    curl_easy_setopt(easy, CURLOPT_SSLCERT, tls.cert_file.c_str());
+    curl_library().easy_setopt(easy, CURLOPT_SSLCERT, tls.cert_file.c_str());
   if (!tls.key_file.empty())
-    curl_easy_setopt(easy, CURLOPT_SSLKEY, tls.key_file.c_str());
+    curl_library().easy_setopt(easy, CURLOPT_SSLKEY, tls.key_file.c_str());
   if (tls.insecure) {
-    curl_easy_setopt(easy, CURLOPT_SSL_VERIFYPEER, 0L);
-    curl_easy_setopt(easy, CURLOPT_SSL_VERIFYHOST, 0L);
+    curl_library().easy_setopt(easy, CURLOPT_SSL_VERIFYPEER, 0L);
+    curl_library().easy_setopt(easy, CURLOPT_SSL_VERIFYHOST, 0L);
   }
 }
 
@@ -109,37 +110,37 @@ CurlClient::CurlClient(CurlMulti& multi, engine::ClientListener& listener, int s
       slot_(slot),
       target_(target),
       rng_(engine::client_seed(target.seed, client_id)),
-      easy_(curl_easy_init()) {
+      easy_(curl_library().easy_init()) {
   const long timeout_ms = static_cast<long>(
       std::chrono::duration_cast<std::chrono::milliseconds>(target_.timeout).count());
-  curl_easy_setopt(easy_, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(easy_, CURLOPT_TIMEOUT_MS, timeout_ms);
-  curl_easy_setopt(easy_, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms);
-  curl_easy_setopt(easy_, CURLOPT_ERRORBUFFER, error_buffer_);
-  curl_easy_setopt(easy_, CURLOPT_HEADERFUNCTION, &CurlClient::on_header);
-  curl_easy_setopt(easy_, CURLOPT_HEADERDATA, this);
-  curl_easy_setopt(easy_, CURLOPT_WRITEFUNCTION, &CurlClient::on_body);
-  curl_easy_setopt(easy_, CURLOPT_WRITEDATA, this);
-  curl_easy_setopt(easy_, CURLOPT_USERAGENT, "rlcheck");
+  curl_library().easy_setopt(easy_, CURLOPT_NOSIGNAL, 1L);
+  curl_library().easy_setopt(easy_, CURLOPT_TIMEOUT_MS, timeout_ms);
+  curl_library().easy_setopt(easy_, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms);
+  curl_library().easy_setopt(easy_, CURLOPT_ERRORBUFFER, error_buffer_);
+  curl_library().easy_setopt(easy_, CURLOPT_HEADERFUNCTION, &CurlClient::on_header);
+  curl_library().easy_setopt(easy_, CURLOPT_HEADERDATA, this);
+  curl_library().easy_setopt(easy_, CURLOPT_WRITEFUNCTION, &CurlClient::on_body);
+  curl_library().easy_setopt(easy_, CURLOPT_WRITEDATA, this);
+  curl_library().easy_setopt(easy_, CURLOPT_USERAGENT, "rlcheck");
   apply_tls(easy_, target_.tls);
   if (target_.http2) {
-    curl_easy_setopt(easy_, CURLOPT_HTTP_VERSION,
-                     target_.url_text.starts_with("https://")
-                         ? CURL_HTTP_VERSION_2TLS
-                         : CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE);
+    curl_library().easy_setopt(easy_, CURLOPT_HTTP_VERSION,
+                               target_.url_text.starts_with("https://")
+                                   ? CURL_HTTP_VERSION_2TLS
+                                   : CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE);
   }
   if (target_.method == "HEAD") {
-    curl_easy_setopt(easy_, CURLOPT_NOBODY, 1L);
+    curl_library().easy_setopt(easy_, CURLOPT_NOBODY, 1L);
   } else if (target_.method != "GET" || target_.body) {
-    curl_easy_setopt(easy_, CURLOPT_CUSTOMREQUEST, target_.method.c_str());
+    curl_library().easy_setopt(easy_, CURLOPT_CUSTOMREQUEST, target_.method.c_str());
   }
 }
 
 CurlClient::~CurlClient() {
   if (in_flight_)
     multi_.cancel(easy_);
-  curl_easy_cleanup(easy_);
-  curl_slist_free_all(header_list_);
+  curl_library().easy_cleanup(easy_);
+  curl_library().slist_free_all(header_list_);
 }
 
 void CurlClient::connect() {
@@ -158,7 +159,7 @@ void CurlClient::start(const engine::RequestTicket& ticket) {
   target_.url.expand_into(context, expanded_);
   if (expanded_ != url_) {
     url_.swap(expanded_);
-    curl_easy_setopt(easy_, CURLOPT_URL, url_.c_str());
+    curl_library().easy_setopt(easy_, CURLOPT_URL, url_.c_str());
   }
 
   // Like the URL, the header list is built again only when a placeholder changed a header.
@@ -172,11 +173,11 @@ void CurlClient::start(const engine::RequestTicket& ticket) {
     }
   }
   if (headers_changed) {
-    curl_slist_free_all(header_list_);
+    curl_library().slist_free_all(header_list_);
     header_list_ = nullptr;
     for (const std::string& line : header_lines_)
-      header_list_ = curl_slist_append(header_list_, line.c_str());
-    curl_easy_setopt(easy_, CURLOPT_HTTPHEADER, header_list_);
+      header_list_ = curl_library().slist_append(header_list_, line.c_str());
+    curl_library().easy_setopt(easy_, CURLOPT_HTTPHEADER, header_list_);
   }
   if (!target_.source_addresses.empty()) {
     // curl's connection cache matches the local interface too: a kept connection is reused
@@ -184,13 +185,13 @@ void CurlClient::start(const engine::RequestTicket& ticket) {
     expanded_ = "host!" + target_.source_addresses[target_.source_index(ticket.identity)];
     if (expanded_ != interface_) {
       interface_.swap(expanded_);
-      curl_easy_setopt(easy_, CURLOPT_INTERFACE, interface_.c_str());
+      curl_library().easy_setopt(easy_, CURLOPT_INTERFACE, interface_.c_str());
     }
   }
   if (target_.body) {
     target_.body->expand_into(context, body_);
-    curl_easy_setopt(easy_, CURLOPT_POSTFIELDSIZE, static_cast<long>(body_.size()));
-    curl_easy_setopt(easy_, CURLOPT_POSTFIELDS, body_.data());
+    curl_library().easy_setopt(easy_, CURLOPT_POSTFIELDSIZE, static_cast<long>(body_.size()));
+    curl_library().easy_setopt(easy_, CURLOPT_POSTFIELDS, body_.data());
   }
 
   response_headers_.clear();
@@ -229,7 +230,7 @@ void CurlClient::on_transfer_done(CURLcode result) {
     return;
   }
   long status = 0;
-  curl_easy_getinfo(easy_, CURLINFO_RESPONSE_CODE, &status);
+  curl_library().easy_getinfo(easy_, CURLINFO_RESPONSE_CODE, &status);
   finish(decide_response(static_cast<int>(status), response_headers_, target_.rules, clock_));
 }
 

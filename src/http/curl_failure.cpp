@@ -1,5 +1,7 @@
 #include "http/curl_failure.hpp"
 
+#include "http/curl_library.hpp"
+
 namespace rlcheck::http {
 namespace {
 
@@ -40,7 +42,7 @@ engine::Decision decide_transport_failure(CURLcode code, const std::string& deta
   engine::Decision decision;
   decision.outcome = engine::Outcome::error;
   decision.error = kind_of(code);
-  decision.error_message = detail.empty() ? curl_easy_strerror(code) : detail;
+  decision.error_message = detail.empty() ? curl_library().easy_strerror(code) : detail;
   return decision;
 }
 

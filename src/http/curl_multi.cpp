@@ -1,18 +1,10 @@
 #include "http/curl_multi.hpp"
 
-#include <mutex>
-
 #include <event2/event.h>
 
+#include "http/curl_library.hpp"
+
 namespace rlcheck::http {
-namespace {
-
-void init_curl_once() {
-  static std::once_flag once;
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-}
-
-}  // namespace
 
 // What the loop watches for one of curl's sockets.
 struct CurlMulti::Watch {
@@ -20,19 +12,18 @@ struct CurlMulti::Watch {
 };
 
 CurlMulti::CurlMulti(event_base* base, long max_connections) : base_(base) {
-  init_curl_once();
-  multi_ = curl_multi_init();
+  multi_ = curl_library().multi_init();  // loads libcurl, once
   timer_ = evtimer_new(base_, &CurlMulti::on_timeout, this);
-  curl_multi_setopt(multi_, CURLMOPT_SOCKETFUNCTION, &CurlMulti::on_socket);
-  curl_multi_setopt(multi_, CURLMOPT_SOCKETDATA, this);
-  curl_multi_setopt(multi_, CURLMOPT_TIMERFUNCTION, &CurlMulti::on_timer);
-  curl_multi_setopt(multi_, CURLMOPT_TIMERDATA, this);
-  curl_multi_setopt(multi_, CURLMOPT_MAXCONNECTS, max_connections);
+  curl_library().multi_setopt(multi_, CURLMOPT_SOCKETFUNCTION, &CurlMulti::on_socket);
+  curl_library().multi_setopt(multi_, CURLMOPT_SOCKETDATA, this);
+  curl_library().multi_setopt(multi_, CURLMOPT_TIMERFUNCTION, &CurlMulti::on_timer);
+  curl_library().multi_setopt(multi_, CURLMOPT_TIMERDATA, this);
+  curl_library().multi_setopt(multi_, CURLMOPT_MAXCONNECTS, max_connections);
 }
 
 CurlMulti::~CurlMulti() {
   // Closing the multi closes its cached connections, which removes their watches.
-  curl_multi_cleanup(multi_);
+  curl_library().multi_cleanup(multi_);
   for (Watch* watch : watches_) {
     event_free(watch->ev);
     delete watch;
@@ -41,12 +32,12 @@ CurlMulti::~CurlMulti() {
 }
 
 bool CurlMulti::start(CURL* easy, TransferOwner& owner) {
-  curl_easy_setopt(easy, CURLOPT_PRIVATE, &owner);
-  return curl_multi_add_handle(multi_, easy) == CURLM_OK;
+  curl_library().easy_setopt(easy, CURLOPT_PRIVATE, &owner);
+  return curl_library().multi_add_handle(multi_, easy) == CURLM_OK;
 }
 
 void CurlMulti::cancel(CURL* easy) {
-  curl_multi_remove_handle(multi_, easy);
+  curl_library().multi_remove_handle(multi_, easy);
 }
 
 int CurlMulti::on_socket(CURL*, curl_socket_t socket, int what, void* self_arg, void* watch_arg) {
@@ -57,7 +48,7 @@ int CurlMulti::on_socket(CURL*, curl_socket_t socket, int what, void* self_arg, 
       event_free(watch->ev);
       self->watches_.erase(watch);
       delete watch;
-      curl_multi_assign(self->multi_, socket, nullptr);
+      curl_library().multi_assign(self->multi_, socket, nullptr);
     }
     return 0;
   }
@@ -66,7 +57,7 @@ int CurlMulti::on_socket(CURL*, curl_socket_t socket, int what, void* self_arg, 
   if (watch == nullptr) {
     watch = new Watch;
     self->watches_.insert(watch);
-    curl_multi_assign(self->multi_, socket, watch);
+    curl_library().multi_assign(self->multi_, socket, watch);
   } else {
     event_free(watch->ev);
   }
@@ -98,20 +89,20 @@ void CurlMulti::on_timeout(evutil_socket_t, short, void* self_arg) {
 
 void CurlMulti::act(curl_socket_t socket, int action) {
   int running = 0;
-  curl_multi_socket_action(multi_, socket, action, &running);
+  curl_library().multi_socket_action(multi_, socket, action, &running);
   finish_done_transfers();
 }
 
 void CurlMulti::finish_done_transfers() {
   int left = 0;
-  while (CURLMsg* message = curl_multi_info_read(multi_, &left)) {
+  while (CURLMsg* message = curl_library().multi_info_read(multi_, &left)) {
     if (message->msg != CURLMSG_DONE)
       continue;
     CURL* easy = message->easy_handle;
     const CURLcode result = message->data.result;
     TransferOwner* owner = nullptr;
-    curl_easy_getinfo(easy, CURLINFO_PRIVATE, &owner);
-    curl_multi_remove_handle(multi_, easy);
+    curl_library().easy_getinfo(easy, CURLINFO_PRIVATE, &owner);
+    curl_library().multi_remove_handle(multi_, easy);
     // The owner may start its next transfer on the same handle from here.
     if (owner != nullptr)
       owner->on_transfer_done(result);

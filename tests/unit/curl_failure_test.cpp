@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "http/curl_failure.hpp"
+#include "http/curl_library.hpp"
 
 using rlcheck::engine::Decision;
 using rlcheck::engine::ErrorKind;
@@ -32,7 +33,7 @@ TEST_CASE("decide_transport_failure maps curl's codes to error kinds") {
       {CURLE_ABORTED_BY_CALLBACK, ErrorKind::transport},
   };
   for (const auto& [code, kind] : cases) {
-    CAPTURE(curl_easy_strerror(code));
+    CAPTURE(rlcheck::http::curl_library().easy_strerror(code));
     const Decision d = decide_transport_failure(code, "detail");
     CHECK(d.outcome == Outcome::error);
     CHECK(d.error == kind);
@@ -49,6 +50,7 @@ TEST_CASE("decide_transport_failure keeps curl's detail, else uses curl's own me
 
   const Decision without = decide_transport_failure(CURLE_OPERATION_TIMEDOUT, "");
   CHECK(without.error == ErrorKind::timeout);
-  CHECK(without.error_message == curl_easy_strerror(CURLE_OPERATION_TIMEDOUT));
+  CHECK(without.error_message ==
+        rlcheck::http::curl_library().easy_strerror(CURLE_OPERATION_TIMEDOUT));
   CHECK_FALSE(without.error_message.empty());
 }
