@@ -6,23 +6,11 @@
 #include <chrono>
 #include <cstdlib>
 #include <iterator>
-#include <limits>
 #include <utility>
 
 #include <fmt/format.h>
 
 namespace rlcheck::engine {
-namespace {
-
-template <class Integer>
-void append_integer(std::string& out, Integer value) {
-  char digits[24];
-  const auto end = std::to_chars(digits, digits + sizeof digits, value).ptr;
-  out.append(digits, static_cast<size_t>(end - digits));
-}
-
-}  // namespace
-
 std::expected<PlaceholderTemplate, std::string> PlaceholderTemplate::parse(std::string_view text,
                                                                            Unknown unknown) {
   static constexpr std::array<std::pair<std::string_view, Piece>, 9> k_names{{
@@ -86,46 +74,55 @@ std::string PlaceholderTemplate::expand(const PlaceholderContext& context) const
   return out;
 }
 
+int64_t PlaceholderTemplate::ExpansionClock::now_ns() {
+  if (!read) {
+    ns = clock.read_ns();
+    read = true;
+  }
+  return ns;
+}
+
+char* PlaceholderTemplate::write_integer(Piece piece, const PlaceholderContext& context,
+                                         ExpansionClock& clock, char* at, char* end) {
+  std::to_chars_result written{};
+  switch (piece) {
+    case Piece::limit:
+      written = std::to_chars(at, end, context.limit);
+      break;
+    case Piece::window_ms:
+      written = std::to_chars(at, end, context.window_ms);
+      break;
+    case Piece::seq:
+      written = std::to_chars(at, end, context.seq);
+      break;
+    case Piece::run:
+      written = std::to_chars(at, end, context.run);
+      break;
+    case Piece::id:
+      written = std::to_chars(at, end, context.identity);
+      break;
+    case Piece::now_ms:
+      written = std::to_chars(at, end, floor_div(clock.now_ns(), 1'000'000));
+      break;
+    default:
+      return nullptr;
+  }
+  return written.ec == std::errc{} ? written.ptr : nullptr;
+}
+
 void PlaceholderTemplate::expand_into(const PlaceholderContext& context, std::string& out) const {
   out.clear();
-  // One reading per expansion: {now_ms} and {now_s} in one text name the same instant.
-  int64_t now = 0;
-  bool read = false;
-  const auto now_ns = [&] {
-    if (!read) {
-      now = context.clock.read_ns();
-      read = true;
-    }
-    return now;
-  };
+  ExpansionClock clock{context.clock};
   for (const Part& part : parts_) {
     switch (part.piece) {
       case Piece::literal:
         out += part.literal;
         break;
-      case Piece::limit:
-        append_integer(out, context.limit);
-        break;
-      case Piece::window_ms:
-        append_integer(out, context.window_ms);
-        break;
       case Piece::uuid:
         out += random_uuid(*context.rng);
         break;
-      case Piece::seq:
-        append_integer(out, context.seq);
-        break;
-      case Piece::run:
-        append_integer(out, context.run);
-        break;
-      case Piece::id:
-        append_integer(out, context.identity);
-        break;
-      case Piece::now_ms:
-        append_integer(out, floor_div(now_ns(), 1'000'000));
-        break;
       case Piece::now_s: {
-        const int64_t us = floor_div(now_ns(), 1'000);
+        const int64_t us = floor_div(clock.now_ns(), 1'000);
         const int64_t whole = floor_div(us, 1'000'000);
         fmt::format_to(std::back_inserter(out), "{}.{:06}", whole, us - whole * 1'000'000);
         break;
@@ -133,6 +130,12 @@ void PlaceholderTemplate::expand_into(const PlaceholderContext& context, std::st
       case Piece::window_s:
         out += seconds_text(context.window_ms);
         break;
+      default: {
+        char digits[24];  // any 64-bit integer
+        const char* end = write_integer(part.piece, context, clock, digits, digits + sizeof digits);
+        out.append(digits, static_cast<size_t>(end - digits));
+        break;
+      }
     }
   }
 }
@@ -141,47 +144,17 @@ size_t PlaceholderTemplate::expand_to(const PlaceholderContext& context, char* o
                                       size_t capacity) const {
   char* at = out;
   char* const end = out + capacity;
-  int64_t now_ms = 0;
-  bool read = false;
+  ExpansionClock clock{context.clock};
   for (const Part& part : parts_) {
-    int64_t value = 0;
-    switch (part.piece) {
-      case Piece::literal:
-        if (static_cast<size_t>(end - at) < part.literal.size())
-          return std::string::npos;
-        at = std::copy(part.literal.begin(), part.literal.end(), at);
-        continue;
-      case Piece::limit:
-        value = context.limit;
-        break;
-      case Piece::window_ms:
-        value = context.window_ms;
-        break;
-      case Piece::seq:
-        if (context.seq > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
-          return std::string::npos;
-        value = static_cast<int64_t>(context.seq);
-        break;
-      case Piece::run:
-        value = context.run;
-        break;
-      case Piece::id:
-        value = context.identity;
-        break;
-      case Piece::now_ms:
-        if (!read) {  // one reading per expansion, as expand_into
-          now_ms = floor_div(context.clock.read_ns(), 1'000'000);
-          read = true;
-        }
-        value = now_ms;
-        break;
-      default:
+    if (part.piece == Piece::literal) {
+      if (static_cast<size_t>(end - at) < part.literal.size())
         return std::string::npos;
+      at = std::copy(part.literal.begin(), part.literal.end(), at);
+      continue;
     }
-    const auto [stop, error] = std::to_chars(at, end, value);
-    if (error != std::errc{})
-      return std::string::npos;
-    at = stop;
+    at = write_integer(part.piece, context, clock, at, end);
+    if (at == nullptr)
+      return std::string::npos;  // not an integer ({uuid} {now_s} {window_s}), or too long
   }
   return static_cast<size_t>(at - out);
 }

@@ -54,6 +54,19 @@ class PlaceholderTemplate {
     Piece piece;
     std::string literal;
   };
+  // The clock, read at most once per expansion: {now_ms} and {now_s} in one text name one
+  // instant.
+  struct ExpansionClock {
+    const RequestClock& clock;
+    int64_t ns = 0;
+    bool read = false;
+    int64_t now_ns();
+  };
+  // Writes the integer `piece` stands for ({limit} {window_ms} {seq} {run} {id} {now_ms}) at
+  // `at`: the end written; null when `piece` is no integer or its digits do not fit.
+  static char* write_integer(Piece piece, const PlaceholderContext& context, ExpansionClock& clock,
+                             char* at, char* end);
+
   std::vector<Part> parts_;
 };
 

@@ -272,7 +272,7 @@ void Worker::on_connected(int slot_index, bool ok, const std::string& error) {
     event_base_loopbreak(base_.get());
 }
 
-void Worker::launch_next(int slot_index) {
+void Worker::launch_next(int slot_index, Clock::time_point freed_at) {
   Slot& slot = *slots_[static_cast<size_t>(slot_index)];
   if (exhausted_ || !slot.client->alive())
     return;
@@ -297,7 +297,7 @@ void Worker::launch_next(int slot_index) {
   ++in_flight_;
   slot.due = shared_.start + due_cursor_.due(index);
   slot.stage = due_cursor_.stage_of(index);
-  send_when_due(slot_index);
+  send_when_due(slot_index, freed_at);
 }
 
 // Under the virtual clock a client sends its identities' requests back to back, each at its
@@ -341,10 +341,10 @@ uint8_t Worker::skew_index(const Slot& slot) const {
   return static_cast<uint8_t>(connection % count);
 }
 
-void Worker::send_when_due(int slot_index) {
+void Worker::send_when_due(int slot_index, Clock::time_point freed_at) {
   Slot& slot = *slots_[static_cast<size_t>(slot_index)];
   if (!shared_.schedule->paced()) {
-    send(slot_index);  // due at the start line
+    send(slot_index, freed_at);  // due at the start line
     return;
   }
   // libevent measures timers from its cached loop time, which lags the clock: a timer can
@@ -358,7 +358,7 @@ void Worker::send_when_due(int slot_index) {
   send(slot_index);
 }
 
-void Worker::send(int slot_index) {
+void Worker::send(int slot_index, Clock::time_point freed_at) {
   Slot& slot = *slots_[static_cast<size_t>(slot_index)];
   if (stopping()) {
     // The run stopped on errors while this request waited for its due time: it never leaves.
@@ -367,10 +367,7 @@ void Worker::send(int slot_index) {
     finish_if_idle();
     return;
   }
-  // Unpaced, a request freed by a reply takes that reply's read instant: it leaves after it.
-  const bool floor_will_do =
-      send_floor_ != Clock::time_point{} && !shared_.schedule->paced() && !slot.cursor;
-  slot.sent = floor_will_do ? send_floor_ : Clock::now();
+  slot.sent = freed_at != Clock::time_point{} ? freed_at : Clock::now();
   slot.on_wire = true;
   StageTally* tally = stage_tally(slot);
   if (tally != nullptr)
@@ -481,11 +478,7 @@ void Worker::on_decision(int slot_index, Decision&& decision) {
     event_base_loopbreak(base_.get());
     return;
   }
-  // The next request leaves after this reply was read: that instant is a true lower bound
-  // of its send, and a clock read the closed model saves (Worker::send).
-  send_floor_ = decision.received;
-  launch_next(slot_index);
-  send_floor_ = {};
+  launch_next(slot_index, decision.received);
   finish_if_idle();
 }
 

@@ -94,9 +94,11 @@ class Worker final : public ClientListener {
   };
   using EventPtr = std::unique_ptr<event, EventFree>;
 
-  void launch_next(int slot);
-  void send_when_due(int slot);
-  void send(int slot);
+  // `freed_at`: when the reply that freed the slot was read (else the epoch). An unpaced request
+  // leaves after it, so that instant is a true lower bound of its send: one clock read saved.
+  void launch_next(int slot, std::chrono::steady_clock::time_point freed_at = {});
+  void send_when_due(int slot, std::chrono::steady_clock::time_point freed_at = {});
+  void send(int slot, std::chrono::steady_clock::time_point freed_at = {});
   void finish_if_idle();
   void keep(const RequestRecord& record);
   // Hands the records kept so far to the sink, with the worker's low water (`finished`: none
@@ -135,8 +137,6 @@ class Worker final : public ClientListener {
   EventPtr deadline_timer_;
   base::RingQueue<Deadline> deadlines_;  // of the requests on the wire (and some settled), by send
   bool deadline_armed_ = false;
-  // While a decision launches the next request: when its reply was read (else the epoch).
-  std::chrono::steady_clock::time_point send_floor_{};
   std::vector<RequestRecord> outgoing_;  // records not yet handed to the sink
   int pending_connects_ = 0;
   Schedule::Cursor due_cursor_;  // the schedule, read mostly in order
