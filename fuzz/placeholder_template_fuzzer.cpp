@@ -12,10 +12,11 @@ using rlcheck::engine::PlaceholderTemplate;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
-  std::mt19937_64 rng(7);
+  rlcheck::engine::ClientRng rng(7);
   PlaceholderContext context{
       .limit = 10, .window_ms = 60'000, .run = 2, .seq = 12345, .identity = 6, .rng = &rng};
-  context.clock.virtual_unix_ns = 1'700'000'000'123'456'789;  // both forms read one instant
+  const rlcheck::engine::RequestClock clock{.virtual_unix_ns = 1'700'000'000'123'456'789};
+  context.clock = &clock;  // both forms read one instant
   for (auto unknown : {PlaceholderTemplate::Unknown::error, PlaceholderTemplate::Unknown::keep}) {
     auto parsed = PlaceholderTemplate::parse(text, unknown);
     if (!parsed)

@@ -43,7 +43,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   params.instance_id = "ab12";
   const auto strategy = redis::make_strategy(params);
 
-  std::mt19937_64 rng(1);
+  engine::ClientRng rng(1);
   DiscardingIo io;
   redis::RequestState state;
   state.rng = &rng;

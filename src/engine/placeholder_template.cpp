@@ -76,7 +76,7 @@ std::string PlaceholderTemplate::expand(const PlaceholderContext& context) const
 
 int64_t PlaceholderTemplate::ExpansionClock::now_ns() {
   if (!read) {
-    ns = clock.read_ns();
+    ns = clock != nullptr ? clock->read_ns() : wall_now_ns();
     read = true;
   }
   return ns;
@@ -119,7 +119,7 @@ void PlaceholderTemplate::expand_into(const PlaceholderContext& context, std::st
         out += part.literal;
         break;
       case Piece::uuid:
-        out += random_uuid(*context.rng);
+        out += random_uuid(context.rng->get());
         break;
       case Piece::now_s: {
         const int64_t us = floor_div(clock.now_ns(), 1'000);

@@ -7,9 +7,11 @@
 #include <cstdint>
 #include <expected>
 #include <random>
+
 #include <string>
 #include <string_view>
 #include <vector>
+#include "engine/client_rng.hpp"
 
 #include "engine/request_clock.hpp"
 
@@ -20,9 +22,11 @@ struct PlaceholderContext {
   int64_t window_ms = 0;
   int run = 1;
   uint64_t seq = 0;
-  uint32_t identity = 0;           // for {id}
-  std::mt19937_64* rng = nullptr;  // for {uuid}; required when the template has one
-  RequestClock clock;              // for {now_ms} and {now_s}
+  uint32_t identity = 0;     // for {id}
+  ClientRng* rng = nullptr;  // for {uuid}; required when the template has one
+  // For {now_ms} and {now_s}; null reads the wall clock. Pointed to, not copied: a request's
+  // clock is written just before it is expanded (request_clock.hpp, copy_clock).
+  const RequestClock* clock = nullptr;
 };
 
 class PlaceholderTemplate {
@@ -57,7 +61,7 @@ class PlaceholderTemplate {
   // The clock, read at most once per expansion: {now_ms} and {now_s} in one text name one
   // instant.
   struct ExpansionClock {
-    const RequestClock& clock;
+    const RequestClock* clock;
     int64_t ns = 0;
     bool read = false;
     int64_t now_ns();

@@ -32,6 +32,15 @@ struct RequestClock {
   }
 };
 
+// Copies a request's clock field by field, as it was written: the worker writes a request's
+// clock just before the client copies it, and a 16-byte copy of two 8-byte stores waits for
+// them to leave the store buffer (3 % of a pipelined request's CPU, measured). Copies after
+// that point to it instead (PlaceholderContext::clock).
+inline void copy_clock(RequestClock& to, const RequestClock& from) {
+  to.virtual_unix_ns = from.virtual_unix_ns;
+  to.skew_ns = from.skew_ns;
+}
+
 // Floor division, so an instant before the epoch's unit still rounds down.
 inline int64_t floor_div(int64_t value, int64_t unit) {
   const int64_t quotient = value / unit;

@@ -130,7 +130,6 @@ struct Worker::Slot {
   int64_t virtual_ns = 0;
   Clock::time_point due;  // when the request may leave (the start line when unpaced)
   Clock::time_point sent;
-  bool on_wire = false;   // sent, and not yet decided
   uint32_t identity = 0;  // the identity the request speaks for (drawn when it is sent)
 };
 
@@ -150,6 +149,7 @@ Worker::Worker(ClientFactory& factory, RunShared& shared, int first_client_id, i
   slots_.reserve(static_cast<size_t>(clients));
   for (int i = 0; i < clients; ++i)
     slots_.push_back(std::make_unique<Slot>());
+  wire_seq_.assign(static_cast<size_t>(clients), k_off_wire);
   records = RecordLog(shared.load.first_seq);
   if (shared.sink != nullptr)
     return;
@@ -252,7 +252,7 @@ void Worker::flush_records(bool finished) {
 int64_t Worker::low_water_ns() const {
   int64_t low = since_start_ns();
   for (const auto& slot : slots_) {
-    if (slot->on_wire) {
+    if (on_wire(slot->index)) {
       low = std::min(
           low,
           std::chrono::duration_cast<std::chrono::nanoseconds>(slot->sent - shared_.start).count());
@@ -368,7 +368,7 @@ void Worker::send(int slot_index, Clock::time_point freed_at) {
     return;
   }
   slot.sent = freed_at != Clock::time_point{} ? freed_at : Clock::now();
-  slot.on_wire = true;
+  wire_seq_[static_cast<size_t>(slot_index)] = slot.seq;
   StageTally* tally = stage_tally(slot);
   if (tally != nullptr)
     ++tally->sent;
@@ -402,7 +402,7 @@ void Worker::on_decision(int slot_index, Decision&& decision) {
     return;  // a late report after the request was settled
   const auto replied = decision.received != Clock::time_point{} ? decision.received : Clock::now();
   slot.busy = false;
-  slot.on_wire = false;
+  wire_seq_[static_cast<size_t>(slot_index)] = k_off_wire;
   --in_flight_;
   drop_settled_deadlines();
 
@@ -524,8 +524,7 @@ void Worker::on_pace_timer(int, short, void* arg) {
 }
 
 bool Worker::settled(const Deadline& deadline) const {
-  const Slot& slot = *slots_[static_cast<size_t>(deadline.slot)];
-  return !slot.on_wire || slot.seq != deadline.seq;
+  return wire_seq_[static_cast<size_t>(deadline.slot)] != deadline.seq;
 }
 
 void Worker::drop_settled_deadlines() {

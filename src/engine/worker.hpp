@@ -133,6 +133,12 @@ class Worker final : public ClientListener {
   std::unique_ptr<event_base, void (*)(event_base*)> base_;
   std::unique_ptr<LoopShared> loop_shared_;  // outlives the clients, not the loop
   std::vector<std::unique_ptr<Slot>> slots_;
+  // Per slot, the seq of its request on the wire (sent, not yet decided), else k_off_wire. Apart
+  // from the slots: the deadline queue reads the oldest request's entry at every decision, and
+  // a slot of its own there would be a cold line each time.
+  static constexpr uint64_t k_off_wire = ~uint64_t{0};
+  std::vector<uint64_t> wire_seq_;
+  bool on_wire(int slot) const { return wire_seq_[static_cast<size_t>(slot)] != k_off_wire; }
   EventPtr interrupt_poll_;
   EventPtr deadline_timer_;
   base::RingQueue<Deadline> deadlines_;  // of the requests on the wire (and some settled), by send

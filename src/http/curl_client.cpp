@@ -1,13 +1,13 @@
 #include "http/curl_client.hpp"
 
 #include <chrono>
-#include <random>
 #include <string>
 #include <vector>
 
 #include <curl/curl.h>
 #include <fmt/format.h>
 
+#include "engine/client_rng.hpp"
 #include "http/curl_failure.hpp"
 #include "http/curl_library.hpp"
 #include "http/curl_multi.hpp"
@@ -68,7 +68,7 @@ class CurlClient final : public engine::Client, private TransferOwner {
   engine::ClientListener& listener_;
   int slot_;
   const HttpTarget& target_;
-  std::mt19937_64 rng_;
+  engine::ClientRng rng_;
   engine::RequestClock clock_;  // the request in flight's, for the time its response is read at
   CURL* easy_;
   curl_slist* header_list_ = nullptr;
@@ -153,8 +153,8 @@ void CurlClient::start(const engine::RequestTicket& ticket) {
   context.seq = ticket.seq;
   context.identity = ticket.identity;
   context.rng = &rng_;
-  context.clock = ticket.clock;
-  clock_ = ticket.clock;
+  context.clock = &ticket.clock;
+  engine::copy_clock(clock_, ticket.clock);
   // curl parses the URL again whenever it is set: only when a placeholder changed it.
   target_.url.expand_into(context, expanded_);
   if (expanded_ != url_) {

@@ -67,7 +67,7 @@ NativeHttpClient::NativeHttpClient(event_base* base, NativeLoop& loop, const Nat
       target_(target),
       listener_(listener),
       slot_(slot),
-      rng_(std::make_unique<std::mt19937_64>(engine::client_seed(target.target.seed, client_id))) {
+      rng_(engine::client_seed(target.target.seed, client_id)) {
   // The connection made before the run leaves from the address this client's number picks,
   // so that the clients' first connections spread over the addresses.
   if (!target.target.source_addresses.empty())
@@ -107,9 +107,9 @@ void NativeHttpClient::start(const engine::RequestTicket& ticket) {
   engine::PlaceholderContext context = target_.target.placeholders;
   context.seq = ticket.seq;
   context.identity = ticket.identity;
-  context.rng = rng_.get();
-  context.clock = ticket.clock;
-  clock_ = ticket.clock;
+  context.rng = &rng_;
+  context.clock = &ticket.clock;
+  engine::copy_clock(clock_, ticket.clock);
   request_ = &target_.request.render(context, scratch_);
   written_ = 0;
   parser_.reset(target_.request.head_request());

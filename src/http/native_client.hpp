@@ -12,11 +12,11 @@
 #include <sys/socket.h>
 #include <cstdint>
 #include <memory>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "engine/client.hpp"
+#include "engine/client_rng.hpp"
 #include "http/http_target.hpp"
 #include "http/request_template.hpp"
 #include "http/response_parser.hpp"
@@ -104,8 +104,7 @@ class NativeHttpClient final : public engine::Client {
   const NativeTarget& target_;
   engine::ClientListener& listener_;
   int slot_;
-  // Apart from the fields every request touches: its 2.5 KB state is read only for {uuid}.
-  std::unique_ptr<std::mt19937_64> rng_;
+  engine::ClientRng rng_;       // for {uuid}
   engine::RequestClock clock_;  // the request in flight's, for the time its response is read at
   size_t source_ = 0;  // --source-address: the index of the address the connection is bound to
   std::vector<std::unique_ptr<Parked>> parked_;  // by source index

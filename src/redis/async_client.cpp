@@ -43,7 +43,7 @@ AsyncClient::AsyncClient(NodePool& pool, engine::ClientListener& listener, int s
       target_(target),
       index_(slot / std::max(1, target.pipeline)),
       connection_(&bound_connection(pool, target, index_, client_id)),
-      rng_(std::make_unique<std::mt19937_64>(engine::client_seed(target.seed, client_id))) {}
+      rng_(engine::client_seed(target.seed, client_id)) {}
 
 AsyncClient::AsyncClient(event_base* base, engine::ClientListener& listener, int slot,
                          RunTarget& target, int client_id)
@@ -54,7 +54,7 @@ AsyncClient::AsyncClient(event_base* base, engine::ClientListener& listener, int
       target_(target),
       index_(0),
       connection_(&own_pool_->connection(0)),
-      rng_(std::make_unique<std::mt19937_64>(engine::client_seed(target.seed, client_id))) {}
+      rng_(engine::client_seed(target.seed, client_id)) {}
 
 AsyncClient::~AsyncClient() {
   pool_->forget(this);
@@ -113,8 +113,8 @@ void AsyncClient::start_with(const Strategy& strategy, const engine::RequestTick
   state_.identity = ticket.identity;
   state_.step = 0;
   state_.bucket = 0;
-  state_.clock = ticket.clock;
-  state_.rng = rng_.get();
+  engine::copy_clock(state_.clock, ticket.clock);
+  state_.rng = &rng_;
   state_.key.clear();
   pending_eval_.script = nullptr;
   in_flight_ = true;
@@ -213,7 +213,7 @@ void AsyncClient::dispatch_step() {
     return;
   }
   replies_left_ = step_commands_;
-  std::swap(sent_, step_);
+  sent_.swap(step_);
   if (pool_->cluster()) {
     sent_commands_ = step_commands_;
     sent_slot_ = step_slot_.value_or(sent_slot_);

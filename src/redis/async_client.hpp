@@ -9,11 +9,11 @@
 #include <atomic>
 #include <memory>
 #include <optional>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "engine/client.hpp"
+#include "engine/client_rng.hpp"
 #include "redis/command_buffer.hpp"
 #include "redis/connection.hpp"
 #include "redis/endpoint.hpp"
@@ -123,8 +123,7 @@ class AsyncClient final : public engine::Client,
   size_t skip_replies_ = 0;            // ASKING's +OK
   int redirects_ = 0;
   event* retry_timer_ = nullptr;
-  // Read now and then: its 2.5 KB state only for {uuid}.
-  std::unique_ptr<std::mt19937_64> rng_;
+  engine::ClientRng rng_;    // for {uuid}
   int connect_waits_ = 0;    // connect(): connections not yet ready
   bool connecting_ = false;  // connect() waits for the connection
   // The step sent, kept to send again (NOSCRIPT; in a cluster, redirects).

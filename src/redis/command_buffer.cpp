@@ -19,6 +19,21 @@ char* write_header(char* at, char mark, size_t value) {
 
 }  // namespace
 
+namespace detail {
+
+char* place_header(char* at, size_t length) {
+  size_t digits = 1;
+  for (size_t rest = length; rest >= 10; rest /= 10)
+    ++digits;
+  const size_t width = digits + 3;
+  if (width != k_guessed_header)
+    std::memmove(at + width, at + k_guessed_header, length);
+  write_header(at, '$', length);
+  return at + width + length;
+}
+
+}  // namespace detail
+
 void CommandBuffer::begin(size_t argc) {
   buffer_.clear();
   then(argc);

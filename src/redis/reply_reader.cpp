@@ -89,27 +89,26 @@ redisReader* new_reply_reader(ReplyTally& tally) {
   return reader;
 }
 
-std::optional<IntegerReply> scan_integer_reply(std::string_view text) {
+bool scan_integer_reply(std::string_view text, IntegerReply& reply) {
   const char* at = text.data();
   const char* end = at + text.size();
-  IntegerReply reply;
+  reply.array = false;
+  reply.count = 1;
   if (at != end && *at == '*') {
     // "*<1-4>\r\n": arrays of other sizes (and nil, "*-1") are hiredis'.
     if (end - at < 4 || at[1] < '1' || at[1] > '4' || at[2] != '\r' || at[3] != '\n')
-      return std::nullopt;
+      return false;
     reply.array = true;
     reply.count = static_cast<size_t>(at[1] - '0');
     at += 4;
-  } else {
-    reply.count = 1;
   }
   for (size_t i = 0; i < reply.count; ++i) {
     at = scan_integer(at, end, reply.values[i]);
     if (at == nullptr)
-      return std::nullopt;
+      return false;
   }
   reply.length = static_cast<size_t>(at - text.data());
-  return reply;
+  return true;
 }
 
 ReplyReader::ReplyReader() : reader_(new_reply_reader(tally_)) {
@@ -143,10 +142,10 @@ void ReplyReader::feed(const char* data, size_t size) {
 ReplyReader::Status ReplyReader::next(ReplyPtr& reply) {
   if (scan_from_ < scan_.size()) {
     const std::string_view rest(scan_.data() + scan_from_, scan_.size() - scan_from_);
-    if (auto scanned = scan_integer_reply(rest)) {
-      scan_from_ += scanned->length;
+    if (IntegerReply scanned; scan_integer_reply(rest, scanned)) {
+      scan_from_ += scanned.length;
       ++scanned_;
-      reply = ReplyPtr(pooled_integers(scanned->values, scanned->count, scanned->array));
+      reply = ReplyPtr(pooled_integers(scanned.values, scanned.count, scanned.array));
       if (!reply) {
         out_of_memory_ = true;
         return Status::error;

@@ -5,7 +5,6 @@
 // with it, so the two never read the same bytes. Both build pooled replies (reply_pool.hpp).
 
 #include <cstddef>
-#include <optional>
 #include <string>
 #include <string_view>
 
@@ -41,10 +40,12 @@ struct IntegerReply {
   size_t length = 0;  // the bytes it took
 };
 
-// The reply at the start of `text` when it is an integer (":-12\r\n") or an array of at most
-// four of them ("*3\r\n:1\r\n:9\r\n:0\r\n"), each of at most 18 digits, whole; nullopt when the
-// text starts with anything else or stops before the reply ends.
-std::optional<IntegerReply> scan_integer_reply(std::string_view text);
+// Reads into `reply` the reply at the start of `text` when it is an integer (":-12\r\n") or an
+// array of at most four of them ("*3\r\n:1\r\n:9\r\n:0\r\n"), each of at most 18 digits, whole;
+// false (and `reply` unspecified) when the text starts with anything else or stops before the
+// reply ends. Written in place: a reply returned by value was copied in 16-byte moves from the
+// 8-byte stores that had just written it, which the store buffer cannot forward.
+bool scan_integer_reply(std::string_view text, IntegerReply& reply);
 
 class ReplyReader {
  public:

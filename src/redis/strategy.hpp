@@ -6,7 +6,6 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
-#include <random>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,6 +13,7 @@
 #include <hiredis/hiredis.h>
 
 #include "config/config.hpp"
+#include "engine/client_rng.hpp"
 #include "engine/record_log.hpp"
 #include "engine/request_clock.hpp"
 #include "engine/request_record.hpp"
@@ -45,14 +45,14 @@ class DecisionIo {
 };
 
 struct RequestState {
-  uint64_t seq = 0;                // request number within the run
-  uint32_t identity = 0;           // the identity it speaks for (< identities)
-  int step = 0;                    // the strategy's position in its command sequence
-  int64_t bucket = 0;              // fixed windows: the window index
-  engine::RequestClock clock;      // the time the request reads ({now_ms}, a window index)
-  int64_t now_ms = 0;              // that time, where a strategy read it
-  std::mt19937_64* rng = nullptr;  // the connection's generator, for {uuid}
-  std::string key;                 // the identity's key, when there are several identities
+  uint64_t seq = 0;                  // request number within the run
+  uint32_t identity = 0;             // the identity it speaks for (< identities)
+  int step = 0;                      // the strategy's position in its command sequence
+  int64_t bucket = 0;                // fixed windows: the window index
+  engine::RequestClock clock;        // the time the request reads ({now_ms}, a window index)
+  int64_t now_ms = 0;                // that time, where a strategy read it
+  engine::ClientRng* rng = nullptr;  // the client's generator, for {uuid}
+  std::string key;                   // the identity's key, when there are several identities
 };
 
 // The limiter key of each identity: the run's key alone, or suffixed ":<id>" when the load is

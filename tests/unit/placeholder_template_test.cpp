@@ -9,9 +9,11 @@
 
 #include "engine/placeholder_template.hpp"
 
+using rlcheck::engine::ClientRng;
 using rlcheck::engine::PlaceholderContext;
 using rlcheck::engine::PlaceholderTemplate;
 using rlcheck::engine::random_uuid;
+using rlcheck::engine::RequestClock;
 
 namespace {
 
@@ -121,7 +123,7 @@ TEST_CASE("{window_s} is the window in seconds, as short as exact") {
 }
 
 TEST_CASE("{uuid} draws a fresh v4 UUID from the context generator") {
-  std::mt19937_64 rng(7);
+  ClientRng rng(7);
   PlaceholderContext context;
   context.rng = &rng;
   const std::string first = expand("{uuid}", context);
@@ -130,7 +132,7 @@ TEST_CASE("{uuid} draws a fresh v4 UUID from the context generator") {
   CHECK(looks_like_uuid_v4(second));
   CHECK(first != second);
 
-  std::mt19937_64 same_seed(7);
+  ClientRng same_seed(7);
   PlaceholderContext replay;
   replay.rng = &same_seed;
   CHECK(expand("id={uuid}", replay) == "id=" + first);
@@ -153,6 +155,14 @@ TEST_CASE("an unclosed placeholder is an error") {
     REQUIRE_FALSE(parsed.has_value());
     CHECK(mentions(parsed.error(), "unclosed"));
   }
+}
+
+TEST_CASE("a client's generator, made when first drawn from, draws what its seed always drew") {
+  ClientRng lazy(42);
+  std::mt19937_64 eager(42);
+  for (int i = 0; i < 3; ++i)
+    CHECK(lazy.get()() == eager());
+  CHECK(&lazy.get() == &lazy.get());
 }
 
 TEST_CASE("random_uuid has the RFC 4122 version-4 shape") {
@@ -191,7 +201,7 @@ TEST_CASE("a template bound to a run's fixed values expands as the template does
   fixed.limit = 25;
   fixed.window_ms = 1500;
   fixed.run = 3;
-  std::mt19937_64 rng(11), same_rng(11);
+  ClientRng rng(11), same_rng(11);
   for (const std::string text : {"{limit}", "{window_ms}:{window_s}", "k:{run}:{seq}",
                                  "{id}-{limit}-{uuid}", "plain", "{seq}{seq}", ""}) {
     CAPTURE(text);
@@ -214,14 +224,15 @@ TEST_CASE("a template bound to a run's fixed values expands as the template does
 }
 
 TEST_CASE("expand_to writes what expand does, or says it cannot") {
-  std::mt19937_64 rng(3);
+  ClientRng rng(3);
+  const RequestClock clock{.virtual_unix_ns = 1'700'000'000'123'456'789, .skew_ns = 0};
   PlaceholderContext context{.limit = 25,
                              .window_ms = 60'000,
                              .run = 3,
                              .seq = 417,
                              .identity = 9,
                              .rng = &rng,
-                             .clock = {.virtual_unix_ns = 1'700'000'000'123'456'789, .skew_ns = 0}};
+                             .clock = &clock};
   for (const char* text :
        {"ab12:{run}:{seq}", "{limit}/{window_ms}", "id-{id}", "{now_ms}", "plain", ""}) {
     CAPTURE(text);

@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -77,4 +78,40 @@ TEST_CASE("a command buffer writes RESP: several commands, empty and long argume
   buffer.begin(1);
   buffer.add("PING");
   CHECK(buffer.text() == "*1\r\n$4\r\nPING\r\n");
+}
+
+TEST_CASE("an argument written in place is the one add() writes, whatever its length") {
+  for (const size_t length :
+       {size_t{0}, size_t{1}, size_t{9}, size_t{10}, size_t{99}, size_t{100}, size_t{128}}) {
+    CAPTURE(length);
+    const std::string arg(length, 'm');
+    CommandBuffer added;
+    added.begin(2);
+    added.add("K");
+    added.add(arg);
+    CommandBuffer in_place;
+    in_place.begin(2);
+    in_place.add("K");
+    const bool wrote = in_place.add_in_place(128, [&](char* at, size_t room) {
+      CHECK(room == 128);
+      std::copy(arg.begin(), arg.end(), at);
+      return arg.size();
+    });
+    CHECK(wrote);
+    CHECK(in_place.text() == added.text());
+  }
+}
+
+TEST_CASE("an argument that does not fit in place leaves the buffer as it was") {
+  CommandBuffer buffer;
+  buffer.begin(2);
+  buffer.add("K");
+  const std::string before(buffer.text());
+  CHECK_FALSE(buffer.add_in_place(16, [](char* at, size_t) {
+    std::fill(at, at + 16, 'x');  // written, then disowned
+    return std::string_view::npos;
+  }));
+  CHECK(buffer.text() == before);
+  buffer.add("next");
+  CHECK(buffer.text() == before + "$4\r\nnext\r\n");
 }

@@ -12,6 +12,7 @@
 #include "redis/reply.hpp"
 #include "redis/reply_reader.hpp"
 
+using rlcheck::redis::IntegerReply;
 using rlcheck::redis::ReplyPtr;
 using rlcheck::redis::ReplyReader;
 using rlcheck::redis::scan_integer_reply;
@@ -58,25 +59,31 @@ void check_same_as_hiredis(std::string_view bytes) {
 }  // namespace
 
 TEST_CASE("the scanner reads integers and short arrays of integers, whole, and nothing else") {
-  const auto batch = scan_integer_reply("*3\r\n:0\r\n:-7\r\n:59321\r\n:1\r\n");
-  REQUIRE(batch.has_value());
-  CHECK(batch->array);
-  CHECK(batch->count == 3);
-  CHECK(batch->values[1] == -7);
-  CHECK(batch->values[2] == 59321);
-  CHECK(batch->length == 21);
-  const auto single = scan_integer_reply(":123456789012345678\r\n");
-  REQUIRE(single.has_value());
-  CHECK_FALSE(single->array);
-  CHECK(single->values[0] == 123456789012345678);
-  CHECK(scan_integer_reply(":0\r\n")->values[0] == 0);
+  IntegerReply batch;
+  REQUIRE(scan_integer_reply("*3\r\n:0\r\n:-7\r\n:59321\r\n:1\r\n", batch));
+  CHECK(batch.array);
+  CHECK(batch.count == 3);
+  CHECK(batch.values[1] == -7);
+  CHECK(batch.values[2] == 59321);
+  CHECK(batch.length == 21);
+  IntegerReply single;
+  REQUIRE(scan_integer_reply(":123456789012345678\r\n", single));
+  CHECK_FALSE(single.array);
+  CHECK(single.count == 1);
+  CHECK(single.values[0] == 123456789012345678);
+  // The same object, reused: an integer after an array is not an array.
+  REQUIRE(scan_integer_reply(":0\r\n", batch));
+  CHECK_FALSE(batch.array);
+  CHECK(batch.count == 1);
+  CHECK(batch.values[0] == 0);
   // What hiredis refuses (leading zeros, "-0") or reads itself (19 digits, +3) is not scanned.
   for (std::string_view other :
        {":1234567890123456789\r\n", ":+3\r\n", ":1x\r\n", ":\r\n", ":-\r\n", ":0617283\r\n",
         ":-0\r\n", ":00\r\n", "*0\r\n", "*-1\r\n", "*5\r\n:1\r\n:1\r\n:1\r\n:1\r\n:1\r\n",
         "*2\r\n:1\r\n$1\r\na\r\n", "+OK\r\n", "*3\r\n:1\r\n:2\r\n", ":12\r", ""}) {
     CAPTURE(other);
-    CHECK_FALSE(scan_integer_reply(other).has_value());
+    IntegerReply scanned;
+    CHECK_FALSE(scan_integer_reply(other, scanned));
   }
 }
 

@@ -41,7 +41,7 @@ StrategyParams params_for(Kind kind) {
 std::vector<std::string> args_of(const StrategyParams& params, uint64_t seq) {
   auto strategy = make_strategy(params);
   RecordingIo io;
-  std::mt19937_64 rng(1);
+  rlcheck::engine::ClientRng rng(1);
   RequestState state;
   state.seq = seq;
   state.rng = &rng;
@@ -131,7 +131,7 @@ TEST_CASE("--script without --arg gets limit, window and a fresh uuid per reques
   StrategyParams params = params_for(Kind::script);
   auto strategy = make_strategy(params);
   RecordingIo io;
-  std::mt19937_64 rng(99);
+  rlcheck::engine::ClientRng rng(99);
   for (uint64_t seq = 0; seq < 2; ++seq) {
     RequestState state;
     state.seq = seq;
@@ -164,7 +164,7 @@ TEST_CASE("--script-keys 1 passes the key itself, as before") {
   params.script_keys = 1;
   auto strategy = make_strategy(params);
   RecordingIo io;
-  std::mt19937_64 rng(1);
+  rlcheck::engine::ClientRng rng(1);
   RequestState state;
   state.rng = &rng;
   strategy->begin(state, io);
@@ -179,7 +179,7 @@ TEST_CASE("--script-keys K passes <key>:0 ... <key>:K-1 under one hash tag") {
   params.identities = 2;
   auto strategy = make_strategy(params);
   RecordingIo io;
-  std::mt19937_64 rng(1);
+  rlcheck::engine::ClientRng rng(1);
   for (uint64_t seq = 0; seq < 2; ++seq) {
     RequestState state;
     state.seq = seq + 10;

@@ -73,15 +73,13 @@ std::vector<ArgPiece> arg_pieces(const std::vector<PlaceholderTemplate>& templat
   return pieces;
 }
 
-// Adds `text` expanded: on the stack when it is short and plain (expand_to), else in `scratch`.
+// Adds `text` expanded: in place when it is short and plain (expand_to), else via `scratch`.
 void add_expanded(CommandBuffer& out, const PlaceholderTemplate& text,
                   const PlaceholderContext& context, std::string& scratch) {
-  char expanded[128];
-  const size_t length = text.expand_to(context, expanded, sizeof expanded);
-  if (length != std::string::npos) {
-    out.add(std::string_view(expanded, length));
+  constexpr size_t k_most_in_place = 128;
+  const auto expand = [&](char* at, size_t room) { return text.expand_to(context, at, room); };
+  if (out.add_in_place(k_most_in_place, expand))
     return;
-  }
   text.expand_into(context, scratch);
   out.add(scratch);
 }
@@ -108,7 +106,7 @@ class ScriptStrategy final : public redis::Strategy {
     context.seq = state.seq;
     context.identity = state.identity;
     context.rng = state.rng;
-    context.clock = state.clock;
+    context.clock = &state.clock;
     // One per thread: the strategy is shared by every connection of the run.
     thread_local std::string scratch;
     const std::string& key = keys_.of(state);
