@@ -130,6 +130,35 @@ RunResult paced_run(Limiter limiter, int64_t every_ms, int64_t duration_ms) {
   return result;
 }
 
+// One request every `every_ms` for `duration_ms` to a queue `depth` deep drained `per_s` a
+// second (lua/leaky_queue.lua): an admission leaves at its turn and is answered 1 ms after; a
+// denial is answered in 1 ms, but one in `slow_every` in 40 ms, as on a busy machine.
+RunResult queued_run(int64_t depth, int64_t per_s, int64_t every_ms, int64_t duration_ms,
+                     int64_t slow_every) {
+  RunResult result;
+  const int64_t drain_ns = 1'000 * k_ms / per_s;
+  int64_t last_departure = INT64_MIN / 2;
+  int64_t denials = 0;
+  for (int64_t at = 0, seq = 0; at < duration_ms; at += every_ms, ++seq) {
+    RequestRecord record;
+    record.seq = static_cast<uint64_t>(seq);
+    record.sent_ns = at * k_ms;
+    const int64_t departure = std::max(record.sent_ns, last_departure + drain_ns);
+    if (departure - record.sent_ns <= depth * drain_ns) {
+      last_departure = departure;
+      record.outcome = Outcome::allowed;
+      record.replied_ns = departure + k_ms;
+    } else {
+      record.outcome = Outcome::denied;
+      record.replied_ns = record.sent_ns + (++denials % slow_every == 0 ? 40 : 1) * k_ms;
+    }
+    result.records.push_back(record);
+  }
+  result.duration_ns = duration_ms * k_ms;
+  result.start_wall_ns = 1'700'000'000'000 * k_ms;
+  return result;
+}
+
 AuditParams sliding_audit(int64_t limit, int64_t window_ms) {
   AuditParams audit;
   audit.rule.kind = AdmissionRule::Kind::sliding;
@@ -217,6 +246,24 @@ TEST_CASE("a token bucket judged as a sliding window fits --contract token-bucke
   CHECK(std::find(fit->clears.begin(), fit->clears.end(), "limit") != fit->clears.end());
   CHECK(std::find(fit->clears.begin(), fit->clears.end(), "retry-after-accuracy") !=
         fit->clears.end());
+}
+
+TEST_CASE("a queue's depth is read beyond a typical denial, not its slow tail") {
+  // Five deep at 20/s, tested as --limit 6 --window 1s at 60/s for 2 s, one denial in 20
+  // answered 40 ms late: the longest admission waited 250 ms, five places.
+  AuditParams audit = sliding_audit(6, 1000);
+  const CheckParams params = sliding_params(6, 1000, 120);
+  Judged judged;
+  RunResult result = queued_run(5, 20, 16, 2000, 20);
+  judged.stats.push_back(summarize_run(1, result, audit));
+  judged.recorded.push_back({std::move(result.records), result.start_wall_ns});
+  judged.checks = evaluate_checks(judged.stats, params);
+  REQUIRE(status_of(judged.checks, "limit") == Status::fail);
+  const auto fit = fit_contract(judged.recorded, judged.stats, judged.checks, params, audit);
+  REQUIRE(fit);
+  CHECK(fit->contract == "queue");
+  CHECK(fit->queue == 5);
+  CHECK(fit->refill == "20/s");
 }
 
 TEST_CASE("a bucket's refill is fitted from the records when it is not the limit per window") {
