@@ -7,12 +7,11 @@
 #include <cstdint>
 #include <expected>
 #include <random>
-
 #include <string>
 #include <string_view>
 #include <vector>
-#include "engine/client_rng.hpp"
 
+#include "engine/client_rng.hpp"
 #include "engine/request_clock.hpp"
 
 namespace rlcheck::engine {

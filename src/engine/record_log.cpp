@@ -11,7 +11,6 @@ namespace rlcheck::engine {
 namespace {
 
 constexpr int32_t k_absent = std::numeric_limits<int32_t>::min();
-constexpr uint16_t k_whole = k_whole_context;
 constexpr uint8_t k_bucket_relative = 1;
 
 // The fields most records of a run share, interned.
@@ -86,7 +85,7 @@ struct RecordTables {
       return last->second;
     auto found = context_index.find(context);
     if (found == context_index.end()) {
-      if (context_records.size() >= k_whole)
+      if (context_records.size() >= k_whole_context)
         return std::nullopt;
       const auto index = static_cast<uint16_t>(context_records.size());
       context_records.push_back(record_of(context));
@@ -153,7 +152,7 @@ const RequestRecord* RecordView::unpacked(size_t index) const {
   if (plain_ != nullptr)
     return &plain_[index];
   const PackedRecord& p = packed_[index];
-  return p.context == k_whole ? &tables_->whole[p.seq_offset] : nullptr;
+  return p.context == k_whole_context ? &tables_->whole[p.seq_offset] : nullptr;
 }
 
 RecordView RecordView::subspan(size_t offset, size_t count) const {
@@ -197,13 +196,13 @@ void RecordLog::append(const RecordLog& other) {
 
 uint64_t RecordLog::seq(size_t index) const {
   const PackedRecord& p = packed_[index];
-  return p.context == k_whole ? tables_->whole[p.seq_offset].seq
-                              : tables_->first_seq + p.seq_offset;
+  return p.context == k_whole_context ? tables_->whole[p.seq_offset].seq
+                                      : tables_->first_seq + p.seq_offset;
 }
 
 uint32_t RecordLog::identity(size_t index) const {
   const PackedRecord& p = packed_[index];
-  return p.context == k_whole ? tables_->whole[p.seq_offset].identity : p.identity;
+  return p.context == k_whole_context ? tables_->whole[p.seq_offset].identity : p.identity;
 }
 
 PackedRecord RecordLog::encode(const RequestRecord& record) {
@@ -211,7 +210,7 @@ PackedRecord RecordLog::encode(const RequestRecord& record) {
   PackedRecord p;
   const auto keep_whole = [&] {
     PackedRecord whole;
-    whole.context = k_whole;
+    whole.context = k_whole_context;
     whole.seq_offset = static_cast<uint32_t>(tables.whole.size());
     tables.whole.push_back(record);
     return whole;
@@ -268,7 +267,8 @@ void RecordLog::sort_by_seq() {
     return;
   const RecordTables& tables = *tables_;
   const auto seq_of = [&](const PackedRecord& p) {
-    return p.context == k_whole ? tables.whole[p.seq_offset].seq : tables.first_seq + p.seq_offset;
+    return p.context == k_whole_context ? tables.whole[p.seq_offset].seq
+                                        : tables.first_seq + p.seq_offset;
   };
   std::sort(packed_.begin(), packed_.end(),
             [&](const PackedRecord& a, const PackedRecord& b) { return seq_of(a) < seq_of(b); });
@@ -282,7 +282,7 @@ bool RecordLog::place_by_dense_seq() {
     return true;
   uint32_t low = std::numeric_limits<uint32_t>::max(), high = 0;
   for (const PackedRecord& p : packed_) {
-    if (p.context == k_whole)
+    if (p.context == k_whole_context)
       return false;
     low = std::min(low, p.seq_offset);
     high = std::max(high, p.seq_offset);

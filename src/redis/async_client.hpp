@@ -86,11 +86,9 @@ class AsyncClient final : public engine::Client,
   // Sends the step built (or waits for the connection first).
   void dispatch_step();
   void on_reply(uint64_t tag, ReplyPtr reply, const std::string& lost_why) override;
-  // The buffers the next request is written into (heap lines the object's prefetch misses).
-  void warm_up() const override {
-    __builtin_prefetch(step_.text().data(), 1);
-    __builtin_prefetch(sent_.text().data(), 1);
-  }
+  // The buffer the next request is written into (a heap line the object's prefetch misses);
+  // sent_'s bytes are read again only after NOSCRIPT or a redirect.
+  void warm_up() const override { __builtin_prefetch(step_.text().data(), 1); }
   // Cluster: a step's replies are held until all are in, then delivered, or the step is sent
   // again where MOVED / ASK point (TRYAGAIN, CLUSTERDOWN: again a little later).
   void on_cluster_reply(ReplyPtr reply);
