@@ -339,79 +339,97 @@ void add_probe_options(CLI::App* probe, RawOptions& raw) {
   probe->add_flag("-q,--quiet", raw.quiet, "the result line only");
 }
 
-Apps build_apps(RawOptions& raw) {
+// Every command, each with its options; with `only` naming one, the others come without their
+// options (named and described for --help, never parsed into): building every command's options
+// is most of the start-up's CPU, and a hook runs rlcheck often.
+Apps build_apps(RawOptions& raw, std::string_view only = {}) {
   Apps apps;
   apps.app = std::make_unique<CLI::App>("rlcheck: load-test and verify rate limiters", "rlcheck");
   CLI::App& app = *apps.app;
   app.require_subcommand(0, 1);
   app.add_flag("--version", raw.show_version, "version, git revision, library versions");
+  const auto full = [only](std::string_view name) { return only.empty() || only == name; };
 
   apps.redis = app.add_subcommand("redis", "drive a Redis limiter directly");
-  add_common_options(apps.redis, raw);
-  add_observe_options(apps.redis, raw);
-  add_source_address_option(apps.redis, raw);
-  add_worker_options(apps.redis, raw);
-  add_redis_options(apps.redis, raw);
-  add_hint_resolution_option(apps.redis, raw);
-  add_cluster_options(apps.redis, raw);
-  add_pipeline_option(apps.redis, raw);
-  add_tls_options(apps.redis, raw);
-  add_fault_options(apps.redis, raw, false);
-  add_clock_options(apps.redis, raw, true);
+  if (full("redis")) {
+    add_common_options(apps.redis, raw);
+    add_observe_options(apps.redis, raw);
+    add_source_address_option(apps.redis, raw);
+    add_worker_options(apps.redis, raw);
+    add_redis_options(apps.redis, raw);
+    add_hint_resolution_option(apps.redis, raw);
+    add_cluster_options(apps.redis, raw);
+    add_pipeline_option(apps.redis, raw);
+    add_tls_options(apps.redis, raw);
+    add_fault_options(apps.redis, raw, false);
+    add_clock_options(apps.redis, raw, true);
+  }
 
   apps.compare = app.add_subcommand(
       "compare", "several strategies, or HTTP endpoints, side by side under the same load");
-  add_common_options(apps.compare, raw);
-  add_observe_options(apps.compare, raw);
-  add_source_address_option(apps.compare, raw);
-  add_redis_options(apps.compare, raw);
-  add_hint_resolution_option(apps.compare, raw);
-  apps.compare->add_option("--strategies", raw.strategies,
-                           "comma-separated strategies (default naive,lua)");
-  apps.compare->add_option("--url", raw.compare_urls,
-                           "an HTTP endpoint to compare, repeatable (instead of --strategies)");
-  add_http_options(apps.compare, raw);
-  add_cluster_options(apps.compare, raw);
-  add_pipeline_option(apps.compare, raw);
-  add_tls_options(apps.compare, raw);
-  add_fault_options(apps.compare, raw, false);
-  add_clock_options(apps.compare, raw, true);
+  if (full("compare")) {
+    add_common_options(apps.compare, raw);
+    add_observe_options(apps.compare, raw);
+    add_source_address_option(apps.compare, raw);
+    add_redis_options(apps.compare, raw);
+    add_hint_resolution_option(apps.compare, raw);
+    apps.compare->add_option("--strategies", raw.strategies,
+                             "comma-separated strategies (default naive,lua)");
+    apps.compare->add_option("--url", raw.compare_urls,
+                             "an HTTP endpoint to compare, repeatable (instead of --strategies)");
+    add_http_options(apps.compare, raw);
+    add_cluster_options(apps.compare, raw);
+    add_pipeline_option(apps.compare, raw);
+    add_tls_options(apps.compare, raw);
+    add_fault_options(apps.compare, raw, false);
+    add_clock_options(apps.compare, raw, true);
+  }
 
   apps.http = app.add_subcommand("http", "drive an HTTP endpoint");
-  apps.http->add_option("URL", raw.url, "the endpoint; placeholders {run} {seq} {uuid}")
-      ->required();
-  add_common_options(apps.http, raw);
-  add_observe_options(apps.http, raw);
-  add_source_address_option(apps.http, raw);
-  add_worker_options(apps.http, raw);
-  add_http_options(apps.http, raw);
-  add_tls_options(apps.http, raw);
-  add_fault_options(apps.http, raw, true);
-  add_clock_options(apps.http, raw, false);
+  if (full("http")) {
+    apps.http->add_option("URL", raw.url, "the endpoint; placeholders {run} {seq} {uuid}")
+        ->required();
+    add_common_options(apps.http, raw);
+    add_observe_options(apps.http, raw);
+    add_source_address_option(apps.http, raw);
+    add_worker_options(apps.http, raw);
+    add_http_options(apps.http, raw);
+    add_tls_options(apps.http, raw);
+    add_fault_options(apps.http, raw, true);
+    add_clock_options(apps.http, raw, false);
+  }
 
   apps.serve = app.add_subcommand(
       "serve", "a reference rate-limited HTTP server backed by Redis (demo and test target)");
-  add_serve_options(apps.serve, raw);
-  add_cluster_options(apps.serve, raw);
-  add_tls_options(apps.serve, raw);
+  if (full("serve")) {
+    add_serve_options(apps.serve, raw);
+    add_cluster_options(apps.serve, raw);
+    add_tls_options(apps.serve, raw);
+  }
 
   apps.run = app.add_subcommand("run", "run scenario files (or every *.json in a folder)");
-  apps.run->add_option("FILES", raw.scenario_paths, "scenario files or folders")->required();
-  add_output_options(apps.run, raw);
+  if (full("run")) {
+    apps.run->add_option("FILES", raw.scenario_paths, "scenario files or folders")->required();
+    add_output_options(apps.run, raw);
+  }
 
   apps.hook_config = app.add_subcommand(
       "hook-config", "print the Claude Code settings.json block for: -- <rlcheck arguments>");
-  apps.hook_config->add_option("ARGS", raw.hook_args, "the rlcheck command line, after --")
-      ->required();
-  optional_option(apps.hook_config, "--merge", raw.merge_settings,
-                  "an existing settings.json to merge the hook into (printed, not written)");
+  if (full("hook-config")) {
+    apps.hook_config->add_option("ARGS", raw.hook_args, "the rlcheck command line, after --")
+        ->required();
+    optional_option(apps.hook_config, "--merge", raw.merge_settings,
+                    "an existing settings.json to merge the hook into (printed, not written)");
+  }
 
   apps.probe = app.add_subcommand(
       "probe", "infer a limiter's contract (algorithm, limit and window, or burst and refill)");
-  add_probe_options(apps.probe, raw);
-  add_source_address_option(apps.probe, raw);
-  add_cluster_options(apps.probe, raw);
-  add_tls_options(apps.probe, raw);
+  if (full("probe")) {
+    add_probe_options(apps.probe, raw);
+    add_source_address_option(apps.probe, raw);
+    add_cluster_options(apps.probe, raw);
+    add_tls_options(apps.probe, raw);
+  }
   return apps;
 }
 
@@ -427,7 +445,7 @@ CLI::App* subcommand_of(Apps& apps, std::string_view subcommand) {
 
 std::vector<std::string> option_names(std::string_view subcommand) {
   RawOptions raw;
-  Apps apps = build_apps(raw);
+  Apps apps = build_apps(raw, subcommand);
   std::vector<std::string> names;
   if (CLI::App* sub = subcommand_of(apps, subcommand)) {
     for (const CLI::Option* option : sub->get_options()) {
@@ -446,7 +464,7 @@ bool names_a_file(std::string_view long_name) {
 
 OptionKind option_kind(std::string_view subcommand, std::string_view long_name) {
   RawOptions raw;
-  Apps apps = build_apps(raw);
+  Apps apps = build_apps(raw, subcommand);
   CLI::App* sub = subcommand_of(apps, subcommand);
   if (sub == nullptr)
     return OptionKind::none;
@@ -457,9 +475,42 @@ OptionKind option_kind(std::string_view subcommand, std::string_view long_name) 
                                                                          : OptionKind::value;
 }
 
-ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
+namespace {
+
+// The command a command line names first, where it names one: only its options are built.
+std::string_view named_command(int argc, const char* const* argv) {
+  static constexpr std::string_view k_commands[] = {"redis", "compare", "http",       "serve",
+                                                    "run",   "probe",   "hook-config"};
+  if (argc < 2 || argv[1] == nullptr)
+    return {};
+  const std::string_view first = argv[1];
+  for (std::string_view command : k_commands) {
+    if (first == command)
+      return command;
+  }
+  return {};
+}
+
+// Parses again with every command's options built, to name what is wrong (an option of
+// another command says where it belongs), and throws that as the usage error.
+[[noreturn]] void refuse_command_line(int argc, const char* const* argv,
+                                      const CLI::ParseError& first) {
   RawOptions raw;
   Apps apps = build_apps(raw);
+  try {
+    apps.app->parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    // An unknown flag or command left over is the likelier cause than what CLI11 noticed.
+    throw base::usage_error(explain_leftover(*apps.app).value_or(one_line(error.what())));
+  }
+  throw base::usage_error(one_line(first.what()));
+}
+
+}  // namespace
+
+ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
+  RawOptions raw;
+  Apps apps = build_apps(raw, named_command(argc, argv));
   ParsedCommandLine parsed;
   refuse_flags_as_values(*apps.app, argc, argv);
   try {
@@ -472,11 +523,11 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
     }
     return parsed;
   } catch (const CLI::CallForAllHelp&) {
-    parsed.immediate_output = apps.app->help("", CLI::AppFormatMode::All);
+    RawOptions every_raw;
+    parsed.immediate_output = build_apps(every_raw).app->help("", CLI::AppFormatMode::All);
     return parsed;
   } catch (const CLI::ParseError& error) {
-    // An unknown flag or command left over is the likelier cause than what CLI11 noticed.
-    throw base::usage_error(explain_leftover(*apps.app).value_or(one_line(error.what())));
+    refuse_command_line(argc, argv, error);
   }
   if (raw.show_version) {
     parsed.immediate_output = base::version_text(http::curl_version());
