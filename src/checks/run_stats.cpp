@@ -196,12 +196,25 @@ RunStats summarize_measures(int run, const engine::RunResult& result) {
         LatenessMs{to_ms(late.percentile(50)), to_ms(late.percentile(99)), to_ms(late.max())};
   }
   stats.stages = stage_stats(result);
+  stats.limiter_clock = result.limiter_clock;
   return stats;
 }
 
-RunStats summarize_run(int run, engine::RunResult& result, const AuditParams& audit,
+AuditParams allow_for_clock(const AuditParams& audit, const engine::ClockDrift& drift) {
+  AuditParams widened = audit;
+  widened.rule.clock_ns += drift.slack_ns;
+  widened.tolerance.clock_ms += (drift.slack_ns + 999'999) / 1'000'000;
+  return widened;
+}
+
+RunStats summarize_run(int run, engine::RunResult& result, const AuditParams& audit_params,
                        std::vector<FaultWindow> faults) {
   RunStats stats = summarize_measures(run, result);
+  // A limiter's clock proven off rlcheck's rate: every audit allows for the whole difference.
+  std::optional<AuditParams> widened;
+  if (result.limiter_clock && result.limiter_clock->slack_ns > 0)
+    widened = allow_for_clock(audit_params, *result.limiter_clock);
+  const AuditParams& audit = widened ? *widened : audit_params;
   engine::RecordCursor cursor(result.records);
   for (size_t i = 0; i < result.records.size(); ++i)
     tally_record(stats, cursor[i], audit.max_retry_after_ms);

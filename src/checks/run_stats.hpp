@@ -77,6 +77,9 @@ struct RunStats {
   double duration_ms = 0;  // on the real clock, even under --virtual-clock
   // --virtual-clock: the virtual time the run's requests spanned (first to last instant).
   std::optional<double> virtual_span_ms;
+  // The limiter's clock against rlcheck's over the run (engine/clock_drift); its slack_ns was
+  // added to the audits' clock allowance.
+  std::optional<engine::ClockDrift> limiter_clock;
   LatencyMs latency;
   std::optional<LatenessMs> lateness;  // the open model on the wall clock
   std::vector<StageStats> stages;      // --stages
@@ -151,6 +154,9 @@ IdentityRecords audit_run(RunStats& stats, engine::RecordLog& records, int64_t s
 // what was applied during this run) become the stats' faults, measured against its records.
 RunStats summarize_run(int run, engine::RunResult& result, const AuditParams& audit,
                        std::vector<FaultWindow> faults = {});
+// `audit` allowing for a limiter clock's drift: its slack added to the rule's clock allowance
+// and to the hints' tolerance.
+AuditParams allow_for_clock(const AuditParams& audit, const engine::ClockDrift& drift);
 
 // The figures of a run that do not come from its records (durations, latency, lateness,
 // stages, samples); summarize_run and the streaming audit add what the records say.

@@ -7,11 +7,13 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "config/config.hpp"
 #include "engine/client.hpp"
+#include "engine/clock_drift.hpp"
 #include "engine/histogram.hpp"
 #include "engine/live_stats.hpp"
 #include "engine/record_log.hpp"
@@ -80,6 +82,9 @@ struct RunResult {
   bool stopped_on_errors = false;  // more requests errored than load.stop_after_errors
   bool cancelled = false;          // load.start_gate said not to start: no request left
   bool abandoned = false;          // load.abandon was set: records hold the requests sent
+  // The limiter's clock against the steady clock over the run (runner/clock_watch); unset
+  // under the virtual clock, and where no reading was made.
+  std::optional<ClockDrift> limiter_clock;
 };
 
 // The requests of a run this process sends (load.requests, or its share of them).

@@ -261,6 +261,20 @@ std::string incident_lines(const Report& report) {
                          run.requests, config::counted(report.params.requests, "request"));
     }
   }
+  for (const auto& run : report.runs) {
+    if (!run.limiter_clock || run.limiter_clock->slack_ns == 0)
+      continue;
+    const engine::ClockDrift& clock = *run.limiter_clock;
+    const double ppm = clock.over_ns > 0 ? static_cast<double>(clock.ahead_ns) * 1e6 /
+                                               static_cast<double>(clock.over_ns)
+                                         : 0.0;
+    out += fmt::format(
+        "run {}: {} moved {:+.3f} ms against rlcheck's steady clock over {:.3f} s ({:+.0f} "
+        "ppm; {} assumed): the audits allow {:.3f} ms more\n",
+        run.run, clock.source, static_cast<double>(clock.ahead_ns) / 1e6,
+        static_cast<double>(clock.over_ns) / 1e9, ppm, engine::k_assumed_drift_ppm,
+        static_cast<double>(clock.slack_ns) / 1e6);
+  }
   int64_t unknown = 0;
   for (const auto& run : report.runs)
     unknown += run.unknown;

@@ -165,6 +165,15 @@ json run_to_json(const checks::RunStats& run) {
     out["stages"] = stages_to_json(run.stages);
   if (run.virtual_span_ms)
     out["virtual_span_ms"] = rounded(*run.virtual_span_ms);
+  if (run.limiter_clock) {
+    const auto ms = [](int64_t ns) { return rounded(static_cast<double>(ns) / 1e6); };
+    const engine::ClockDrift& clock = *run.limiter_clock;
+    out["limiter_clock"] = {{"source", clock.source},
+                            {"ahead_ms", ms(clock.ahead_ns)},
+                            {"over_ms", ms(clock.over_ns)},
+                            {"uncertainty_ms", ms(clock.uncertainty_ns)},
+                            {"slack_ms", ms(clock.slack_ns)}};
+  }
   if (!run.status_counts.empty())
     out["status_counts"] = run.status_counts;
   if (run.advertised.any()) {

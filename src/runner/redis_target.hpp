@@ -29,6 +29,7 @@ class RedisTarget final : public Target {
   std::string run_label(int run, int runs) const override;
   std::string records_name() const override;
   bool prepare_run(int run, bool leader) override;
+  std::optional<engine::ClockReading> read_limiter_clock() override;
   RunClients clients(const StateChoice& state, const config::LoadConfig& load) override;
   StateChoice run_state(int run) const override;
   StateAudit audit_state(int run, engine::RecordView records) override;

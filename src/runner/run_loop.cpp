@@ -8,6 +8,7 @@
 #include "base/exit_code.hpp"
 #include "engine/request_clock.hpp"
 #include "faults/fault_schedule.hpp"
+#include "runner/clock_watch.hpp"
 #include "runner/evidence.hpp"
 #include "runner/find_max.hpp"
 #include "runner/judgement.hpp"
@@ -146,8 +147,10 @@ report::Report run_test(Target& target, const config::Config& config, const RunO
       stream.emplace(*stream_audit, outputs.records, target.records_name(), run, context);
       hooks.sink = &stream->sink();
     }
+    ClockWatch clock_watch(target, !clients.load.virtual_clock);
     engine::RunResult result = execute_shared_run(shared, run, *clients.factory, clients.load,
                                                   hooks, clients.counters, others);
+    result.limiter_clock = clock_watch.finish();
     monitor.end_run();
     std::vector<checks::FaultWindow> fault_windows = fault_schedule.finish();
     if (!leader) {

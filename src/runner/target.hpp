@@ -82,6 +82,9 @@ class Target {
   // Before run `run`; `leader`: this process prepares the shared state (many hosts: worker
   // 0). False when Ctrl-C came first. Throws FatalError when the first run cannot start.
   virtual bool prepare_run(int run, bool leader) = 0;
+  // A reading of the clock the limiter keeps on its own side (Redis TIME), paired with the
+  // steady clock; nullopt where there is none to read, or it could not be read.
+  virtual std::optional<engine::ClockReading> read_limiter_clock() { return std::nullopt; }
   // The clients of a run meeting `state`, for `load` (valid until the next call).
   virtual RunClients clients(const StateChoice& state, const config::LoadConfig& load) = 0;
   // The state run `run` of the test meets.

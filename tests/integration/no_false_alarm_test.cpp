@@ -11,6 +11,7 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <future>
 #include <memory>
 #include <string>
@@ -207,6 +208,19 @@ TEST_CASE("no false alarm: the correct Lua limiter passes a stall longer than --
     CHECK(check_status(report, id) == "pass");
   CHECK(report.at("verdict") == "pass");
   CHECK(outcome.exit_code == 0);
+
+  // Redis's clock was read around the run, and allowed for only where the readings prove it
+  // off rlcheck's rate by more than the assumed 100 ppm (a host whose wall clock is stepped).
+  const json& clock = report.at("runs").at(0).at("limiter_clock");
+  INFO("limiter_clock: " << clock.dump());
+  CHECK(clock.at("source") == "Redis TIME");
+  CHECK(clock.at("over_ms").get<double>() >= 2500);  // the run's sends lie between the readings
+  const double ahead = std::abs(clock.at("ahead_ms").get<double>());
+  const double uncertainty = clock.at("uncertainty_ms").get<double>();
+  if (ahead - uncertainty > clock.at("over_ms").get<double>() * 1e-4)
+    CHECK(clock.at("slack_ms").get<double>() == doctest::Approx(ahead + uncertainty).epsilon(1e-3));
+  else
+    CHECK(clock.at("slack_ms").get<double>() == 0);
 
   // The human report says how many were unknown.
   const ProcessOutcome human = run_rlcheck(args);

@@ -349,3 +349,22 @@ TEST_CASE("render_human says how many requests were unknown, only when some were
   const std::string text = render_human(r, TextStyle{false, false});
   CHECK(text.find("10 unknown (errored after sending): possibly admitted") != std::string::npos);
 }
+
+TEST_CASE("render_human names a limiter clock the audits allowed for, and only that one") {
+  Report r = report_with({{"limit", Status::pass, "fine"}}, Verdict::pass);
+  rlcheck::checks::RunStats steady;
+  steady.run = 1;
+  steady.limiter_clock =
+      rlcheck::engine::ClockDrift{"Redis TIME", 100'000, 2'000'000'000, 200'000, 0};
+  rlcheck::checks::RunStats stepped;
+  stepped.run = 2;
+  stepped.limiter_clock =
+      rlcheck::engine::ClockDrift{"Redis TIME", 4'000'000, 2'000'000'000, 200'000, 4'200'000};
+  r.runs = {steady, stepped};
+  const std::string text = render_human(r, TextStyle{false, false});
+  INFO(text);
+  CHECK(text.find("run 1: Redis TIME") == std::string::npos);
+  CHECK(text.find("run 2: Redis TIME moved +4.000 ms against rlcheck's steady clock over 2.000 s "
+                  "(+2000 ppm; 100 assumed): the audits allow 4.200 ms more\n") !=
+        std::string::npos);
+}

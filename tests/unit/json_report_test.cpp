@@ -382,3 +382,17 @@ TEST_CASE("to_json unknown: per run and summed in the summary, 0 when none") {
   CHECK(j.at("runs").at(1).at("unknown") == 3);
   CHECK(j.at("summary").at("unknown") == 7);
 }
+
+TEST_CASE("to_json runs: the limiter's clock against rlcheck's, where it was read") {
+  Report report = sample_report();
+  REQUIRE_FALSE(report.runs.empty());
+  CHECK_FALSE(to_json(report).at("runs").at(0).contains("limiter_clock"));
+  report.runs[0].limiter_clock =
+      rlcheck::engine::ClockDrift{"Redis TIME", 4'000'000, 2'000'000'000, 200'000, 4'200'000};
+  const json clock = to_json(report).at("runs").at(0).at("limiter_clock");
+  CHECK(clock == json{{"source", "Redis TIME"},
+                      {"ahead_ms", 4.0},
+                      {"over_ms", 2000.0},
+                      {"uncertainty_ms", 0.2},
+                      {"slack_ms", 4.2}});
+}

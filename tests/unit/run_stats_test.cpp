@@ -183,3 +183,46 @@ TEST_CASE("--hint-resolution: auto judges as whole seconds only when every run's
       rlcheck::checks::settle_hint_resolution(kept, HintResolution::milliseconds, tolerance));
   CHECK(kept[0].retry_accuracy.late == 1);
 }
+
+TEST_CASE("a limiter clock proven fast is allowed for: a correct window seen short passes") {
+  // A sliding window of 10 a second whose clock ran 4 ms ahead during the run: its eleventh
+  // admission came a full window after the first on its clock, 996 ms on rlcheck's.
+  RunResult result;
+  for (int i = 0; i < 10; ++i)
+    result.records.push_back(allowed(i * 10 * k_ms));
+  result.records.push_back(allowed(996 * k_ms));
+  CHECK(summarize_run(1, result, audit_of(sliding_rule(10))).peak.exceeded());
+
+  result.limiter_clock = rlcheck::engine::drift_between(
+      "Redis TIME", {0, 0, 50'000}, {1'500 * k_ms + 4 * k_ms, 1'500 * k_ms, 50'000});
+  REQUIRE(result.limiter_clock->slack_ns == 4 * k_ms + 100'000);
+  const RunStats stats = summarize_run(1, result, audit_of(sliding_rule(10)));
+  CHECK_FALSE(stats.peak.exceeded());
+  REQUIRE(stats.limiter_clock.has_value());
+  CHECK(stats.limiter_clock->source == "Redis TIME");
+
+  // Twice the limit is no clock's doing: it still fails with the allowance.
+  for (int i = 0; i < 10; ++i)
+    result.records.push_back(allowed(500 * k_ms + i * k_ms));
+  CHECK(summarize_run(1, result, audit_of(sliding_rule(10))).peak.exceeded());
+}
+
+TEST_CASE("a clock drift the readings' uncertainty or the assumed rate explains changes nothing") {
+  using rlcheck::engine::drift_between;
+  // 100 ppm of 10 s is 1 ms: 0.9 ms ahead is within the assumption.
+  CHECK(drift_between("w", {0, 0, 0}, {10'000 * k_ms + 900'000, 10'000 * k_ms, 0}).slack_ns == 0);
+  // 1.5 ms ahead, but the readings are uncertain by 0.3 ms each: 0.9 ms is all that is sure.
+  CHECK(drift_between("w", {0, 0, 300'000}, {10'000 * k_ms + 1'500'000, 10'000 * k_ms, 300'000})
+            .slack_ns == 0);
+  // Beyond both: the whole difference and its uncertainty, whichever way the clock went.
+  CHECK(drift_between("w", {0, 0, 100'000}, {10'000 * k_ms + 3 * k_ms, 10'000 * k_ms, 100'000})
+            .slack_ns == 3 * k_ms + 200'000);
+  const auto behind =
+      drift_between("w", {0, 0, 100'000}, {10'000 * k_ms - 3 * k_ms, 10'000 * k_ms, 100'000});
+  CHECK(behind.ahead_ns == -3 * k_ms);
+  CHECK(behind.slack_ns == 3 * k_ms + 200'000);
+  // Of two clocks, the one with the larger allowance is the one the audits take.
+  const auto wall = drift_between("wall", {0, 0, 0}, {1'000 * k_ms, 1'000 * k_ms, 0});
+  CHECK(rlcheck::engine::worse_drift(wall, behind)->source == "w");
+  CHECK(rlcheck::engine::worse_drift(std::nullopt, wall)->source == "wall");
+}

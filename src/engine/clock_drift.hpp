@@ -1,0 +1,42 @@
+#pragma once
+// The limiter's clock against rlcheck's over a run. The audits assume the clock a limiter
+// decides by keeps rlcheck's steady clock's rate within 100 ppm; a host whose wall clock is
+// stepped or slewed faster than that makes a correct limiter look wrong by the difference.
+// Each run reads the clocks the limiter may use (Redis TIME; this host's wall clock, which
+// {now_ms} scripts read) before and after, each paired with the steady clock, and where the
+// difference proves the assumption wrong, the audits allow for all of it.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace rlcheck::engine {
+
+// One reading of a clock the limiter may decide by, paired with the steady clock.
+struct ClockReading {
+  int64_t clock_ns = 0;        // the clock read (unix ns)
+  int64_t steady_ns = 0;       // the steady clock at the reading's midpoint
+  int64_t uncertainty_ns = 0;  // half the round trip, plus the clock's resolution
+};
+
+struct ClockDrift {
+  std::string source;          // "Redis TIME", "this host's wall clock"
+  int64_t ahead_ns = 0;        // how much further the clock moved than the steady clock
+  int64_t over_ns = 0;         // the steady time between the two readings
+  int64_t uncertainty_ns = 0;  // of ahead_ns: both readings'
+  // What the audits allow for it: 0 while the drift may be within the assumed rate; else the
+  // whole difference and its uncertainty (a step may fall inside any one window).
+  int64_t slack_ns = 0;
+};
+
+// The clock rate the audits assume, in parts per million of the steady clock.
+inline constexpr int64_t k_assumed_drift_ppm = 100;
+
+// The drift of `source` between two readings of it.
+ClockDrift drift_between(std::string source, const ClockReading& before, const ClockReading& after);
+
+// Of two drifts measured over a run, the one the audits must allow for: the larger slack, else
+// the larger difference.
+std::optional<ClockDrift> worse_drift(std::optional<ClockDrift> a, std::optional<ClockDrift> b);
+
+}  // namespace rlcheck::engine

@@ -1,0 +1,44 @@
+#include "runner/clock_watch.hpp"
+
+#include <chrono>
+
+namespace rlcheck::runner {
+namespace {
+
+int64_t steady_now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+engine::ClockReading read_wall_clock() {
+  const int64_t before = steady_now_ns();
+  const int64_t wall = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                           std::chrono::system_clock::now().time_since_epoch())
+                           .count();
+  const int64_t after = steady_now_ns();
+  return {wall, before + (after - before) / 2, (after - before) / 2 + 1};
+}
+
+ClockWatch::ClockWatch(Target& target, bool enabled) : target_(target), enabled_(enabled) {
+  if (!enabled_)
+    return;
+  limiter_ = target_.read_limiter_clock();
+  wall_ = read_wall_clock();
+}
+
+std::optional<engine::ClockDrift> ClockWatch::finish() {
+  if (!enabled_)
+    return std::nullopt;
+  std::optional<engine::ClockDrift> limiter;
+  if (limiter_) {
+    if (const auto after = target_.read_limiter_clock())
+      limiter = engine::drift_between("Redis TIME", *limiter_, *after);
+  }
+  return engine::worse_drift(
+      limiter, engine::drift_between("this host's wall clock", wall_, read_wall_clock()));
+}
+
+}  // namespace rlcheck::runner
