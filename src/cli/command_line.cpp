@@ -339,6 +339,22 @@ void add_probe_options(CLI::App* probe, RawOptions& raw) {
   probe->add_flag("-q,--quiet", raw.quiet, "the result line only");
 }
 
+// What every load command takes: the load and its checks, what it reports, where it sends from.
+void add_load_options(CLI::App* command, RawOptions& raw) {
+  add_common_options(command, raw);
+  add_observe_options(command, raw);
+  add_source_address_option(command, raw);
+}
+
+// How a command reaches a Redis limiter: cluster, pipeline, TLS, faults, clocks.
+void add_redis_connection_options(CLI::App* command, RawOptions& raw) {
+  add_cluster_options(command, raw);
+  add_pipeline_option(command, raw);
+  add_tls_options(command, raw);
+  add_fault_options(command, raw, false);
+  add_clock_options(command, raw, true);
+}
+
 // Every command, each with its options; with `only` naming one, the others come without their
 // options (named and described for --help, never parsed into): building every command's options
 // is most of the start-up's CPU, and a hook runs rlcheck often.
@@ -352,25 +368,17 @@ Apps build_apps(RawOptions& raw, std::string_view only = {}) {
 
   apps.redis = app.add_subcommand("redis", "drive a Redis limiter directly");
   if (full("redis")) {
-    add_common_options(apps.redis, raw);
-    add_observe_options(apps.redis, raw);
-    add_source_address_option(apps.redis, raw);
+    add_load_options(apps.redis, raw);
     add_worker_options(apps.redis, raw);
     add_redis_options(apps.redis, raw);
     add_hint_resolution_option(apps.redis, raw);
-    add_cluster_options(apps.redis, raw);
-    add_pipeline_option(apps.redis, raw);
-    add_tls_options(apps.redis, raw);
-    add_fault_options(apps.redis, raw, false);
-    add_clock_options(apps.redis, raw, true);
+    add_redis_connection_options(apps.redis, raw);
   }
 
   apps.compare = app.add_subcommand(
       "compare", "several strategies, or HTTP endpoints, side by side under the same load");
   if (full("compare")) {
-    add_common_options(apps.compare, raw);
-    add_observe_options(apps.compare, raw);
-    add_source_address_option(apps.compare, raw);
+    add_load_options(apps.compare, raw);
     add_redis_options(apps.compare, raw);
     add_hint_resolution_option(apps.compare, raw);
     apps.compare->add_option("--strategies", raw.strategies,
@@ -378,20 +386,14 @@ Apps build_apps(RawOptions& raw, std::string_view only = {}) {
     apps.compare->add_option("--url", raw.compare_urls,
                              "an HTTP endpoint to compare, repeatable (instead of --strategies)");
     add_http_options(apps.compare, raw);
-    add_cluster_options(apps.compare, raw);
-    add_pipeline_option(apps.compare, raw);
-    add_tls_options(apps.compare, raw);
-    add_fault_options(apps.compare, raw, false);
-    add_clock_options(apps.compare, raw, true);
+    add_redis_connection_options(apps.compare, raw);
   }
 
   apps.http = app.add_subcommand("http", "drive an HTTP endpoint");
   if (full("http")) {
     apps.http->add_option("URL", raw.url, "the endpoint; placeholders {run} {seq} {uuid}")
         ->required();
-    add_common_options(apps.http, raw);
-    add_observe_options(apps.http, raw);
-    add_source_address_option(apps.http, raw);
+    add_load_options(apps.http, raw);
     add_worker_options(apps.http, raw);
     add_http_options(apps.http, raw);
     add_tls_options(apps.http, raw);
