@@ -6,7 +6,8 @@
 # Runs `rlcheck redis --strategy STRATEGY --limit 10 --window 1s --rate RATE --duration 4s`
 # against a private redis-server on loopback and, 1.5 s in, steps CLOCK_REALTIME forward by
 # STEP_MS (Redis TIME, which the built-in strategies decide by, jumps with it), then back by the
-# same once the run is over. Each binary given runs side by side through the same step, and
+# same once the run is over (or BACK_AT_S seconds into the run: a step there and back again,
+# which a reading at the run's ends alone does not see). Each binary given runs side by side through the same step, and
 # prints its verdict, its failed checks and what it read of the limiter's clock
 # (runs[].limiter_clock). A binary without the allowance fails the correct Lua limiter
 # (limit, contract, retry-after-accuracy); one with it passes and names the step.
@@ -14,7 +15,8 @@
 # Changes this host's clock: needs root, and a host no time daemon is steering meanwhile. The
 # clock is stepped back even if a run fails. About 5 s.
 #
-# Tunables (environment): STEP_MS=30, STRATEGY=lua, RATE=40/s.
+# Tunables (environment): STEP_MS=30, STRATEGY=lua, RATE=40/s, BACK_AT_S (empty: after the run;
+# else more than 1.5 and less than 4).
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -24,6 +26,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 readonly STEP_MS=${STEP_MS:-30}
 readonly STRATEGY=${STRATEGY:-lua}
 readonly RATE=${RATE:-40/s}
+readonly BACK_AT_S=${BACK_AT_S:-}
 
 WORK=$(mktemp -d)
 REDIS_PID=""
@@ -47,7 +50,9 @@ bins=("$RLCHECK")
 start_redis "$WORK/redis"
 
 echo "rlcheck clock-step demo  $(date -u '+%Y-%m-%d %H:%M UTC')  nproc $(nproc)"
-echo "--strategy $STRATEGY --limit 10 --window 1s --rate $RATE --duration 4s; CLOCK_REALTIME +${STEP_MS} ms at 1.5 s"
+back="after the run"
+[[ -n $BACK_AT_S ]] && back="at $BACK_AT_S s"
+echo "--strategy $STRATEGY --limit 10 --window 1s --rate $RATE --duration 4s; CLOCK_REALTIME +${STEP_MS} ms at 1.5 s, back $back"
 pids=()
 for i in "${!bins[@]}"; do
   "${bins[$i]}" redis --redis "redis://127.0.0.1:$REDIS_PORT" --strategy "$STRATEGY" --limit 10 \
@@ -57,9 +62,16 @@ done
 sleep 1.5
 step_clock "$STEP_MS"
 STEPPED=1
+if [[ -n $BACK_AT_S ]]; then
+  sleep "$(calc %.3f "$BACK_AT_S - 1.5")"
+  step_clock "-$STEP_MS"
+  STEPPED=0
+fi
 for pid in "${pids[@]}"; do wait "$pid" || true; done
-step_clock "-$STEP_MS"
-STEPPED=0
+if [[ $STEPPED == 1 ]]; then
+  step_clock "-$STEP_MS"
+  STEPPED=0
+fi
 for i in "${!bins[@]}"; do
   echo "${bins[$i]} ($("${bins[$i]}" --version | head -n1)):"
   jq -c '{verdict, failed: [.checks[] | select(.status == "fail") | .id],

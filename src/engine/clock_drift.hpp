@@ -32,6 +32,24 @@ struct ClockDrift {
 // The clock rate the audits assume, in parts per million of the steady clock.
 inline constexpr int64_t k_assumed_drift_ppm = 100;
 
+// Readings of one clock over a run: the first, the last, and how far it strayed from the steady
+// clock either way in between (a step forward and back again nets to nothing at the ends).
+class ClockTrack {
+ public:
+  explicit ClockTrack(const ClockReading& first);
+  void add(const ClockReading& reading);
+  // ahead_ns from the first reading to the last; slack_ns from the widest excursion, at the
+  // uncertainty of any two readings.
+  ClockDrift drift(std::string source) const;
+
+ private:
+  ClockReading first_;
+  ClockReading last_;
+  int64_t low_offset_ns_;   // clock - steady: the least and the most read
+  int64_t high_offset_ns_;  //
+  int64_t uncertainty_ns_;  // the largest of any reading
+};
+
 // The drift of `source` between two readings of it.
 ClockDrift drift_between(std::string source, const ClockReading& before, const ClockReading& after);
 

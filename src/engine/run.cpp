@@ -86,9 +86,13 @@ RunResult execute_run(ClientFactory& factory, const config::LoadConfig& load,
       finished.notify_all();
     });
   }
-  if (hooks.progress) {
+  if (hooks.progress || hooks.tick) {
     std::unique_lock lock(mutex);
     while (!finished.wait_for(lock, std::chrono::milliseconds(250), [&] { return running == 0; })) {
+      if (hooks.tick)
+        hooks.tick();
+      if (!hooks.progress)
+        continue;
       LiveCounts counts = live->snapshot().total;
       counts -= before;
       hooks.progress({counts.sent, counts.decided[0], counts.decided[1], counts.decided[2]});

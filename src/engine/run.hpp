@@ -114,13 +114,15 @@ struct RunHooks {
   ProgressFn progress;
   LiveStats* live = nullptr;
   RecordSink* sink = nullptr;
+  // Called on the calling thread four times a second while the run lasts, besides progress.
+  std::function<void()> tick;
 };
 
 RunResult execute_run(ClientFactory& factory, const config::LoadConfig& load,
                       const RunHooks& hooks);
 inline RunResult execute_run(ClientFactory& factory, const config::LoadConfig& load,
                              RunObserver* observer = nullptr, const ProgressFn& progress = {}) {
-  return execute_run(factory, load, RunHooks{observer, progress, nullptr});
+  return execute_run(factory, load, RunHooks{observer, progress, nullptr, nullptr, {}});
 }
 
 }  // namespace rlcheck::engine

@@ -22,23 +22,28 @@ engine::ClockReading read_wall_clock() {
   return {wall, before + (after - before) / 2, (after - before) / 2 + 1};
 }
 
-ClockWatch::ClockWatch(Target& target, bool enabled) : target_(target), enabled_(enabled) {
-  if (!enabled_)
+ClockWatch::ClockWatch(Target& target, bool enabled) : target_(target) {
+  if (!enabled)
     return;
   limiter_ = target_.read_limiter_clock();
-  wall_ = read_wall_clock();
+  wall_.emplace(read_wall_clock());
+}
+
+void ClockWatch::sample() {
+  if (wall_)
+    wall_->add(read_wall_clock());
 }
 
 std::optional<engine::ClockDrift> ClockWatch::finish() {
-  if (!enabled_)
+  if (!wall_)
     return std::nullopt;
   std::optional<engine::ClockDrift> limiter;
   if (limiter_) {
     if (const auto after = target_.read_limiter_clock())
       limiter = engine::drift_between("Redis TIME", *limiter_, *after);
   }
-  return engine::worse_drift(
-      limiter, engine::drift_between("this host's wall clock", wall_, read_wall_clock()));
+  wall_->add(read_wall_clock());
+  return engine::worse_drift(limiter, wall_->drift("this host's wall clock"));
 }
 
 }  // namespace rlcheck::runner

@@ -58,7 +58,7 @@ engine::RunHooks Monitor::begin_run(const std::string& target, int run, std::str
                          std::chrono::steady_clock::now()};
     }
   }
-  return {observer, progress_.for_run(std::move(label), load), &live_};
+  return {observer, progress_.for_run(std::move(label), load), &live_, nullptr, {}};
 }
 
 void Monitor::end_run() {

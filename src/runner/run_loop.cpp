@@ -148,6 +148,7 @@ report::Report run_test(Target& target, const config::Config& config, const RunO
       hooks.sink = &stream->sink();
     }
     ClockWatch clock_watch(target, !clients.load.virtual_clock);
+    hooks.tick = [&clock_watch] { clock_watch.sample(); };
     engine::RunResult result = execute_shared_run(shared, run, *clients.factory, clients.load,
                                                   hooks, clients.counters, others);
     result.limiter_clock = clock_watch.finish();

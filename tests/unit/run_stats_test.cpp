@@ -221,6 +221,15 @@ TEST_CASE("a clock drift the readings' uncertainty or the assumed rate explains 
       drift_between("w", {0, 0, 100'000}, {10'000 * k_ms - 3 * k_ms, 10'000 * k_ms, 100'000});
   CHECK(behind.ahead_ns == -3 * k_ms);
   CHECK(behind.slack_ns == 3 * k_ms + 200'000);
+  // A step forward and back again within the run nets to nothing at its ends; the readings
+  // in between show it.
+  rlcheck::engine::ClockTrack track({0, 0, 50'000});
+  track.add({1'000 * k_ms + 20 * k_ms, 1'000 * k_ms, 50'000});
+  track.add({2'000 * k_ms, 2'000 * k_ms, 50'000});
+  const auto back = track.drift("wall");
+  CHECK(back.ahead_ns == 0);
+  CHECK(back.over_ns == 2'000 * k_ms);
+  CHECK(back.slack_ns == 20 * k_ms + 100'000);
   // Of two clocks, the one with the larger allowance is the one the audits take.
   const auto wall = drift_between("wall", {0, 0, 0}, {1'000 * k_ms, 1'000 * k_ms, 0});
   CHECK(rlcheck::engine::worse_drift(wall, behind)->source == "w");
