@@ -200,11 +200,9 @@ RunStats summarize_measures(int run, const engine::RunResult& result) {
   return stats;
 }
 
-AuditParams allow_for_clock(const AuditParams& audit, const engine::ClockDrift& drift) {
-  AuditParams widened = audit;
-  widened.rule.clock_ns += drift.slack_ns;
-  widened.tolerance.clock_ms += (drift.slack_ns + 999'999) / 1'000'000;
-  return widened;
+void allow_clock_uncertainty(AuditParams& audit, int64_t ns) {
+  audit.rule.clock_ns += ns;
+  audit.tolerance.clock_ms += (ns + 999'999) / 1'000'000;
 }
 
 RunStats summarize_run(int run, engine::RunResult& result, const AuditParams& audit_params,
@@ -213,7 +211,7 @@ RunStats summarize_run(int run, engine::RunResult& result, const AuditParams& au
   // A limiter's clock proven off rlcheck's rate: every audit allows for the whole difference.
   std::optional<AuditParams> widened;
   if (result.limiter_clock && result.limiter_clock->slack_ns > 0)
-    widened = allow_for_clock(audit_params, *result.limiter_clock);
+    allow_clock_uncertainty(widened.emplace(audit_params), result.limiter_clock->slack_ns);
   const AuditParams& audit = widened ? *widened : audit_params;
   engine::RecordCursor cursor(result.records);
   for (size_t i = 0; i < result.records.size(); ++i)

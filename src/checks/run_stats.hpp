@@ -154,9 +154,9 @@ IdentityRecords audit_run(RunStats& stats, engine::RecordLog& records, int64_t s
 // what was applied during this run) become the stats' faults, measured against its records.
 RunStats summarize_run(int run, engine::RunResult& result, const AuditParams& audit,
                        std::vector<FaultWindow> faults = {});
-// `audit` allowing for a limiter clock's drift: its slack added to the rule's clock allowance
-// and to the hints' tolerance.
-AuditParams allow_for_clock(const AuditParams& audit, const engine::ClockDrift& drift);
+// Clocks known only to within `ns` (a limiter clock's drift, many hosts' offsets): added to the
+// rule's clock allowance and, in whole ms up, to the hints' tolerance.
+void allow_clock_uncertainty(AuditParams& audit, int64_t ns);
 
 // The figures of a run that do not come from its records (durations, latency, lateness,
 // stages, samples); summarize_run and the streaming audit add what the records say.

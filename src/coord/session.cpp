@@ -150,20 +150,12 @@ std::expected<void, SessionError> Session::connect_and_join(const Say& say) {
     sample.wall_after_ns = wall_now_ns();
     if (!reply)
       return std::unexpected(SessionError{false, fmt::format("--coordinator: {}", reply.error())});
-    const redisReply* time = reply->get();
-    if (time->type != REDIS_REPLY_ARRAY || time->elements != 2 ||
-        time->element[0]->type != REDIS_REPLY_STRING ||
-        time->element[1]->type != REDIS_REPLY_STRING) {
-      return std::unexpected(SessionError{
-          false, fmt::format("--coordinator: TIME answered {}", redis::describe_reply(time))});
+    const auto remote_ns = redis::time_reply_ns(reply->get());
+    if (!remote_ns) {
+      return std::unexpected(SessionError{false, fmt::format("--coordinator: TIME answered {}",
+                                                             redis::describe_reply(reply->get()))});
     }
-    const auto seconds = number_of(reply_text(time->element[0]));
-    const auto micros = number_of(reply_text(time->element[1]));
-    if (!seconds || !micros) {
-      return std::unexpected(SessionError{
-          false, fmt::format("--coordinator: TIME answered {}", redis::describe_reply(time))});
-    }
-    sample.remote_ns = *seconds * 1'000'000'000 + *micros * 1000;
+    sample.remote_ns = *remote_ns;
     samples.push_back(sample);
   }
   clock_ = estimate_clock(samples);

@@ -3,7 +3,7 @@
 // decides by keeps rlcheck's steady clock's rate within 100 ppm; a host whose wall clock is
 // stepped or slewed faster than that makes a correct limiter look wrong by the difference.
 // Each run reads the clocks the limiter may use (Redis TIME; this host's wall clock, which
-// {now_ms} scripts read) before and after, each paired with the steady clock, and where the
+// {now_ms} scripts read), each paired with the steady clock (runner/clock_watch), and where the
 // difference proves the assumption wrong, the audits allow for all of it.
 
 #include <cstdint>
@@ -17,13 +17,20 @@ struct ClockReading {
   int64_t clock_ns = 0;        // the clock read (unix ns)
   int64_t steady_ns = 0;       // the steady clock at the reading's midpoint
   int64_t uncertainty_ns = 0;  // half the round trip, plus the clock's resolution
+
+  // `clock_ns`, read at some instant between two readings of the steady clock.
+  static ClockReading between(int64_t clock_ns, int64_t steady_before_ns, int64_t steady_after_ns,
+                              int64_t resolution_ns) {
+    const int64_t half = (steady_after_ns - steady_before_ns) / 2;
+    return {clock_ns, steady_before_ns + half, half + resolution_ns};
+  }
 };
 
 struct ClockDrift {
   std::string source;          // "Redis TIME", "this host's wall clock"
   int64_t ahead_ns = 0;        // how much further the clock moved than the steady clock
-  int64_t over_ns = 0;         // the steady time between the two readings
-  int64_t uncertainty_ns = 0;  // of ahead_ns: both readings'
+  int64_t over_ns = 0;         // the steady time between the first and the last reading
+  int64_t uncertainty_ns = 0;  // of any difference of two readings: twice the largest one's
   // What the audits allow for it: 0 while the drift may be within the assumed rate; else the
   // whole difference and its uncertainty (a step may fall inside any one window).
   int64_t slack_ns = 0;

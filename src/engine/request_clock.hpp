@@ -15,6 +15,13 @@ inline int64_t wall_now_ns() {
       .count();
 }
 
+// The steady clock, in nanoseconds since its own epoch.
+inline int64_t steady_now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
 // The first whole millisecond after `unix_ns`: where a virtual clock starts, so that {now_ms}
 // and the records name the same instants.
 inline int64_t next_whole_ms(int64_t unix_ns) {

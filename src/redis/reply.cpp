@@ -1,5 +1,6 @@
 #include "redis/reply.hpp"
 
+#include <charconv>
 #include <string_view>
 
 #include <fmt/format.h>
@@ -61,6 +62,22 @@ bool is_error(const redisReply* reply) {
 
 bool is_noscript(const redisReply* reply) {
   return is_error(reply) && std::string_view(reply->str, reply->len).starts_with("NOSCRIPT");
+}
+
+std::optional<int64_t> time_reply_ns(const redisReply* reply) {
+  if (reply == nullptr || reply->type != REDIS_REPLY_ARRAY || reply->elements != 2)
+    return std::nullopt;
+  int64_t parts[2] = {0, 0};
+  for (size_t i = 0; i < 2; ++i) {
+    const redisReply* part = reply->element[i];
+    if (part->type != REDIS_REPLY_STRING)
+      return std::nullopt;
+    const char* end = part->str + part->len;
+    const auto [stop, error] = std::from_chars(part->str, end, parts[i]);
+    if (error != std::errc() || stop != end)
+      return std::nullopt;
+  }
+  return parts[0] * 1'000'000'000 + parts[1] * 1000;
 }
 
 }  // namespace rlcheck::redis

@@ -1,7 +1,9 @@
 #pragma once
 // Ownership and description of hiredis replies.
 
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <hiredis/hiredis.h>
@@ -25,5 +27,9 @@ bool same_reply(const redisReply* a, const redisReply* b);
 
 bool is_error(const redisReply* reply);
 bool is_noscript(const redisReply* reply);  // the script cache lost the script (restart, flush)
+
+// TIME's answer (seconds and microseconds, as two strings) in Unix nanoseconds; nullopt for
+// any other reply.
+std::optional<int64_t> time_reply_ns(const redisReply* reply);
 
 }  // namespace rlcheck::redis

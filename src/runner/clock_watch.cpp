@@ -1,25 +1,13 @@
 #include "runner/clock_watch.hpp"
 
-#include <chrono>
+#include "engine/request_clock.hpp"
 
 namespace rlcheck::runner {
-namespace {
-
-int64_t steady_now_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
-}  // namespace
 
 engine::ClockReading read_wall_clock() {
-  const int64_t before = steady_now_ns();
-  const int64_t wall = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                           std::chrono::system_clock::now().time_since_epoch())
-                           .count();
-  const int64_t after = steady_now_ns();
-  return {wall, before + (after - before) / 2, (after - before) / 2 + 1};
+  const int64_t before = engine::steady_now_ns();
+  const int64_t wall = engine::wall_now_ns();
+  return engine::ClockReading::between(wall, before, engine::steady_now_ns(), 1);
 }
 
 ClockWatch::ClockWatch(Target& target, bool enabled) : target_(target) {

@@ -1,14 +1,13 @@
 #include "runner/redis_target.hpp"
 
 #include <algorithm>
-#include <charconv>
-#include <chrono>
 
 #include <fmt/format.h>
 
 #include "base/exit_code.hpp"
 #include "config/strategy_name.hpp"
 #include "engine/placeholder_template.hpp"
+#include "engine/request_clock.hpp"
 #include "runner/contract_choice.hpp"
 #include "runner/judgement.hpp"
 
@@ -169,34 +168,15 @@ bool RedisTarget::prepare_run(int run, bool leader) {
 std::optional<engine::ClockReading> RedisTarget::read_limiter_clock() {
   if (!session_.target.control)
     return std::nullopt;
-  const auto steady_ns = [] {
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(
-               std::chrono::steady_clock::now().time_since_epoch())
-        .count();
-  };
-  const int64_t before = steady_ns();
+  const int64_t before = engine::steady_now_ns();
   auto reply = session_.target.control->call({"TIME"});
-  const int64_t after = steady_ns();
+  const int64_t after = engine::steady_now_ns();
   // Not readable (an ACL without TIME, Redis gone after a fault): nothing to compare.
-  if (!reply)
+  const auto time_ns = reply ? redis::time_reply_ns(reply->get()) : std::nullopt;
+  if (!time_ns)
     return std::nullopt;
-  const redisReply* time = reply->get();
-  if (time->type != REDIS_REPLY_ARRAY || time->elements != 2)
-    return std::nullopt;
-  int64_t parts[2] = {0, 0};
-  for (size_t i = 0; i < 2; ++i) {
-    const redisReply* part = time->element[i];
-    if (part->type != REDIS_REPLY_STRING)
-      return std::nullopt;
-    const std::string_view text(part->str, part->len);
-    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), parts[i]);
-    if (error != std::errc() || end != text.data() + text.size())
-      return std::nullopt;
-  }
   constexpr int64_t k_time_resolution_ns = 1000;  // TIME counts microseconds
-  return engine::ClockReading{parts[0] * 1'000'000'000 + parts[1] * 1000,
-                              before + (after - before) / 2,
-                              (after - before) / 2 + k_time_resolution_ns};
+  return engine::ClockReading::between(*time_ns, before, after, k_time_resolution_ns);
 }
 
 RunClients RedisTarget::clients(const StateChoice& state, const config::LoadConfig& load) {

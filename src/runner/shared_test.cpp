@@ -162,9 +162,7 @@ bool judge_in_place_of_lost_leader(coord::Session* session, int runs_shipped,
 void widen_for_clocks(ContractChoice& contract, const coord::Session* session) {
   if (session == nullptr)
     return;
-  const int64_t uncertainty_ns = session->clock_uncertainty_ns();
-  contract.audit.rule.clock_ns += uncertainty_ns;
-  contract.audit.tolerance.clock_ms = (uncertainty_ns + 999'999) / 1'000'000;
+  checks::allow_clock_uncertainty(contract.audit, session->clock_uncertainty_ns());
 }
 
 void describe_workers(report::Report& report, const coord::Session* session) {
