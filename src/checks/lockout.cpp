@@ -50,9 +50,9 @@ class SlidingRoom {
  public:
   SlidingRoom(RecordSpan records, const AdmissionRule& rule) : admissions_(records), rule_(rule) {}
 
-  double used(const RequestRecord& denial) const {
-    const size_t before = admissions_.possibly_before(denial.replied_ns, rule_.clock_ns);
-    const size_t gone = admissions_.replied_by(denial.sent_ns - rule_.window_ns - rule_.clock_ns);
+  double used(int64_t sent_ns, int64_t replied_ns) const {
+    const size_t before = admissions_.possibly_before(replied_ns, rule_.clock_ns);
+    const size_t gone = admissions_.replied_by(sent_ns - rule_.window_ns - rule_.clock_ns);
     return static_cast<double>(before - std::min(before, gone));
   }
 
@@ -134,21 +134,20 @@ class BucketRoom {
     }
   }
 
-  double used(const RequestRecord& denial) const {
+  double used(int64_t sent_ns, int64_t replied_ns) const {
     const auto burst = static_cast<double>(rule_.burst);
-    const size_t before = admissions_.possibly_before(denial.replied_ns, rule_.clock_ns);
+    const size_t before = admissions_.possibly_before(replied_ns, rule_.clock_ns);
     double level = burst;
     if (before > 0) {
       level = burst - static_cast<double>(before) +
-              rule_.tokens_per_ns * static_cast<double>(denial.sent_ns - rule_.clock_ns) +
+              rule_.tokens_per_ns * static_cast<double>(sent_ns - rule_.clock_ns) +
               prefix_min_[before - 1];
     }
     // State from before the run: the bucket may have started the run empty (a client that
     // kept sending never lets it refill, so that deficit is never forgotten under load).
     if (!rule_.fresh_state) {
-      level = std::min(level,
-                       rule_.tokens_per_ns * static_cast<double>(denial.sent_ns - rule_.clock_ns) -
-                           static_cast<double>(before));
+      level = std::min(level, rule_.tokens_per_ns * static_cast<double>(sent_ns - rule_.clock_ns) -
+                                  static_cast<double>(before));
     }
     return burst - std::min(burst, level);
   }
@@ -268,16 +267,31 @@ LockOuts find_lockouts(const IdentityRecords& identities, const AdmissionRule& r
     // A request that may have been admitted unseen may have been decided any time after its
     // send: every one sent before the denial may have been just before it, in its window.
     const std::vector<int64_t> unknown = unknown_sends(records);
-    const auto unseen = [&](const RequestRecord& denial) {
-      return static_cast<double>(sent_before(unknown, denial.replied_ns + rule.clock_ns));
+    const auto unseen_by = [&](int64_t replied_ns) {
+      return static_cast<double>(sent_before(unknown, replied_ns + rule.clock_ns));
+    };
+    const auto unseen = [&](const RequestRecord& denial) { return unseen_by(denial.replied_ns); };
+    // For rules that read a denial's instants alone: the few with room are decoded whole.
+    const auto each_judged_instants = [&](const auto& used_of, double capacity) {
+      engine::RecordCursor cursor(records);
+      for (size_t i = 0; i < records.size(); ++i) {
+        if (!judged(i))
+          continue;
+        const int64_t replied_ns = records.replied_ns(i);
+        const double used = used_of(records.sent_ns(i), replied_ns) + unseen_by(replied_ns);
+        if (had_room(used, capacity)) {
+          judge(found, cursor[i], identity, used, capacity);
+        } else {
+          ++found.judged;
+        }
+      }
     };
     switch (rule.kind) {
       case AdmissionRule::Kind::sliding: {
         const SlidingRoom room(records, rule);
-        each_judged([&](const RequestRecord& record) {
-          judge(found, record, identity, room.used(record) + unseen(record),
-                static_cast<double>(rule.limit));
-        });
+        each_judged_instants(
+            [&](int64_t sent, int64_t replied) { return room.used(sent, replied); },
+            static_cast<double>(rule.limit));
         break;
       }
       case AdmissionRule::Kind::fixed: {
@@ -309,10 +323,9 @@ LockOuts find_lockouts(const IdentityRecords& identities, const AdmissionRule& r
       }
       case AdmissionRule::Kind::bucket: {
         const BucketRoom room(records, rule);
-        each_judged([&](const RequestRecord& record) {
-          judge(found, record, identity, room.used(record) + unseen(record),
-                static_cast<double>(rule.burst));
-        });
+        each_judged_instants(
+            [&](int64_t sent, int64_t replied) { return room.used(sent, replied); },
+            static_cast<double>(rule.burst));
         break;
       }
     }

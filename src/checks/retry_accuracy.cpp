@@ -136,7 +136,9 @@ class IdentityPredictor {
                          [](int64_t t, const Instants& a) { return t < a.replied_ns; }) -
         by_reply_.begin());
     // Unknown requests sent before the denial's reply may have been admitted as late as it.
-    const auto unknown = static_cast<size_t>(sent_before(unknown_, denial.replied_ns));
+    const auto unknown = unknown_.empty()
+                             ? size_t{0}
+                             : static_cast<size_t>(sent_before(unknown_, denial.replied_ns));
     HintRange range;
     switch (rule_.kind) {
       case AdmissionRule::Kind::sliding:
@@ -290,9 +292,11 @@ double bucket_wait_ns(const std::optional<BucketLevel>& after, int64_t now_ns,
   return std::max(0.0, (1.0 - level) / rule.tokens_per_ns);
 }
 
-void judge_hint(RetryAccuracy& accuracy, const RequestRecord& denial, uint32_t identity,
-                const HintRange& range, const AccuracyTolerance& tolerance) {
-  const int64_t hint_ms = *usable_hint_ms(denial);
+namespace {
+
+// judge_hint with the hint read and its tolerance looked up already.
+void judge_hint_ms(RetryAccuracy& accuracy, const RequestRecord& denial, int64_t hint_ms,
+                   uint32_t identity, const HintRange& range, const HintTolerance& allowed) {
   if (denial.hint_resolution_ms < k_whole_second_ms && hint_ms % k_whole_second_ms != 0)
     accuracy.finer_hints_whole_seconds = false;
   if (!range.explained) {
@@ -306,8 +310,6 @@ void judge_hint(RetryAccuracy& accuracy, const RequestRecord& denial, uint32_t i
   else if (hint_ns > range.high_ns)
     error_ns = hint_ns - range.high_ns;
   const auto error_ms = static_cast<int64_t>(error_ns / k_ns_per_ms);
-  const HintTolerance allowed =
-      tolerance.at(denial.hint_resolution_ms, usable_hint_from_date(denial));
   accuracy.errors.push_back({identity, denial.seq, denial.replied_ns, hint_ms, error_ms,
                              allowed.resolution_ms, denial.sent_ns});
   if (error_ms < -allowed.early_ms)
@@ -317,6 +319,37 @@ void judge_hint(RetryAccuracy& accuracy, const RequestRecord& denial, uint32_t i
   if (std::find(accuracy.resolutions.begin(), accuracy.resolutions.end(), allowed.resolution_ms) ==
       accuracy.resolutions.end())
     accuracy.resolutions.push_back(allowed.resolution_ms);
+}
+
+// The tolerance of the hints of one resolution and source, looked up once for a run of them.
+class ToleranceOf {
+ public:
+  explicit ToleranceOf(const AccuracyTolerance& tolerance) : tolerance_(tolerance) {}
+  const HintTolerance& operator()(const RequestRecord& denial) {
+    const bool from_date = usable_hint_from_date(denial);
+    if (!known_ || resolution_ms_ != denial.hint_resolution_ms || from_date_ != from_date) {
+      allowed_ = tolerance_.at(denial.hint_resolution_ms, from_date);
+      resolution_ms_ = denial.hint_resolution_ms;
+      from_date_ = from_date;
+      known_ = true;
+    }
+    return allowed_;
+  }
+
+ private:
+  const AccuracyTolerance& tolerance_;
+  HintTolerance allowed_;
+  int32_t resolution_ms_ = 0;
+  bool from_date_ = false;
+  bool known_ = false;
+};
+
+}  // namespace
+
+void judge_hint(RetryAccuracy& accuracy, const RequestRecord& denial, uint32_t identity,
+                const HintRange& range, const AccuracyTolerance& tolerance) {
+  judge_hint_ms(accuracy, denial, *usable_hint_ms(denial), identity, range,
+                tolerance.at(denial.hint_resolution_ms, usable_hint_from_date(denial)));
 }
 
 HintTolerance hint_tolerance(int32_t resolution_ms, int64_t window_ms, bool from_date) {
@@ -369,13 +402,16 @@ HintErrors::HintErrors(std::initializer_list<HintError> errors) {
 
 void HintErrors::push_back(const HintError& error) {
   ++size_;
-  ++counts_[error.error_ms];
+  if (last_ == counts_.end() || last_->first != error.error_ms)
+    last_ = counts_.try_emplace(error.error_ms, 0).first;
+  ++last_->second;
   // The largest error either way; of equals, the lowest identity, then the earliest sent, then
   // the lowest seq: the same worst whatever order the errors come in.
   const auto key = [](const HintError& e) {
     return std::tuple(-std::llabs(e.error_ms), e.identity, e.sent_ns, e.seq);
   };
-  if (!worst_ || key(error) < key(*worst_))
+  if (!worst_ ||
+      (std::llabs(error.error_ms) >= std::llabs(worst_->error_ms) && key(error) < key(*worst_)))
     worst_ = error;
 }
 
@@ -391,6 +427,7 @@ int64_t error_at_rank(const std::map<int64_t, int64_t>& counts, int64_t n) {
 RetryAccuracy measure_retry_accuracy(const IdentityRecords& identities, const AdmissionRule& rule,
                                      int64_t start_wall_ns, const AccuracyTolerance& tolerance) {
   RetryAccuracy accuracy;
+  ToleranceOf tolerance_of(tolerance);
   for (size_t id = 0; id < identities.size(); ++id) {
     const RecordSpan records = identities[id];
     std::vector<uint32_t> denials;  // indices: 4 bytes a denial
@@ -404,12 +441,13 @@ RetryAccuracy measure_retry_accuracy(const IdentityRecords& identities, const Ad
     engine::RecordCursor cursor(records);
     for (const uint32_t index : denials) {
       const RequestRecord& denial = cursor[index];
-      if (!usable_hint_ms(denial))
+      const std::optional<int64_t> hint_ms = usable_hint_ms(denial);
+      if (!hint_ms)
         continue;
       if (!predictor)
         predictor.emplace(records, rule, start_wall_ns);
-      judge_hint(accuracy, denial, static_cast<uint32_t>(id), predictor->predict(denial),
-                 tolerance);
+      judge_hint_ms(accuracy, denial, *hint_ms, static_cast<uint32_t>(id),
+                    predictor->predict(denial), tolerance_of(denial));
     }
   }
   std::sort(accuracy.resolutions.begin(), accuracy.resolutions.end());

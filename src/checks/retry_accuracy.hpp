@@ -43,6 +43,24 @@ class HintErrors {
  public:
   HintErrors() = default;
   HintErrors(std::initializer_list<HintError> errors);
+  // A copy's cache of the last count starts afresh (it pointed into the other's counts), and
+  // so does a moved-from one's.
+  HintErrors(const HintErrors& other)
+      : size_(other.size_), counts_(other.counts_), worst_(other.worst_) {}
+  HintErrors(HintErrors&& other) noexcept
+      : size_(other.size_), counts_(std::move(other.counts_)), worst_(other.worst_) {
+    other.last_ = other.counts_.end();
+  }
+  HintErrors& operator=(const HintErrors& other) { return *this = HintErrors(other); }
+  HintErrors& operator=(HintErrors&& other) noexcept {
+    size_ = other.size_;
+    counts_ = std::move(other.counts_);
+    last_ = counts_.end();
+    other.last_ = other.counts_.end();
+    worst_ = other.worst_;
+    return *this;
+  }
+  ~HintErrors() = default;
   void push_back(const HintError& error);
   int64_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
@@ -52,6 +70,8 @@ class HintErrors {
  private:
   int64_t size_ = 0;
   std::map<int64_t, int64_t> counts_;
+  // The count of the last error counted: a run's hints mostly repeat one error.
+  std::map<int64_t, int64_t>::iterator last_ = counts_.end();
   std::optional<HintError> worst_;
 };
 

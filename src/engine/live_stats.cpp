@@ -42,9 +42,13 @@ void LiveCell::decided(Outcome outcome, ErrorKind error, uint64_t count) {
 
 void LiveCell::latency(int64_t ns) {
   bump(latency_[live_latency_bucket(ns)]);
-  const auto bound = std::ranges::lower_bound(k_live_metric_bounds_ns, ns);
-  if (bound != k_live_metric_bounds_ns.end())
-    bump(within_bound_[static_cast<size_t>(bound - k_live_metric_bounds_ns.begin())]);
+  // From the smallest: most latencies are within the first few bounds.
+  for (size_t bound = 0; bound < k_live_metric_bounds_ns.size(); ++bound) {
+    if (ns <= k_live_metric_bounds_ns[bound]) {
+      bump(within_bound_[bound]);
+      break;
+    }
+  }
   bump(latency_sum_ns_, static_cast<uint64_t>(std::max<int64_t>(0, ns)));
 }
 

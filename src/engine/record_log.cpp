@@ -34,6 +34,17 @@ struct Context {
   }
   bool operator<(const Context& other) const { return key() < other.key(); }
   bool operator==(const Context& other) const { return key() == other.key(); }
+  // The record's fields are this context's: what nearly every record of a run asks, read
+  // without building a Context of it.
+  bool matches(const RequestRecord& record) const {
+    return status == record.status && hint_expected == record.hint_expected &&
+           hint_invalid == record.hint_invalid && header_problem == record.header_problem &&
+           hint_resolution_ms == record.hint_resolution_ms &&
+           reset_from_date == record.reset_from_date && retry_from_date == record.retry_from_date &&
+           clock_skew == record.clock_skew && advertised_limit == record.advertised_limit &&
+           advertised_reset_s == record.advertised_reset_s &&
+           advertised_window_s == record.advertised_window_s;
+  }
 };
 
 Context context_of(const RequestRecord& record) {
@@ -80,9 +91,10 @@ struct RecordTables {
   std::optional<std::pair<Context, uint16_t>> last;  // interned last: most records repeat it
   std::vector<RequestRecord> whole;  // records a field of which does not fit its packed range
 
-  std::optional<uint16_t> intern(const Context& context) {
-    if (last && last->first == context)
+  std::optional<uint16_t> intern(const RequestRecord& record) {
+    if (last && last->first.matches(record))
       return last->second;
+    const Context context = context_of(record);
     auto found = context_index.find(context);
     if (found == context_index.end()) {
       if (context_records.size() >= k_whole_context)
@@ -238,7 +250,7 @@ PackedRecord RecordLog::encode(const RequestRecord& record) {
     p.bucket = *relative;
     p.flags |= k_bucket_relative;
   }
-  const auto context = tables.intern(context_of(record));
+  const auto context = tables.intern(record);
   if (!context)
     return keep_whole();
   p.context = *context;

@@ -57,7 +57,7 @@ AsyncClient::AsyncClient(event_base* base, engine::ClientListener& listener, int
       rng_(engine::client_seed(target.seed, client_id)) {}
 
 AsyncClient::~AsyncClient() {
-  pool_->forget(this);
+  pool_->forget(this, index_);
   if (retry_timer_ != nullptr)
     event_free(retry_timer_);
 }
@@ -92,7 +92,7 @@ void AsyncClient::on_unreachable(const std::string&) {
   std::string message = connection_->unreachable_message();
   if (connecting_) {
     connecting_ = false;
-    pool_->forget(this);
+    pool_->forget(this, index_);
     listener_.on_connected(slot_, false, message);
     return;
   }

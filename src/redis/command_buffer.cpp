@@ -22,6 +22,14 @@ char* write_header(char* at, char mark, size_t value) {
 namespace detail {
 
 char* place_header(char* at, size_t length) {
+  if (length >= 10 && length < 100) {  // the guessed width: the argument stays where it is
+    at[0] = '$';
+    at[1] = static_cast<char>('0' + length / 10);
+    at[2] = static_cast<char>('0' + length % 10);
+    at[3] = '\r';
+    at[4] = '\n';
+    return at + k_guessed_header + length;
+  }
   size_t digits = 1;
   for (size_t rest = length; rest >= 10; rest /= 10)
     ++digits;

@@ -79,12 +79,11 @@ void NodePool::moved(uint16_t slot, const NodeAddress& address) {
     slots_->assign(slot, address);
 }
 
-void NodePool::forget(ReadyWaiter* waiter) {
+void NodePool::forget(ReadyWaiter* waiter, int index) {
+  const auto at = static_cast<size_t>(index);
   for (auto& known : nodes_) {
-    for (auto& connection : known->connections) {
-      if (connection)
-        connection->forget(waiter);
-    }
+    if (at < known->connections.size() && known->connections[at])
+      known->connections[at]->forget(waiter);
   }
 }
 

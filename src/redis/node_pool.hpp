@@ -35,8 +35,9 @@ class NodePool final : public engine::LoopShared {
   std::vector<Connection*> every_master(int index);
   // After MOVED: `node` serves `slot` from now on.
   void moved(uint16_t slot, const NodeAddress& node);
-  // Forgets `waiter` on every connection.
-  void forget(ReadyWaiter* waiter);
+  // Forgets `waiter` on connection `index` to every node: the only ones a client of that
+  // index waits on (it asks for no other index).
+  void forget(ReadyWaiter* waiter, int index);
   // --source-address: connection `index` (to every node) leaves from `address`. Said before
   // the connection is first asked for; the first word for an index holds.
   void source_for(int index, const std::string& address);

@@ -53,6 +53,12 @@ struct RequestState {
   int64_t now_ms = 0;                // that time, where a strategy read it
   engine::ClientRng* rng = nullptr;  // the client's generator, for {uuid}
   std::string key;                   // the identity's key, when there are several identities
+  // A strategy's bytes for this client's last identity (the script strategy: its keys and the
+  // constant arguments after them, in RESP), valid while `cached_for` and `cached_identity`
+  // are the strategy's (a number no other strategy of the process has) and the request's.
+  std::string cached;
+  uint64_t cached_for = 0;
+  uint32_t cached_identity = 0;
 };
 
 // The limiter key of each identity: the run's key alone, or suffixed ":<id>" when the load is

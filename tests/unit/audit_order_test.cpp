@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <random>
 #include <sstream>
@@ -325,6 +326,26 @@ TEST_CASE("the worst hint error: the largest either way, then identity, send and
   const HintErrors by_send = {error(0, 2, 50, -500), error(0, 9, 10, 500), error(0, 1, 60, 400)};
   REQUIRE(by_send.worst());
   CHECK(by_send.worst()->seq == 9);
+}
+
+TEST_CASE("hint errors copied or moved count on their own") {
+  HintError zero;
+  HintError late;
+  late.error_ms = 7;
+  HintErrors original = {zero, zero};
+  HintErrors copy = original;
+  copy.push_back(zero);
+  original.push_back(late);
+  CHECK(copy.counts() == std::map<int64_t, int64_t>{{0, 3}});
+  CHECK(original.counts() == std::map<int64_t, int64_t>{{0, 2}, {7, 1}});
+  HintErrors moved = std::move(copy);
+  moved.push_back(zero);
+  copy = original;
+  copy.push_back(zero);
+  CHECK(moved.counts() == std::map<int64_t, int64_t>{{0, 4}});
+  CHECK(copy.counts() == std::map<int64_t, int64_t>{{0, 3}, {7, 1}});
+  CHECK(original.counts() == std::map<int64_t, int64_t>{{0, 2}, {7, 1}});
+  CHECK(moved.size() == 4);
 }
 
 TEST_CASE("lock-outs and queue waits equal in every figure: the lowest seq") {

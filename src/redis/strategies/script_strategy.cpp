@@ -1,6 +1,7 @@
 #include "redis/strategies/script_strategy.hpp"
 
 #include <algorithm>
+#include <atomic>
 
 #include <fmt/format.h>
 
@@ -73,6 +74,11 @@ std::vector<ArgPiece> arg_pieces(const std::vector<PlaceholderTemplate>& templat
   return pieces;
 }
 
+uint64_t next_cache_id() {
+  static std::atomic<uint64_t> last{0};
+  return last.fetch_add(1, std::memory_order_relaxed) + 1;
+}
+
 // Adds `text` expanded: in place when it is short and plain (expand_to), else via `scratch`.
 void add_expanded(CommandBuffer& out, const PlaceholderTemplate& text,
                   const PlaceholderContext& context, std::string& scratch) {
@@ -98,6 +104,7 @@ class ScriptStrategy final : public redis::Strategy {
     for (PlaceholderTemplate& text : templates_)
       text = text.bound(context_);
     pieces_ = arg_pieces(templates_, context_);
+    first_after_keys_ = !pieces_.empty() && pieces_.front().constant ? 1 : 0;
     head_ = eval_head("EVALSHA", script_.sha, static_cast<size_t>(key_count_), templates_.size());
   }
 
@@ -111,15 +118,11 @@ class ScriptStrategy final : public redis::Strategy {
     thread_local std::string scratch;
     const std::string& key = keys_.of(state);
     CommandBuffer& out = io.begin_eval(script_, head_, key);
-    if (key_count_ == 1) {
-      out.add(key);
-    } else {
-      for (int64_t i = 0; i < key_count_; ++i) {
-        script_key_into(scratch, key, key_count_, i);
-        out.add(scratch);
-      }
-    }
-    for (const ArgPiece& piece : pieces_) {
+    if (state.cached_for != cache_id_ || state.cached_identity != state.identity)
+      cache_keys(state, key);
+    out.append_raw(state.cached);
+    for (size_t i = first_after_keys_; i < pieces_.size(); ++i) {
+      const ArgPiece& piece = pieces_[i];
       if (piece.constant)
         out.append_raw(piece.resp);
       else
@@ -159,10 +162,33 @@ class ScriptStrategy final : public redis::Strategy {
   const LoadedScript* script() const override { return &script_; }
 
  private:
+  // The keys of `key`'s identity in RESP, then the constant arguments that follow them: what
+  // a client's requests for one identity all begin with after the head.
+  void cache_keys(RequestState& state, std::string_view key) const {
+    CommandBuffer resp;
+    if (key_count_ == 1) {
+      resp.add(key);
+    } else {
+      std::string script_key;
+      for (int64_t i = 0; i < key_count_; ++i) {
+        script_key_into(script_key, key, key_count_, i);
+        resp.add(script_key);
+      }
+    }
+    if (first_after_keys_ > 0)
+      resp.append_raw(pieces_.front().resp);
+    state.cached.assign(resp.text());
+    state.cached_for = cache_id_;
+    state.cached_identity = state.identity;
+  }
+
   IdentityKeys keys_;
   const LoadedScript& script_;
   std::vector<PlaceholderTemplate> templates_;
   std::vector<ArgPiece> pieces_;
+  size_t first_after_keys_ = 0;  // the pieces after those cache_keys writes
+  // What RequestState::cached_for names this strategy by: unique in the process, not reused.
+  uint64_t cache_id_ = next_cache_id();
   EvalHead head_;
   config::ReplyFormat reply_;
   bool queue_;         // leaky-queue: an admission's third element is its wait
