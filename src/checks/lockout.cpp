@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "checks/first_hit.hpp"
+#include "checks/prefix_walk.hpp"
 #include "checks/sliding_counter.hpp"
 
 namespace rlcheck::checks {
@@ -46,19 +47,24 @@ struct Admissions {
 
 // Sliding: the admissions possibly before the denial, less those surely out of the window when
 // it was decided (even read at their reply, plus the clock, before the denial's send).
+// Denials asked in record order (near send order): each count is walked to from the last.
 class SlidingRoom {
  public:
   SlidingRoom(RecordSpan records, const AdmissionRule& rule) : admissions_(records), rule_(rule) {}
 
-  double used(int64_t sent_ns, int64_t replied_ns) const {
-    const size_t before = admissions_.possibly_before(replied_ns, rule_.clock_ns);
-    const size_t gone = admissions_.replied_by(sent_ns - rule_.window_ns - rule_.clock_ns);
-    return static_cast<double>(before - std::min(before, gone));
+  double used(int64_t sent_ns, int64_t replied_ns) {
+    const int64_t possibly_by = replied_ns + rule_.clock_ns;
+    before_ = prefix_from(before_, admissions_.sent, [&](int64_t t) { return t < possibly_by; });
+    const int64_t gone_by = sent_ns - rule_.window_ns - rule_.clock_ns;
+    gone_ = prefix_from(gone_, admissions_.replied, [&](int64_t t) { return t <= gone_by; });
+    return static_cast<double>(before_ - std::min(before_, gone_));
   }
 
  private:
   Admissions admissions_;
   const AdmissionRule& rule_;
+  size_t before_ = 0;  // the last denial's admissions possibly before it
+  size_t gone_ = 0;    // and surely out of its window
 };
 
 // Fixed: the admissions possibly before the denial in the window it surely fell in. An
@@ -268,7 +274,9 @@ LockOuts find_lockouts(const IdentityRecords& identities, const AdmissionRule& r
     // send: every one sent before the denial may have been just before it, in its window.
     const std::vector<int64_t> unknown = unknown_sends(records);
     const auto unseen_by = [&](int64_t replied_ns) {
-      return static_cast<double>(sent_before(unknown, replied_ns + rule.clock_ns));
+      return unknown.empty()
+                 ? 0.0
+                 : static_cast<double>(sent_before(unknown, replied_ns + rule.clock_ns));
     };
     const auto unseen = [&](const RequestRecord& denial) { return unseen_by(denial.replied_ns); };
     // For rules that read a denial's instants alone: the few with room are decoded whole.
@@ -288,7 +296,7 @@ LockOuts find_lockouts(const IdentityRecords& identities, const AdmissionRule& r
     };
     switch (rule.kind) {
       case AdmissionRule::Kind::sliding: {
-        const SlidingRoom room(records, rule);
+        SlidingRoom room(records, rule);
         each_judged_instants(
             [&](int64_t sent, int64_t replied) { return room.used(sent, replied); },
             static_cast<double>(rule.limit));

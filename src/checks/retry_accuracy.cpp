@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "checks/first_hit.hpp"
+#include "checks/prefix_walk.hpp"
 #include "checks/sliding_counter.hpp"
 
 namespace rlcheck::checks {
@@ -127,14 +128,14 @@ class IdentityPredictor {
   // The predicted wait for a denial, visited in send order.
   HintRange predict(const RequestRecord& denial) {
     // Possibly before the denial: sent before its reply. Surely before: replied before its send.
-    const size_t possible = static_cast<size_t>(
-        std::lower_bound(by_send_.begin(), by_send_.end(), denial.replied_ns,
-                         [](const Instants& a, int64_t t) { return a.sent_ns < t; }) -
-        by_send_.begin());
-    const size_t sure = static_cast<size_t>(
-        std::upper_bound(by_reply_.begin(), by_reply_.end(), denial.sent_ns,
-                         [](int64_t t, const Instants& a) { return t < a.replied_ns; }) -
-        by_reply_.begin());
+    // Both counts move little from one denial to the next (sends only forward), so they are
+    // walked to from the last ones rather than searched for.
+    possible_ = prefix_from(possible_, by_send_,
+                            [&](const Instants& a) { return a.sent_ns < denial.replied_ns; });
+    sure_ = prefix_from(sure_, by_reply_,
+                        [&](const Instants& a) { return a.replied_ns <= denial.sent_ns; });
+    const size_t possible = possible_;
+    const size_t sure = sure_;
     // Unknown requests sent before the denial's reply may have been admitted as late as it.
     const auto unknown = unknown_.empty()
                              ? size_t{0}
@@ -247,6 +248,8 @@ class IdentityPredictor {
   SlidingMinimum minimum_{by_reply_};
   std::optional<BucketReplay> sent_replay_;
   std::optional<BucketReplay> reply_replay_;
+  size_t possible_ = 0;  // the last denial's admissions sent before its reply
+  size_t sure_ = 0;      // and replied by its send
 };
 
 }  // namespace

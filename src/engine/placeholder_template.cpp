@@ -11,6 +11,37 @@
 #include <fmt/format.h>
 
 namespace rlcheck::engine {
+namespace {
+
+// `value` in decimal at `at`, two digits a step (what every request's {seq} costs); null when
+// it does not fit before `end`.
+char* write_decimal(char* at, char* end, uint64_t value) {
+  static constexpr char k_pairs[] =
+      "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+      "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+      "8081828384858687888990919293949596979899";
+  char digits[20];
+  char* first = digits + sizeof digits;
+  while (value >= 100) {
+    const auto pair = static_cast<size_t>(value % 100) * 2;
+    value /= 100;
+    *--first = k_pairs[pair + 1];
+    *--first = k_pairs[pair];
+  }
+  if (value >= 10) {
+    *--first = k_pairs[value * 2 + 1];
+    *--first = k_pairs[value * 2];
+  } else {
+    *--first = static_cast<char>('0' + value);
+  }
+  const auto length = static_cast<size_t>(digits + sizeof digits - first);
+  if (static_cast<size_t>(end - at) < length)
+    return nullptr;
+  return std::copy(first, digits + sizeof digits, at);
+}
+
+}  // namespace
+
 std::expected<PlaceholderTemplate, std::string> PlaceholderTemplate::parse(std::string_view text,
                                                                            Unknown unknown) {
   static constexpr std::array<std::pair<std::string_view, Piece>, 9> k_names{{
@@ -93,14 +124,12 @@ char* PlaceholderTemplate::write_integer(Piece piece, const PlaceholderContext& 
       written = std::to_chars(at, end, context.window_ms);
       break;
     case Piece::seq:
-      written = std::to_chars(at, end, context.seq);
-      break;
+      return write_decimal(at, end, context.seq);
     case Piece::run:
       written = std::to_chars(at, end, context.run);
       break;
     case Piece::id:
-      written = std::to_chars(at, end, context.identity);
-      break;
+      return write_decimal(at, end, context.identity);
     case Piece::now_ms:
       written = std::to_chars(at, end, floor_div(clock.now_ns(), 1'000'000));
       break;

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <limits>
 #include <random>
 #include <set>
 #include <string>
@@ -60,6 +61,18 @@ TEST_CASE("each numeric placeholder expands to its context value") {
   CHECK(expand("{window_ms}", context) == "60000");
   CHECK(expand("{run}", context) == "3");
   CHECK(expand("{seq}", context) == "417");
+}
+
+TEST_CASE("{seq} and {id} are written in decimal at every width") {
+  PlaceholderContext context;
+  for (const uint64_t seq :
+       {uint64_t{0}, uint64_t{7}, uint64_t{10}, uint64_t{99}, uint64_t{100}, uint64_t{4'096},
+        uint64_t{99'999}, uint64_t{1'000'000'001}, std::numeric_limits<uint64_t>::max()}) {
+    context.seq = seq;
+    context.identity = static_cast<uint32_t>(seq);
+    CHECK(expand("{seq}", context) == std::to_string(seq));
+    CHECK(expand("{id}", context) == std::to_string(static_cast<uint32_t>(seq)));
+  }
 }
 
 TEST_CASE("literal text around and between placeholders is kept") {

@@ -61,6 +61,7 @@ void check_round_trip(const std::vector<RequestRecord>& records, uint64_t first_
     CAPTURE(i);
     CHECK(same(log[i], records[i]));
     CHECK(view.sent_ns(i) == records[i].sent_ns);
+    CHECK(view.replied_ns(i) == records[i].replied_ns);
     CHECK(view.outcome(i) == records[i].outcome);
     CHECK(log.seq(i) == records[i].seq);
     CHECK(log.identity(i) == records[i].identity);
