@@ -63,10 +63,6 @@ std::vector<int64_t> unknown_sends(RecordSpan records) {
   return sends;
 }
 
-int64_t sent_before(const std::vector<int64_t>& sorted_sends, int64_t at_ns) {
-  return std::lower_bound(sorted_sends.begin(), sorted_sends.end(), at_ns) - sorted_sends.begin();
-}
-
 int64_t wall_window(int64_t start_wall_ns, int64_t at_ns, int64_t window_ns) {
   const int64_t wall = start_wall_ns + at_ns;
   const int64_t quotient = wall / window_ns;

@@ -2,6 +2,7 @@
 // The promise a limiter makes, audited over a whole run one identity at a time: the worst
 // span against the contract, and how much of what the contract allows the limiter let through.
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -28,8 +29,13 @@ IdentityRecords split_by_identity(std::vector<engine::RequestRecord>& records, i
 // once it ends), so it may count against the limit at any later instant.
 std::vector<int64_t> unknown_sends(RecordSpan records);
 
-// How many of `sorted_sends` (unknown_sends) came before `at_ns`.
-int64_t sent_before(const std::vector<int64_t>& sorted_sends, int64_t at_ns);
+// How many of `sorted_sends` (unknown_sends) came before `at_ns`. Inline: most runs have none,
+// and the audits ask once a denial.
+inline int64_t sent_before(const std::vector<int64_t>& sorted_sends, int64_t at_ns) {
+  if (sorted_sends.empty())
+    return 0;
+  return std::lower_bound(sorted_sends.begin(), sorted_sends.end(), at_ns) - sorted_sends.begin();
+}
 
 // The index of the fixed window (of `window_ns`, aligned to the epoch) holding the instant
 // `at_ns` after a run started at `start_wall_ns` on the wall clock.

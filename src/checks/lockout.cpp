@@ -176,12 +176,19 @@ bool had_room(double used, double capacity) {
   return used + 1.0 <= capacity + 1e-9;
 }
 
-void judge_denial(LockOuts& found, const RequestRecord& denial, uint32_t identity, double used,
-                  double capacity, bool room) {
+namespace {
+
+// Counts a denial as judged, and as a lock-out when it had `room`; true then.
+bool count_judged(LockOuts& found, bool room) {
   ++found.judged;
-  if (!room)
-    return;
-  ++found.count;
+  if (room)
+    ++found.count;
+  return room;
+}
+
+// Keeps `denial`, a lock-out, when it is the worst so far.
+void note_lock_out(LockOuts& found, const RequestRecord& denial, uint32_t identity, double used,
+                   double capacity) {
   // The most room, then the earliest send, the lowest identity, the lowest seq: one order
   // whatever order the records come in.
   const LockOut candidate{identity, denial.seq, denial.sent_ns, used, capacity};
@@ -190,6 +197,14 @@ void judge_denial(LockOuts& found, const RequestRecord& denial, uint32_t identit
   };
   if (!found.worst || key(candidate) < key(*found.worst))
     found.worst = candidate;
+}
+
+}  // namespace
+
+void judge_denial(LockOuts& found, const RequestRecord& denial, uint32_t identity, double used,
+                  double capacity, bool room) {
+  if (count_judged(found, room))
+    note_lock_out(found, denial, identity, used, capacity);
 }
 
 std::optional<DenialCounting> find_denial_counting(RecordSpan records, uint32_t identity,
@@ -274,9 +289,7 @@ LockOuts find_lockouts(const IdentityRecords& identities, const AdmissionRule& r
     // send: every one sent before the denial may have been just before it, in its window.
     const std::vector<int64_t> unknown = unknown_sends(records);
     const auto unseen_by = [&](int64_t replied_ns) {
-      return unknown.empty()
-                 ? 0.0
-                 : static_cast<double>(sent_before(unknown, replied_ns + rule.clock_ns));
+      return static_cast<double>(sent_before(unknown, replied_ns + rule.clock_ns));
     };
     const auto unseen = [&](const RequestRecord& denial) { return unseen_by(denial.replied_ns); };
     // For rules that read a denial's instants alone: the few with room are decoded whole.
@@ -287,11 +300,8 @@ LockOuts find_lockouts(const IdentityRecords& identities, const AdmissionRule& r
           continue;
         const int64_t replied_ns = records.replied_ns(i);
         const double used = used_of(records.sent_ns(i), replied_ns) + unseen_by(replied_ns);
-        if (had_room(used, capacity)) {
-          judge(found, cursor[i], identity, used, capacity);
-        } else {
-          ++found.judged;
-        }
+        if (count_judged(found, had_room(used, capacity)))
+          note_lock_out(found, cursor[i], identity, used, capacity);
       }
     };
     switch (rule.kind) {

@@ -137,9 +137,7 @@ class IdentityPredictor {
     const size_t possible = possible_;
     const size_t sure = sure_;
     // Unknown requests sent before the denial's reply may have been admitted as late as it.
-    const auto unknown = unknown_.empty()
-                             ? size_t{0}
-                             : static_cast<size_t>(sent_before(unknown_, denial.replied_ns));
+    const auto unknown = static_cast<size_t>(sent_before(unknown_, denial.replied_ns));
     HintRange range;
     switch (rule_.kind) {
       case AdmissionRule::Kind::sliding:

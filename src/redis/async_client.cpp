@@ -118,7 +118,7 @@ void AsyncClient::start_with(const Strategy& strategy, const engine::RequestTick
   state_.key.clear();
   pending_eval_.script = nullptr;
   in_flight_ = true;
-  step_.clear();
+  step_->clear();
   step_commands_ = 0;
   step_slot_.reset();
   replies_left_ = 0;
@@ -150,16 +150,16 @@ void AsyncClient::abort(ErrorKind why) {
 
 void AsyncClient::start_command(size_t argc) {
   if (step_commands_++ == 0) {
-    step_.begin(argc);
+    step_->begin(argc);
   } else {
-    step_.then(argc);
+    step_->then(argc);
   }
 }
 
 void AsyncClient::send(const std::vector<std::string_view>& argv) {
   start_command(argv.size());
   for (std::string_view arg : argv)
-    step_.add(arg);
+    step_->add(arg);
   if (pool_->cluster() && !step_slot_ && argv.size() >= 2)
     step_slot_ = key_slot(argv[1]);
 }
@@ -167,33 +167,33 @@ void AsyncClient::send(const std::vector<std::string_view>& argv) {
 CommandBuffer& AsyncClient::begin_eval(const LoadedScript& script, const EvalHead& head,
                                        std::string_view first_key) {
   if (step_commands_++ == 0)
-    step_.clear();
+    step_->clear();
   pending_eval_.script = &script;
   pending_eval_.reloaded = false;
   pending_eval_.argc = head.argc;
-  pending_eval_.tail_begin = step_.size() + head.count_at;
-  step_.append_raw(head.text);
+  pending_eval_.tail_begin = step_->size() + head.count_at;
+  step_->append_raw(head.text);
   if (pool_->cluster() && !step_slot_)
     step_slot_ = key_slot(first_key);
-  return step_;
+  return *step_;
 }
 
 void AsyncClient::end_eval() {
-  pending_eval_.tail_end = step_.size();
+  pending_eval_.tail_end = step_->size();
 }
 
 void AsyncClient::eval_with_source() {
-  const std::string_view sent = sent_.text();
+  const std::string_view sent = sent_->text();
   const std::string_view tail =
       sent.substr(pending_eval_.tail_begin, pending_eval_.tail_end - pending_eval_.tail_begin);
   if (step_commands_++ == 0)
-    step_.clear();
-  step_.then(pending_eval_.argc);
-  step_.add("EVAL");
-  step_.add(pending_eval_.script->source);
-  pending_eval_.tail_begin = step_.size();
-  step_.append_raw(tail);
-  pending_eval_.tail_end = step_.size();
+    step_->clear();
+  step_->then(pending_eval_.argc);
+  step_->add("EVAL");
+  step_->add(pending_eval_.script->source);
+  pending_eval_.tail_begin = step_->size();
+  step_->append_raw(tail);
+  pending_eval_.tail_end = step_->size();
   if (pool_->cluster())
     step_slot_ = sent_slot_;
 }
@@ -203,7 +203,7 @@ void AsyncClient::dispatch_step() {
     return;
   if (pool_->cluster() && step_slot_)
     connection_ = &pool_->connection(index_, *step_slot_);
-  if (!connection_->send(step_.text(), step_commands_, this, generation_)) {
+  if (!connection_->send(step_->text(), step_commands_, this, generation_)) {
     if (connection_->unreachable() && !pool_->cluster()) {
       fail(ErrorKind::connection, connection_->unreachable_message());
       return;
@@ -213,7 +213,7 @@ void AsyncClient::dispatch_step() {
     return;
   }
   replies_left_ = step_commands_;
-  sent_.swap(step_);
+  std::swap(step_, sent_);
   if (pool_->cluster()) {
     sent_commands_ = step_commands_;
     sent_slot_ = step_slot_.value_or(sent_slot_);
@@ -223,7 +223,7 @@ void AsyncClient::dispatch_step() {
   }
   step_commands_ = 0;
   step_slot_.reset();
-  step_.clear();
+  step_->clear();
 }
 
 void AsyncClient::on_reply(uint64_t tag, ReplyPtr reply, const std::string& lost_why) {
@@ -306,8 +306,8 @@ void AsyncClient::on_cluster_reply(ReplyPtr reply) {
 // Sends the redirected step again: after MOVED or TRYAGAIN where the slot map says now, after
 // ASK to connection_ (the node the slot is moving to), behind ASKING.
 void AsyncClient::resend_step(bool asking) {
-  step_.clear();
-  step_.append_raw(sent_.text());
+  step_->clear();
+  step_->append_raw(sent_->text());
   step_commands_ = sent_commands_;
   step_slot_ = asking ? std::nullopt : std::optional<uint16_t>(sent_slot_);
   if (asking && connection_->send(k_asking, 1, this, generation_))
