@@ -19,6 +19,7 @@ using engine::RequestRecord;
 // `unknown`, also the errored ones it may have decided (engine::is_unknown).
 std::vector<uint32_t> decided_by_send(RecordSpan records, bool unknown = false) {
   std::vector<uint32_t> decided;
+  decided.reserve(records.size());
   for (size_t i = 0; i < records.size(); ++i) {
     if (records.outcome(i) != Outcome::error || (unknown && engine::is_unknown(records[i])))
       decided.push_back(static_cast<uint32_t>(i));

@@ -52,29 +52,37 @@ void LiveCell::latency(int64_t ns) {
   bump(latency_sum_ns_, static_cast<uint64_t>(std::max<int64_t>(0, ns)));
 }
 
-LiveStats::LiveStats() : cells_(std::make_unique<LiveCell[]>(k_live_cells)) {}
+LiveStats::~LiveStats() {
+  for (std::atomic<LiveCell*>& cell : cells_)
+    delete cell.load(std::memory_order_relaxed);
+}
 
 LiveCell& LiveStats::cell(int thread) {
   const int index = std::clamp(thread, 0, k_live_cells - 1);
+  std::atomic<LiveCell*>& slot = cells_[static_cast<size_t>(index)];
+  LiveCell* cell = slot.load(std::memory_order_acquire);
+  if (cell == nullptr) {
+    auto made = std::make_unique<LiveCell>();
+    if (slot.compare_exchange_strong(cell, made.get(), std::memory_order_acq_rel))
+      cell = made.release();  // else `cell` is the one another thread made
+  }
   int used = cells_used_.load(std::memory_order_relaxed);
   while (used < index + 1 &&
-         !cells_used_.compare_exchange_weak(used, index + 1, std::memory_order_relaxed)) {
+         !cells_used_.compare_exchange_weak(used, index + 1, std::memory_order_release)) {
   }
-  return cells_[static_cast<size_t>(index)];
+  return *cell;
 }
 
 LiveCounts LiveStats::totals() const {
   LiveCounts counts;
-  const int used = cells_used_.load(std::memory_order_relaxed);
-  for (int i = 0; i < used; ++i) {
-    const LiveCell& cell = cells_[static_cast<size_t>(i)];
-    // Decisions before sends: a request is counted sent before it is decided, so in-flight
-    // counts read this way never go below zero.
+  // Decisions before sends: a request is counted sent before it is decided, so in-flight
+  // counts read this way never go below zero.
+  each_cell([&](const LiveCell& cell) {
     for (size_t o = 0; o < counts.decided.size(); ++o)
       counts.decided[o] += cell.decided_[o].load(std::memory_order_relaxed);
-  }
-  for (int i = 0; i < used; ++i)
-    counts.sent += cells_[static_cast<size_t>(i)].sent_.load(std::memory_order_relaxed);
+  });
+  each_cell(
+      [&](const LiveCell& cell) { counts.sent += cell.sent_.load(std::memory_order_relaxed); });
   return counts;
 }
 
@@ -91,9 +99,7 @@ void LiveStats::begin_run(std::string target, int run) {
   base_ = totals();
   runs_.push_back({std::move(target), run, {}});
   running_ = true;
-  const int used = cells_used_.load(std::memory_order_relaxed);
-  for (int i = 0; i < used; ++i)
-    cells_[static_cast<size_t>(i)].virtual_ns_.store(0, std::memory_order_relaxed);
+  each_cell([](LiveCell& cell) { cell.virtual_ns_.store(0, std::memory_order_relaxed); });
 }
 
 void LiveStats::end_run() {
@@ -125,9 +131,7 @@ LiveSnapshot LiveStats::snapshot() const {
       snapshot.runs.back().counts -= base_;
     }
   }
-  const int used = cells_used_.load(std::memory_order_relaxed);
-  for (int i = 0; i < used; ++i) {
-    const LiveCell& cell = cells_[static_cast<size_t>(i)];
+  each_cell([&](const LiveCell& cell) {
     for (size_t k = 0; k < k_live_error_kinds; ++k)
       snapshot.errors[k] += cell.errors_[k].load(std::memory_order_relaxed);
     for (size_t b = 0; b < k_live_latency_buckets; ++b)
@@ -137,7 +141,7 @@ LiveSnapshot LiveStats::snapshot() const {
     snapshot.latency_sum_ns += cell.latency_sum_ns_.load(std::memory_order_relaxed);
     snapshot.virtual_ns =
         std::max(snapshot.virtual_ns, cell.virtual_ns_.load(std::memory_order_relaxed));
-  }
+  });
   for (const uint64_t count : snapshot.latency)
     snapshot.latency_count += count;
   const uint64_t done = snapshot.total.done();

@@ -91,7 +91,8 @@ class alignas(64) LiveCell {
 
 class LiveStats {
  public:
-  LiveStats();
+  LiveStats() = default;
+  ~LiveStats();
   LiveStats(const LiveStats&) = delete;
   LiveStats& operator=(const LiveStats&) = delete;
 
@@ -113,8 +114,19 @@ class LiveStats {
   LiveCounts totals() const;
   LiveCounts since_base() const;  // the current (or last) run's counts; under mutex_
 
-  std::unique_ptr<LiveCell[]> cells_;
+  // Made on first use (2 KiB each: a process writes one or a few of them), published by the
+  // pointer's release; readers skip the ones not made yet.
+  std::array<std::atomic<LiveCell*>, k_live_cells> cells_{};
   std::atomic<int> cells_used_{0};
+  // Calls f on each cell made so far.
+  template <class F>
+  void each_cell(F&& f) const {
+    const int used = cells_used_.load(std::memory_order_acquire);
+    for (int i = 0; i < used; ++i) {
+      if (LiveCell* made = cells_[static_cast<size_t>(i)].load(std::memory_order_acquire))
+        f(*made);
+    }
+  }
   mutable std::mutex mutex_;  // guards runs_, base_ and running_
   std::vector<LiveRun> runs_;
   LiveCounts base_;  // the totals when the current run began

@@ -193,7 +193,7 @@ RecordLog::RecordLog(std::initializer_list<RequestRecord> records) : RecordLog()
 }
 
 void RecordLog::clear() {
-  std::vector<PackedRecord>().swap(packed_);
+  decltype(packed_)().swap(packed_);
   const uint64_t first_seq = tables_ ? tables_->first_seq : 0;
   tables_ = std::make_shared<RecordTables>();
   tables_->first_seq = first_seq;

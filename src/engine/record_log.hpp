@@ -13,6 +13,7 @@
 #include <span>
 #include <vector>
 
+#include "engine/huge_page_allocator.hpp"
 #include "engine/request_record.hpp"
 
 namespace rlcheck::engine {
@@ -202,15 +203,12 @@ class RecordLog {
   // Orders the records by identity % count, keeping the order within one identity (a stable
   // sort, in place, with one 32-bit index a record of scratch).
   void stable_sort_by_identity(size_t count);
-  // The raw storage, for its address (huge-page advice).
-  const PackedRecord* data() const { return packed_.data(); }
-  size_t capacity() const { return packed_.capacity(); }
 
  private:
   PackedRecord encode(const RequestRecord& record);
   bool place_by_dense_seq();
 
-  std::vector<PackedRecord> packed_;
+  std::vector<PackedRecord, HugePageAllocator<PackedRecord>> packed_;
   std::shared_ptr<RecordTables> tables_;
 };
 

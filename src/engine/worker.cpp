@@ -4,7 +4,6 @@
 #include <thread>
 
 #include <event2/event.h>
-#include <sys/mman.h>
 
 #include "engine/event_time.hpp"
 #include "engine/interrupt.hpp"
@@ -40,18 +39,6 @@ event_base* new_loop(const config::LoadConfig& load) {
   event_base* base = event_base_new_with_config(options);
   event_config_free(options);
   return base != nullptr ? base : event_base_new();
-}
-
-// Records are written once each, in order, into one large reservation: asking for huge pages
-// (where the kernel grants them on request) turns a page fault every 30 records into one
-// every 15 000, which showed as a tenth of the client's CPU in a pipelined run. Only whole
-// 2 MiB pages inside the buffer are advised; elsewhere, and on failure, nothing changes.
-void prefer_huge_pages(void* data, size_t bytes) {
-  constexpr uintptr_t k_huge_page = 2 * 1024 * 1024;
-  const auto begin = (reinterpret_cast<uintptr_t>(data) + k_huge_page - 1) & ~(k_huge_page - 1);
-  const auto end = (reinterpret_cast<uintptr_t>(data) + bytes) & ~(k_huge_page - 1);
-  if (data != nullptr && end > begin)
-    madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
 }
 
 // The virtual start line: the one asked for, else the wall clock's next whole millisecond (or,
@@ -154,8 +141,6 @@ Worker::Worker(ClientFactory& factory, RunShared& shared, int first_client_id, i
   if (shared.sink != nullptr)
     return;
   records.reserve(records_expected(shared.load, first_client_id, clients));
-  prefer_huge_pages(const_cast<PackedRecord*>(records.data()),
-                    records.capacity() * sizeof(PackedRecord));
 }
 
 Worker::~Worker() {
