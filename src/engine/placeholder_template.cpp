@@ -13,31 +13,39 @@
 namespace rlcheck::engine {
 namespace {
 
-// `value` in decimal at `at`, two digits a step (what every request's {seq} costs); null when
-// it does not fit before `end`.
+// How many decimal digits `value` has.
+size_t decimal_length(uint64_t value) {
+  size_t length = 1;
+  for (uint64_t bound = 10; length < 20 && value >= bound; bound *= 10)
+    ++length;
+  return length;
+}
+
+// `value` in decimal at `at`, two digits a step from its last, where they stay (what every
+// request's {seq} costs: no copy); null when it does not fit before `end`.
 char* write_decimal(char* at, char* end, uint64_t value) {
   static constexpr char k_pairs[] =
       "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
       "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
       "8081828384858687888990919293949596979899";
-  char digits[20];
-  char* first = digits + sizeof digits;
+  const size_t length = decimal_length(value);
+  if (static_cast<size_t>(end - at) < length)
+    return nullptr;
+  char* const last = at + length;
+  char* digit = last;
   while (value >= 100) {
     const auto pair = static_cast<size_t>(value % 100) * 2;
     value /= 100;
-    *--first = k_pairs[pair + 1];
-    *--first = k_pairs[pair];
+    *--digit = k_pairs[pair + 1];
+    *--digit = k_pairs[pair];
   }
   if (value >= 10) {
-    *--first = k_pairs[value * 2 + 1];
-    *--first = k_pairs[value * 2];
+    *--digit = k_pairs[value * 2 + 1];
+    *--digit = k_pairs[value * 2];
   } else {
-    *--first = static_cast<char>('0' + value);
+    *--digit = static_cast<char>('0' + value);
   }
-  const auto length = static_cast<size_t>(digits + sizeof digits - first);
-  if (static_cast<size_t>(end - at) < length)
-    return nullptr;
-  return std::copy(first, digits + sizeof digits, at);
+  return last;
 }
 
 }  // namespace

@@ -73,6 +73,15 @@ TEST_CASE("{seq} and {id} are written in decimal at every width") {
     CHECK(expand("{seq}", context) == std::to_string(seq));
     CHECK(expand("{id}", context) == std::to_string(static_cast<uint32_t>(seq)));
   }
+  // Each side of every change of width.
+  for (uint64_t power = 10; power <= 10'000'000'000'000'000'000U; power *= 10) {
+    for (const uint64_t seq : {power - 1, power}) {
+      context.seq = seq;
+      CHECK(expand("{seq}", context) == std::to_string(seq));
+    }
+    if (power > std::numeric_limits<uint64_t>::max() / 10)
+      break;
+  }
 }
 
 TEST_CASE("literal text around and between placeholders is kept") {
