@@ -25,15 +25,7 @@ readonly REQUESTS=${REQUESTS:-100000}
 command -v perf >/dev/null || die "perf not found (Debian: linux-perf)"
 command -v redis-benchmark >/dev/null || die "redis-benchmark not found (Debian: redis-tools)"
 
-WORK=$(mktemp -d)
-REDIS_PID=""
-cleanup() {
-  local rc=$?
-  stop_pid "$REDIS_PID"
-  rm -rf "$WORK"
-  exit "$rc"
-}
-trap cleanup EXIT INT TERM
+make_work
 start_redis "$WORK/redis"
 SHA=$(redis-cli -p "$REDIS_PORT" SCRIPT LOAD "$(cat "$REPO/lua/sliding_window.lua")")
 

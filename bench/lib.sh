@@ -25,6 +25,20 @@ resolve_rlcheck() {
   RLCHECK=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
 }
 
+# make_work: WORK, a fresh mktemp -d directory, and a trap that stops REDIS_PID (once
+# start_redis has set it) and removes WORK on any exit, Ctrl-C included.
+make_work() {
+  WORK=$(mktemp -d)
+  REDIS_PID=""
+  trap cleanup_work EXIT INT TERM
+}
+cleanup_work() {
+  local rc=$?
+  stop_pid "$REDIS_PID"
+  rm -rf "$WORK"
+  exit "$rc"
+}
+
 port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
 # stop_pid PID: SIGTERM, up to 5 s for a clean exit, then SIGKILL.

@@ -25,15 +25,7 @@ readonly AUDIT_SIZES=${AUDIT_SIZES-1000000 10000000}
 readonly PROJECT_REQUESTS=${PROJECT_REQUESTS:-144000000}
 readonly AUDIT=${AUDIT:-auto}
 
-WORK=$(mktemp -d)
-REDIS_PID=""
-cleanup() {
-  local rc=$?
-  stop_pid "$REDIS_PID"
-  rm -rf "$WORK"
-  exit "$rc"
-}
-trap cleanup EXIT INT TERM
+make_work
 
 resolve_rlcheck "${1:-}"
 AUDIT_BENCH=${2:-$(dirname "$RLCHECK")/bench/rlcheck_audit_bench}
