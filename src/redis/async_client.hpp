@@ -89,7 +89,11 @@ class AsyncClient final : public engine::Client,
   void on_reply(uint64_t tag, ReplyPtr reply, const std::string& lost_why) override;
   // The buffer the next request is written into (a heap line the object's prefetch misses);
   // sent_'s bytes are read again only after NOSCRIPT or a redirect.
-  void warm_up() const override { __builtin_prefetch(step_->text().data(), 1); }
+  // The step's buffer, and the keys and constants the strategy copies in from the heap.
+  void warm_up() const override {
+    __builtin_prefetch(step_->text().data(), 1);
+    __builtin_prefetch(state_.cached.data());
+  }
   // Cluster: a step's replies are held until all are in, then delivered, or the step is sent
   // again where MOVED / ASK point (TRYAGAIN, CLUSTERDOWN: again a little later).
   void on_cluster_reply(ReplyPtr reply);
@@ -119,16 +123,16 @@ class AsyncClient final : public engine::Client,
   // redirects) trade places by pointer when a step goes out.
   CommandBuffer buffers_[2];
   CommandBuffer* step_ = &buffers_[0];  // the commands of the step being built
+  CommandBuffer* sent_ = &buffers_[1];  // the step sent
   size_t step_commands_ = 0;            // how many
   std::optional<uint16_t> step_slot_;   // cluster: the hash slot of its first key
   size_t replies_left_ = 0;             // of the step sent
   size_t skip_replies_ = 0;             // ASKING's +OK
   int redirects_ = 0;
   event* retry_timer_ = nullptr;
-  engine::ClientRng rng_;               // for {uuid}
-  int connect_waits_ = 0;               // connect(): connections not yet ready
-  bool connecting_ = false;             // connect() waits for the connection
-  CommandBuffer* sent_ = &buffers_[1];  // the step sent
+  engine::ClientRng rng_;    // for {uuid}
+  int connect_waits_ = 0;    // connect(): connections not yet ready
+  bool connecting_ = false;  // connect() waits for the connection
   // Cluster only: the step's count and slot, and its replies held until all are in.
   size_t sent_commands_ = 0;
   uint16_t sent_slot_ = 0;
