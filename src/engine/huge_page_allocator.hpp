@@ -2,9 +2,9 @@
 // An allocator for large buffers written once, front to back (a run's records): blocks of at
 // least one huge page are aligned to 2 MiB and advised as huge pages (MADV_HUGEPAGE), so the
 // kernel faults them in 2 MiB at a time where it grants huge pages on request. At 36 bytes a
-// record that is one page fault every 58 000 records instead of every 114, and page faults
-// were a twentieth of the client's CPU in a pipelined run. Smaller blocks, and systems
-// without huge pages, get what std::allocator gives.
+// record that is one page fault every 58 000 records instead of every 114. Smaller blocks get
+// what std::allocator gives; where the kernel refuses the advice, a large block is only
+// aligned.
 
 #include <sys/mman.h>
 

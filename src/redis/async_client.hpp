@@ -87,9 +87,9 @@ class AsyncClient final : public engine::Client,
   // Sends the step built (or waits for the connection first).
   void dispatch_step();
   void on_reply(uint64_t tag, ReplyPtr reply, const std::string& lost_why) override;
-  // The buffer the next request is written into (a heap line the object's prefetch misses);
-  // sent_'s bytes are read again only after NOSCRIPT or a redirect.
-  // The step's buffer, and the keys and constants the strategy copies in from the heap.
+  // Fetched a reply ahead: the buffer the next request is written into, and the keys and
+  // constants the strategy copies into it (heap lines the object's prefetch misses). sent_'s
+  // bytes are read again only after NOSCRIPT or a redirect.
   void warm_up() const override {
     __builtin_prefetch(step_->text().data(), 1);
     __builtin_prefetch(state_.cached.data());

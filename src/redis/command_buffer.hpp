@@ -30,8 +30,6 @@ class CommandBuffer {
   bool add_in_place(size_t most, Write write);
   // The commands so far: "*2\r\n$3\r\nGET\r\n$1\r\nk\r\n".
   std::string_view text() const { return buffer_; }
-  // Swaps the buffers, which stay where they are.
-  void swap(CommandBuffer& other) noexcept { buffer_.swap(other.buffer_); }
 
  private:
   std::string buffer_;
