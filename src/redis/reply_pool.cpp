@@ -14,6 +14,9 @@ constexpr size_t k_most_kept = 1024;  // blocks a thread keeps for reuse
 
 struct Block {
   redisReply reply;  // first: a Block* and its reply's address are the same
+  // Built by pooled_integers: the reply and its elements are this block alone, nothing else
+  // to free.
+  bool integers_only = false;
   redisReply* elements[k_inline_elements];
   char text[k_inline_text];
   // An array of integers read by the scanner keeps its elements here, in its own block.
@@ -61,6 +64,7 @@ redisReply* new_reply(const redisReadTask* task, int type) {
   Block* block = t_free_blocks.take();
   if (block == nullptr)
     return nullptr;
+  block->integers_only = false;
   redisReply* reply = &block->reply;
   std::memset(reply, 0, sizeof *reply);
   reply->type = type;
@@ -134,6 +138,7 @@ redisReply* pooled_integers(const long long* values, size_t count, bool array) {
   Block* block = t_free_blocks.take();
   if (block == nullptr)
     return nullptr;
+  block->integers_only = true;
   redisReply* reply = &block->reply;
   std::memset(reply, 0, sizeof *reply);
   if (!array) {
@@ -163,13 +168,14 @@ void free_reply(void* object) {
   if (reply == nullptr)
     return;
   Block* block = block_of(reply);
+  if (block->integers_only) {
+    t_free_blocks.give(block);
+    return;
+  }
   switch (reply->type) {
     case REDIS_REPLY_ARRAY:
-      for (size_t i = 0; reply->element != nullptr && i < reply->elements; ++i) {
-        const bool own = i < k_inline_elements && reply->element[i] == &block->integers[i];
-        if (!own)  // else: pooled_integers' element, in this block
-          free_reply(reply->element[i]);
-      }
+      for (size_t i = 0; reply->element != nullptr && i < reply->elements; ++i)
+        free_reply(reply->element[i]);
       if (reply->element != block->elements)
         std::free(reply->element);
       break;
