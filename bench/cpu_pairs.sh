@@ -13,7 +13,11 @@
 # rep, then the median), which drift less than ratios of medians when the machine's speed
 # changes during the reps.
 #
-# Tunables (environment): REPS=11, REQUESTS=100000.
+# rlcheck sends to a key as long as redis-benchmark's (--key RL_KEY --reset), so that the two
+# send the same bytes.
+#
+# Tunables (environment): REPS=11, REQUESTS=100000, RL_KEY=bench:rl (empty: rlcheck's default
+# key, rlcheck:<id>:sliding-window:1).
 set -euo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 readonly REPO
@@ -21,6 +25,9 @@ readonly REPO
 source "$REPO/bench/lib.sh"
 readonly REPS=${REPS:-11}
 readonly REQUESTS=${REQUESTS:-100000}
+readonly RL_KEY=${RL_KEY-bench:rl}
+key_args=()
+[[ -z $RL_KEY ]] || key_args=(--key "$RL_KEY" --reset)
 (($# > 0)) || die "usage: bench/cpu_pairs.sh BINARY [BINARY...]"
 command -v perf >/dev/null || die "perf not found (Debian: linux-perf)"
 command -v redis-benchmark >/dev/null || die "redis-benchmark not found (Debian: redis-tools)"
@@ -47,7 +54,8 @@ for rep in $(seq 1 "$REPS"); do
   row=""
   for bin in "$@"; do
     row+=" $(measure "$WORK/rl.json" "$bin" redis --redis "redis://127.0.0.1:$REDIS_PORT" \
-      --pipeline 16 --strategy lua -n "$REQUESTS" -p 50 --runs 1 --json --max-errors "$REQUESTS")"
+      --pipeline 16 --strategy lua -n "$REQUESTS" -p 50 --runs 1 --json --max-errors "$REQUESTS" \
+      "${key_args[@]}")"
   done
   row+=" $(measure "$WORK/rb.csv" redis-benchmark -h 127.0.0.1 -p "$REDIS_PORT" -P 16 \
     -n "$REQUESTS" -c 50 -r 1000000 --csv EVALSHA "$SHA" 1 bench:rb 10 60000 __rand_int__)"

@@ -4,7 +4,10 @@
 #   bench/transport.sh [path/to/rlcheck]
 #
 # Four cases, each the same EVALSHA of lua/sliding_window.lua (limit 10, window 60 s, a fresh
-# member per call) from 50 connections:
+# member per call) from 50 connections, on a key as long as redis-benchmark's (rlcheck --key
+# RL_KEY --reset: rlcheck's default key, rlcheck:<id>:sliding-window:1, is 33 bytes to
+# redis-benchmark's 8, and the server hashes it on each of the script's calls; RL_KEY= empty
+# keeps the default):
 #   standalone   rlcheck -p 50                 vs redis-benchmark -c 50
 #   pipeline     rlcheck -p 50 --pipeline 16   vs redis-benchmark -c 50 -P 16
 #   tls          rlcheck over rediss:// -p 50  vs redis-benchmark --tls -c 50
@@ -19,7 +22,7 @@
 # 2-vCPU machine.
 #
 # Tunables (environment): REPS=5 pairs per case, REQUESTS=100000 per run, CASES="standalone
-# pipeline tls cluster".
+# pipeline tls cluster", RL_KEY=bench:rl (not for the cluster case, which spreads 48 keys).
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -31,6 +34,7 @@ readonly REPS=${REPS:-5}
 readonly REQUESTS=${REQUESTS:-100000}
 readonly CASES=${CASES:-standalone pipeline tls cluster}
 readonly CONCURRENCY=50
+readonly RL_KEY=${RL_KEY-bench:rl}
 
 WORK=""
 PIDS=()          # every redis-server started here
@@ -128,6 +132,7 @@ rlcheck_run() {
     tls) args=(--redis "rediss://127.0.0.1:$TLS_PORT" --tls-ca "$WORK/tls/ca.pem") ;;
     cluster) args=(--redis "redis://127.0.0.1:${CLUSTER_PORTS[0]}" --identities 48) ;;
   esac
+  [[ $c == cluster || -z $RL_KEY ]] || args+=(--key "$RL_KEY" --reset)
   m=$(timed_run "$json" "$RLCHECK" redis "${args[@]}" --strategy lua -n "$REQUESTS" \
     -p "$CONCURRENCY" --runs 1 --json --max-errors "$REQUESTS") || true
   [[ $(jq -r '.runs[0].errors' "$json") == 0 ]] || die "rlcheck reported errors ($c): $json"
