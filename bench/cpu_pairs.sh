@@ -25,9 +25,7 @@ readonly REPO
 source "$REPO/bench/lib.sh"
 readonly REPS=${REPS:-11}
 readonly REQUESTS=${REQUESTS:-100000}
-readonly RL_KEY=${RL_KEY-bench:rl}
-key_args=()
-[[ -z $RL_KEY ]] || key_args=(--key "$RL_KEY" --reset)
+same_key_args
 (($# > 0)) || die "usage: bench/cpu_pairs.sh BINARY [BINARY...]"
 command -v perf >/dev/null || die "perf not found (Debian: linux-perf)"
 command -v redis-benchmark >/dev/null || die "redis-benchmark not found (Debian: redis-tools)"
@@ -55,7 +53,7 @@ for rep in $(seq 1 "$REPS"); do
   for bin in "$@"; do
     row+=" $(measure "$WORK/rl.json" "$bin" redis --redis "redis://127.0.0.1:$REDIS_PORT" \
       --pipeline 16 --strategy lua -n "$REQUESTS" -p 50 --runs 1 --json --max-errors "$REQUESTS" \
-      "${key_args[@]}")"
+      "${KEY_ARGS[@]}")"
   done
   row+=" $(measure "$WORK/rb.csv" redis-benchmark -h 127.0.0.1 -p "$REDIS_PORT" -P 16 \
     -n "$REQUESTS" -c 50 -r 1000000 --csv EVALSHA "$SHA" 1 bench:rb 10 60000 __rand_int__)"

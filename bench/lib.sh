@@ -82,6 +82,16 @@ start_redis() {
   die "could not start redis-server on a free port (see $dir/redis.log)"
 }
 
+# same_key_args: KEY_ARGS, rlcheck's options for a key as long as redis-benchmark's bench:rb,
+# so that the two send the same EVALSHA: --key RL_KEY --reset (RL_KEY, default bench:rl; set
+# empty, none: rlcheck's default key, rlcheck:<id>:sliding-window:1, 33 bytes to 8).
+same_key_args() {
+  KEY_ARGS=()
+  local key=${RL_KEY-bench:rl}
+  # shellcheck disable=SC2034  # KEY_ARGS is the result, read by the calling script
+  [[ -z $key ]] || KEY_ARGS=(--key "$key" --reset)
+}
+
 # ---------------------------------------------------------------------------------------------
 # measurement
 

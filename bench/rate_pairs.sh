@@ -18,13 +18,10 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 readonly REPO
 # shellcheck source=bench/lib.sh
 source "$REPO/bench/lib.sh"
-readonly REPS=${REPS:-31}
-readonly REQUESTS=${REQUESTS:-100000}
-readonly RL_KEY=${RL_KEY-bench:rl}
-key_args=()
-[[ -z $RL_KEY ]] || key_args=(--key "$RL_KEY" --reset)
 command -v redis-benchmark >/dev/null || die "redis-benchmark not found (Debian: redis-tools)"
 command -v jq >/dev/null || die "jq not found"
+readonly REPS=${REPS:-31} REQUESTS=${REQUESTS:-100000}
+same_key_args
 resolve_rlcheck "${1:-}"
 
 make_work
@@ -35,7 +32,7 @@ rows=$WORK/rows
 for rep in $(seq 1 "$REPS"); do
   note "rep $rep/$REPS"
   "$RLCHECK" redis --redis "redis://127.0.0.1:$REDIS_PORT" --pipeline 16 --strategy lua \
-    -n "$REQUESTS" -p 50 --runs 1 --json --max-errors "$REQUESTS" "${key_args[@]}" \
+    -n "$REQUESTS" -p 50 --runs 1 --json --max-errors "$REQUESTS" "${KEY_ARGS[@]}" \
     >"$WORK/rl.json" || true  # a verdict is not a failure
   [[ $(jq -r '.runs[0].errors' "$WORK/rl.json") == 0 ]] || die "rlcheck reported errors"
   rl=$(jq -r '.summary.requests_per_second' "$WORK/rl.json")
@@ -45,7 +42,7 @@ for rep in $(seq 1 "$REPS"); do
   echo "$rl $rb" >>"$rows"
 done
 
-key_name=${RL_KEY:-"rlcheck's default"}
+key_name=${KEY_ARGS[1]:-"rlcheck's default"}
 echo "pipelined rate, $REQUESTS requests, $REPS alternating pairs, key $key_name;" \
   "$(date -u '+%Y-%m-%d %H:%M UTC'), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 python3 - "$rows" <<'PY'

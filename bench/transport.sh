@@ -34,7 +34,7 @@ readonly REPS=${REPS:-5}
 readonly REQUESTS=${REQUESTS:-100000}
 readonly CASES=${CASES:-standalone pipeline tls cluster}
 readonly CONCURRENCY=50
-readonly RL_KEY=${RL_KEY-bench:rl}
+same_key_args
 
 WORK=""
 PIDS=()          # every redis-server started here
@@ -132,7 +132,7 @@ rlcheck_run() {
     tls) args=(--redis "rediss://127.0.0.1:$TLS_PORT" --tls-ca "$WORK/tls/ca.pem") ;;
     cluster) args=(--redis "redis://127.0.0.1:${CLUSTER_PORTS[0]}" --identities 48) ;;
   esac
-  [[ $c == cluster || -z $RL_KEY ]] || args+=(--key "$RL_KEY" --reset)
+  [[ $c == cluster ]] || args+=("${KEY_ARGS[@]}")
   m=$(timed_run "$json" "$RLCHECK" redis "${args[@]}" --strategy lua -n "$REQUESTS" \
     -p "$CONCURRENCY" --runs 1 --json --max-errors "$REQUESTS") || true
   [[ $(jq -r '.runs[0].errors' "$json") == 0 ]] || die "rlcheck reported errors ($c): $json"
