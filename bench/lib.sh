@@ -95,6 +95,10 @@ same_key_args() {
 # ---------------------------------------------------------------------------------------------
 # measurement
 
+# rb_requests_per_second CSV: the requests a second in redis-benchmark's --csv output (in
+# cluster mode it prints the masters first: the figure follows the header).
+rb_requests_per_second() { awk -F'"' '/^"test"/ { getline; print $4; exit }' "$1"; }
+
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) { print "nan"; exit }
   print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 now_ns() { date +%s%N; }

@@ -38,12 +38,12 @@ for rep in $(seq 1 "$REPS"); do
   rl=$(jq -r '.summary.requests_per_second' "$WORK/rl.json")
   redis-benchmark -h 127.0.0.1 -p "$REDIS_PORT" -P 16 -n "$REQUESTS" -c 50 -r 1000000 --csv \
     EVALSHA "$SHA" 1 bench:rb 10 60000 __rand_int__ >"$WORK/rb.csv"
-  rb=$(awk -F'"' '/^"test"/ { getline; print $4; exit }' "$WORK/rb.csv")
+  rb=$(rb_requests_per_second "$WORK/rb.csv")
   echo "$rl $rb" >>"$rows"
 done
 
-key_name=${KEY_ARGS[1]:-"rlcheck's default"}
-echo "pipelined rate, $REQUESTS requests, $REPS alternating pairs, key $key_name;" \
+key_options=${KEY_ARGS[*]:-"rlcheck's default key"}
+echo "pipelined rate, $REQUESTS requests, $REPS alternating pairs, $key_options;" \
   "$(date -u '+%Y-%m-%d %H:%M UTC'), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 python3 - "$rows" <<'PY'
 import random

@@ -150,8 +150,7 @@ rb_run() {
   esac
   m=$(timed_run "$csv" redis-benchmark -h 127.0.0.1 "${args[@]}" -n "$REQUESTS" \
     -c "$CONCURRENCY" -r 1000000 --csv EVALSHA "$SHA" 1 "$key" 10 60000 __rand_int__)
-  # In cluster mode redis-benchmark prints the masters first: the figure follows the header.
-  echo "$m $(awk -F'"' '/^"test"/ { getline; print $4; exit }' "$csv")" >>"$WORK/rb_$c.txt"
+  echo "$m $(rb_requests_per_second "$csv")" >>"$WORK/rb_$c.txt"
 }
 
 report() {
