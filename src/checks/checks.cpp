@@ -279,15 +279,17 @@ std::vector<CheckResult> evaluate_checks(const std::vector<RunStats>& runs,
 }
 
 Verdict verdict_of(const std::vector<CheckResult>& checks) {
-  bool failed = false;
+  // A fail that proves the limiter wrong stands however inconclusive the rest; an
+  // inconclusive one alone leaves the test without a verdict.
+  bool failed = false, inconclusive = false;
   for (const CheckResult& check : checks) {
     if (check.status != Status::fail)
       continue;
     if (check.id == "errors")
       return Verdict::error;
-    failed = true;
+    (check.inconclusive ? inconclusive : failed) = true;
   }
-  return failed ? Verdict::fail : Verdict::pass;
+  return failed ? Verdict::fail : inconclusive ? Verdict::error : Verdict::pass;
 }
 
 const char* status_name(Status status) {

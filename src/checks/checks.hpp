@@ -17,6 +17,13 @@ struct CheckResult {
   std::string id;  // "limit", "exact", "retry-after-present", ...
   Status status = Status::skip;
   std::string detail;  // the figure that decided it, in one line
+  // A fail that proves nothing against the limiter but leaves the test without a verdict: the
+  // run shows what cannot pass, not who is at fault (every request denied on an identity that
+  // may not have been fresh). The verdict is then `error` (exit 3), as for the errors check.
+  bool inconclusive = false;
+  // A pass with a cost worth knowing (a TTL longer than needed, no lock-out seen): shown as a
+  // warning, never a failure.
+  bool warning = false;
 };
 
 // --verify-retry-after: one retry, made exactly when a denied identity was told.
@@ -46,6 +53,11 @@ struct CheckParams {
   // First-hit windows (fixed or a counter's) whose phase state from before the run may have set
   // (no fresh limiter state): the audits judge little, and their passes say so.
   bool phase_unknown = false;
+  // Every run surely met a limiter with no state for its identities (a key of rlcheck's own,
+  // --reset, --reset-cmd, --exact): a run denied from its first request proves the limiter
+  // admits nothing. Else `identity_note` says why the state may not have been fresh.
+  bool fresh_state = false;
+  std::string identity_note;
   // retry-after-accuracy: each hint's tolerance, from its resolution (hint_tolerance).
   AccuracyTolerance retry_tolerance;
   // --hint-resolution: the unit a script's hints are judged in (settle_hint_resolution).

@@ -214,4 +214,28 @@ Utilisation measure_utilisation(const IdentityRecords& identities, const Admissi
   return lowest;
 }
 
+int64_t admitted_in_flight_at_once(const IdentityRecords& identities) {
+  int64_t most = 0;
+  std::vector<std::pair<int64_t, int>> events;  // +1 at a send, -1 after a reply
+  for (const RecordSpan& records : identities) {
+    events.clear();
+    for (size_t i = 0; i < records.size(); ++i) {
+      if (records.outcome(i) != engine::Outcome::allowed)
+        continue;
+      events.emplace_back(records.sent_ns(i), 1);
+      events.emplace_back(records.replied_ns(i), -1);
+    }
+    // A send at the instant of another's reply overlaps it.
+    std::sort(events.begin(), events.end(), [](const auto& a, const auto& b) {
+      return a.first != b.first ? a.first < b.first : a.second > b.second;
+    });
+    int64_t in_flight = 0;
+    for (const auto& [at, step] : events) {
+      in_flight += step;
+      most = std::max(most, in_flight);
+    }
+  }
+  return most;
+}
+
 }  // namespace rlcheck::checks

@@ -29,6 +29,10 @@ IdentityRecords split_by_identity(std::vector<engine::RequestRecord>& records, i
 // once it ends), so it may count against the limit at any later instant.
 std::vector<int64_t> unknown_sends(RecordSpan records);
 
+// The most admissions of one identity whose send..reply spans all overlap (all in flight at one
+// instant): above the capacity, the signature of a burst admitted before any decision counted.
+int64_t admitted_in_flight_at_once(const IdentityRecords& identities);
+
 // How many of `sorted_sends` (unknown_sends) came before `at_ns`. Inline: most runs have none,
 // and the audits ask once a denial.
 inline int64_t sent_before(const std::vector<int64_t>& sorted_sends, int64_t at_ns) {

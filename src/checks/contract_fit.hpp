@@ -86,7 +86,8 @@ void note_fit(std::vector<CheckResult>& checks, const ContractFit& fit);
 int64_t admitted_at_once(const std::vector<RecordedRun>& runs);
 
 // Appends, to the detail of the over-admission checks that failed, that `at_once` admissions
-// in flight together (over `limit`) look like a check-then-act race.
+// were in flight together (over `limit`): a measurement, not a diagnosis (a race is named only
+// by a serial rerun, runner/serial_rerun).
 void note_race(std::vector<CheckResult>& checks, int64_t at_once, int64_t limit);
 
 // `value` rounded to `digits` significant figures (value > 0).

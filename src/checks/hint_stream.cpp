@@ -119,6 +119,7 @@ void RetryAccuracyStream::add(const RequestRecord& record, uint32_t index) {
   if (bucket)
     replay_before(record.sent_ns);
   settle_before(record.sent_ns);
+  grid_.add(record.sent_ns);
   Identity& state = identities_[index];
   const auto limit = std::max<int64_t>(1, rule_.limit);
   state.pass(record.sent_ns, limit, rule_, sliding);
@@ -256,6 +257,7 @@ RetryAccuracy RetryAccuracyStream::finish() {
   replay_before(INT64_MAX);
   settle_before(INT64_MAX);
   std::sort(accuracy_.resolutions.begin(), accuracy_.resolutions.end());
+  accuracy_.instants_off_second_grid = grid_.off();
   return accuracy_;
 }
 

@@ -58,6 +58,7 @@ class RetryAccuracyStream {
   WaitingDenials<Pending> pending_;
   std::priority_queue<Unreplayed, std::vector<Unreplayed>, std::greater<>> unreplayed_;
   RetryAccuracy accuracy_;
+  SecondGrid grid_;  // the run's sends, for accuracy_.instants_off_second_grid
 };
 
 }  // namespace rlcheck::checks

@@ -138,6 +138,16 @@ class BucketRoom {
                                                      static_cast<double>(replied + rule.clock_ns));
       prefix_min_.push_back(lowest);
     }
+    // State from before the run may have left the bucket partly empty, but no emptier than
+    // its admissions allow: the k-th admission replied took a token that the level at the start
+    // and the refill until its reply (plus the clock) must have held. Each denial is bounded by
+    // the admissions replied before its send (least_start).
+    const auto& replied = admissions_.replied;
+    double most = 0;
+    for (size_t k = 0; k < replied.size(); ++k) {
+      most = std::max(most, bucket_start_term(k + 1, replied[k], rule));
+      least_start_.push_back(most);
+    }
   }
 
   double used(int64_t sent_ns, int64_t replied_ns) const {
@@ -149,11 +159,16 @@ class BucketRoom {
               rule_.tokens_per_ns * static_cast<double>(sent_ns - rule_.clock_ns) +
               prefix_min_[before - 1];
     }
-    // State from before the run: the bucket may have started the run empty (a client that
-    // kept sending never lets it refill, so that deficit is never forgotten under load).
+    // State from before the run: the bucket may have started the run as low as its admissions
+    // allow (a client that kept sending never lets it refill, so that deficit is never
+    // forgotten under load).
     if (!rule_.fresh_state) {
-      level = std::min(level, rule_.tokens_per_ns * static_cast<double>(sent_ns - rule_.clock_ns) -
-                                  static_cast<double>(before));
+      const size_t replied_before = admissions_.replied_by(sent_ns);
+      const double start =
+          replied_before == 0 ? 0.0 : std::min(burst, least_start_[replied_before - 1]);
+      level = std::min(level,
+                       start + rule_.tokens_per_ns * static_cast<double>(sent_ns - rule_.clock_ns) -
+                           static_cast<double>(before));
     }
     return burst - std::min(burst, level);
   }
@@ -162,6 +177,9 @@ class BucketRoom {
   Admissions admissions_;
   const AdmissionRule& rule_;
   std::vector<double> prefix_min_;  // min of g_k over the first k + 1 admissions by send
+  // The lowest level the bucket can have started the run at, by the first k + 1 admissions
+  // replied (a prefix maximum of bucket_start_term).
+  std::vector<double> least_start_;
 };
 
 void judge(LockOuts& found, const RequestRecord& denial, uint32_t identity, double used,
@@ -170,6 +188,11 @@ void judge(LockOuts& found, const RequestRecord& denial, uint32_t identity, doub
 }
 
 }  // namespace
+
+double bucket_start_term(size_t rank, int64_t replied_ns, const AdmissionRule& rule) {
+  return static_cast<double>(rank) -
+         rule.tokens_per_ns * static_cast<double>(replied_ns + rule.clock_ns);
+}
 
 // Room for one more: below the limit, or a whole token left (with a hair for rounding).
 bool had_room(double used, double capacity) {

@@ -55,6 +55,11 @@ struct LockOuts {
 std::optional<DenialCounting> find_denial_counting(RecordSpan records, uint32_t identity,
                                                    int64_t window_ns, int64_t memory_ns);
 
+// A bucket of unknown state at the run's start held at least the largest of these, over the
+// admissions replied before a denial's send, each by its rank among them (1-based, by reply)
+// and its reply: what it took, less the most refill until its reply (plus the clock).
+double bucket_start_term(size_t rank, int64_t replied_ns, const AdmissionRule& rule);
+
 // Room for one more: below the limit, or a whole token left (with a hair for rounding).
 bool had_room(double used, double capacity);
 // Counts `denial` as judged, and as a lock-out when `room`; the worst is the one with the most

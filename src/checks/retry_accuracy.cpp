@@ -24,6 +24,8 @@ constexpr int64_t k_late_share_percent = 10;
 // The limiter's second clock read: it stamps the admission and reads "now" for the denial,
 // each floored to its millisecond, and the predicted range is widened by one of the two.
 constexpr int64_t k_second_clock_read_ms = 1;
+// A millisecond hint's own step, or an error's truncation to the millisecond.
+constexpr int64_t k_millisecond_step_ms = 1;
 // Clock rates, 100 ppm: 1 ms per 10 s of window (see hint_tolerance).
 constexpr int64_t k_window_ms_per_drift_ms = 10'000;
 
@@ -355,14 +357,15 @@ void judge_hint(RetryAccuracy& accuracy, const RequestRecord& denial, uint32_t i
 
 HintTolerance hint_tolerance(int32_t resolution_ms, int64_t window_ms, bool from_date) {
   const int32_t step = std::max<int32_t>(1, resolution_ms);
-  // The Date header's own truncation: the delay read is up to a second longer.
+  // The Date header's own truncation: the delay read may be up to a second off.
   const int64_t date_ms = from_date ? k_whole_second_ms : 0;
-  if (step >= k_whole_second_ms) {
-    return {step, step, std::max<int64_t>(step, window_ms * k_late_share_percent / 100) + date_ms};
-  }
-  const int64_t uncertainty =
-      step + k_second_clock_read_ms + std::max<int64_t>(0, window_ms) / k_window_ms_per_drift_ms;
-  return {step, uncertainty, uncertainty + date_ms};
+  const int64_t clocks_ms =
+      k_second_clock_read_ms + std::max<int64_t>(0, window_ms) / k_window_ms_per_drift_ms;
+  const int64_t early_ms = k_millisecond_step_ms + clocks_ms + date_ms;
+  if (step >= k_whole_second_ms)
+    return {step, early_ms,
+            std::max<int64_t>(step, window_ms * k_late_share_percent / 100) + date_ms};
+  return {step, early_ms, step + clocks_ms + date_ms};
 }
 
 std::optional<int64_t> usable_hint_ms(const RequestRecord& record) {
@@ -429,10 +432,12 @@ RetryAccuracy measure_retry_accuracy(const IdentityRecords& identities, const Ad
                                      int64_t start_wall_ns, const AccuracyTolerance& tolerance) {
   RetryAccuracy accuracy;
   ToleranceOf tolerance_of(tolerance);
+  SecondGrid grid;
   for (size_t id = 0; id < identities.size(); ++id) {
     const RecordSpan records = identities[id];
     std::vector<uint32_t> denials;  // indices: 4 bytes a denial
     for (size_t i = 0; i < records.size(); ++i) {
+      grid.add(records.sent_ns(i));
       if (records.outcome(i) == Outcome::denied)
         denials.push_back(static_cast<uint32_t>(i));
     }
@@ -452,6 +457,7 @@ RetryAccuracy measure_retry_accuracy(const IdentityRecords& identities, const Ad
     }
   }
   std::sort(accuracy.resolutions.begin(), accuracy.resolutions.end());
+  accuracy.instants_off_second_grid = grid.off();
   return accuracy;
 }
 

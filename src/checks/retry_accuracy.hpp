@@ -91,7 +91,32 @@ struct RetryAccuracy {
   // --hint-resolution auto reads over all runs before any is judged.
   bool finer_hints_whole_seconds = true;
   bool judged_as_whole_seconds = false;  // finer hints judged as whole seconds (rejudge)
+  // The run's requests were not all sent on one grid of whole seconds: hints that are whole
+  // seconds say something of their unit only then (SecondGrid).
+  bool instants_off_second_grid = false;
   bool any() const { return !errors.empty(); }
+};
+
+// Whether a run's instants all sat on one grid of whole seconds (a virtual clock at 1/s, a
+// schedule of whole seconds): a limiter's millisecond hints, differences of such instants and
+// whole windows, are then whole seconds whatever their unit, and prove nothing of it.
+class SecondGrid {
+ public:
+  void add(int64_t at_ns) {
+    if (off_)
+      return;
+    const int64_t phase = ((at_ns % k_second_ns) + k_second_ns) % k_second_ns;
+    if (!phase_ns_)
+      phase_ns_ = phase;
+    else
+      off_ = phase != *phase_ns_;
+  }
+  bool off() const { return off_; }
+
+ private:
+  static constexpr int64_t k_second_ns = 1'000'000'000;
+  std::optional<int64_t> phase_ns_;  // the first instant's offset within its second
+  bool off_ = false;
 };
 
 // How far outside the predicted range a hint may be before it is early or late.
@@ -102,18 +127,19 @@ struct HintTolerance {
 };
 
 // The tolerance for hints counted in `resolution_ms` when the window is `window_ms`.
-// Whole seconds (1000 and coarser): early by one step, late by max(one step, 10 % of the
-// window); a second of rounding outweighs anything rlcheck can measure, and servers commonly
-// round up to the window's end. Finer: one step (the limiter floors or ceils its hint to it)
-// plus 1 ms (the limiter reads its millisecond clock twice, for the admission and for the
-// denial; the range allows for one of the two) plus 1 ms per 10 s of window (Redis TIME and
+// A hint is the least time to wait (RFC 9110 10.2.3): at every resolution it may be early only
+// by what rlcheck cannot measure, 1 ms (the limiter's millisecond step, or the error's
+// truncation) plus 1 ms (the limiter reads its millisecond clock twice, for the admission and for
+// the denial; the range allows for one of the two) plus 1 ms per 10 s of window (Redis TIME and
 // rlcheck's steady clock tick at the same rate on one host, two NTP-disciplined hosts within
-// 100 ppm). Millisecond hints with windows under 10 s: 2 ms either way.
+// 100 ppm). A limiter that floors to whole seconds is early, not rounded. Late: whole seconds
+// (1000 and coarser) by max(one step, 10 % of the window), as servers commonly round up to the
+// window's end; finer by one step plus the same clock allowance.
 //
 // `from_date`: the hint was a timestamp (an epoch reset, an HTTP-date Retry-After) turned into
 // a delay against the Date header. The timestamp is rounded either way to its second and the
 // Date truncated, so the delay read is less than a second early or two seconds late: one more
-// second late.
+// second either way.
 HintTolerance hint_tolerance(int32_t resolution_ms, int64_t window_ms, bool from_date = false);
 
 struct AccuracyTolerance {

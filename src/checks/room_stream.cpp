@@ -131,8 +131,13 @@ struct LockOutStream::Identity {
   int64_t unknown = 0;     // errored requests that may have been admitted, so far
   // Replies of admissions not yet counted by `replied_by` (a min-heap).
   std::priority_queue<int64_t, std::vector<int64_t>, std::greater<>> replies;
-  int64_t replied_by = 0;                 // admissions replied by the latest threshold asked
-  double lowest_term = 1e300;             // bucket: the prefix minimum of BucketRoom's g_k
+  int64_t replied_by = 0;      // admissions replied by the latest threshold asked
+  double lowest_term = 1e300;  // bucket: the prefix minimum of BucketRoom's g_k
+  // bucket, state from before the run: admission replies not yet in `least_start` (a min-heap),
+  // how many are, and the lowest level the bucket can have started at by them.
+  std::priority_queue<int64_t, std::vector<int64_t>, std::greater<>> start_replies;
+  size_t start_replied = 0;
+  double least_start = 0;
   std::map<int64_t, int64_t> per_window;  // fixed: admissions per window they may sit in
   std::map<int64_t, int64_t> waiting;     // fixed: denials waiting to be judged, per window
   int64_t lock_outs = 0;
@@ -141,6 +146,16 @@ struct LockOutStream::Identity {
   int64_t after = 0, late = 0;
   int64_t first_after_ns = 0, last_after_ns = 0;
   bool paused = false, errored = false;
+
+  // The lowest start level by the admissions replied by `at_ns` (asked in increasing order).
+  double least_start_by(int64_t at_ns, const AdmissionRule& rule) {
+    while (!start_replies.empty() && start_replies.top() <= at_ns) {
+      least_start =
+          std::max(least_start, bucket_start_term(++start_replied, start_replies.top(), rule));
+      start_replies.pop();
+    }
+    return least_start;
+  }
 
   // Admissions replied by `at_ns` (thresholds asked in increasing order).
   int64_t replied_by_ns(int64_t at_ns) {
@@ -159,6 +174,7 @@ struct LockOutStream::Pending {
   uint32_t identity = 0;
   double gone = 0;                // sliding: admissions surely out of the window at its send
   std::optional<int64_t> window;  // fixed: the one it surely fell in
+  double least_start = 0;         // bucket: the lowest level it can have started the run at
 };
 
 LockOutStream::LockOutStream(const AdmissionRule& rule, size_t identities, int64_t judge_from_ns)
@@ -201,6 +217,8 @@ void LockOutStream::add(const RequestRecord& record, uint32_t index) {
                                         static_cast<double>(record.replied_ns + rule_.clock_ns));
     }
     state.replies.push(record.replied_ns);
+    if (rule_.kind == AdmissionRule::Kind::bucket && !rule_.fresh_state)
+      state.start_replies.push(record.replied_ns);
     if (rule_.kind == AdmissionRule::Kind::fixed) {
       // FixedRoom: the limiter's window when it named one, else each wall window the admission
       // may sit in.
@@ -225,6 +243,8 @@ void LockOutStream::add(const RequestRecord& record, uint32_t index) {
     return;
   Pending pending{record.replied_ns + rule_.clock_ns, record,
                   index % static_cast<uint32_t>(identities_.size()), 0, std::nullopt};
+  if (rule_.kind == AdmissionRule::Kind::bucket && !rule_.fresh_state)
+    pending.least_start = state.least_start_by(record.sent_ns, rule_);
   if (rule_.kind == AdmissionRule::Kind::sliding) {
     pending.gone =
         static_cast<double>(state.replied_by_ns(record.sent_ns - rule_.window_ns - rule_.clock_ns));
@@ -292,7 +312,7 @@ void LockOutStream::settle(const Pending& pending) {
       if (state.admissions > 0)
         level = burst - before + at + state.lowest_term;
       if (!rule_.fresh_state)
-        level = std::min(level, at - before);
+        level = std::min(level, std::min(burst, pending.least_start) + at - before);
       used = burst - std::min(burst, level) + unseen;
       break;
     }

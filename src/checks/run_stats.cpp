@@ -87,6 +87,7 @@ IdentityRecords audit_run(RunStats& stats, engine::RecordLog& records, int64_t s
   IdentityRecords identities = split_by_identity(records, audit.identities);
   stats.contract = audit_contract(identities, rule);
   stats.peak = stats.contract.worst;
+  stats.admitted_at_once = admitted_in_flight_at_once(identities);
   // A queue's contract is its departures; `limit` keeps judging the arrivals.
   if (audit.queue_depth) {
     stats.queue = audit_queue(identities, rule, *audit.queue_depth);
@@ -234,9 +235,13 @@ bool settle_hint_resolution(std::vector<RunStats>& runs, config::HintResolution 
   if (mode == config::HintResolution::milliseconds)
     return false;
   if (mode == config::HintResolution::auto_detect) {
+    // Whole seconds only where the instants were not: a virtual clock at 1/s puts every
+    // instant, and so every millisecond hint, on whole seconds.
     const bool whole = std::ranges::all_of(
         runs, [](const RunStats& run) { return run.retry_accuracy.finer_hints_whole_seconds; });
-    if (!whole)
+    const bool off_grid = std::ranges::any_of(
+        runs, [](const RunStats& run) { return run.retry_accuracy.instants_off_second_grid; });
+    if (!whole || !off_grid)
       return false;
   }
   bool judged = false;

@@ -91,7 +91,9 @@ struct RunStats {
   // http: status-NNN errors that carried a Retry-After, by kind name: denials under a status
   // --denied-status does not name (nginx's 503)
   std::map<std::string, int64_t> hinted_status_errors;
-  AdmissionPeak peak;                         // the worst span against the limit
+  AdmissionPeak peak;  // the worst span against the limit
+  // The most admissions of one identity in flight at one instant (admitted_in_flight_at_once).
+  int64_t admitted_at_once = 0;
   ContractAudit contract;                     // peak's identity, and the boundary burst
   Utilisation utilisation;                    // the identity with the lowest share
   RetryAccuracy retry_accuracy;               // hint errors against the contract

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "checks/key_ttl.hpp"
 #include "config/clock_skew.hpp"
 #include "config/count_text.hpp"
 
@@ -88,7 +89,7 @@ std::string denial_counting_text(const std::vector<const RunStats*>& judged,
       "http_req_rate and Flask-Limiter elastic expiry do), so a client offering more than {} "
       "per {} (this one offered {:.3g}/s) stays locked out until it pauses",
       run->run, found.identity, ms_of(found.last_admitted_ns), found.denials, found.offered_per_s,
-      params.limit, tolerance_text(params.window_ms), found.offered_per_s);
+      params.limit, ttl_text(params.window_ms), found.offered_per_s);
 }
 
 // --clock-skew: which clocks the worst span's admissions came from. "; --clock-skew 0,+800ms:
@@ -193,10 +194,52 @@ CheckResult check_delay(const std::vector<RunStats>& runs, const CheckParams& pa
   return {"delay", queue.waited_too_long() ? Status::fail : Status::pass, detail};
 }
 
+namespace {
+
+// A run that admitted nothing: every request decided was denied, the first one too, and none
+// may have been admitted unseen (an errored request that reached the limiter), under no fault.
+bool admitted_nothing(const RunStats& run) {
+  const bool faulted =
+      std::ranges::any_of(run.faults, [](const FaultWindow& f) { return f.applied; });
+  return run.allowed == 0 && run.denied > 0 && run.unknown == 0 && !faulted;
+}
+
+// Nothing admitted is never a pass: on fresh state it proves the limiter admits nothing; on
+// state that may be an earlier test's it proves nothing either way, and the test cannot pass.
+std::optional<CheckResult> nothing_admitted(const std::vector<RunStats>& runs,
+                                            const CheckParams& params) {
+  const auto found = std::ranges::find_if(runs, admitted_nothing);
+  if (found == runs.end())
+    return std::nullopt;
+  const RunStats& run = *found;
+  const std::string what =
+      fmt::format("run {} admitted none of its {} ({} denied, the first one too)", run.run,
+                  config::counted(run.allowed + run.denied + run.errors, "request"), run.denied);
+  if (params.fresh_state) {
+    return CheckResult{"utilisation", Status::fail,
+                       what +
+                           " on limiter state of its own: the limiter admits nothing (a limit "
+                           "of 0, or a denial whatever the count)"};
+  }
+  CheckResult result{
+      "utilisation", Status::fail,
+      what + fmt::format(
+                 ": the limiter admits nothing (a limit of 0?), or the "
+                 "identity was used up before the test{}; nothing "
+                 "admitted is no pass",
+                 params.identity_note.empty() ? std::string() : " (" + params.identity_note + ")")};
+  result.inconclusive = true;
+  return result;
+}
+
+}  // namespace
+
 CheckResult check_utilisation(const std::vector<RunStats>& runs, const CheckParams& params) {
   const bool queue = params.contract == "queue";
   const bool bucket = bucket_contract(params.contract);
   const char* room = queue ? "queue" : bucket ? "bucket" : "window";
+  if (auto nothing = nothing_admitted(runs, params))
+    return *std::move(nothing);
   // One window (or a bucket's refill) proves nothing: state from before the run may explain a
   // denial there, and under-admission within one burst is what --exact judges.
   std::vector<const RunStats*> judged;
@@ -313,6 +356,15 @@ CheckResult check_retry_accuracy(const std::vector<RunStats>& runs, const CheckP
     tolerances +=
         "; every hint a multiple of 1000ms, judged to the millisecond as "
         "--hint-resolution 1ms asks (auto or 1s judges them as whole seconds)";
+  } else if (params.hint_resolution == config::HintResolution::auto_detect && all_whole &&
+             std::ranges::find(resolutions, 1) != resolutions.end() &&
+             std::ranges::none_of(runs, [](const RunStats& run) {
+               return run.retry_accuracy.instants_off_second_grid;
+             })) {
+    tolerances +=
+        "; every hint a multiple of 1000ms, but so was every instant apart (a virtual clock or "
+        "a schedule of whole seconds), so --hint-resolution auto judged them to the "
+        "millisecond (--hint-resolution 1s judges them as whole seconds)";
   }
   std::string detail =
       fmt::format("{} against the {} contract: error median {}ms, from {}ms to {}ms{}",

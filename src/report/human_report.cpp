@@ -380,7 +380,10 @@ std::string verdict_line(const Report& report) {
   // An error verdict is about the errors check, whatever else failed.
   const bool error = report.verdict == checks::Verdict::error;
   for (const auto& check : report.checks) {
-    if (check.status == checks::Status::fail && (!error || check.id == "errors")) {
+    // A fail names the check that proved it; an error the errors check, or the one that left
+    // the test without a verdict.
+    if (check.status == checks::Status::fail &&
+        (error ? check.id == "errors" || check.inconclusive : !check.inconclusive)) {
       if (report.interrupted) {
         return fmt::format("INTERRUPTED: partial results; so far {}: {}", check.id, check.detail);
       }
@@ -446,11 +449,12 @@ std::string render_human(const Report& report, const TextStyle& style) {
     out += http_lines(report);
   out += incident_lines(report);
   for (const auto& check : report.checks) {
-    const std::string_view color = check.status == checks::Status::pass   ? k_green
+    const std::string_view color = check.warning                          ? k_yellow
+                                   : check.status == checks::Status::pass ? k_green
                                    : check.status == checks::Status::fail ? k_red
                                                                           : k_dim;
     out += fmt::format(
-        "{} {:<20} {}\n", paint(mark(check.status), color), check.id,
+        "{} {:<20} {}\n", paint(check.warning ? "!" : mark(check.status), color), check.id,
         check.status == checks::Status::skip ? paint(check.detail, k_dim) : check.detail);
   }
   out += paint(verdict, verdict_color) + "\n";

@@ -285,6 +285,8 @@ json to_json(const Report& report) {
   params["contract"] = report.params.contract;
   if (!report.params.anchor.empty())
     params["anchor"] = report.params.anchor;
+  if (!report.params.anchor_source.empty())
+    params["sources"]["anchor"] = report.params.anchor_source;
   params["early_tolerance_ms"] = report.params.early_tolerance_ms;
   params["late_tolerance_ms"] = report.params.late_tolerance_ms;
   params["hint_resolution_ms"] = nullptr;
@@ -321,6 +323,10 @@ json to_json(const Report& report) {
     checks.push_back({{"id", check.id},
                       {"status", checks::status_name(check.status)},
                       {"detail", check.detail}});
+    if (check.inconclusive)
+      checks.back()["inconclusive"] = true;  // the test could not be judged: verdict error
+    if (check.warning)
+      checks.back()["warning"] = true;  // a pass with a cost worth knowing
   }
   int64_t unknown = 0;  // errored requests that may have been admitted, over every run
   for (const auto& run : report.runs)
@@ -361,6 +367,14 @@ json to_json(const Report& report) {
     out["retry_verification"] = {{"run", v.run},         {"identity", v.identity},
                                  {"told_ms", v.told_ms}, {"waited_ms", v.waited_ms},
                                  {"allowed", v.allowed}, {"outcome", v.outcome}};
+  }
+  if (report.serial_rerun) {
+    const SerialRerun& serial = *report.serial_rerun;
+    out["serial_rerun"] = {{"requests", serial.requests},
+                           {"allowed", serial.allowed},
+                           {"peak", serial.peak},
+                           {"allowance", serial.allowance},
+                           {"within_contract", serial.within}};
   }
   if (report.contract_fit) {
     const checks::ContractFit& fit = *report.contract_fit;

@@ -64,6 +64,9 @@ struct Params {
   bool clock_skew_read = true;
   std::string contract;  // sliding, fixed, sliding-counter, token-bucket, gcra, queue
   std::string anchor;    // fixed: "clock" or "first-hit" (params.anchor); empty otherwise
+  // "reading": --anchor was not given and this is the reading the runs were judged under (the
+  // first that passed); else empty (given, or the strategy's own).
+  std::string anchor_source;
   int64_t early_tolerance_ms = 1000;  // retry-after-accuracy: hints early by more fail
   int64_t late_tolerance_ms = 1000;   // retry-after-accuracy: hints late by more fail
   // The resolution of the hints judged (1: milliseconds, 1000: whole seconds; 0: none judged),
@@ -163,6 +166,15 @@ struct Summary {
   std::optional<int64_t> max_rate;  // --find-max: the highest rate within the objective
 };
 
+// An over-admission asked again one request at a time on fresh state (runner/serial_rerun).
+struct SerialRerun {
+  int64_t requests = 0;  // sent, one at a time
+  int64_t allowed = 0;
+  int64_t peak = 0;      // the most admitted within the contract's span
+  double allowance = 0;  // what the contract allows there
+  bool within = false;   // the serial run kept the contract: the excess needs concurrency
+};
+
 struct Report {
   std::string mode = "redis";
   Target target;
@@ -180,8 +192,9 @@ struct Report {
   bool interrupted = false;
   // A failed test judged by a contract the user did not name: the one that fits what it saw.
   std::optional<checks::ContractFit> contract_fit;
-  std::optional<Workers> workers;   // many hosts (--workers)
-  std::optional<FindMax> find_max;  // --find-max
+  std::optional<Workers> workers;           // many hosts (--workers)
+  std::optional<FindMax> find_max;          // --find-max
+  std::optional<SerialRerun> serial_rerun;  // after an over-admission
 };
 
 Summary summarize(const std::vector<checks::RunStats>& runs);

@@ -39,13 +39,52 @@ int64_t failed_checks(const report::Report& report) {
   });
 }
 
+// --contract fixed or sliding-counter without --anchor: where the windows start was never
+// stated, so it is a reading to try, not a default to fail on: on the clock's boundaries first,
+// then opened at the first hit.
+bool anchor_unstated(const config::Config& config) {
+  const auto& checks = config.checks;
+  return checks.contract && !checks.anchor &&
+         (*checks.contract == "fixed" || *checks.contract == "sliding-counter");
+}
+
+std::vector<Judging> readings_of(std::vector<Judging> judgings) {
+  std::vector<Judging> readings;
+  for (Judging& judging : judgings) {
+    if (!anchor_unstated(judging.config)) {
+      readings.push_back(std::move(judging));
+      continue;
+    }
+    judging.anchor_read = true;
+    for (const char* anchor : {"clock", "first-hit"}) {
+      readings.push_back(judging);
+      readings.back().config.checks.anchor = anchor;
+    }
+  }
+  return readings;
+}
+
+// Says which reading of an unstated --anchor the checks judged, in the contract check.
+void note_anchor_reading(report::Report& report, const std::string& anchor) {
+  for (checks::CheckResult& check : report.checks) {
+    if (check.id != "contract" || check.status == checks::Status::skip)
+      continue;
+    check.detail += fmt::format(
+        "; --anchor not given: judged with windows {} (readings tried in order: clock, "
+        "first-hit)",
+        anchor == "first-hit" ? "opened at the first hit" : "on the clock's boundaries");
+  }
+}
+
 }  // namespace
 
 Evidence::Evidence(Target& target, const config::Config& config, const coord::Session* shared)
     : target_(target), config_(config), shared_(shared), fit_(config) {
   // --audit stream keeps no records to judge after the runs; it is only chosen where the flags
   // settle the judging (http: --limit and --window given), so it is judged before them too.
-  if (target.judged_before_runs() || config.checks.audit == config::AuditMode::stream) {
+  // An unstated anchor is judged under each reading after the runs, from their records.
+  if ((target.judged_before_runs() && !anchor_unstated(config)) ||
+      config.checks.audit == config::AuditMode::stream) {
     early_ = target.judgings({}, false).front();
     early_contract_ = contract_of(*early_, shared);
   }
@@ -121,9 +160,11 @@ void Evidence::settle(const StateAudit& audit) {
 }
 
 report::Report Evidence::judge(const TestLog& log) {
-  if (early_)
+  if (early_) {
+    judged_contract_ = early_contract_;
     return judge_under(*early_, std::move(stats_), fit_, *early_contract_, log);
-  const std::vector<Judging> judgings = target_.judgings(results_, log.interrupted);
+  }
+  const std::vector<Judging> judgings = readings_of(target_.judgings(results_, log.interrupted));
   report::Report chosen;
   for (size_t k = 0; k < judgings.size(); ++k) {
     const bool last = k + 1 == judgings.size();
@@ -144,8 +185,10 @@ report::Report Evidence::judge(const TestLog& log) {
     }
     report::Report report = judge_under(judgings[k], std::move(runs), fit, contract, log);
     const bool settled = report.verdict != checks::Verdict::fail;
-    if (k == 0 || settled || failed_checks(report) <= failed_checks(chosen))
+    if (k == 0 || settled || failed_checks(report) <= failed_checks(chosen)) {
       chosen = std::move(report);
+      judged_contract_ = contract;
+    }
     if (settled)
       break;  // no other configuration changes a pass, an error or an interruption
   }
@@ -163,6 +206,8 @@ report::Report Evidence::judge_under(const Judging& judging, std::vector<checks:
   if (judging.window_source)
     report.params.window_source = *judging.window_source;
   report.params.window_from_reset = judging.window_from_reset;
+  if (judging.anchor_read)
+    report.params.anchor_source = "reading";
   report.params.window_readings_ms = judging.window_readings_ms;
   report.runs = std::move(runs);
   if (std::ranges::any_of(report.runs, [](const checks::RunStats& run) { return run.streamed; }))
@@ -181,6 +226,8 @@ report::Report Evidence::judge_under(const Judging& judging, std::vector<checks:
   params.key_ttl_applies = judging.key_ttl_applies;
   params.retry_hint_optional = judging.retry_hint_optional;
   runner::judge(report, params);
+  if (judging.anchor_read)
+    note_anchor_reading(report, contract.anchor);
   // A policy advertised as q per w leaves its algorithm open: every reading of it is tried
   // before the test fails.
   if (!(judging.policy_advertised && fit.read_advertised_policy(report, params, contract)))

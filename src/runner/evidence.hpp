@@ -48,6 +48,8 @@ class Evidence {
   // The report: the runs judged under each configuration the target offers, the first that
   // passes (else the one with the fewest failed checks, the last on a tie).
   report::Report judge(const TestLog& log);
+  // The contract the report judge() returned was judged under (unset before it).
+  const std::optional<ContractChoice>& judged_contract() const { return judged_contract_; }
 
  private:
   struct Kept {
@@ -71,6 +73,7 @@ class Evidence {
   // Judged after the runs: each run whole.
   std::vector<engine::RunResult> results_;
   std::vector<Kept> kept_;
+  std::optional<ContractChoice> judged_contract_;
 };
 
 }  // namespace rlcheck::runner

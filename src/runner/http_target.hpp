@@ -33,6 +33,7 @@ class HttpEndpoint final : public Target {
   // The pause between runs, and (`leader`) the reset command.
   bool prepare_run(int run, bool leader) override;
   StateChoice run_state(int run) const override;
+  bool fresh_state_per_run() const override { return fresh_states(); }
   // State `state` is the {run} placeholder.
   RunClients clients(const StateChoice& state, const config::LoadConfig& load) override;
   StateAudit audit_state(int, engine::RecordView) override { return {}; }

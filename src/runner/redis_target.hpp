@@ -32,6 +32,7 @@ class RedisTarget final : public Target {
   std::optional<engine::ClockReading> read_limiter_clock() override;
   RunClients clients(const StateChoice& state, const config::LoadConfig& load) override;
   StateChoice run_state(int run) const override;
+  bool fresh_state_per_run() const override { return !config_.redis.key; }
   StateAudit audit_state(int run, engine::RecordView records) override;
   void clean_up(int run, const StateAudit& audit, const std::vector<engine::RequestRecord>& retried,
                 std::vector<std::string>& left) override;

@@ -13,6 +13,7 @@
 #include "runner/find_max.hpp"
 #include "runner/judgement.hpp"
 #include "runner/retry_verification.hpp"
+#include "runner/serial_rerun.hpp"
 #include "runner/shared_test.hpp"
 #include "runner/stream_run.hpp"
 
@@ -247,6 +248,13 @@ report::Report run_test(Target& target, const config::Config& config, const RunO
   if (search)
     log.find_max = search->result();
   report::Report report = evidence.judge(log);
+  if (evidence.judged_contract() &&
+      wants_serial_rerun(report, config, target, *evidence.judged_contract())) {
+    report.serial_rerun = rerun_serially(target, config, *evidence.judged_contract(), report,
+                                         runs + 1, report.keys_left);
+    if (report.serial_rerun)
+      note_serial_rerun(report, *report.serial_rerun);
+  }
   monitor.judged(target.records_name(), report.checks);
   return report;
 }

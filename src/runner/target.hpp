@@ -60,6 +60,8 @@ struct Judging {
   bool retry_hint_optional = false;
   // An advertised policy (q per w) whose other readings are tried before the test fails.
   bool policy_advertised = false;
+  // --anchor was not given for a contract whose windows need one: this is one reading of it.
+  bool anchor_read = false;
 };
 
 class Target {
@@ -89,6 +91,9 @@ class Target {
   virtual RunClients clients(const StateChoice& state, const config::LoadConfig& load) = 0;
   // The state run `run` of the test meets.
   virtual StateChoice run_state(int run) const = 0;
+  // Whether each run's state is one no earlier run met (redis: a key of rlcheck's own per run;
+  // http: {run} where the identity is read): a run numbered after the last meets fresh state.
+  virtual bool fresh_state_per_run() const { return false; }
   // The state run `run` left, read right after it (nothing for a target without one).
   virtual StateAudit audit_state(int run, engine::RecordView records) = 0;
   // After the run and its retry (`retried`): the state rlcheck made is removed; what could

@@ -140,7 +140,7 @@ TEST_CASE("a scenario's script is found beside the scenario, wherever rlcheck ru
   dir.write("limiters/deny_all.lua", "return 0\n");
   const std::string file =
       dir.write("limiters/deny.json", R"({"name": "deny everything", "script": "deny_all.lua",
-          "requests": 20, "concurrency": 5, "runs": 1, "expect": "pass"})");
+          "requests": 20, "concurrency": 5, "runs": 1, "expect": "fail"})");
   // The test runs in the build folder, not in the scenario's.
   REQUIRE_FALSE(std::filesystem::exists("deny_all.lua"));
   const ProcessOutcome outcome = run_rlcheck({"run", file, "--json"}, on_test_redis());

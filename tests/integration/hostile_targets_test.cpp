@@ -154,7 +154,11 @@ TEST_CASE("hostile http: absurd Retry-After values are judged invalid or taken, 
     REQUIRE_FALSE(run.report.is_discarded());
     CHECK(run.report["runs"][0]["error_kinds"].empty());
     if (c.failed_check.empty()) {
-      CHECK(run.outcome.exit_code == 0);
+      // Taken as a valid hint; a server that denies every request admits nothing, which is no
+      // pass either: no verdict (exit 3).
+      CHECK(check_status(run.report, "retry-after-valid") == "pass");
+      CHECK(run.outcome.exit_code == 3);
+      CHECK(check_status(run.report, "utilisation") == "fail");
     } else {
       CHECK(run.outcome.exit_code == 1);
       CHECK(check_status(run.report, c.failed_check) == "fail");

@@ -208,8 +208,12 @@ TEST_CASE("http errors: a 503 with Retry-After is named with the flag that accep
   SUBCASE("pasted, the flag judges the 503s as denials") {
     const HttpRun run = run_http(server.url(), with(k_small, {"--denied-status", "503"}));
     require_report(run);
-    CHECK(run.outcome.exit_code == 0);
     CHECK(run.report["runs"][0]["denied"] == 4);
+    CHECK(check_status(run.report, "errors") == "pass");
+    // Every request denied, on an identity rlcheck cannot prove fresh: no verdict (exit 3).
+    CHECK(run.outcome.exit_code == 3);
+    CHECK(run.report["checks"][4]["id"] == "utilisation");
+    CHECK(run.report["checks"][4]["inconclusive"] == true);
   }
 }
 
@@ -284,8 +288,9 @@ TEST_CASE("http retry-after: a 429 without Retry-After fails, unless it is not r
   SUBCASE("--no-require-retry-after") {
     const HttpRun run = run_http(server.url(), with(k_small, {"--no-require-retry-after"}));
     require_report(run);
-    CHECK(run.outcome.exit_code == 0);
     CHECK(check_status(run.report, "retry-after-present") == "skip");
+    CHECK(run.outcome.exit_code == 3);  // nothing admitted: no verdict either way
+    CHECK(check_status(run.report, "utilisation") == "fail");
   }
 }
 
@@ -297,7 +302,7 @@ TEST_CASE("http retry-after: an IMF-fixdate a few seconds after the Date header 
   const HttpRun run = run_http(server.url(), k_small);
   require_report(run);
   INFO("stdout: " << run.outcome.out);
-  CHECK(run.outcome.exit_code == 0);
+  CHECK(run.outcome.exit_code == 3);  // nothing admitted: no verdict either way
   CHECK(check_status(run.report, "retry-after-valid") == "pass");
   CHECK(check_status(run.report, "retry-after-present") == "pass");
   const json& retry = run.report["runs"][0]["retry_after_s"];

@@ -63,8 +63,10 @@ ProcessOutcome run_http(const std::string& url, std::vector<std::string> extra) 
 
 // The commands, as typed: serve advertises RateLimit-Policy "default";q=5;w=10.
 TEST_CASE("http params: limit 5 per 10s as serve advertises it, and the hints judged by it") {
+  // Keyed on X-API-Key, so t-{run} gives each run an identity of its own (keyed on the client
+  // address, the second run would meet the first one's full window and admit nothing).
   ServeProcess serve({"--redis", TestRedis::shared().tcp_url() + "/1", "--listen", "127.0.0.1:0",
-                      "--limit", "5", "--window", "10s"});
+                      "--limit", "5", "--window", "10s", "--identity-header", "X-API-Key"});
   const std::string report_path = temp_file("serve.json");
   const ProcessOutcome outcome =
       run_rlcheck({"http", serve.url(), "-n", "100", "-p", "20", "-H", "X-API-Key: t-{run}", "-r",

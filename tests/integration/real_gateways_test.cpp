@@ -211,7 +211,7 @@ TEST_CASE(
        http_args(server, "/admissions/",
                  client_header("gpc-clock") +
                      "--identities 2 --rate 40/s --duration 3s --window 1s --exact "
-                     "--no-require-retry-after --contract sliding-counter "
+                     "--no-require-retry-after --contract sliding-counter --anchor clock "
                      "--start-before-boundary 500ms --limit 5")},
       {0, 1, 1});
   const json& report = reports[0];

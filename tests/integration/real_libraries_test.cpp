@@ -99,7 +99,9 @@ TEST_CASE("real Flask-Limiter moving-window keeps --contract sliding; its Retry-
   CHECK(inferred["params"]["sources"]["window_ms"] == "advertised");
 }
 
-TEST_CASE("real Flask-Limiter fixed-window opens its windows at the first hit, not on the clock") {
+TEST_CASE(
+    "real Flask-Limiter fixed-window opens its windows at the first hit, and its Retry-After is "
+    "early") {
   if (flask_skipped())
     return;
   // limits 2.8 sets a key's expiry when its count starts (memory: the first incr; Redis:
@@ -110,25 +112,43 @@ TEST_CASE("real Flask-Limiter fixed-window opens its windows at the first hit, n
   // Started 1 s before a boundary of the clock's 2 s windows, the first-hit window runs 1 s
   // into the next clock window, where the clock's reading has room and the limiter denies
   // (--exact: those denials come in the run's first window, judged only for fresh clients).
-  const std::string clock = load + "--contract fixed --start-before-boundary 1s --exact";
+  const std::string clock =
+      load + "--contract fixed --anchor clock --start-before-boundary 1s --exact";
+  // Where the windows start left unstated: both readings are tried, and the first-hit one
+  // passes (the report says it was a reading).
+  const std::string unstated = load + "--contract fixed --start-before-boundary 1s --exact";
   const std::vector<json> reports =
       run_side_by_side({http_args("/fixed-window/", "fixed", first_hit),
                         http_args("/fixed-window-redis/", "fixed-redis", first_hit),
                         http_args("/fixed-window/", "fixed-clock", clock),
-                        http_args("/fixed-window-redis/", "fixed-redis-clock", clock)},
-                       {0, 0, 1, 1});
+                        http_args("/fixed-window-redis/", "fixed-redis-clock", clock),
+                        http_args("/fixed-window/", "fixed-unstated", unstated)},
+                       {1, 1, 1, 1, 1});
+  // Its decisions keep the first-hit contract; its Retry-After does not: int(reset - now)
+  // rounds the wait down, and a hint is the least time to wait (RFC 9110 10.2.3), so a client
+  // that obeys it comes back early. Denials spread over every phase of the window's second.
   for (size_t i = 0; i < 2; ++i) {
     INFO(checks_of(reports[i]));
     CHECK(check_status(reports[i], "limit") == "pass");
     CHECK(check_status(reports[i], "contract") == "pass");
     CHECK(check_status(reports[i], "utilisation") == "pass");
-    CHECK(check_status(reports[i], "retry-after-accuracy") == "pass");
+    CHECK(check_status(reports[i], "retry-after-accuracy") == "fail");
+    CHECK(check_detail(reports[i], "retry-after-accuracy").find(" early by > ") !=
+          std::string::npos);
   }
   for (size_t i = 2; i < 4; ++i) {
     INFO(checks_of(reports[i]));
     CHECK(check_status(reports[i], "limit") == "pass");
     CHECK(check_status(reports[i], "utilisation") == "fail");
   }
+  const json& unstated_report = reports[4];
+  INFO(checks_of(unstated_report));
+  CHECK(check_status(unstated_report, "utilisation") == "pass");
+  CHECK(unstated_report["params"]["anchor"] == "first-hit");
+  CHECK(unstated_report["params"]["sources"]["anchor"] == "reading");
+  CHECK(check_detail(unstated_report, "contract")
+            .find("--anchor not given: judged with windows opened at the first hit") !=
+        std::string::npos);
 }
 
 TEST_CASE("real Flask-Limiter fixed-window-elastic-expiry locks out a client that keeps sending") {
@@ -171,7 +191,8 @@ TEST_CASE("real limits scripts: acquire_moving_window.lua and incr_expire.lua ke
        script_args("acquire_moving_window.lua", log_args +
                                                     "--window 1s --rate 40/s --duration 2s -r 1 "
                                                     "--limit 4"),
-       script_args("incr_expire.lua", count_args + "--start-before-boundary 500ms " + load)},
+       script_args("incr_expire.lua",
+                   count_args + "--anchor clock --start-before-boundary 500ms " + load)},
       {0, 0, 1, 1});
   for (size_t i = 0; i < 2; ++i) {
     INFO(checks_of(reports[i]));

@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "checks/lockout.hpp"
@@ -242,6 +243,40 @@ TEST_CASE("a bucket that may have started the run empty is not held to a full on
   // Started full (a fresh key), the same denials came with tokens left.
   rule.fresh_state = true;
   CHECK(lockouts(records, rule, 0).count > 0);
+}
+
+TEST_CASE("a bucket is read no emptier at the start than what it admitted allows") {
+  // Burst 5 refilled 5/s, as promised; the limiter really refills 4/s and started full: 5 at
+  // once, then one every 250 ms, against requests every 100 ms for 4 s. The 7 admitted in the
+  // first 607 ms prove the bucket held at least 7 - 5 x 0.608 = 3.96 at the start, so by 2 s a
+  // bucket refilled 5/s has room the limiter denied.
+  AdmissionRule rule;
+  rule.kind = AdmissionRule::Kind::bucket;
+  rule.burst = 5;
+  rule.tokens_per_ns = 5.0 / 1e9;
+  rule.clock_ns = k_ms;
+  rule.fresh_state = false;
+  const auto run_of = [](double real_per_s) {
+    std::vector<RequestRecord> records;
+    double tokens = 5;
+    int64_t last_ms = 0;
+    for (int64_t t = 0, seq = 0; t < 4000; t += 100, ++seq) {
+      tokens = std::min(5.0, tokens + real_per_s * static_cast<double>(t - last_ms) / 1000);
+      last_ms = t;
+      const bool admitted = tokens >= 1;
+      if (admitted)
+        tokens -= 1;
+      records.push_back(
+          request(static_cast<uint64_t>(seq), t, admitted ? Outcome::allowed : Outcome::denied));
+    }
+    return records;
+  };
+  const LockOuts under = lockouts(run_of(4), rule, contract_memory_ns(rule));
+  CHECK(under.count > 0);
+  REQUIRE(under.worst);
+  CHECK(under.worst->sent_ns >= 2000 * k_ms);
+  // The same bucket refilling 5/s, as promised: no denial had room.
+  CHECK(lockouts(run_of(5), rule, contract_memory_ns(rule)).count == 0);
 }
 
 TEST_CASE("a client that kept sending and was never admitted again is named: denial counting") {

@@ -63,6 +63,18 @@ TEST_CASE("a sliding-window hint of the time until the oldest admission leaves h
   CHECK(only_error(full_window_then_denial(5, 3000, 7000), sliding(5, 10'000)) == 0);
 }
 
+TEST_CASE("instants a whole number of seconds apart are on a second grid, others are not") {
+  // A virtual clock at 1/s: every send a whole second after the first.
+  std::vector<RequestRecord> on_grid;
+  for (int64_t i = 0; i < 4; ++i)
+    on_grid.push_back(request(static_cast<uint64_t>(i), 250 + i * 1000, Outcome::denied, 3000));
+  CHECK_FALSE(measure_retry_accuracy(IdentityRecords{on_grid}, sliding(5, 10'000), 0, {})
+                  .instants_off_second_grid);
+  on_grid.push_back(request(4, 4250 + 1, Outcome::denied, 3000));
+  CHECK(measure_retry_accuracy(IdentityRecords{on_grid}, sliding(5, 10'000), 0, {})
+            .instants_off_second_grid);
+}
+
 TEST_CASE("a hint of the full window is late by the time already waited") {
   const auto records = full_window_then_denial(5, 3000, 10'000);
   const int64_t error = only_error(records, sliding(5, 10'000));
@@ -173,12 +185,12 @@ TEST_CASE("identical token-bucket hints get the same judgement, however the requ
   CHECK(accuracy.unexplained == 0);
 }
 
-TEST_CASE("whole-second hints keep their tolerance: 1 s early, max(1 s, 10 % of W) late") {
+TEST_CASE("whole-second hints are a minimum: early only by the clocks, late by max(1 s, 10 %)") {
   for (const int64_t window_ms : {1000, 2000, 10'000, 60'000, 3'600'000}) {
     CAPTURE(window_ms);
     const auto seconds = hint_tolerance(1000, window_ms);
     CHECK(seconds.resolution_ms == 1000);
-    CHECK(seconds.early_ms == 1000);
+    CHECK(seconds.early_ms == 2 + window_ms / 10'000);
     CHECK(seconds.late_ms == std::max<int64_t>(1000, window_ms / 10));
   }
 }
@@ -195,8 +207,10 @@ TEST_CASE("millisecond hints are judged within milliseconds, widened only for cl
   // 1 ms per 10 s of window for clock rates (100 ppm): 8 ms at 60 s, still far below a second.
   CHECK(hint_tolerance(1, 60'000).early_ms == 8);
   CHECK(hint_tolerance(1, 60'000).late_ms == 8);
-  // Other steps: one step plus the same uncertainty; a zero or negative resolution is 1 ms.
-  CHECK(hint_tolerance(10, 1000).early_ms == 11);
+  // Other steps: late by one step plus the same uncertainty, early by the uncertainty alone (a
+  // hint is a minimum); a zero or negative resolution is 1 ms.
+  CHECK(hint_tolerance(10, 1000).early_ms == 2);
+  CHECK(hint_tolerance(10, 1000).late_ms == 11);
   CHECK(hint_tolerance(0, 1000).early_ms == 2);
   CHECK(AccuracyTolerance{2000}.at(1000).late_ms == 1000);
   CHECK(AccuracyTolerance{2000}.at(1).late_ms == 2);
@@ -212,17 +226,21 @@ TEST_CASE("a millisecond hint is early or late by more than 2 ms, no longer by a
     records.back().hint_resolution_ms = resolution_ms;
     return measure_retry_accuracy(IdentityRecords{records}, sliding(5, 1000), 0, tolerance);
   };
-  // Half the wait: 450 ms early. Whole seconds forgive it (rounding); milliseconds do not.
+  // Half the wait: 450 ms early, at either resolution: a hint is the least time to wait, and
+  // whole seconds that floor it are early (a ceiling, 1 s for 0.9 s, is late within tolerance).
   const auto halved = judge(450, 1);
   REQUIRE(halved.errors.size() == 1);
   CHECK(halved.errors.worst()->error_ms <= -448);
   CHECK(halved.errors.worst()->resolution_ms == 1);
   CHECK(halved.early == 1);
   CHECK(halved.resolutions == std::vector<int32_t>{1});
-  const auto rounded = judge(450, 1000);
-  CHECK(rounded.early == 0);
-  CHECK(rounded.errors.worst()->resolution_ms == 1000);
-  CHECK(rounded.resolutions == std::vector<int32_t>{1000});
+  const auto floored = judge(0, 1000);
+  CHECK(floored.early == 1);
+  CHECK(floored.errors.worst()->resolution_ms == 1000);
+  CHECK(floored.resolutions == std::vector<int32_t>{1000});
+  const auto ceiled = judge(1000, 1000);
+  CHECK(ceiled.early == 0);
+  CHECK(ceiled.late == 0);
   // At the edges of the 2 ms tolerance: 1.9 ms early passes, 3.9 ms early fails; the same late.
   CHECK(judge(897, 1).early == 0);
   CHECK(judge(895, 1).early == 1);
@@ -330,7 +348,7 @@ TEST_CASE("unknown requests may have taken a token bucket's tokens just before a
 
 TEST_CASE("a hint read against Date may be a second later: the tolerance says so") {
   const auto read = hint_tolerance(1000, 2000, true);
-  CHECK(read.early_ms == 1000);
+  CHECK(read.early_ms == 1002);
   CHECK(read.late_ms == 2000);
   CHECK(hint_tolerance(1000, 60'000, true).late_ms == 7000);
   CHECK(AccuracyTolerance{2000}.at(1000, true).late_ms == 2000);

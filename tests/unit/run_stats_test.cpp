@@ -158,6 +158,7 @@ TEST_CASE("--hint-resolution: auto judges as whole seconds only when every run's
       run.retry_accuracy.errors.push_back({0, 10, 0, 1000, 100, 1});
       run.retry_accuracy.late = 1;
       run.retry_accuracy.resolutions = {1};
+      run.retry_accuracy.instants_off_second_grid = true;
     }
     runs[1].retry_accuracy.finer_hints_whole_seconds = second_run_whole;
     return runs;
@@ -174,6 +175,14 @@ TEST_CASE("--hint-resolution: auto judges as whole seconds only when every run's
       rlcheck::checks::settle_hint_resolution(mixed, HintResolution::auto_detect, tolerance));
   CHECK(mixed[0].retry_accuracy.late == 1);
   CHECK(mixed[0].retry_accuracy.resolutions == std::vector<int32_t>{1});
+  // Whole-second hints from instants all a whole number of seconds apart (a virtual clock at
+  // 1/s) say nothing of their unit: milliseconds stay.
+  auto on_grid = runs_of(true);
+  for (RunStats& run : on_grid)
+    run.retry_accuracy.instants_off_second_grid = false;
+  CHECK_FALSE(
+      rlcheck::checks::settle_hint_resolution(on_grid, HintResolution::auto_detect, tolerance));
+  CHECK(on_grid[0].retry_accuracy.late == 1);
   // 1s judges whole seconds whatever the hints; 1ms never does.
   auto forced = runs_of(false);
   CHECK(rlcheck::checks::settle_hint_resolution(forced, HintResolution::seconds, tolerance));

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "checks/checks.hpp"
 #include "checks/time_checks.hpp"
 
 using rlcheck::checks::AdmissionPeak;
@@ -159,6 +160,40 @@ TEST_CASE("utilisation says so when no request was decided") {
   CHECK(mentions(result.detail, "no request was decided"));
 }
 
+TEST_CASE("a run that admitted nothing is never a pass") {
+  RunStats denied = decided_run(2000);
+  denied.requests = 200;
+  denied.allowed = 0;
+  denied.denied = 200;
+  // On state of its own (a fresh key, --reset): the limiter admits nothing.
+  CheckParams fresh;
+  fresh.fresh_state = true;
+  const auto proven = check_utilisation({denied}, fresh);
+  CHECK(proven.status == Status::fail);
+  CHECK_FALSE(proven.inconclusive);
+  CHECK(mentions(proven.detail,
+                 "run 1 admitted none of its 200 requests (200 denied, the first "
+                 "one too) on limiter state of its own"));
+  // On an identity an earlier test may have used up: no verdict either way, and no pass.
+  CheckParams reused;
+  reused.identity_note = "{run} is the same in every invocation";
+  const auto unknown = check_utilisation({denied}, reused);
+  CHECK(unknown.status == Status::fail);
+  CHECK(unknown.inconclusive);
+  CHECK(mentions(unknown.detail,
+                 "or the identity was used up before the test ({run} is the same "
+                 "in every invocation); nothing admitted is no pass"));
+  CHECK(rlcheck::checks::verdict_of({unknown}) == rlcheck::checks::Verdict::error);
+  // A request that may have been admitted unseen, or a fault, leaves the rule out.
+  RunStats unseen = denied;
+  unseen.unknown = 1;
+  CHECK_FALSE(check_utilisation({unseen}, fresh).inconclusive);
+  CHECK(check_utilisation({unseen}, fresh).detail.find("admitted none") == std::string::npos);
+  RunStats one = denied;
+  one.allowed = 1;
+  CHECK(check_utilisation({one}, fresh).detail.find("admitted none") == std::string::npos);
+}
+
 TEST_CASE("retry-after-accuracy fails on early or late hints and names the worst") {
   RunStats run;
   run.run = 2;
@@ -178,6 +213,7 @@ TEST_CASE("retry-after-accuracy prints the tolerance each hint resolution was ju
   run.retry_accuracy.errors = {HintError{0, 7, 0, 450, -450, 1}};
   run.retry_accuracy.resolutions = {1};
   run.retry_accuracy.early = 1;
+  run.retry_accuracy.finer_hints_whole_seconds = false;  // 450 ms is no whole second
   CheckParams params;
   params.retry_tolerance.window_ms = 1000;
   const auto halved = check_retry_accuracy({run}, params);
@@ -185,14 +221,15 @@ TEST_CASE("retry-after-accuracy prints the tolerance each hint resolution was ju
   CHECK(mentions(halved.detail, "1 hint early by > 2ms, 0 late by > 2ms; worst: run 1"));
   CHECK(mentions(halved.detail, "(millisecond hints: early tolerance 2ms, late 2ms)"));
 
-  // Whole seconds keep a second early and max(1 s, 10 % of W) late.
+  // Whole seconds are early only by the clocks (a hint is a minimum), late by max(1 s, 10 % of
+  // W).
   RunStats seconds;
-  seconds.retry_accuracy.errors = {HintError{0, 7, 0, 1000, -400, 1000}};
+  seconds.retry_accuracy.errors = {HintError{0, 7, 0, 1000, 400, 1000}};
   seconds.retry_accuracy.resolutions = {1000};
   params.retry_tolerance.window_ms = 60'000;
   const auto rounded = check_retry_accuracy({seconds}, params);
   CHECK(rounded.status == Status::pass);
-  CHECK(mentions(rounded.detail, "(whole-second hints: early tolerance 1s, late 6s)"));
+  CHECK(mentions(rounded.detail, "(whole-second hints: early tolerance 8ms, late 6s)"));
 
   // Both in one report: each resolution's tolerance, finest first.
   const auto both = check_retry_accuracy({run, seconds}, params);
@@ -200,7 +237,7 @@ TEST_CASE("retry-after-accuracy prints the tolerance each hint resolution was ju
   CHECK(mentions(both.detail, "1 hint early, 0 late beyond their tolerance"));
   CHECK(mentions(both.detail,
                  "(millisecond hints: early tolerance 8ms, late 8ms; whole-second "
-                 "hints: early tolerance 1s, late 6s)"));
+                 "hints: early tolerance 8ms, late 6s)"));
 }
 
 TEST_CASE("retry-after-accuracy says why a script's hints were judged as whole seconds") {
@@ -223,7 +260,7 @@ TEST_CASE("retry-after-accuracy says why a script's hints were judged as whole s
   const auto inferred = check_retry_accuracy({run}, params);
   CHECK(inferred.status == Status::pass);
   CHECK(mentions(inferred.detail,
-                 "(whole-second hints: early tolerance 1s, late 1s; every hint a "
+                 "(whole-second hints: early tolerance 2ms, late 1s; every hint a "
                  "multiple of 1000ms, so --hint-resolution auto judged them as "
                  "whole seconds)"));
   params.hint_resolution = rlcheck::config::HintResolution::seconds;
