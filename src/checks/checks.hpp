@@ -32,7 +32,10 @@ struct RetryVerification {
   std::string skip_reason;  // "no identity ended its run denied with a hint", ...
   int run = 0;
   uint32_t identity = 0;
-  int64_t told_ms = 0;    // the hint of the identity's last denial
+  int64_t told_ms = 0;  // the hint retried: of the identity's last denial, or of a probe
+  // The phases of the hint's second it was read at: 1, or 4 for whole-second hints that leave
+  // room for probes (runner/retry_verification); the one promising the earliest is retried.
+  int phases = 1;
   int64_t waited_ms = 0;  // from that denial's reply to the retry's send
   bool allowed = false;   // the retry's outcome
   std::string outcome;    // "allowed", "denied (told 1000ms again)", "error: ..."

@@ -85,9 +85,10 @@ std::string denial_counting_text(const std::vector<const RunStats*>& judged,
   return fmt::format(
       "; denial counting: run {} identity {} was never admitted again after {:.1f}ms although "
       "it kept sending ({} denied at {:.3g}/s, no pause as long as the window) and the "
-      "contract had room: the limiter seems to count its own denials (as HAProxy "
-      "http_req_rate and Flask-Limiter elastic expiry do), so a client offering more than {} "
-      "per {} (this one offered {:.3g}/s) stays locked out until it pauses",
+      "contract had room: a limiter that counts its own denials (HAProxy http_req_rate, "
+      "Flask-Limiter elastic expiry) or whose state never ages (a time unit mixed up) does "
+      "this; a client offering more than {} per {} (this one offered {:.3g}/s) stays locked "
+      "out while it keeps asking",
       run->run, found.identity, ms_of(found.last_admitted_ns), found.denials, found.offered_per_s,
       params.limit, ttl_text(params.window_ms), found.offered_per_s);
 }
@@ -117,6 +118,25 @@ std::string skew_detail(const RunStats& run, const CheckParams& params) {
                      config::format_clock_skews(params.clock_skews),
                      config::counted(total, "admission"), clocks, worst.excess(),
                      bucket_contract(params.contract) ? "allowance" : "limit");
+}
+
+// The worst hint's wait was 1000 times what it said, or a thousandth of it: the limiter's
+// seconds read as milliseconds, or the reverse. Named only when the figures show it.
+std::string unit_mix_up(const HintError& worst) {
+  const double told = static_cast<double>(worst.hint_ms);
+  const double predicted = told - static_cast<double>(worst.error_ms);
+  const auto near_thousand = [](double ratio) { return ratio >= 500 && ratio <= 2000; };
+  if (told > 0 && predicted > 0 && near_thousand(told / predicted)) {
+    return fmt::format(" (the wait was {:.0f}ms: {:.0f}x less, milliseconds where seconds are "
+                       "read?)",
+                       predicted, told / predicted);
+  }
+  if (told > 0 && predicted > 0 && near_thousand(predicted / told)) {
+    return fmt::format(" (the wait was {:.0f}ms: {:.0f}x more, seconds where milliseconds are "
+                       "read?)",
+                       predicted, predicted / told);
+  }
+  return "";
 }
 
 const RunStats* run_with_worst_span(const std::vector<RunStats>& runs) {
@@ -382,8 +402,9 @@ CheckResult check_retry_accuracy(const std::vector<RunStats>& runs, const CheckP
     beyond = fmt::format("{} early, {} late beyond their tolerance", config::counted(early, "hint"),
                          late);
   }
-  detail = fmt::format("{}; worst: run {} identity {} request {} told {}ms, off by {}ms; ", beyond,
-                       worst_run, worst->identity, worst->seq, worst->hint_ms, worst->error_ms) +
+  detail = fmt::format("{}; worst: run {} identity {} request {} told {}ms, off by {}ms{}; ", beyond,
+                       worst_run, worst->identity, worst->seq, worst->hint_ms, worst->error_ms,
+                       unit_mix_up(*worst)) +
            detail;
   return {"retry-after-accuracy", Status::fail, std::move(detail)};
 }
@@ -395,8 +416,14 @@ CheckResult check_retry_honest(const CheckParams& params,
   const RetryVerification& v = *verification;
   if (!v.attempted)
     return {"retry-after-honest", Status::skip, v.skip_reason};
-  const std::string detail = fmt::format("run {} identity {} was told {}ms; retried after {}ms: {}",
-                                         v.run, v.identity, v.told_ms, v.waited_ms, v.outcome);
+  const std::string phases =
+      v.phases > 1
+          ? fmt::format(" (the earliest instant of {} hints read a quarter of a second apart)",
+                        v.phases)
+          : std::string();
+  const std::string detail =
+      fmt::format("run {} identity {} was told {}ms{}; retried after {}ms: {}", v.run, v.identity,
+                  v.told_ms, phases, v.waited_ms, v.outcome);
   return {"retry-after-honest", v.allowed ? Status::pass : Status::fail, detail};
 }
 

@@ -366,7 +366,8 @@ json to_json(const Report& report) {
     const auto& v = *report.retry_verification;
     out["retry_verification"] = {{"run", v.run},         {"identity", v.identity},
                                  {"told_ms", v.told_ms}, {"waited_ms", v.waited_ms},
-                                 {"allowed", v.allowed}, {"outcome", v.outcome}};
+                                 {"allowed", v.allowed}, {"outcome", v.outcome},
+                                 {"phases", v.phases}};
   }
   if (report.serial_rerun) {
     const SerialRerun& serial = *report.serial_rerun;

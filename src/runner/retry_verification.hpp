@@ -4,6 +4,10 @@
 // more for it on the same limiter. A truthful hint means that request is allowed. A hint beyond
 // `max_wait` (--max-retry-after, default the window) is not waited for: retry-after-bound
 // already judges it, and a hint in the wrong unit could otherwise hold the test for days.
+// Whole-second hints long enough (two steps or more) are read at four phases of their second
+// first: three more requests a quarter of a second apart, each denied with a hint, and the one
+// promising the earliest instant is retried, so a limiter that rounds its hint down fails every
+// time rather than by where its denials fell.
 // Ctrl-C ends the wait; the verification then says it was interrupted.
 
 #include <functional>

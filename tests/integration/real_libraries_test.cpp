@@ -100,8 +100,8 @@ TEST_CASE("real Flask-Limiter moving-window keeps --contract sliding; its Retry-
 }
 
 TEST_CASE(
-    "real Flask-Limiter fixed-window opens its windows at the first hit, and its Retry-After is "
-    "early") {
+    "real Flask-Limiter fixed-window opens its windows at the first hit; its Retry-After is never "
+    "late") {
   if (flask_skipped())
     return;
   // limits 2.8 sets a key's expiry when its count starts (memory: the first incr; Redis:
@@ -123,18 +123,21 @@ TEST_CASE(
                         http_args("/fixed-window/", "fixed-clock", clock),
                         http_args("/fixed-window-redis/", "fixed-redis-clock", clock),
                         http_args("/fixed-window/", "fixed-unstated", unstated)},
-                       {1, 1, 1, 1, 1});
-  // Its decisions keep the first-hit contract; its Retry-After does not: int(reset - now)
-  // rounds the wait down, and a hint is the least time to wait (RFC 9110 10.2.3), so a client
-  // that obeys it comes back early. Denials spread over every phase of the window's second.
-  for (size_t i = 0; i < 2; ++i) {
+                       {k_any_verdict, k_any_verdict, 1, 1, k_any_verdict});
+  // Its decisions keep the first-hit contract. Its Retry-After is int(int(expiry) + 1 - now):
+  // rounded down, early by the fraction of a second a denial comes before its window's end's
+  // phase in the second, which a run shows or not by where its denials fell (a hint is the
+  // least time to wait, RFC 9110 10.2.3): retry-after-accuracy may fail, and only as early.
+  for (const size_t i : {size_t{0}, size_t{1}, size_t{4}}) {
     INFO(checks_of(reports[i]));
     CHECK(check_status(reports[i], "limit") == "pass");
     CHECK(check_status(reports[i], "contract") == "pass");
     CHECK(check_status(reports[i], "utilisation") == "pass");
-    CHECK(check_status(reports[i], "retry-after-accuracy") == "fail");
-    CHECK(check_detail(reports[i], "retry-after-accuracy").find(" early by > ") !=
-          std::string::npos);
+    if (check_status(reports[i], "retry-after-accuracy") == "fail")
+      CHECK(check_detail(reports[i], "retry-after-accuracy").find(", 0 late by") !=
+            std::string::npos);
+    else
+      CHECK(reports[i]["verdict"] == "pass");
   }
   for (size_t i = 2; i < 4; ++i) {
     INFO(checks_of(reports[i]));
@@ -143,7 +146,6 @@ TEST_CASE(
   }
   const json& unstated_report = reports[4];
   INFO(checks_of(unstated_report));
-  CHECK(check_status(unstated_report, "utilisation") == "pass");
   CHECK(unstated_report["params"]["anchor"] == "first-hit");
   CHECK(unstated_report["params"]["sources"]["anchor"] == "reading");
   CHECK(check_detail(unstated_report, "contract")

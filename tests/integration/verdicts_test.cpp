@@ -141,12 +141,13 @@ TEST_CASE("nothing admitted is never a pass: an always-429 endpoint and a limit 
 
 TEST_CASE(
     "Retry-After is a minimum: whole seconds rounded down fail both hint checks, every time") {
-  // Limit 3 per 1.5 s, one request at a time (each denial surely after the admissions): the
-  // slot frees 1.5 s after the first. Floored, the hint says 1 s and a client that obeys is
-  // denied again; ceiled, 2 s, and it is admitted. Ten tests of each.
+  // Limit 3 per 2.5 s, one request at a time (each denial surely after the admissions): the
+  // slot frees 2.5 s after the first. Floored, the hints say 2 s, then 1 s a half second on,
+  // and a client that obeys is denied again; ceiled, never early, it is admitted. Each hint is
+  // read at four phases of its second, the earliest promise retried. Ten tests of each.
   const std::string flags =
-      "--reply rate --arg {limit} --arg {window_ms} --arg {uuid} -l 3 -w 1500ms "
-      "--max-retry-after 2s -n 6 -p 1 -r 1 --verify-retry-after";
+      "--reply rate --arg {limit} --arg {window_ms} --arg {uuid} -l 3 -w 2500ms "
+      "--max-retry-after 3s -n 6 -p 1 -r 1 --verify-retry-after";
   std::vector<std::vector<std::string>> runs;
   std::vector<int> expected;
   for (int i = 0; i < 10; ++i) {
@@ -164,6 +165,7 @@ TEST_CASE(
     const bool floored = i < 10;
     CHECK(check_status(reports[i], "retry-after-accuracy") == (floored ? "fail" : "pass"));
     CHECK(check_status(reports[i], "retry-after-honest") == (floored ? "fail" : "pass"));
+    CHECK(reports[i]["retry_verification"]["phases"] == 4);
   }
 }
 

@@ -138,7 +138,36 @@ TEST_CASE("utilisation names denial counting where a run showed it") {
                  "although it kept sending (110 denied at 40/s"));
   CHECK(mentions(result.detail,
                  "a client offering more than 10 per 1s (this one offered 40/s) "
-                 "stays locked out until it pauses"));
+                 "stays locked out while it keeps asking"));
+  // What it saw, not a cause it did not measure: both readings of it are named.
+  CHECK(mentions(result.detail, "counts its own denials"));
+  CHECK(mentions(result.detail, "or whose state never ages"));
+  // An hour's window, as a person reads it.
+  params.window_ms = 3'600'000;
+  CHECK(mentions(check_utilisation({run}, params).detail, "more than 10 per 1h "));
+}
+
+TEST_CASE("a hint 1000 times the wait, or a thousandth of it, names the unit mixed up") {
+  RunStats run;
+  run.run = 1;
+  run.retry_accuracy.resolutions = {1};
+  run.retry_accuracy.finer_hints_whole_seconds = false;
+  // Told 1500000 ms where 1500 were left: milliseconds sent where seconds are read.
+  run.retry_accuracy.errors = {HintError{0, 7, 0, 1'500'000, 1'498'500, 1}};
+  run.retry_accuracy.late = 1;
+  CheckParams params;
+  params.retry_tolerance.window_ms = 2000;
+  CHECK(mentions(check_retry_accuracy({run}, params).detail,
+                 "(the wait was 1500ms: 1000x less, milliseconds where seconds are read?)"));
+  // Told 2 ms where 2000 were left: seconds where milliseconds are read.
+  run.retry_accuracy.errors = {HintError{0, 7, 0, 2, -1998, 1}};
+  run.retry_accuracy.late = 0;
+  run.retry_accuracy.early = 1;
+  CHECK(mentions(check_retry_accuracy({run}, params).detail,
+                 "(the wait was 2000ms: 1000x more, seconds where milliseconds are read?)"));
+  // Merely late: nothing named.
+  run.retry_accuracy.errors = {HintError{0, 7, 0, 3000, 1000, 1}};
+  CHECK_FALSE(mentions(check_retry_accuracy({run}, params).detail, "where"));
 }
 
 TEST_CASE("a sliding-window counter's single burst is within two windows") {
