@@ -127,14 +127,16 @@ std::string unit_mix_up(const HintError& worst) {
   const double predicted = told - static_cast<double>(worst.error_ms);
   const auto near_thousand = [](double ratio) { return ratio >= 500 && ratio <= 2000; };
   if (told > 0 && predicted > 0 && near_thousand(told / predicted)) {
-    return fmt::format(" (the wait was {:.0f}ms: {:.0f}x less, milliseconds where seconds are "
-                       "read?)",
-                       predicted, told / predicted);
+    return fmt::format(
+        " (the wait was {:.0f}ms: {:.0f}x less, milliseconds where seconds are "
+        "read?)",
+        predicted, told / predicted);
   }
   if (told > 0 && predicted > 0 && near_thousand(predicted / told)) {
-    return fmt::format(" (the wait was {:.0f}ms: {:.0f}x more, seconds where milliseconds are "
-                       "read?)",
-                       predicted, predicted / told);
+    return fmt::format(
+        " (the wait was {:.0f}ms: {:.0f}x more, seconds where milliseconds are "
+        "read?)",
+        predicted, predicted / told);
   }
   return "";
 }
@@ -402,9 +404,9 @@ CheckResult check_retry_accuracy(const std::vector<RunStats>& runs, const CheckP
     beyond = fmt::format("{} early, {} late beyond their tolerance", config::counted(early, "hint"),
                          late);
   }
-  detail = fmt::format("{}; worst: run {} identity {} request {} told {}ms, off by {}ms{}; ", beyond,
-                       worst_run, worst->identity, worst->seq, worst->hint_ms, worst->error_ms,
-                       unit_mix_up(*worst)) +
+  detail = fmt::format("{}; worst: run {} identity {} request {} told {}ms, off by {}ms{}; ",
+                       beyond, worst_run, worst->identity, worst->seq, worst->hint_ms,
+                       worst->error_ms, unit_mix_up(*worst)) +
            detail;
   return {"retry-after-accuracy", Status::fail, std::move(detail)};
 }
