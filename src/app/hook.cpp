@@ -1,6 +1,7 @@
 #include "app/hook.hpp"
 
 #include <chrono>
+#include <cstdlib>
 
 #include <poll.h>
 #include <unistd.h>
@@ -54,8 +55,49 @@ std::string read_hook_input(int wait_ms) {
   return input;
 }
 
+std::string hook_program(const char* path_env, const std::filesystem::path& self,
+                         const std::string& name) {
+  if (self.empty())
+    return "";
+  std::error_code error;
+  const std::string path = path_env ? path_env : "";
+  for (size_t start = 0; start <= path.size();) {
+    size_t end = path.find(':', start);
+    if (end == std::string::npos)
+      end = path.size();
+    // An empty entry is the current directory, as the shell reads it.
+    const std::filesystem::path directory = end == start ? "." : path.substr(start, end - start);
+    const std::filesystem::path candidate = directory / name;
+    if (::access(candidate.c_str(), X_OK) == 0) {
+      // The first match is what the shell runs; it must be this program, not another copy.
+      return std::filesystem::equivalent(candidate, self, error) ? name : self.string();
+    }
+    start = end + 1;
+  }
+  return self.string();
+}
+
+std::string pasteable_program(const std::string& argv0, const char* path_env,
+                              const std::filesystem::path& self) {
+  if (argv0.find('/') != std::string::npos) {
+    std::error_code error;
+    const std::filesystem::path absolute = std::filesystem::absolute(argv0, error);
+    return error ? argv0 : absolute.lexically_normal().string();
+  }
+  const std::string name = argv0.empty() ? "rlcheck" : argv0;
+  const std::string found = hook_program(path_env, self, name);
+  return found.empty() ? name : found;
+}
+
+std::string this_program(const std::string& argv0) {
+  std::error_code error;
+  return pasteable_program(argv0, std::getenv("PATH"),
+                           std::filesystem::read_symlink("/proc/self/exe", error));
+}
+
 std::string reproduce_command(const std::vector<std::string>& command_line) {
-  std::string command = "rlcheck";
+  std::string command =
+      command_line.empty() || command_line[0].empty() ? "rlcheck" : shell_quote(command_line[0]);
   for (size_t i = 1; i < command_line.size(); ++i) {
     if (command_line[i] == "--hook")
       continue;

@@ -41,35 +41,12 @@ void check_wrapped_command(const std::vector<std::string>& rlcheck_args) {
 
 }  // namespace
 
-std::string hook_program(const char* path_env, const std::filesystem::path& self) {
-  if (self.empty())
-    return "";
-  std::error_code error;
-  const std::string path = path_env ? path_env : "";
-  for (size_t start = 0; start <= path.size();) {
-    size_t end = path.find(':', start);
-    if (end == std::string::npos)
-      end = path.size();
-    // An empty entry is the current directory, as the shell reads it.
-    const std::filesystem::path directory = end == start ? "." : path.substr(start, end - start);
-    const std::filesystem::path candidate = directory / "rlcheck";
-    if (::access(candidate.c_str(), X_OK) == 0) {
-      // The first match is what the shell runs; it must be this program, not another copy.
-      return std::filesystem::equivalent(candidate, self, error) ? "rlcheck" : self.string();
-    }
-    start = end + 1;
-  }
-  return self.string();
-}
-
 nlohmann::ordered_json hook_settings(const std::vector<std::string>& rlcheck_args,
                                      const std::optional<nlohmann::ordered_json>& existing,
-                                     const std::string& program) {
-  std::vector<std::string> command_line{"rlcheck"};
+                                     const std::string& program, std::optional<int64_t> timeout_s) {
+  std::vector<std::string> command_line{program};
   command_line.insert(command_line.end(), rlcheck_args.begin(), rlcheck_args.end());
-  std::string command = reproduce_command(command_line);  // quoted, without --hook
-  command.replace(0, std::string_view("rlcheck").size(), shell_quote(program));
-  command += " --hook";
+  const std::string command = reproduce_command(command_line) + " --hook";  // quoted
   const nlohmann::ordered_json hook = {{"type", "command"}, {"command", command}};
 
   nlohmann::ordered_json settings = existing.value_or(nlohmann::ordered_json::object());
@@ -140,7 +117,8 @@ int run_hook_config(const std::vector<std::string>& rlcheck_args,
         "with this one's path, {}\n",
         program);
   }
-  std::cout << hook_settings(rlcheck_args, existing, program).dump(indent.width, indent.character)
+  std::cout << hook_settings(rlcheck_args, existing, program)
+                   .dump(indent.width, indent.character)
             << "\n";
   return static_cast<int>(base::ExitCode::ok);
 }

@@ -9,24 +9,19 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/hook.hpp"
+
 namespace rlcheck::app {
 
 // {"hooks":{"Stop":[{"hooks":[{"type":"command","command":"rlcheck ... --hook"}]}]}}; --hook is
 // added when the arguments lack it. With `existing` (a settings.json document), the hook is
 // added to its Stop hooks, leaving every other setting and hook as it was, in the user's key
 // order (and not added twice).
-// `program` is the command's first word (hook_program).
+// `program` is the command's first word (hook_program, app/hook.hpp).
 nlohmann::ordered_json hook_settings(
     const std::vector<std::string>& rlcheck_args,
     const std::optional<nlohmann::ordered_json>& existing = std::nullopt,
     const std::string& program = "rlcheck");
-
-// The first word of the hook's command. Claude Code runs the hook through a shell: a bare
-// `rlcheck` that the shell cannot find exits 127, which does not block the stop, and the gate
-// would silently do nothing. So it is `rlcheck` only when `path_env` (a PATH value) finds this
-// very program (`self`) by that name; else `self`, the absolute path. Empty when `self` is
-// empty (its path could not be read).
-std::string hook_program(const char* path_env, const std::filesystem::path& self);
 
 // How a settings.json is indented, to print it back the same way: the argument for dump()
 // (-1: on one line, as the file was), and the character (' ' or '\t').

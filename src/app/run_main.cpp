@@ -194,10 +194,13 @@ int run_main(int argc, const char* const* argv) {
       std::cout << *parsed.immediate_output;
       return static_cast<int>(base::ExitCode::ok);
     }
-    const config::Config& config = parsed.config;
-    hook = config.output.hook;
-    if (hook)
+    hook = parsed.config.output.hook;
+    if (hook) {
+      // The reproduce lines run as pasted: the program by the path that started it.
+      parsed.config.command_line[0] = this_program(parsed.config.command_line[0]);
       read_hook_input();
+    }
+    const config::Config& config = parsed.config;
     if (config.command == config::Command::serve)
       return run_serve(config);
     if (config.command == config::Command::run)
@@ -249,8 +252,10 @@ int run_main(int argc, const char* const* argv) {
   } catch (const base::FatalError& error) {
     Delivery failed;
     if (hook && error.code() != base::ExitCode::usage) {
+      std::vector<std::string> pasteable = command_line;
+      pasteable[0] = this_program(pasteable[0]);
       failed.err = fmt::format("rlcheck: could not test the rate limiter: {}\n  reproduce: {}\n",
-                               error.what(), reproduce_command(command_line));
+                               error.what(), reproduce_command(pasteable));
       failed.exit_code = static_cast<int>(base::ExitCode::hook_blocked);
     } else {
       // One line per problem (a suite lists every bad key of every file), each marked.

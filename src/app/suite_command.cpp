@@ -319,17 +319,23 @@ int run_suite(const config::Config& config) {
     write_file("--html", config.output.html_path, report::render_html(reports));
   }
   if (config.output.hook) {
+    std::string err;
     if (code != base::ExitCode::ok) {
       for (const ScenarioOutcome& outcome : outcomes) {
         if (outcome.ok())
           continue;
-        std::cerr << fmt::format("rlcheck: scenario '{}' ({}) expected {}, got {}: {}\n",
-                                 outcome.scenario.name, outcome.scenario.file,
-                                 outcome.scenario.expect_pass ? "pass" : "fail",
-                                 verdict_word(outcome.verdict), outcome.detail);
-        std::cerr << fmt::format("  reproduce: {}\n", reproduce_command(outcome.scenario.argv));
+        err += fmt::format("rlcheck: scenario '{}' ({}) expected {}, got {}: {}\n",
+                           outcome.scenario.name, outcome.scenario.file,
+                           outcome.scenario.expect_pass ? "pass" : "fail",
+                           verdict_word(outcome.verdict), outcome.detail);
+        // The program as this one was started (run_main made it pasteable).
+        std::vector<std::string> command = outcome.scenario.argv;
+        if (!config.command_line.empty())
+          command[0] = config.command_line[0];
+        err += fmt::format("  reproduce: {}\n", reproduce_command(command));
       }
     }
+    std::cerr << err;
   } else if (config.output.json) {
     std::cout << json.dump(2) << "\n";
   } else {

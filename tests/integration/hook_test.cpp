@@ -3,6 +3,8 @@
 
 #include <doctest/doctest.h>
 
+#include <filesystem>
+
 #include "support/run_binary.hpp"
 #include "support/test_redis.hpp"
 
@@ -21,10 +23,16 @@ RunOptions with_stdin(StdinMode mode, std::string text = {}) {
   return options;
 }
 
+// The program as the reproduce line names it: the path the test started it by, made absolute.
+std::string program_path() {
+  return std::filesystem::absolute(rlcheck_binary()).lexically_normal().string();
+}
+
 }  // namespace
 
 TEST_CASE("a failing check blocks the stop: exit 2, nothing on stdout, the reason on stderr") {
   const std::string url = TestRedis::shared().tcp_url();
+  const std::string program = program_path();
   const std::vector<RunOptions> inputs{with_stdin(StdinMode::text, k_stop_input),
                                        with_stdin(StdinMode::empty), with_stdin(StdinMode::closed),
                                        with_stdin(StdinMode::text, "not json {{{")};
@@ -35,10 +43,30 @@ TEST_CASE("a failing check blocks the stop: exit 2, nothing on stdout, the reaso
     CHECK(outcome.out.empty());
     CHECK(outcome.err.find("limit:") != std::string::npos);
     CHECK(outcome.err.find("runs over the limit") != std::string::npos);
-    CHECK(outcome.err.find("reproduce: rlcheck redis --redis " + url +
-                           " --strategy naive -n 200 -p 50\n") != std::string::npos);
+    const std::string args = " redis --redis " + url + " --strategy naive -n 200 -p 50\n";
+    CHECK(outcome.err.find("reproduce: " + program + args) != std::string::npos);
     CHECK(lines_of(outcome.err).size() <= 6);
   }
+}
+
+TEST_CASE("the reproduce line runs as pasted, by the path the hook started rlcheck by") {
+  const ProcessOutcome outcome =
+      run_rlcheck({"redis", "--redis", TestRedis::shared().tcp_url(), "--strategy", "naive", "-n",
+                   "200", "-p", "50", "--hook"},
+                  with_stdin(StdinMode::empty));
+  REQUIRE(outcome.exit_code == 2);
+  const std::string marker = "reproduce: ";
+  const size_t at = outcome.err.find(marker);
+  REQUIRE(at != std::string::npos);
+  const std::string line =
+      outcome.err.substr(at + marker.size(), outcome.err.find('\n', at) - at - marker.size());
+  CHECK(line.rfind(program_path() + " ", 0) == 0);
+  // From another directory, with a PATH that finds no rlcheck: the same verdict, exit 1.
+  RunOptions elsewhere;
+  elsewhere.cwd = "/";
+  elsewhere.env["PATH"] = "/usr/bin:/bin";
+  const ProcessOutcome pasted = run_process({"/bin/sh", "-c", line + " -q"}, elsewhere);
+  CHECK(pasted.exit_code == 1);
 }
 
 TEST_CASE("a passing check lets the stop go silently") {

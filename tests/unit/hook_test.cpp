@@ -1,7 +1,12 @@
 #include <doctest/doctest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
+
+#include <fmt/format.h>
+#include <unistd.h>
 
 #include "app/hook.hpp"
 
@@ -37,9 +42,30 @@ Report failed_report() {
 
 }  // namespace
 
-TEST_CASE("reproduce_command drops --hook and starts with rlcheck") {
+TEST_CASE("reproduce_command drops --hook and starts with the program as given") {
   const std::vector<std::string> argv{"/usr/local/bin/rlcheck", "redis", "--hook", "-s", "naive"};
-  CHECK(reproduce_command(argv) == "rlcheck redis -s naive");
+  CHECK(reproduce_command(argv) == "/usr/local/bin/rlcheck redis -s naive");
+  CHECK(reproduce_command({"/opt/my tools/rlcheck", "redis"}) == "'/opt/my tools/rlcheck' redis");
+}
+
+TEST_CASE("pasteable_program names the program so that a pasted line runs it") {
+  namespace fs = std::filesystem;
+  using rlcheck::app::pasteable_program;
+  const fs::path root = fs::temp_directory_path() / fmt::format("rlcheck-paste-{}", ::getpid());
+  fs::create_directories(root / "bin");
+  const fs::path self = root / "bin" / "rlcheck";
+  std::ofstream(self) << "#!/bin/sh\n";
+  fs::permissions(self, fs::perms::owner_all);
+  const std::string bin = (root / "bin").string();
+  // A path, absolute or relative, is made absolute: it runs from any directory.
+  CHECK(pasteable_program(self.string(), nullptr, self) == self.string());
+  CHECK(pasteable_program("./build/rlcheck", nullptr, self) ==
+        (fs::current_path() / "build" / "rlcheck").string());
+  // A bare name stays bare where PATH finds this program by it, else this program's path.
+  CHECK(pasteable_program("rlcheck", bin.c_str(), self) == "rlcheck");
+  CHECK(pasteable_program("rlcheck", "/nonexistent", self) == self.string());
+  CHECK(pasteable_program("rlcheck", nullptr, "") == "rlcheck");
+  fs::remove_all(root);
 }
 
 TEST_CASE("reproduce_command leaves plain arguments bare") {
