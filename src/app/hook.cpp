@@ -10,6 +10,7 @@
 
 #include "config/count_text.hpp"
 #include "config/duration.hpp"
+#include "report/human_report.hpp"
 
 namespace rlcheck::app {
 
@@ -115,13 +116,10 @@ std::string hook_reason(const std::vector<report::Report>& reports,
     const std::string limiter =
         report.target.script.empty() ? report.target.strategy : report.target.script;
     reason += fmt::format(
-        "rlcheck: the rate limiter {} on {} {} (limit {} per "
-        "{}, {} x {}, concurrency {}):\n",
-        limiter, report.target.url,
+        "rlcheck: the rate limiter {} on {} {} ({}, {} x {}, concurrency {}):\n", limiter,
+        report.target.url,
         report.interrupted ? "was not fully tested: interrupted" : "broke its contract",
-        report.params.limit,
-        config::format_duration(std::chrono::milliseconds(report.params.window_ms)),
-        config::counted(report.params.requests, "request"),
+        report::contract_text(report), config::counted(report.params.requests, "request"),
         config::counted(report.params.runs, "run"), report.params.concurrency);
     for (const auto& check : report.checks) {
       if (check.status == checks::Status::fail) {

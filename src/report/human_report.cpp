@@ -51,12 +51,22 @@ std::string source_note(const std::string& source, bool from_reset = false) {
   return fmt::format(" ({}{})", source, from_reset ? " reset" : "");
 }
 
+// A token bucket or GCRA is audited by its burst and refill, whatever --limit says.
+bool audits_bucket(const Params& params) {
+  return (params.contract == "token-bucket" || params.contract == "gcra") && params.burst &&
+         !params.refill.empty();
+}
+
 // "limit 5 per 10s", with where each came from when a flag did not give it (http: the server
 // may have advertised them, or nothing did and the defaults stand): "limit 5 per 10s
 // (advertised by the server)", "limit 5 (advertised) per 1m (default)". Redis limiters are
 // driven with the values shown, default or not, so those are never annotated.
 std::string limit_text(const Report& report) {
   const Params& params = report.params;
+  if (audits_bucket(params)) {
+    // The bucket audited, not the limit per window it was derived from.
+    return fmt::format("{} burst {}, refill {}", params.contract, *params.burst, params.refill);
+  }
   const std::string window = config::format_duration(std::chrono::milliseconds(params.window_ms));
   if (report.mode != "http")
     return fmt::format("limit {} per {}", params.limit, window);
@@ -98,6 +108,18 @@ std::string clock_skew_text(const Params& params, bool note_unread = true) {
                          : " (never read: the limiter is not told the time)");
 }
 
+// A stage's target rate without noise digits: 100, 0.5.
+std::string per_s_text(double per_s) {
+  return fmt::format("{:g}", per_s);
+}
+
+double peak_per_s(const std::vector<StageParam>& stages) {
+  double peak = 0;
+  for (const StageParam& stage : stages)
+    peak = std::max(peak, stage.target_per_s);
+  return peak;
+}
+
 std::string header(const Report& report) {
   std::string limiter = report.mode == "http" ? report.target.method
                         : report.target.script.empty()
@@ -108,6 +130,13 @@ std::string header(const Report& report) {
       report.find_max
           ? fmt::format("find-max from {}, steps of {} ({}), {}", params.rate,
                         duration_text(params.duration_ms), config::counted(params.runs, "run"),
+                        config::counted(params.concurrency, "connection"))
+      : !params.stages.empty()
+          ? fmt::format("{} over {} to a peak of {}/s ({} planned) x {}, {}",
+                        config::counted(static_cast<int64_t>(params.stages.size()), "stage"),
+                        duration_text(params.duration_ms), per_s_text(peak_per_s(params.stages)),
+                        config::counted(params.requests, "request"),
+                        config::counted(params.runs, "run"),
                         config::counted(params.concurrency, "connection"))
       : params.rate.empty()
           ? fmt::format("{} x {}, concurrency {}", config::counted(params.requests, "request"),
@@ -130,7 +159,7 @@ std::string header(const Report& report) {
                                         "source address", "source addresses"));
   }
   load += clock_skew_text(params);
-  if (!params.contract.empty())
+  if (!params.contract.empty() && !audits_bucket(params))
     load += fmt::format(", contract {}{}", params.contract,
                         params.anchor == "first-hit" ? " (first-hit)"
                         : params.queue
@@ -150,11 +179,6 @@ std::string header(const Report& report) {
     load += ", streamed audit";
   return fmt::format("rlcheck {}  {}{}  {}  {}  {}", report.mode, report.target.url, where, limiter,
                      limit_text(report), load);
-}
-
-// A stage's target rate without noise digits: 100, 0.5.
-std::string per_s_text(double per_s) {
-  return fmt::format("{:g}", per_s);
 }
 
 // --stages: "stages 2s to 100/s, 2s to 400/s, 1s to 0/s (800 requests over 5s)".
@@ -375,6 +399,10 @@ std::string failed_checks(const Report& report) {
 }
 
 }  // namespace
+
+std::string contract_text(const Report& report) {
+  return limit_text(report);
+}
 
 std::string verdict_line(const Report& report) {
   // An error verdict is about the errors check, whatever else failed.

@@ -198,6 +198,17 @@ TEST_CASE("render_human header: where the limit and the window came from, compac
   CHECK(header.find("default") == std::string::npos);
 }
 
+TEST_CASE("render_human header: a bucket is named by the burst and refill audited") {
+  Report bucket = report_with({}, Verdict::pass);
+  bucket.params.contract = "token-bucket";
+  bucket.params.burst = 5;
+  bucket.params.refill = "5/s";
+  const std::string header = first_line(render_human(bucket, TextStyle{false, false}));
+  CHECK(header.find("token-bucket burst 5, refill 5/s") != std::string::npos);
+  CHECK(header.find("limit 10") == std::string::npos);
+  CHECK(header.find("contract token-bucket") == std::string::npos);
+}
+
 TEST_CASE("render_human advertised line: only what was advertised, none when nothing was") {
   const TextStyle plain{false, false};
   Report r = http_report("flag", "flag");

@@ -85,6 +85,9 @@ TEST_CASE("render_human: a stages line, and a table of the stages when there are
   const rlcheck::report::TextStyle plain{false, false};
   const std::string text = rlcheck::report::render_human(staged_report(3), plain);
   CHECK(text.find("poisson arrivals") != std::string::npos);
+  // The header names the plan run, not a count of requests as if closed.
+  CHECK(text.find("3 stages over 6.00s to a peak of 300/s (800 requests planned) x 1 run, 50 "
+                  "connections") != std::string::npos);
   CHECK(text.find("stages 2.00s to 100/s, 2.00s to 200/s, 2.00s to 300/s (800 requests over "
                   "6.00s)\n") != std::string::npos);
   CHECK(text.find("late p99") != std::string::npos);
