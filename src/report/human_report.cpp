@@ -209,13 +209,13 @@ std::string stage_table(const Report& report) {
     for (size_t k = 0; k < run.stages.size(); ++k) {
       const checks::StageStats& stage = run.stages[k];
       out += fmt::format(
-          "{:>4} {:>5} {:>15} {:>17} {:>8} {:>8} {:>8} {:>8} {:>7} {:>8.3f} {:>8.3f} {:>9.3f}\n",
-          run.run, k + 1,
-          fmt::format("{}-{}", duration_text(stage.from_ms), duration_text(stage.to_ms)),
+          "{:>4} {:>5} {:>15} {:>17} {:>8} {:>8} {:>8} {:>8} {:>7} {:>8} {:>8} {:>9}\n", run.run,
+          k + 1, fmt::format("{}-{}", duration_text(stage.from_ms), duration_text(stage.to_ms)),
           fmt::format("{}-{}", per_s_text(stage.target_from_per_s),
                       per_s_text(stage.target_to_per_s)),
           stage.planned, stage.sent, stage.allowed, stage.denied, stage.errors,
-          stage.latency_p50_ms, stage.latency_p99_ms, stage.lateness_p99_ms);
+          histogram_text(stage.latency_p50_ms), histogram_text(stage.latency_p99_ms),
+          histogram_text(stage.lateness_p99_ms));
     }
   }
   return out;
@@ -440,9 +440,10 @@ std::string render_human(const Report& report, const TextStyle& style) {
     std::string allowed = fmt::format("{:>8}", run.allowed);
     if (run.peak.exceeded())
       allowed = paint(allowed, k_red);
-    out += fmt::format("{:>4} {} {:>8} {:>7} {:>8.3f} {:>8.3f} {:>8.3f} {:>8.3f} {:>15} {:>10}\n",
-                       run.run, allowed, run.denied, run.errors, run.latency.p50, run.latency.p90,
-                       run.latency.p99, run.latency.p999, seconds_range(run.retry),
+    out += fmt::format("{:>4} {} {:>8} {:>7} {:>8} {:>8} {:>8} {:>8} {:>15} {:>10}\n", run.run,
+                       allowed, run.denied, run.errors, histogram_text(run.latency.p50),
+                       histogram_text(run.latency.p90), histogram_text(run.latency.p99),
+                       histogram_text(run.latency.p999), seconds_range(run.retry),
                        duration_text(run.duration_ms));
   }
   out += stage_table(report);
@@ -537,11 +538,12 @@ std::string render_compare(const std::vector<Report>& reports, const TextStyle& 
     const Summary& s = report.summary;
     const std::string verdict = fmt::format("{:<11}", checks::verdict_name(report.verdict));
     out += fmt::format(
-        "{:<{}} {}{:>19} {:>6} {:>15} {:>9.3f} {:>9.3f} {:>10.0f}  {} {}\n", compare_name(report),
-        width, http ? fmt::format("{:<15}", compact_limit(report.params)) : "",
+        "{:<{}} {}{:>19} {:>6} {:>15} {:>9} {:>9} {:>10.0f}  {} {}\n", compare_name(report), width,
+        http ? fmt::format("{:<15}", compact_limit(report.params)) : "",
         fmt::format("{}/{}/{}", s.allowed_min, s.allowed_median, s.allowed_max),
-        fmt::format("{}/{}", s.runs_over_limit, report.runs.size()), seconds_range(retry), p50, p99,
-        s.requests_per_second, paint(verdict, verdict_color_of(report)), failed_checks(report));
+        fmt::format("{}/{}", s.runs_over_limit, report.runs.size()), seconds_range(retry),
+        histogram_text(p50), histogram_text(p99), s.requests_per_second,
+        paint(verdict, verdict_color_of(report)), failed_checks(report));
   }
   return out;
 }

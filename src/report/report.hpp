@@ -186,6 +186,13 @@ struct Report {
 
 Summary summarize(const std::vector<checks::RunStats>& runs);
 
+// A percentile read from a latency histogram, to the histogram's precision: its buckets are up
+// to 1/64 of their values wide (engine/histogram.hpp), so three significant digits say all it
+// knows (44.564 ms, a bucket's edge, is 44.6). In the unit given; 0 stays 0.
+double histogram_figure(double value);
+// The same as text without an exponent or a trailing noise digit: "44.6", "0.125", "1230".
+std::string histogram_text(double value);
+
 // --virtual-clock: what the virtual time means, and what stayed real (params.clock_note in
 // JSON, a line under the human report's header); empty on the wall clock.
 std::string clock_note(const Report& report);
