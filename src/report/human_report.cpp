@@ -108,6 +108,24 @@ std::string clock_skew_text(const Params& params, bool note_unread = true) {
                          : " (never read: the limiter is not told the time)");
 }
 
+// Loads that could not happen: a line per run that fell more than 10 % of its length (and 1 s)
+// behind its schedule, the furthest being its latest request's lateness.
+std::string behind_schedule_lines(const Report& report) {
+  std::string out;
+  for (const auto& run : report.runs) {
+    if (!run.lateness)
+      continue;
+    const double behind_ms = run.lateness->max;
+    if (behind_ms <= 1000 || behind_ms * 10 <= run.duration_ms)
+      continue;
+    out += fmt::format(
+        "run {} fell {} behind its schedule (its latest request left that late): the load "
+        "measured is not the one planned\n",
+        run.run, duration_text(behind_ms));
+  }
+  return out;
+}
+
 // A stage's target rate without noise digits: 100, 0.5.
 std::string per_s_text(double per_s) {
   return fmt::format("{:g}", per_s);
@@ -447,6 +465,7 @@ std::string render_human(const Report& report, const TextStyle& style) {
                        duration_text(run.duration_ms));
   }
   out += stage_table(report);
+  out += behind_schedule_lines(report);
   const Summary& s = report.summary;
   const checks::RunStats* worst = nullptr;
   for (const auto& run : report.runs) {

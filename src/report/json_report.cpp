@@ -157,6 +157,8 @@ json run_to_json(const checks::RunStats& run) {
                 {"length_ms", rounded(static_cast<double>(run.peak.length_ns) / 1e6)}}}};
   out.update(audit_to_json(run));
   if (run.lateness) {
+    // The furthest the run fell behind its schedule: its latest request's lateness.
+    out["behind_schedule_ms"] = rounded(run.lateness->max);
     out["lateness_ms"] = {{"p50", rounded(run.lateness->p50)},
                           {"p99", rounded(run.lateness->p99)},
                           {"max", rounded(run.lateness->max)}};

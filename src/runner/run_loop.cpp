@@ -148,7 +148,11 @@ report::Report run_test(Target& target, const config::Config& config, const RunO
       hooks.sink = &stream->sink();
     }
     ClockWatch clock_watch(target, !clients.load.virtual_clock);
-    hooks.tick = [&clock_watch] { clock_watch.sample(); };
+    hooks.tick = [&clock_watch, lag = std::move(hooks.tick)] {
+      clock_watch.sample();
+      if (lag)
+        lag();  // the monitor's watch on the schedule
+    };
     engine::RunResult result = execute_shared_run(shared, run, *clients.factory, clients.load,
                                                   hooks, clients.counters, others);
     result.limiter_clock = clock_watch.finish();

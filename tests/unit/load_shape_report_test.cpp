@@ -146,3 +146,16 @@ TEST_CASE("the timeline's offered rate: sends per second over every identity, an
   report.runs[0].timeline->planned.clear();
   CHECK(rlcheck::report::render_html({report}).find("offered-rate") == std::string::npos);
 }
+
+TEST_CASE("a run far behind its schedule says so: behind_schedule_ms, and a line in the report") {
+  Report report = staged_report(2);
+  CHECK(rlcheck::report::to_json(report)["runs"][0]["behind_schedule_ms"] == 3.5);
+  const rlcheck::report::TextStyle plain{false, false};
+  CHECK(rlcheck::report::render_human(report, plain).find("behind its schedule") ==
+        std::string::npos);
+  report.runs[0].duration_ms = 5000;
+  report.runs[0].lateness->max = 2300;  // over 1 s and 10 % of the run
+  CHECK(rlcheck::report::to_json(report)["runs"][0]["behind_schedule_ms"] == 2300);
+  CHECK(rlcheck::report::render_human(report, plain)
+            .find("run 1 fell 2.30s behind its schedule") != std::string::npos);
+}
