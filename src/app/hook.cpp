@@ -2,17 +2,101 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <fstream>
+#include <functional>
 
 #include <poll.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
+#include "base/exit_code.hpp"
 #include "config/count_text.hpp"
 #include "config/duration.hpp"
 #include "report/human_report.hpp"
 
 namespace rlcheck::app {
+
+HookInput parse_hook_input(const std::string& text) {
+  HookInput input;
+  const auto json = nlohmann::json::parse(text, nullptr, false);
+  if (!json.is_object())
+    return input;
+  if (auto active = json.find("stop_hook_active"); active != json.end() && active->is_boolean())
+    input.stop_hook_active = active->get<bool>();
+  if (auto session = json.find("session_id"); session != json.end() && session->is_string())
+    input.session_id = session->get<std::string>();
+  return input;
+}
+
+BlockCounter::BlockCounter(const HookInput& input, const std::string& command,
+                           std::filesystem::path dir) {
+  if (!input.session_id.empty()) {
+    // One file per session and command line, named by a hash: a session id is not a file name.
+    const size_t key = std::hash<std::string>{}(input.session_id + '\n' + command);
+    file_ = std::move(dir) / fmt::format("rlcheck-hook-{:016x}.blocks", key);
+  }
+  if (!input.stop_hook_active) {
+    cleared();
+    return;
+  }
+  before_ = 1;
+  if (std::ifstream in(file_); !file_.empty() && in) {
+    int64_t kept = 0;
+    if (in >> kept && kept > 0)
+      before_ = kept;
+  }
+}
+
+std::filesystem::path BlockCounter::default_dir() {
+  std::error_code error;
+  if (const char* runtime = std::getenv("XDG_RUNTIME_DIR");
+      runtime != nullptr && *runtime != '\0' && std::filesystem::is_directory(runtime, error)) {
+    return runtime;
+  }
+  const std::filesystem::path temp = std::filesystem::temp_directory_path(error);
+  return error ? std::filesystem::path("/tmp") : temp;
+}
+
+void BlockCounter::blocked() {
+  if (file_.empty())
+    return;
+  // Written whole, then renamed: a count half written is never read.
+  const std::filesystem::path partial = file_.string() + fmt::format(".{}", ::getpid());
+  std::ofstream(partial) << before_ + 1 << "\n";
+  std::error_code error;
+  std::filesystem::rename(partial, file_, error);
+  if (error)
+    std::filesystem::remove(partial, error);
+}
+
+void BlockCounter::cleared() {
+  std::error_code error;
+  if (!file_.empty())
+    std::filesystem::remove(file_, error);
+}
+
+int cap_blocks(std::optional<int64_t> max_blocks, BlockCounter& counter, int exit_code,
+               std::string& err) {
+  if (!max_blocks)
+    return exit_code;
+  if (exit_code != static_cast<int>(base::ExitCode::hook_blocked)) {
+    counter.cleared();
+    return exit_code;
+  }
+  if (counter.before() < *max_blocks) {
+    counter.blocked();
+    return exit_code;
+  }
+  counter.cleared();
+  err = fmt::format(
+            "rlcheck: not blocking this stop: {} consecutive {} already (--hook-max-blocks {}); "
+            "the check still fails:\n",
+            counter.before(), counter.before() == 1 ? "block" : "blocks", *max_blocks) +
+        err;
+  return static_cast<int>(base::ExitCode::ok);
+}
 
 std::string shell_quote(const std::string& arg) {
   if (!arg.empty() && arg.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"

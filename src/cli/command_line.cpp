@@ -33,6 +33,9 @@ void add_output_options(CLI::App* app, RawOptions& raw) {
   app->add_flag(
       "--hook", raw.hook,
       "Claude Code Stop-hook mode: silent on pass, reason on stderr and exit 2 on failure");
+  optional_option(app, "--hook-max-blocks", raw.hook_max_blocks,
+                  "with --hook, stop blocking after N consecutive blocks of one session: exit 0 "
+                  "with a note naming the last failure (default: no cap)");
   app->add_flag("-q,--quiet", raw.quiet, "verdict line only");
   app->add_option("--color", raw.color, "auto, always or never (auto honours NO_COLOR and TTY)");
 }
