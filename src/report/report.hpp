@@ -139,7 +139,11 @@ struct FindMaxStep {
   bool passed = false;
   bool missed_for_sure = false;  // missed even at the lower edge of the histogram's bucket
   bool client_bound = false;     // rlcheck sent too late to tell what the target can do
-  std::string why;               // what missed, when it did
+  // ...because every connection was busy for the whole step (runner::pool_saturated): the
+  // pool, not rlcheck's CPU, limited what was offered.
+  bool pool_bound = false;
+  uint64_t connections = 0;  // requests that could be in flight at once (-p x --pipeline)
+  std::string why;           // what missed, when it did
 };
 
 struct FindMax {
@@ -147,6 +151,7 @@ struct FindMax {
   std::vector<FindMaxStep> steps;
   std::optional<int64_t> max_rate;  // the highest rate that held; none: not even the first
   bool client_bound = false;        // the search ended on rlcheck's own limit: max_rate is a floor
+  bool pool_bound = false;          // ...set by its connections (the last step's pool_bound)
   bool ceiling = false;             // every ladder step held: the target may serve more
 };
 

@@ -179,7 +179,8 @@ report::Report run_test(Target& target, const config::Config& config, const RunO
       }
     }
     if (search && !result.interrupted)
-      search->observe(count_step(result, static_cast<uint64_t>(clients.load.requests)));
+      search->observe(count_step(result, static_cast<uint64_t>(clients.load.requests),
+                                 static_cast<uint64_t>(clients.load.concurrency)));
     if (outputs.records != nullptr && !result.streamed) {
       report::RunContext context;
       context.start_wall_ns = result.start_wall_ns;

@@ -154,3 +154,19 @@ TEST_CASE("queue: usage errors name the flag and what to do instead") {
          "--timeout", "2s"},
         "--timeout: 2s does not outlast the queue's longest promised wait");
 }
+
+TEST_CASE("--find-max names a saturated connection pool: every connection busy, raise -p") {
+  // Admissions leave 50 ms apart (20/s) and nothing is denied: over 2 connections, 80/s cannot
+  // be offered, and each connection holds a request for the whole step.
+  ServeProcess serve(serve_args("--strategy leaky-queue --refill 20/s --queue 1000"));
+  const json report =
+      http_run(serve, "--find-max --slo p99<500ms --rate 80/s --duration 1s -p 2 -l 1000", 0);
+  const json& search = report["find_max"];
+  CHECK(search["client_bound"] == true);
+  CHECK(search["pool_bound"] == true);
+  REQUIRE(search["steps"].size() == 1);
+  CHECK(search["steps"][0]["pool_bound"] == true);
+  CHECK(check_status(report, "slo") == "skip");
+  CHECK(check_detail(report, "slo").find("all 2 connections busy for the whole step: raise -p") !=
+        std::string::npos);
+}
