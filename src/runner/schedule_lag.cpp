@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "config/count_text.hpp"
+
 namespace rlcheck::runner {
 namespace {
 
@@ -74,17 +76,17 @@ double ScheduleLag::rate_due(uint64_t sent) const {
 }
 
 std::string lag_warning(const LagSample& sample) {
+  const std::string slots = config::counted(static_cast<int64_t>(sample.slots), "in-flight slot");
   const std::string why =
       sample.slots > 0 && sample.in_flight >= sample.slots
           ? fmt::format(
-                "all {} requests that can be in flight at once were (-p x --pipeline): the "
-                "target answers slower than {} needs over them; raise -p or --pipeline, or "
-                "lower the rate",
-                sample.slots, rate_text(sample.rate_per_s))
+                "every one of the {} (-p x --pipeline) was busy: the target answers slower than "
+                "{} needs over them; raise -p or --pipeline, or lower the rate",
+                slots, rate_text(sample.rate_per_s))
           : fmt::format(
-                "rlcheck cannot send at {} here ({} of {} requests in flight); lower the rate, or "
-                "add --threads",
-                rate_text(sample.rate_per_s), sample.in_flight, sample.slots);
+                "rlcheck cannot send at {} here ({} of the {} busy); lower the rate, or add "
+                "--threads",
+                rate_text(sample.rate_per_s), sample.in_flight, slots);
   return fmt::format(
       "warning: run {} is {} behind its schedule (sent {} of {} due): {}; the load measured is "
       "not the one planned",
@@ -101,10 +103,11 @@ std::optional<std::string> rate_ceiling_warning(const config::Config& config) {
   if (peak <= ceiling)
     return std::nullopt;
   return fmt::format(
-      "warning: {} planned, but {} requests in flight at once carry at most {} (a round trip "
-      "takes at least 20us): the run will fall behind its schedule; raise -p (or --pipeline), "
-      "or lower the rate",
-      rate_text(peak), static_cast<int64_t>(slots), rate_text(ceiling));
+      "warning: {} planned, but {} (-p x --pipeline) can carry at most {} (a round trip takes at "
+      "least 20us): the run will fall behind its schedule; raise -p or --pipeline, or lower the "
+      "rate",
+      rate_text(peak), config::counted(static_cast<int64_t>(slots), "in-flight slot"),
+      rate_text(ceiling));
 }
 
 }  // namespace rlcheck::runner

@@ -156,6 +156,6 @@ TEST_CASE("a run far behind its schedule says so: behind_schedule_ms, and a line
   report.runs[0].duration_ms = 5000;
   report.runs[0].lateness->max = 2300;  // over 1 s and 10 % of the run
   CHECK(rlcheck::report::to_json(report)["runs"][0]["behind_schedule_ms"] == 2300);
-  CHECK(rlcheck::report::render_human(report, plain)
-            .find("run 1 fell 2.30s behind its schedule") != std::string::npos);
+  CHECK(rlcheck::report::render_human(report, plain).find("run 1 fell 2.30s behind its schedule") !=
+        std::string::npos);
 }

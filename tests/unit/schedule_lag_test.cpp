@@ -67,7 +67,7 @@ TEST_CASE("the warning names the run, the lag, what was sent and due, and which 
   CHECK(client.find('\n') == std::string::npos);
   sample.in_flight = 50;
   const std::string pool = lag_warning(sample);
-  CHECK(mentions(pool, "all 50 requests that can be in flight at once were"));
+  CHECK(mentions(pool, "every one of the 50 in-flight slots (-p x --pipeline) was busy"));
   CHECK(mentions(pool, "raise -p"));
 }
 
@@ -79,7 +79,7 @@ TEST_CASE("a planned rate no connection pool can carry is said before the run") 
       config({"redis", "--rate", "1000000000/s", "--duration", "1ms", "-p", "50"}));
   REQUIRE(warned.has_value());
   CHECK(mentions(*warned, "1000000000/s planned"));
-  CHECK(mentions(*warned, "50 requests in flight at once carry at most 2500000/s"));
+  CHECK(mentions(*warned, "50 in-flight slots (-p x --pipeline) can carry at most 2500000/s"));
   CHECK_FALSE(rate_ceiling_warning(config({"redis", "--rate", "1000/s", "--duration", "1s"})));
   CHECK_FALSE(rate_ceiling_warning(config({"redis", "-n", "200"})));
   // --pipeline multiplies what the connections carry.
