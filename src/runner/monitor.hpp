@@ -69,7 +69,9 @@ class Monitor {
     bool warned = false;
   };
   void watch_lag(LagWatch& watch);
-  bool warn_lag_;  // not with --hook (its stderr is the reason for a block)
+  // The schedule warnings: not with --hook (its stderr is the reason for a block); --quiet
+  // keeps them, as every warning (it trims the report, not what went wrong with the load).
+  bool warn_lag_;
   std::unique_ptr<observe::MetricsServer> server_;
 };
 
