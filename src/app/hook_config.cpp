@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "app/hook.hpp"
+#include "app/hook_budget.hpp"
 #include "app/suite_command.hpp"
 #include "base/exit_code.hpp"
 #include "cli/command_line.hpp"
@@ -21,7 +22,8 @@ namespace {
 
 // The hook runs `rlcheck ARGS --hook` at every stop: a command line that cannot parse there
 // would block every stop with exit 64, so it is refused here with the message it would give.
-void check_wrapped_command(const std::vector<std::string>& rlcheck_args) {
+// Returns the hook's timeout in seconds (hook_budget); a check of unknown length is refused.
+int64_t check_wrapped_command(const std::vector<std::string>& rlcheck_args) {
   std::vector<std::string> args{"rlcheck"};
   args.insert(args.end(), rlcheck_args.begin(), rlcheck_args.end());
   if (std::find(args.begin(), args.end(), "--hook") == args.end())
@@ -35,51 +37,39 @@ void check_wrapped_command(const std::vector<std::string>& rlcheck_args) {
     throw base::usage_error(
         "hook-config: the command after -- prints help or a version, not a check");
   }
-  if (parsed.config.command == config::Command::run)
-    check_suite(parsed.config);  // the scenario files, as `rlcheck run` reads them first
+  // The scenario files, as `rlcheck run` reads them first.
+  const auto timeout = parsed.config.command == config::Command::run
+                           ? hook_timeout_s(check_suite(parsed.config))
+                           : hook_timeout_s(parsed.config);
+  if (!timeout)
+    throw base::usage_error(fmt::format("hook-config: {}", timeout.error()));
+  return *timeout;
 }
 
 }  // namespace
 
-std::string hook_program(const char* path_env, const std::filesystem::path& self) {
-  if (self.empty())
-    return "";
-  std::error_code error;
-  const std::string path = path_env ? path_env : "";
-  for (size_t start = 0; start <= path.size();) {
-    size_t end = path.find(':', start);
-    if (end == std::string::npos)
-      end = path.size();
-    // An empty entry is the current directory, as the shell reads it.
-    const std::filesystem::path directory = end == start ? "." : path.substr(start, end - start);
-    const std::filesystem::path candidate = directory / "rlcheck";
-    if (::access(candidate.c_str(), X_OK) == 0) {
-      // The first match is what the shell runs; it must be this program, not another copy.
-      return std::filesystem::equivalent(candidate, self, error) ? "rlcheck" : self.string();
-    }
-    start = end + 1;
-  }
-  return self.string();
-}
-
 nlohmann::ordered_json hook_settings(const std::vector<std::string>& rlcheck_args,
                                      const std::optional<nlohmann::ordered_json>& existing,
-                                     const std::string& program) {
-  std::vector<std::string> command_line{"rlcheck"};
+                                     const std::string& program, std::optional<int64_t> timeout_s) {
+  std::vector<std::string> command_line{program};
   command_line.insert(command_line.end(), rlcheck_args.begin(), rlcheck_args.end());
-  std::string command = reproduce_command(command_line);  // quoted, without --hook
-  command.replace(0, std::string_view("rlcheck").size(), shell_quote(program));
-  command += " --hook";
-  const nlohmann::ordered_json hook = {{"type", "command"}, {"command", command}};
+  const std::string command = reproduce_command(command_line) + " --hook";  // quoted
+  nlohmann::ordered_json hook = {{"type", "command"}, {"command", command}};
+  if (timeout_s)
+    hook["timeout"] = *timeout_s;
 
   nlohmann::ordered_json settings = existing.value_or(nlohmann::ordered_json::object());
   nlohmann::ordered_json& stop = settings["hooks"]["Stop"];
   if (!stop.is_array())
     stop = nlohmann::ordered_json::array();
-  for (const auto& group : stop) {
-    if (group.contains("hooks") && group["hooks"].is_array() &&
-        std::find(group["hooks"].begin(), group["hooks"].end(), hook) != group["hooks"].end()) {
-      return settings;  // already there
+  for (auto& group : stop) {
+    if (!group.contains("hooks") || !group["hooks"].is_array())
+      continue;
+    for (auto& entry : group["hooks"]) {
+      if (entry.is_object() && entry.value("command", "") == command) {
+        entry = hook;  // already there: with this timeout now
+        return settings;
+      }
     }
   }
   stop.push_back({{"hooks", nlohmann::ordered_json::array({hook})}});
@@ -111,7 +101,7 @@ int run_hook_config(const std::vector<std::string>& rlcheck_args,
     throw base::usage_error(
         "hook-config: give the check after --, e.g. rlcheck hook-config -- redis --strategy lua");
   }
-  check_wrapped_command(rlcheck_args);
+  const int64_t timeout_s = check_wrapped_command(rlcheck_args);
   std::optional<nlohmann::ordered_json> existing;
   JsonIndent indent;
   if (merge_path) {
@@ -140,7 +130,8 @@ int run_hook_config(const std::vector<std::string>& rlcheck_args,
         "with this one's path, {}\n",
         program);
   }
-  std::cout << hook_settings(rlcheck_args, existing, program).dump(indent.width, indent.character)
+  std::cout << hook_settings(rlcheck_args, existing, program, timeout_s)
+                   .dump(indent.width, indent.character)
             << "\n";
   return static_cast<int>(base::ExitCode::ok);
 }

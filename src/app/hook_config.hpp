@@ -2,6 +2,7 @@
 // `rlcheck hook-config -- <rlcheck arguments>`: the Claude Code settings.json block that runs
 // that check as a Stop hook, JSON-escaped by a JSON library rather than by hand.
 
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -9,24 +10,21 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/hook.hpp"
+
 namespace rlcheck::app {
 
 // {"hooks":{"Stop":[{"hooks":[{"type":"command","command":"rlcheck ... --hook"}]}]}}; --hook is
 // added when the arguments lack it. With `existing` (a settings.json document), the hook is
 // added to its Stop hooks, leaving every other setting and hook as it was, in the user's key
 // order (and not added twice).
-// `program` is the command's first word (hook_program).
+// `program` is the command's first word (hook_program, app/hook.hpp); `timeout_s`, when set,
+// the entry's "timeout" (hook_budget). An entry of the same command already there is given
+// that timeout rather than added again.
 nlohmann::ordered_json hook_settings(
     const std::vector<std::string>& rlcheck_args,
     const std::optional<nlohmann::ordered_json>& existing = std::nullopt,
-    const std::string& program = "rlcheck");
-
-// The first word of the hook's command. Claude Code runs the hook through a shell: a bare
-// `rlcheck` that the shell cannot find exits 127, which does not block the stop, and the gate
-// would silently do nothing. So it is `rlcheck` only when `path_env` (a PATH value) finds this
-// very program (`self`) by that name; else `self`, the absolute path. Empty when `self` is
-// empty (its path could not be read).
-std::string hook_program(const char* path_env, const std::filesystem::path& self);
+    const std::string& program = "rlcheck", std::optional<int64_t> timeout_s = std::nullopt);
 
 // How a settings.json is indented, to print it back the same way: the argument for dump()
 // (-1: on one line, as the file was), and the character (' ' or '\t').
@@ -37,7 +35,8 @@ struct JsonIndent {
 JsonIndent indent_of(const std::string& text);
 
 // The command: checks the wrapped command line as the hook would parse it (a usage error with
-// the same message, nothing printed), then prints the block (merged with --merge FILE, which is
+// the same message, nothing printed) and that its length is bounded (hook_budget), then prints
+// the block, with the timeout that covers it (merged with --merge FILE, which is
 // read, never written).
 int run_hook_config(const std::vector<std::string>& rlcheck_args,
                     const std::optional<std::string>& merge_path);

@@ -15,6 +15,7 @@
 #include "app/check_runner.hpp"
 #include "app/delivery.hpp"
 #include "app/hook.hpp"
+#include "app/hook_budget.hpp"
 #include "app/hook_config.hpp"
 #include "app/probe_command.hpp"
 #include "app/serve_command.hpp"
@@ -59,10 +60,19 @@ std::vector<std::string> compare_not_run(const config::Config& config, size_t ra
   return names;
 }
 
+// --hook-max-blocks: a block past the cap lets the stop go (app/hook.hpp).
+void cap_hook(std::optional<int64_t> max_blocks, const HookInput& input,
+              const std::vector<std::string>& command_line, Delivery& delivery) {
+  if (!max_blocks)
+    return;
+  BlockCounter counter(input, reproduce_command(command_line), BlockCounter::default_dir());
+  delivery.exit_code = cap_blocks(max_blocks, counter, delivery.exit_code, delivery.err);
+}
+
 // `cut_short`: why compare could not go on to the strategies left (Redis gone); empty when
 // it did not stop, or stopped for Ctrl-C.
 Delivery deliver(const config::Config& config, std::vector<report::Report>& reports,
-                 const std::string& cut_short) {
+                 const std::string& cut_short, const HookContext& hook_context) {
   Delivery delivery;
   const bool hook = config.output.hook;
   for (report::Report& report : reports)
@@ -70,6 +80,10 @@ Delivery deliver(const config::Config& config, std::vector<report::Report>& repo
   base::ExitCode overall = overall_exit_code(reports);
   if (!cut_short.empty() && overall != base::ExitCode::interrupted)
     overall = hook ? base::ExitCode::hook_blocked : base::ExitCode::cannot_test;
+  // Stopped by the hook's deadline, not by Ctrl-C: the stop is blocked with what was measured.
+  const bool out_of_time = hook && hook_context.deadline && hook_context.deadline->passed();
+  if (out_of_time)
+    overall = base::ExitCode::hook_blocked;
   delivery.exit_code = static_cast<int>(overall);
   const bool compare = config.command == config::Command::compare;
   const std::vector<std::string> not_run =
@@ -121,8 +135,11 @@ Delivery deliver(const config::Config& config, std::vector<report::Report>& repo
     }
   }
   if (hook) {
-    if (overall != base::ExitCode::ok)
-      delivery.err = hook_reason(reports, config.command_line) + not_run_line + fault_lines;
+    if (overall != base::ExitCode::ok) {
+      delivery.err = (out_of_time ? deadline_line(*hook_context.deadline) : "") +
+                     hook_reason(reports, config.command_line) + not_run_line + fault_lines;
+    }
+    cap_hook(config.output.hook_max_blocks, hook_context.input, config.command_line, delivery);
     return delivery;
   }
   delivery.err = not_run_line + fault_lines;
@@ -187,6 +204,9 @@ int run_main(int argc, const char* const* argv) {
   std::signal(SIGPIPE, SIG_IGN);
   const std::vector<std::string> command_line(argv, argv + argc);
   bool hook = false;
+  HookContext hook_context;
+  std::unique_ptr<HookDeadline> deadline;  // --hook: ends the runs before the hook's timeout
+  std::optional<int64_t> max_blocks;       // --hook-max-blocks
   std::unique_ptr<coord::Session> shared;  // many hosts: this worker's place in the session
   try {
     cli::ParsedCommandLine parsed = cli::parse_command_line(argc, argv);
@@ -194,14 +214,27 @@ int run_main(int argc, const char* const* argv) {
       std::cout << *parsed.immediate_output;
       return static_cast<int>(base::ExitCode::ok);
     }
+    hook = parsed.config.output.hook;
+    if (hook) {
+      // The reproduce lines run as pasted: the program by the path that started it.
+      parsed.config.command_line[0] = this_program(parsed.config.command_line[0]);
+      hook_context.input = parse_hook_input(read_hook_input());
+      max_blocks = parsed.config.output.hook_max_blocks;
+    }
     const config::Config& config = parsed.config;
-    hook = config.output.hook;
-    if (hook)
-      read_hook_input();
+    if (hook && config.command != config::Command::probe) {
+      const auto timeout = config.command == config::Command::run
+                               ? hook_timeout_s(check_suite(config))
+                               : hook_timeout_s(config);
+      if (timeout) {
+        deadline = std::make_unique<HookDeadline>(std::chrono::seconds(*timeout));
+        hook_context.deadline = deadline.get();
+      }
+    }
     if (config.command == config::Command::serve)
       return run_serve(config);
     if (config.command == config::Command::run)
-      return run_suite(config);
+      return run_suite(config, hook_context);
     if (config.command == config::Command::hook_config)
       return run_hook_config(config.hook_args, config.merge_settings);
     if (config.command == config::Command::probe)
@@ -241,7 +274,7 @@ int run_main(int argc, const char* const* argv) {
       throw base::cannot_test(
           fmt::format("--records: cannot write {}", config.output.records_path));
     }
-    const Delivery delivery = deliver(config, reports, cut_short);
+    const Delivery delivery = deliver(config, reports, cut_short, hook_context);
     publish(shared.get(), delivery);
     const int exit_code = emit(delivery);
     monitor.linger();
@@ -249,9 +282,12 @@ int run_main(int argc, const char* const* argv) {
   } catch (const base::FatalError& error) {
     Delivery failed;
     if (hook && error.code() != base::ExitCode::usage) {
+      std::vector<std::string> pasteable = command_line;
+      pasteable[0] = this_program(pasteable[0]);
       failed.err = fmt::format("rlcheck: could not test the rate limiter: {}\n  reproduce: {}\n",
-                               error.what(), reproduce_command(command_line));
+                               error.what(), reproduce_command(pasteable));
       failed.exit_code = static_cast<int>(base::ExitCode::hook_blocked);
+      cap_hook(max_blocks, hook_context.input, pasteable, failed);
     } else {
       // One line per problem (a suite lists every bad key of every file), each marked.
       std::string message = error.what();

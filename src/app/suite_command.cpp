@@ -8,6 +8,7 @@
 
 #include "app/check_runner.hpp"
 #include "app/hook.hpp"
+#include "app/hook_budget.hpp"
 #include "base/build_info.hpp"
 #include "cli/command_line.hpp"
 #include "config/count_text.hpp"
@@ -271,11 +272,14 @@ std::vector<std::pair<Scenario, config::Config>> load_suite(const config::Config
 
 }  // namespace
 
-void check_suite(const config::Config& config) {
-  load_suite(config);
+std::vector<config::Config> check_suite(const config::Config& config) {
+  std::vector<config::Config> configs;
+  for (auto& [scenario, scenario_config] : load_suite(config))
+    configs.push_back(std::move(scenario_config));
+  return configs;
 }
 
-int run_suite(const config::Config& config) {
+int run_suite(const config::Config& config, const HookContext& hook) {
   const auto scenarios = load_suite(config);
   runner::check_report_paths(config.output);
 
@@ -301,7 +305,9 @@ int run_suite(const config::Config& config) {
     if (!outcome.ok() && code == base::ExitCode::ok)
       code = base::ExitCode::check_failed;
   }
-  if (config.output.hook && code != base::ExitCode::ok && code != base::ExitCode::interrupted) {
+  const bool out_of_time = hook.deadline != nullptr && hook.deadline->passed();
+  if (config.output.hook && code != base::ExitCode::ok &&
+      (code != base::ExitCode::interrupted || out_of_time)) {
     code = base::ExitCode::hook_blocked;
   }
   const nlohmann::json json = suite_json(outcomes, not_run, static_cast<int>(code));
@@ -319,17 +325,29 @@ int run_suite(const config::Config& config) {
     write_file("--html", config.output.html_path, report::render_html(reports));
   }
   if (config.output.hook) {
+    std::string err = out_of_time ? deadline_line(*hook.deadline) : "";
     if (code != base::ExitCode::ok) {
       for (const ScenarioOutcome& outcome : outcomes) {
         if (outcome.ok())
           continue;
-        std::cerr << fmt::format("rlcheck: scenario '{}' ({}) expected {}, got {}: {}\n",
-                                 outcome.scenario.name, outcome.scenario.file,
-                                 outcome.scenario.expect_pass ? "pass" : "fail",
-                                 verdict_word(outcome.verdict), outcome.detail);
-        std::cerr << fmt::format("  reproduce: {}\n", reproduce_command(outcome.scenario.argv));
+        err += fmt::format("rlcheck: scenario '{}' ({}) expected {}, got {}: {}\n",
+                           outcome.scenario.name, outcome.scenario.file,
+                           outcome.scenario.expect_pass ? "pass" : "fail",
+                           verdict_word(outcome.verdict), outcome.detail);
+        // The program as this one was started (run_main made it pasteable).
+        std::vector<std::string> command = outcome.scenario.argv;
+        if (!config.command_line.empty())
+          command[0] = config.command_line[0];
+        err += fmt::format("  reproduce: {}\n", reproduce_command(command));
       }
     }
+    if (config.output.hook_max_blocks) {
+      BlockCounter counter(hook.input, reproduce_command(config.command_line),
+                           BlockCounter::default_dir());
+      code = static_cast<base::ExitCode>(
+          cap_blocks(config.output.hook_max_blocks, counter, static_cast<int>(code), err));
+    }
+    std::cerr << err;
   } else if (config.output.json) {
     std::cout << json.dump(2) << "\n";
   } else {

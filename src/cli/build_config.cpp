@@ -462,6 +462,11 @@ config::Config build_config(const RawOptions& raw) {
   output.color = color_named(raw.color);
   if (raw.json && raw.hook)
     throw base::usage_error("--json: cannot be combined with --hook (stdout stays empty)");
+  if (raw.hook_max_blocks) {
+    if (!raw.hook)
+      throw base::usage_error("--hook-max-blocks: needs --hook (it caps the stops a hook blocks)");
+    output.hook_max_blocks = in_range("--hook-max-blocks", *raw.hook_max_blocks, 1, 1'000'000);
+  }
   fill_observe(raw, config);
 
   if (raw.seed) {

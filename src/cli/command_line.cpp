@@ -12,6 +12,11 @@
 namespace rlcheck::cli {
 namespace {
 
+// Every placeholder a template expands (engine/placeholder_template.hpp): --arg, and the URL,
+// headers and body of an HTTP request.
+constexpr const char* k_placeholders =
+    "{limit} {window_ms} {window_s} {uuid} {seq} {run} {id} {now_ms} {now_s}";
+
 template <typename T>
 void optional_option(CLI::App* app, const std::string& names, std::optional<T>& target,
                      const std::string& help) {
@@ -28,25 +33,54 @@ void add_output_options(CLI::App* app, RawOptions& raw) {
   app->add_flag(
       "--hook", raw.hook,
       "Claude Code Stop-hook mode: silent on pass, reason on stderr and exit 2 on failure");
+  optional_option(app, "--hook-max-blocks", raw.hook_max_blocks,
+                  "with --hook, stop blocking after N consecutive blocks of one session: exit 0 "
+                  "with a note naming the last failure (default: no cap)");
   app->add_flag("-q,--quiet", raw.quiet, "verdict line only");
   app->add_option("--color", raw.color, "auto, always or never (auto honours NO_COLOR and TTY)");
 }
 
-void add_common_options(CLI::App* app, RawOptions& raw) {
+// Which command the load options are for: each help line names that command's default.
+enum class LoadCommand { redis, compare, http };
+
+// The defaults build_config gives, as each help line ends "(default...)": http (and compare
+// --url) runs once and reads the limit and window the endpoint advertises.
+struct LoadDefaults {
+  const char* runs;
+  const char* limit;
+  const char* window;
+};
+
+LoadDefaults load_defaults(LoadCommand command) {
+  switch (command) {
+    case LoadCommand::http:
+      return {" 1", ": the advertised one", ": the advertised one"};
+    case LoadCommand::compare:
+      return {" 4; 1 with --url", " 10; with --url: the advertised one",
+              " 60s; with --url: the advertised one"};
+    case LoadCommand::redis:
+      break;
+  }
+  return {" 4", " 10", " 60s"};
+}
+
+void add_common_options(CLI::App* app, RawOptions& raw, LoadCommand command) {
+  const LoadDefaults defaults = load_defaults(command);
   optional_option(app, "-n,--requests", raw.requests, "requests per run (default 200)");
   app->add_option("-p,--concurrency", raw.concurrency,
                   "requests in flight at once, one connection each (default 50)");
-  optional_option(app, "-r,--runs", raw.runs,
-                  "repeated runs, each from a fresh limiter state (default 4)");
+  optional_option(
+      app, "-r,--runs", raw.runs,
+      fmt::format("repeated runs, each from a fresh limiter state (default{})", defaults.runs));
   optional_option(app, "-l,--limit", raw.limit,
-                  "the limit being verified (default 10; http: the advertised one)");
+                  fmt::format("the limit being verified (default{})", defaults.limit));
   app->add_option_function<std::string>(
       "-w,--window",
       [&raw](const std::string& value) {
         raw.window = value;
         raw.window_given = true;
       },
-      "window length: 60s, 500ms, 1m, 1h (default 60s; http: the advertised one)");
+      fmt::format("window length: 60s, 500ms, 1m, 1h (default{})", defaults.window));
   app->add_flag("--exact", raw.exact,
                 "also fail when a run allows fewer than min(limit, requests)");
   app->add_option("--timeout", raw.timeout, "per-request timeout (default 5s)");
@@ -174,9 +208,9 @@ void add_redis_options(CLI::App* app, RawOptions& raw) {
                   "(default lua)");
   optional_option(app, "--script", raw.script,
                   "your own limiter script (FILE.lua) instead of a strategy");
-  app->add_option("--arg", raw.args,
-                  "ARGV entry for --script, repeatable; placeholders {limit} {window_ms} "
-                  "{window_s} {uuid} {seq} {run} {now_ms} {now_s}");
+  app->add_option(
+      "--arg", raw.args,
+      fmt::format("ARGV entry for --script, repeatable; placeholders {}", k_placeholders));
   optional_option(app, "--reply", raw.reply,
                   "the reply shape of --script: contract ({allowed, remaining, retry_ms}), counter "
                   "({hits, ttl_ms}), cell (CL.THROTTLE's), rate (redis_rate's) or count (a hit "
@@ -191,9 +225,11 @@ void add_redis_options(CLI::App* app, RawOptions& raw) {
 
 void add_http_options(CLI::App* app, RawOptions& raw) {
   app->add_option("-X,--method", raw.method, "HTTP method (default GET)");
-  app->add_option("-H,--header", raw.headers,
-                  "request header 'Name: value', repeatable; placeholders {run} {seq} {uuid}");
-  optional_option(app, "-d,--data", raw.data, "request body; @file reads a file");
+  app->add_option(
+      "-H,--header", raw.headers,
+      fmt::format("request header 'Name: value', repeatable; placeholders {}", k_placeholders));
+  optional_option(app, "-d,--data", raw.data,
+                  fmt::format("request body; @file reads a file; placeholders {}", k_placeholders));
   app->add_option("--allowed-status", raw.allowed_status,
                   "statuses counted as allowed (default 200-299)");
   app->add_option("--denied-status", raw.denied_status, "statuses counted as denied (default 429)");
@@ -340,8 +376,8 @@ void add_probe_options(CLI::App* probe, RawOptions& raw) {
 }
 
 // What every load command takes: the load and its checks, what it reports, where it sends from.
-void add_load_options(CLI::App* command, RawOptions& raw) {
-  add_common_options(command, raw);
+void add_load_options(CLI::App* command, RawOptions& raw, LoadCommand kind) {
+  add_common_options(command, raw, kind);
   add_observe_options(command, raw);
   add_source_address_option(command, raw);
 }
@@ -368,7 +404,7 @@ Apps build_apps(RawOptions& raw, std::string_view only = {}) {
 
   apps.redis = app.add_subcommand("redis", "drive a Redis limiter directly");
   if (full("redis")) {
-    add_load_options(apps.redis, raw);
+    add_load_options(apps.redis, raw, LoadCommand::redis);
     add_worker_options(apps.redis, raw);
     add_redis_options(apps.redis, raw);
     add_hint_resolution_option(apps.redis, raw);
@@ -378,7 +414,7 @@ Apps build_apps(RawOptions& raw, std::string_view only = {}) {
   apps.compare = app.add_subcommand(
       "compare", "several strategies, or HTTP endpoints, side by side under the same load");
   if (full("compare")) {
-    add_load_options(apps.compare, raw);
+    add_load_options(apps.compare, raw, LoadCommand::compare);
     add_redis_options(apps.compare, raw);
     add_hint_resolution_option(apps.compare, raw);
     apps.compare->add_option("--strategies", raw.strategies,
@@ -391,9 +427,10 @@ Apps build_apps(RawOptions& raw, std::string_view only = {}) {
 
   apps.http = app.add_subcommand("http", "drive an HTTP endpoint");
   if (full("http")) {
-    apps.http->add_option("URL", raw.url, "the endpoint; placeholders {run} {seq} {uuid}")
+    apps.http
+        ->add_option("URL", raw.url, fmt::format("the endpoint; placeholders {}", k_placeholders))
         ->required();
-    add_load_options(apps.http, raw);
+    add_load_options(apps.http, raw, LoadCommand::http);
     add_worker_options(apps.http, raw);
     add_http_options(apps.http, raw);
     add_tls_options(apps.http, raw);

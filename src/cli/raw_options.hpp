@@ -26,6 +26,7 @@ struct RawOptions {
   bool json = false;
   std::string report_path;
   bool hook = false;
+  std::optional<int64_t> hook_max_blocks;
   bool quiet = false;
   std::string color = "auto";
   std::optional<std::string> seed;

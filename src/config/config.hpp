@@ -199,7 +199,10 @@ struct OutputConfig {
   std::string html_path;     // also write the HTML timeline here (empty: no)
   std::string records_path;  // also write one line per request here (.csv, else JSON lines)
   bool hook = false;         // Claude Code Stop-hook mode
-  bool quiet = false;        // verdict line only
+  // --hook-max-blocks: after this many consecutive blocks a failing hook lets the stop go
+  // (exit 0, a note on stderr); unset: every failure blocks.
+  std::optional<int64_t> hook_max_blocks;
+  bool quiet = false;  // verdict line only
   ColorMode color = ColorMode::auto_detect;
 };
 

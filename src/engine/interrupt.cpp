@@ -21,6 +21,10 @@ void install_interrupt_handler() {
   sigaction(SIGTERM, &action, nullptr);
 }
 
+void request_interrupt() {
+  g_interrupted = 1;
+}
+
 bool interrupted() {
   return g_interrupted != 0;
 }

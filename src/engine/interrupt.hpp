@@ -9,6 +9,8 @@ namespace rlcheck::engine {
 
 void install_interrupt_handler();
 bool interrupted();
+// Stops the runs as Ctrl-C does, from any thread (a deadline that passed).
+void request_interrupt();
 
 // How often a wait looks at the flag: Ctrl-C ends any wait within this.
 inline constexpr auto k_interrupt_poll = std::chrono::milliseconds(20);

@@ -262,6 +262,28 @@ Result decision_from_reply(ReplyFormat format, int64_t limit, const redisReply& 
   return std::unexpected("has an unknown reply format");
 }
 
+std::string reply_that_reads(ReplyFormat format, int64_t limit, const redisReply& reply) {
+  struct Other {
+    ReplyFormat format;
+    const char* name;
+    const char* reading;
+  };
+  static constexpr Other k_others[] = {
+      {ReplyFormat::count, "count", "a hit count, allowed while at most --limit"},
+      {ReplyFormat::counter, "counter", "{hits, ttl_ms}, allowed while hits are at most --limit"},
+      {ReplyFormat::cell, "cell",
+       "CL.THROTTLE's {limited, limit, remaining, retry_after_s, "
+       "reset_after_s}"},
+      {ReplyFormat::rate, "rate", "redis_rate's {allowed, remaining, retry_after, reset_after}"},
+      {ReplyFormat::contract, "contract", "1, 0 or {allowed, remaining, retry_ms}"},
+  };
+  for (const Other& other : k_others) {
+    if (other.format != format && decision_from_reply(other.format, limit, reply))
+      return fmt::format(" (--reply {} reads it: {})", other.name, other.reading);
+  }
+  return "";
+}
+
 std::string_view expected_reply_shape(ReplyFormat format) {
   switch (format) {
     case ReplyFormat::contract:

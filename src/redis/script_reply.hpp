@@ -42,6 +42,11 @@ std::expected<engine::Decision, std::string> decision_from_reply(config::ReplyFo
 std::expected<void, std::string> read_decision(config::ReplyFormat format, int64_t limit,
                                                const redisReply& reply, engine::Decision& out);
 
+// A reply `format` could not read, that another --reply reads: " (--reply count reads it: a
+// hit count, allowed while at most --limit)", else "". Tried in the order count, counter,
+// cell, rate (the first that reads it wins); for the error's message, never per good reply.
+std::string reply_that_reads(config::ReplyFormat format, int64_t limit, const redisReply& reply);
+
 // The shape `format` expects, for messages: "{hits, ttl_ms} of integers (--reply counter)".
 std::string_view expected_reply_shape(config::ReplyFormat format);
 

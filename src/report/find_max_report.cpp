@@ -11,13 +11,25 @@ double rounded_ms(double value) {
   return std::round(value * 1000.0) / 1000.0;
 }
 
+std::string pool_text(uint64_t connections) {
+  return fmt::format("all {} connections busy for the whole step: raise -p", connections);
+}
+
 std::string outcome_of(const FindMaxStep& step) {
   if (step.passed)
     return "held";
+  if (step.pool_bound)
+    return fmt::format("missed ({})", pool_text(step.connections));
   return step.client_bound ? "missed (rlcheck sent late)" : "missed: " + step.why;
 }
 
 }  // namespace
+
+std::string send_limit_text(const FindMax& search) {
+  if (search.pool_bound && !search.steps.empty())
+    return pool_text(search.steps.back().connections);
+  return "rlcheck could not send faster here";
+}
 
 nlohmann::json find_max_json(const FindMax& search) {
   nlohmann::json steps = nlohmann::json::array();
@@ -39,11 +51,13 @@ nlohmann::json find_max_json(const FindMax& search) {
                      {"lateness_p99_ms", rounded_ms(step.lateness_p99_ms)},
                      {"passed", step.passed},
                      {"client_bound", step.client_bound},
+                     {"pool_bound", step.pool_bound},
                      {"why", step.why}});
   }
   nlohmann::json out = {{"slo", search.slo},
                         {"max_rate", nullptr},
                         {"client_bound", search.client_bound},
+                        {"pool_bound", search.pool_bound},
                         {"ceiling", search.ceiling},
                         {"steps", steps}};
   if (search.max_rate)
@@ -58,7 +72,7 @@ std::string find_max_lines(const FindMax& search) {
   else
     out += fmt::format("find-max {}: {} {}/s{}\n", search.slo,
                        search.client_bound ? "at least" : "max", *search.max_rate,
-                       search.client_bound ? " (rlcheck could not send faster here)"
+                       search.client_bound ? fmt::format(" ({})", send_limit_text(search))
                        : search.ceiling    ? " (every step held)"
                                            : "");
   out += fmt::format("{:>4} {:>9} {:>7} {:>9} {:>9} {:>8} {:>8} {:>11}  {}\n", "step", "rate/s",

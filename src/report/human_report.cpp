@@ -51,12 +51,22 @@ std::string source_note(const std::string& source, bool from_reset = false) {
   return fmt::format(" ({}{})", source, from_reset ? " reset" : "");
 }
 
+// A token bucket or GCRA is audited by its burst and refill, whatever --limit says.
+bool audits_bucket(const Params& params) {
+  return (params.contract == "token-bucket" || params.contract == "gcra") && params.burst &&
+         !params.refill.empty();
+}
+
 // "limit 5 per 10s", with where each came from when a flag did not give it (http: the server
 // may have advertised them, or nothing did and the defaults stand): "limit 5 per 10s
 // (advertised by the server)", "limit 5 (advertised) per 1m (default)". Redis limiters are
 // driven with the values shown, default or not, so those are never annotated.
 std::string limit_text(const Report& report) {
   const Params& params = report.params;
+  if (audits_bucket(params)) {
+    // The bucket audited, not the limit per window it was derived from.
+    return fmt::format("{} burst {}, refill {}", params.contract, *params.burst, params.refill);
+  }
   const std::string window = config::format_duration(std::chrono::milliseconds(params.window_ms));
   if (report.mode != "http")
     return fmt::format("limit {} per {}", params.limit, window);
@@ -98,6 +108,36 @@ std::string clock_skew_text(const Params& params, bool note_unread = true) {
                          : " (never read: the limiter is not told the time)");
 }
 
+// Loads that could not happen: a line per run that fell more than 10 % of its length (and 1 s)
+// behind its schedule, the furthest being its latest request's lateness.
+std::string behind_schedule_lines(const Report& report) {
+  std::string out;
+  for (const auto& run : report.runs) {
+    if (!run.lateness)
+      continue;
+    const double behind_ms = run.lateness->max;
+    if (behind_ms <= 1000 || behind_ms * 10 <= run.duration_ms)
+      continue;
+    out += fmt::format(
+        "run {} fell {} behind its schedule (its latest request left that late): the load "
+        "measured is not the one planned\n",
+        run.run, duration_text(behind_ms));
+  }
+  return out;
+}
+
+// A stage's target rate without noise digits: 100, 0.5.
+std::string per_s_text(double per_s) {
+  return fmt::format("{:g}", per_s);
+}
+
+double peak_per_s(const std::vector<StageParam>& stages) {
+  double peak = 0;
+  for (const StageParam& stage : stages)
+    peak = std::max(peak, stage.target_per_s);
+  return peak;
+}
+
 std::string header(const Report& report) {
   std::string limiter = report.mode == "http" ? report.target.method
                         : report.target.script.empty()
@@ -108,6 +148,13 @@ std::string header(const Report& report) {
       report.find_max
           ? fmt::format("find-max from {}, steps of {} ({}), {}", params.rate,
                         duration_text(params.duration_ms), config::counted(params.runs, "run"),
+                        config::counted(params.concurrency, "connection"))
+      : !params.stages.empty()
+          ? fmt::format("{} over {} to a peak of {}/s ({} planned) x {}, {}",
+                        config::counted(static_cast<int64_t>(params.stages.size()), "stage"),
+                        duration_text(params.duration_ms), per_s_text(peak_per_s(params.stages)),
+                        config::counted(params.requests, "request"),
+                        config::counted(params.runs, "run"),
                         config::counted(params.concurrency, "connection"))
       : params.rate.empty()
           ? fmt::format("{} x {}, concurrency {}", config::counted(params.requests, "request"),
@@ -130,7 +177,7 @@ std::string header(const Report& report) {
                                         "source address", "source addresses"));
   }
   load += clock_skew_text(params);
-  if (!params.contract.empty())
+  if (!params.contract.empty() && !audits_bucket(params))
     load += fmt::format(", contract {}{}", params.contract,
                         params.anchor == "first-hit" ? " (first-hit)"
                         : params.queue
@@ -150,11 +197,6 @@ std::string header(const Report& report) {
     load += ", streamed audit";
   return fmt::format("rlcheck {}  {}{}  {}  {}  {}", report.mode, report.target.url, where, limiter,
                      limit_text(report), load);
-}
-
-// A stage's target rate without noise digits: 100, 0.5.
-std::string per_s_text(double per_s) {
-  return fmt::format("{:g}", per_s);
 }
 
 // --stages: "stages 2s to 100/s, 2s to 400/s, 1s to 0/s (800 requests over 5s)".
@@ -185,13 +227,13 @@ std::string stage_table(const Report& report) {
     for (size_t k = 0; k < run.stages.size(); ++k) {
       const checks::StageStats& stage = run.stages[k];
       out += fmt::format(
-          "{:>4} {:>5} {:>15} {:>17} {:>8} {:>8} {:>8} {:>8} {:>7} {:>8.3f} {:>8.3f} {:>9.3f}\n",
-          run.run, k + 1,
-          fmt::format("{}-{}", duration_text(stage.from_ms), duration_text(stage.to_ms)),
+          "{:>4} {:>5} {:>15} {:>17} {:>8} {:>8} {:>8} {:>8} {:>7} {:>8} {:>8} {:>9}\n", run.run,
+          k + 1, fmt::format("{}-{}", duration_text(stage.from_ms), duration_text(stage.to_ms)),
           fmt::format("{}-{}", per_s_text(stage.target_from_per_s),
                       per_s_text(stage.target_to_per_s)),
           stage.planned, stage.sent, stage.allowed, stage.denied, stage.errors,
-          stage.latency_p50_ms, stage.latency_p99_ms, stage.lateness_p99_ms);
+          histogram_text(stage.latency_p50_ms), histogram_text(stage.latency_p99_ms),
+          histogram_text(stage.lateness_p99_ms));
     }
   }
   return out;
@@ -376,6 +418,10 @@ std::string failed_checks(const Report& report) {
 
 }  // namespace
 
+std::string contract_text(const Report& report) {
+  return limit_text(report);
+}
+
 std::string verdict_line(const Report& report) {
   // An error verdict is about the errors check, whatever else failed.
   const bool error = report.verdict == checks::Verdict::error;
@@ -415,12 +461,14 @@ std::string render_human(const Report& report, const TextStyle& style) {
     std::string allowed = fmt::format("{:>8}", run.allowed);
     if (run.peak.exceeded())
       allowed = paint(allowed, k_red);
-    out += fmt::format("{:>4} {} {:>8} {:>7} {:>8.3f} {:>8.3f} {:>8.3f} {:>8.3f} {:>15} {:>10}\n",
-                       run.run, allowed, run.denied, run.errors, run.latency.p50, run.latency.p90,
-                       run.latency.p99, run.latency.p999, seconds_range(run.retry),
+    out += fmt::format("{:>4} {} {:>8} {:>7} {:>8} {:>8} {:>8} {:>8} {:>15} {:>10}\n", run.run,
+                       allowed, run.denied, run.errors, histogram_text(run.latency.p50),
+                       histogram_text(run.latency.p90), histogram_text(run.latency.p99),
+                       histogram_text(run.latency.p999), seconds_range(run.retry),
                        duration_text(run.duration_ms));
   }
   out += stage_table(report);
+  out += behind_schedule_lines(report);
   const Summary& s = report.summary;
   const checks::RunStats* worst = nullptr;
   for (const auto& run : report.runs) {
@@ -513,11 +561,12 @@ std::string render_compare(const std::vector<Report>& reports, const TextStyle& 
     const Summary& s = report.summary;
     const std::string verdict = fmt::format("{:<11}", checks::verdict_name(report.verdict));
     out += fmt::format(
-        "{:<{}} {}{:>19} {:>6} {:>15} {:>9.3f} {:>9.3f} {:>10.0f}  {} {}\n", compare_name(report),
-        width, http ? fmt::format("{:<15}", compact_limit(report.params)) : "",
+        "{:<{}} {}{:>19} {:>6} {:>15} {:>9} {:>9} {:>10.0f}  {} {}\n", compare_name(report), width,
+        http ? fmt::format("{:<15}", compact_limit(report.params)) : "",
         fmt::format("{}/{}/{}", s.allowed_min, s.allowed_median, s.allowed_max),
-        fmt::format("{}/{}", s.runs_over_limit, report.runs.size()), seconds_range(retry), p50, p99,
-        s.requests_per_second, paint(verdict, verdict_color_of(report)), failed_checks(report));
+        fmt::format("{}/{}", s.runs_over_limit, report.runs.size()), seconds_range(retry),
+        histogram_text(p50), histogram_text(p99), s.requests_per_second,
+        paint(verdict, verdict_color_of(report)), failed_checks(report));
   }
   return out;
 }

@@ -14,6 +14,10 @@ struct TextStyle {
 };
 
 std::string render_human(const Report& report, const TextStyle& style);
+
+// The promise audited, as the header names it: "limit 5 per 10s" (http: with where each came
+// from when no flag gave it), or a bucket's "token-bucket burst 5, refill 5/s".
+std::string contract_text(const Report& report);
 // Several targets under the same load, one row each with the checks that failed; with quiet,
 // one verdict line each, prefixed with the strategy or endpoint ("naive: FAIL: limit: ...").
 std::string render_compare(const std::vector<Report>& reports, const TextStyle& style);

@@ -109,19 +109,19 @@ json fault_to_json(const checks::FaultWindow& fault) {
 json stages_to_json(const std::vector<checks::StageStats>& stages) {
   json out = json::array();
   for (const checks::StageStats& stage : stages) {
-    out.push_back(
-        {{"from_ms", rounded(stage.from_ms)},
-         {"to_ms", rounded(stage.to_ms)},
-         {"target_from_per_s", stage.target_from_per_s},
-         {"target_to_per_s", stage.target_to_per_s},
-         {"planned", stage.planned},
-         {"sent", stage.sent},
-         {"allowed", stage.allowed},
-         {"denied", stage.denied},
-         {"errors", stage.errors},
-         {"latency_ms",
-          {{"p50", rounded(stage.latency_p50_ms)}, {"p99", rounded(stage.latency_p99_ms)}}},
-         {"lateness_p99_ms", rounded(stage.lateness_p99_ms)}});
+    out.push_back({{"from_ms", rounded(stage.from_ms)},
+                   {"to_ms", rounded(stage.to_ms)},
+                   {"target_from_per_s", stage.target_from_per_s},
+                   {"target_to_per_s", stage.target_to_per_s},
+                   {"planned", stage.planned},
+                   {"sent", stage.sent},
+                   {"allowed", stage.allowed},
+                   {"denied", stage.denied},
+                   {"errors", stage.errors},
+                   {"latency_ms",
+                    {{"p50", histogram_figure(stage.latency_p50_ms)},
+                     {"p99", histogram_figure(stage.latency_p99_ms)}}},
+                   {"lateness_p99_ms", rounded(stage.lateness_p99_ms)}});
   }
   return out;
 }
@@ -144,10 +144,10 @@ json run_to_json(const checks::RunStats& run) {
               {"duration_ms", rounded(run.duration_ms)},
               {"retry_after_s", retry},
               {"latency_ms",
-               {{"p50", rounded(run.latency.p50)},
-                {"p90", rounded(run.latency.p90)},
-                {"p99", rounded(run.latency.p99)},
-                {"p999", rounded(run.latency.p999)},
+               {{"p50", histogram_figure(run.latency.p50)},
+                {"p90", histogram_figure(run.latency.p90)},
+                {"p99", histogram_figure(run.latency.p99)},
+                {"p999", histogram_figure(run.latency.p999)},
                 {"max", rounded(run.latency.max)}}},
               {"error_kinds", run.error_kinds},
               {"peak",
@@ -157,6 +157,8 @@ json run_to_json(const checks::RunStats& run) {
                 {"length_ms", rounded(static_cast<double>(run.peak.length_ns) / 1e6)}}}};
   out.update(audit_to_json(run));
   if (run.lateness) {
+    // The furthest the run fell behind its schedule: its latest request's lateness.
+    out["behind_schedule_ms"] = rounded(run.lateness->max);
     out["lateness_ms"] = {{"p50", rounded(run.lateness->p50)},
                           {"p99", rounded(run.lateness->p99)},
                           {"max", rounded(run.lateness->max)}};

@@ -1,6 +1,9 @@
 #include "report/report.hpp"
 
 #include <algorithm>
+#include <cmath>
+
+#include <algorithm>
 
 #include <fmt/format.h>
 
@@ -71,6 +74,29 @@ std::string clock_note(const Report& report) {
         "window did";
   }
   return note;
+}
+
+namespace {
+
+// The decimals that leave three significant digits of `value` (> 0).
+int decimals_for_three_digits(double value) {
+  return std::max(0, 2 - static_cast<int>(std::floor(std::log10(value))));
+}
+
+}  // namespace
+
+double histogram_figure(double value) {
+  if (!(value > 0))
+    return value;
+  const double scale = std::pow(10.0, 2 - std::floor(std::log10(value)));
+  return std::round(value * scale) / scale;
+}
+
+std::string histogram_text(double value) {
+  const double figure = histogram_figure(value);
+  if (!(figure > 0))
+    return "0";
+  return fmt::format("{:.{}f}", figure, decimals_for_three_digits(figure));
 }
 
 }  // namespace rlcheck::report

@@ -142,7 +142,11 @@ struct FindMaxStep {
   bool passed = false;
   bool missed_for_sure = false;  // missed even at the lower edge of the histogram's bucket
   bool client_bound = false;     // rlcheck sent too late to tell what the target can do
-  std::string why;               // what missed, when it did
+  // ...because every connection was busy for the whole step (runner::pool_saturated): the
+  // pool, not rlcheck's CPU, limited what was offered.
+  bool pool_bound = false;
+  uint64_t connections = 0;  // requests that could be in flight at once (-p x --pipeline)
+  std::string why;           // what missed, when it did
 };
 
 struct FindMax {
@@ -150,6 +154,7 @@ struct FindMax {
   std::vector<FindMaxStep> steps;
   std::optional<int64_t> max_rate;  // the highest rate that held; none: not even the first
   bool client_bound = false;        // the search ended on rlcheck's own limit: max_rate is a floor
+  bool pool_bound = false;          // ...set by its connections (the last step's pool_bound)
   bool ceiling = false;             // every ladder step held: the target may serve more
 };
 
@@ -198,6 +203,13 @@ struct Report {
 };
 
 Summary summarize(const std::vector<checks::RunStats>& runs);
+
+// A percentile read from a latency histogram, to the histogram's precision: its buckets are up
+// to 1/64 of their values wide (engine/histogram.hpp), so three significant digits say all it
+// knows (44.564 ms, a bucket's edge, is 44.6). In the unit given; 0 stays 0.
+double histogram_figure(double value);
+// The same as text without an exponent or a trailing noise digit: "44.6", "0.125", "1230".
+std::string histogram_text(double value);
 
 // --virtual-clock: what the virtual time means, and what stayed real (params.clock_note in
 // JSON, a line under the human report's header); empty on the wall clock.

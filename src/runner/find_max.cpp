@@ -11,6 +11,8 @@ namespace {
 constexpr double k_ns_per_ms = 1e6;
 // Below this share of its planned requests sent, a step did not offer the rate it names.
 constexpr double k_min_sent_share = 0.95;
+// At least this share of the connections busy on average over a step: the pool was the limit.
+constexpr double k_saturated_share = 0.9;
 
 double ms(int64_t ns) {
   return static_cast<double>(ns) / k_ns_per_ms;
@@ -35,9 +37,11 @@ std::string rate_text(int64_t per_s) {
 
 }  // namespace
 
-StepCounts count_step(const engine::RunResult& result, uint64_t planned) {
+StepCounts count_step(const engine::RunResult& result, uint64_t planned, uint64_t slots) {
   StepCounts counts;
   counts.planned = planned;
+  counts.slots = slots;
+  counts.span_ns = result.duration_ns;
   for (const engine::RequestRecord& record : result.records) {
     switch (record.outcome) {
       case engine::Outcome::allowed:
@@ -50,12 +54,22 @@ StepCounts count_step(const engine::RunResult& result, uint64_t planned) {
         ++counts.errors;
         break;
     }
-    if (!(record.outcome == engine::Outcome::error && record.error == engine::ErrorKind::not_sent))
+    if (!(record.outcome == engine::Outcome::error &&
+          record.error == engine::ErrorKind::not_sent)) {
       ++counts.sent;
+      counts.busy_ns += std::max<int64_t>(0, record.replied_ns - record.sent_ns);
+    }
   }
   counts.latency_ns = result.latency_ns;
   counts.lateness_ns = result.lateness_ns;
   return counts;
+}
+
+bool pool_saturated(const StepCounts& counts) {
+  return counts.slots > 0 && counts.span_ns > 0 &&
+         static_cast<double>(counts.busy_ns) >= k_saturated_share *
+                                                    static_cast<double>(counts.slots) *
+                                                    static_cast<double>(counts.span_ns);
 }
 
 report::FindMaxStep judge_step(double rate_per_s, const std::string& phase, config::Nanos duration,
@@ -100,6 +114,8 @@ report::FindMaxStep judge_step(double rate_per_s, const std::string& phase, conf
   step.passed = misses.empty();
   step.missed_for_sure = !step.passed && sure;
   step.client_bound = counts.lateness_ns.percentile(99) > tightest(slo).count() / 2;
+  step.connections = counts.slots;
+  step.pool_bound = step.client_bound && pool_saturated(counts);
   for (const std::string& miss : misses)
     step.why += (step.why.empty() ? "" : ", ") + miss;
   return step;
@@ -142,6 +158,7 @@ void FindMaxSearch::observe(const StepCounts& counts) {
   pending_.clear();
   if (step.client_bound) {
     client_bound_ = true;
+    pool_bound_ = step.pool_bound;
     return;
   }
   if (!refining_ && best_)
@@ -165,6 +182,7 @@ report::FindMax FindMaxSearch::result() const {
   search.steps = steps_;
   search.max_rate = best_;
   search.client_bound = client_bound_;
+  search.pool_bound = pool_bound_;
   search.ceiling = !first_miss_ && !steps_.empty() && pending_.empty();
   return search;
 }
@@ -176,8 +194,8 @@ checks::CheckResult slo_check(const report::FindMax& search) {
   if (search.max_rate) {
     std::string detail = fmt::format("max {} within {}", rate_text(*search.max_rate), search.slo);
     if (search.client_bound) {
-      detail = fmt::format("at least {} within {}: rlcheck could not send faster here",
-                           rate_text(*search.max_rate), search.slo);
+      detail = fmt::format("at least {} within {}: {}", rate_text(*search.max_rate), search.slo,
+                           report::send_limit_text(search));
     } else if (search.ceiling) {
       detail += fmt::format(" (every step held: the target may serve more than {})",
                             rate_text(search.steps.back().rate_per_s));
@@ -187,6 +205,13 @@ checks::CheckResult slo_check(const report::FindMax& search) {
     return {"slo", Status::pass, detail};
   }
   const report::FindMaxStep& first = search.steps.front();
+  if (first.pool_bound) {
+    return {"slo", Status::skip,
+            fmt::format("{} could not be offered (lateness p99 {:.1f}ms): {}, so the target's "
+                        "latency is unknown there: raise -p, or start lower (--rate)",
+                        rate_text(first.rate_per_s), first.lateness_p99_ms,
+                        report::send_limit_text(search))};
+  }
   if (first.client_bound) {
     return {"slo", Status::skip,
             fmt::format("rlcheck could not send {} on time here (lateness p99 {:.1f}ms), so "

@@ -15,15 +15,27 @@
 #include "config/config.hpp"
 #include "engine/histogram.hpp"
 #include "engine/run.hpp"
+#include "report/find_max_report.hpp"
 #include "report/report.hpp"
 
 namespace rlcheck::runner {
 
 // What one step measured: its planned and sent requests, its decisions, its latency (from when
-// each request was due) and how late rlcheck sent them, as a stage of a run counts them.
-using StepCounts = engine::StageTally;
+// each request was due) and how late rlcheck sent them, as a stage of a run counts them; and
+// how busy its connections were: each sent request holds one from its send to its reply.
+struct StepCounts : engine::StageTally {
+  int64_t busy_ns = 0;  // the sends to replies, summed
+  int64_t span_ns = 0;  // the start line to the last reply
+  uint64_t slots = 0;   // requests that can be in flight at once (-p x --pipeline)
+};
 
-StepCounts count_step(const engine::RunResult& result, uint64_t planned);
+// `slots`: the load's concurrency (connections x pipeline).
+StepCounts count_step(const engine::RunResult& result, uint64_t planned, uint64_t slots);
+
+// The connections were the limit: on average at least 90 % of them held a request over the
+// whole step (busy time against slots x span). Requests then wait for a free one, and their
+// lateness is the pool's, not rlcheck's CPU: more connections (-p) would offer more.
+bool pool_saturated(const StepCounts& counts);
 
 // One step judged: within the objective (every bound's percentile, errors within --max-errors,
 // at least 95 % of the planned requests sent), and whether rlcheck sent too late to tell.
@@ -59,6 +71,7 @@ class FindMaxSearch {
   std::optional<int64_t> best_;        // the highest rate that held
   std::optional<int64_t> first_miss_;  // the lowest rate that did not
   bool client_bound_ = false;
+  bool pool_bound_ = false;  // ...and the connections were the limit
 };
 
 // The `slo` check of a --find-max test.

@@ -20,7 +20,11 @@ std::string metrics_url(config::ListenAddress address) {
 }  // namespace
 
 Monitor::Monitor(const config::Config& config, bool serve)
-    : config_(config), progress_(config, live_) {
+    : config_(config), progress_(config, live_), warn_lag_(!config.output.hook) {
+  if (warn_lag_) {
+    if (auto warning = rate_ceiling_warning(config))
+      fmt::print(stderr, "rlcheck: {}\n", *warning);
+  }
   extras_.version = base::version();
   extras_.by_target = config.command == config::Command::compare;
   if (!serve || !config.observe.metrics_listen)
@@ -45,6 +49,7 @@ Monitor::~Monitor() = default;
 engine::RunHooks Monitor::begin_run(const std::string& target, int run, std::string label,
                                     const config::LoadConfig& load, engine::RunObserver* observer) {
   live_.begin_run(extras_.by_target ? target : std::string(), run);
+  std::shared_ptr<const engine::Schedule> plan;
   {
     // The open model's planned rate, read off its schedule as the run goes (the arrivals do
     // not change it; uniform ones cost nothing to plan). On the virtual clock the plan is in
@@ -54,11 +59,48 @@ engine::RunHooks Monitor::begin_run(const std::string& target, int run, std::str
     if (load.open_model() && !load.virtual_clock) {
       config::LoadConfig uniform = load;
       uniform.arrivals = config::Arrivals::uniform;
-      offered_ = Offered{std::make_shared<const engine::Schedule>(engine::Schedule::make(uniform)),
-                         std::chrono::steady_clock::now()};
+      plan = std::make_shared<const engine::Schedule>(engine::Schedule::make(uniform));
+      offered_ = Offered{plan, std::chrono::steady_clock::now()};
     }
   }
-  return {observer, progress_.for_run(std::move(label), load), &live_, nullptr, {}};
+  engine::RunHooks hooks{observer, progress_.for_run(std::move(label), load), &live_, nullptr, {}};
+  if (plan && warn_lag_) {
+    // The uniform plan: Poisson arrivals stray from it by about their square root, far inside
+    // the 10 % and 1 s a warning needs.
+    auto watch = std::make_shared<LagWatch>(LagWatch{
+        ScheduleLag(plan, static_cast<uint64_t>(load.requests), load.share_count, load.share_index),
+        run, static_cast<uint64_t>(load.concurrency), std::nullopt, false});
+    hooks.tick = [this, watch] { watch_lag(*watch); };
+  }
+  return hooks;
+}
+
+void Monitor::watch_lag(LagWatch& watch) {
+  if (watch.warned)
+    return;
+  const engine::LiveSnapshot snapshot = live_.snapshot();
+  if (snapshot.runs.empty())
+    return;
+  const uint64_t sent = snapshot.runs.back().counts.sent;
+  const auto now = std::chrono::steady_clock::now();
+  // The start line is not told to the monitor: it is taken as the first tick that saw a request
+  // sent, at most a tick late, which can only understate the lag.
+  if (!watch.start) {
+    if (sent == 0)
+      return;
+    watch.start = now;
+  }
+  const auto elapsed = std::chrono::duration_cast<std::chrono::nanoseconds>(now - *watch.start);
+  const std::chrono::nanoseconds lag = watch.lag.lag(elapsed, sent);
+  if (!behind_schedule(lag, elapsed))
+    return;
+  watch.warned = true;
+  const LagSample sample{
+      watch.run,          lag,        sent, watch.lag.due_by(elapsed), watch.lag.rate_due(sent),
+      snapshot.in_flight, watch.slots};
+  progress_.clear();  // the terminal's status line, redrawn at the next progress call
+  fmt::print(stderr, "rlcheck: {}\n", lag_warning(sample));
+  std::fflush(stderr);
 }
 
 void Monitor::end_run() {

@@ -19,6 +19,7 @@
 #include "observe/metrics_server.hpp"
 #include "observe/openmetrics.hpp"
 #include "runner/progress.hpp"
+#include "runner/schedule_lag.hpp"
 
 namespace rlcheck::runner {
 
@@ -32,7 +33,8 @@ class Monitor {
   Monitor(const Monitor&) = delete;
   Monitor& operator=(const Monitor&) = delete;
 
-  // Run `run` of `target` (its records name) begins: what execute_run is given.
+  // Run `run` of `target` (its records name) begins: what execute_run is given (its tick
+  // watches an open-model run's lag behind its schedule, runner/schedule_lag).
   engine::RunHooks begin_run(const std::string& target, int run, std::string label,
                              const config::LoadConfig& load, engine::RunObserver* observer);
   void end_run();
@@ -58,6 +60,18 @@ class Monitor {
   mutable std::mutex mutex_;  // guards extras_ and offered_
   observe::Extras extras_;
   std::optional<Offered> offered_;
+  // The open model's run under way, watched for lag at each tick (on the tick's thread only).
+  struct LagWatch {
+    ScheduleLag lag;
+    int run = 0;
+    uint64_t slots = 0;
+    std::optional<std::chrono::steady_clock::time_point> start;  // when its first request left
+    bool warned = false;
+  };
+  void watch_lag(LagWatch& watch);
+  // The schedule warnings: not with --hook (its stderr is the reason for a block); --quiet
+  // keeps them, as every warning (it trims the report, not what went wrong with the load).
+  bool warn_lag_;
   std::unique_ptr<observe::MetricsServer> server_;
 };
 

@@ -149,7 +149,11 @@ report::Report run_test(Target& target, const config::Config& config, const RunO
       hooks.sink = &stream->sink();
     }
     ClockWatch clock_watch(target, !clients.load.virtual_clock);
-    hooks.tick = [&clock_watch] { clock_watch.sample(); };
+    hooks.tick = [&clock_watch, lag = std::move(hooks.tick)] {
+      clock_watch.sample();
+      if (lag)
+        lag();  // the monitor's watch on the schedule
+    };
     engine::RunResult result = execute_shared_run(shared, run, *clients.factory, clients.load,
                                                   hooks, clients.counters, others);
     result.limiter_clock = clock_watch.finish();
@@ -176,7 +180,8 @@ report::Report run_test(Target& target, const config::Config& config, const RunO
       }
     }
     if (search && !result.interrupted)
-      search->observe(count_step(result, static_cast<uint64_t>(clients.load.requests)));
+      search->observe(count_step(result, static_cast<uint64_t>(clients.load.requests),
+                                 static_cast<uint64_t>(clients.load.concurrency)));
     if (outputs.records != nullptr && !result.streamed) {
       report::RunContext context;
       context.start_wall_ns = result.start_wall_ns;

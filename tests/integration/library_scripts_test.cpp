@@ -161,6 +161,19 @@ TEST_CASE("a reply of another format's shape is an error naming the script and t
   CHECK(counter.err.find("rate_gcra.lua") != std::string::npos);
   CHECK(counter.err.find("array of 4") != std::string::npos);
   CHECK(counter.err.find("{hits, ttl_ms}") != std::string::npos);
+  // Each names the --reply that does read it.
+  CHECK(rate.err.find("--reply cell reads it") != std::string::npos);
+  CHECK(counter.err.find("--reply rate reads it") != std::string::npos);
+  CHECK(library_db_keys().empty());
+}
+
+TEST_CASE("a bare hit count read as the contract names --reply count") {
+  const ProcessOutcome count =
+      run_script("count_client_clock.lua",
+                 "--arg {now_s} --arg {window_s} --arg {uuid} -l 5 -w 2s -n 12 -p 12 -r 1", 3);
+  CHECK(count.err.find("not 1 or 0") != std::string::npos);
+  CHECK(count.err.find("--reply count reads it: a hit count, allowed while at most --limit") !=
+        std::string::npos);
   CHECK(library_db_keys().empty());
 }
 

@@ -185,3 +185,16 @@ TEST_CASE("load shapes: --stages on the virtual clock, a client-time sliding log
   for (const json& record : records)
     REQUIRE(record.at("due_us") == record.at("send_us"));
 }
+
+TEST_CASE("a planned rate one connection cannot carry is a warning before the run") {
+  // One connection carries at most 50 000/s (a round trip takes at least 20 us).
+  const ProcessOutcome outcome =
+      run_rlcheck({"redis", "--redis", redis_url(), "--strategy", "lua", "--rate", "100000/s",
+                   "--duration", "1ms", "-p", "1", "-r", "1", "-q"});
+  CHECK(outcome.err.find("rlcheck: warning: 100000/s planned, but 1 in-flight slot (-p x "
+                         "--pipeline) can carry at most 50000/s") != std::string::npos);
+  const ProcessOutcome carried =
+      run_rlcheck({"redis", "--redis", redis_url(), "--strategy", "lua", "--rate", "1000/s",
+                   "--duration", "10ms", "-p", "1", "-r", "1", "-q"});
+  CHECK(carried.err.find("warning") == std::string::npos);
+}

@@ -154,3 +154,40 @@ TEST_CASE("queue: usage errors name the flag and what to do instead") {
          "--timeout", "2s"},
         "--timeout: 2s does not outlast the queue's longest promised wait");
 }
+
+TEST_CASE("--find-max names a saturated connection pool: every connection busy, raise -p") {
+  // Admissions leave 50 ms apart (20/s) and nothing is denied: over 2 connections, 80/s cannot
+  // be offered, and each connection holds a request for the whole step.
+  ServeProcess serve(serve_args("--strategy leaky-queue --refill 20/s --queue 1000"));
+  const json report =
+      http_run(serve, "--find-max --slo p99<500ms --rate 80/s --duration 1s -p 2 -l 1000", 0);
+  const json& search = report["find_max"];
+  CHECK(search["client_bound"] == true);
+  CHECK(search["pool_bound"] == true);
+  REQUIRE(search["steps"].size() == 1);
+  CHECK(search["steps"][0]["pool_bound"] == true);
+  CHECK(check_status(report, "slo") == "skip");
+  CHECK(check_detail(report, "slo").find("all 2 connections busy for the whole step: raise -p") !=
+        std::string::npos);
+}
+
+TEST_CASE("a run far behind its schedule says so as it happens, naming the busy connection") {
+  // One connection to a queue that lets 20/s leave: 100/s planned falls behind by 0.8 s a
+  // second, past 1 s and 10 % within about 1.3 s. The warning is the event the test waits for.
+  ServeProcess serve(serve_args("--strategy leaky-queue --refill 20/s --queue 1000"));
+  RunOptions options;
+  options.interrupt_on_stderr = "behind its schedule";
+  const ProcessOutcome outcome =
+      run_rlcheck({"http", serve.url(), "--header", "X-Client: lag{run}", "-l", "1000", "--rate",
+                   "100/s", "--duration", "30s", "-p", "1", "--quiet"},
+                  options);
+  INFO("stderr: " << outcome.err);
+  CHECK(outcome.interrupted);
+  const size_t warning = outcome.err.find("rlcheck: warning: run 1 is ");
+  REQUIRE(warning != std::string::npos);
+  const std::string line = outcome.err.substr(warning, outcome.err.find('\n', warning) - warning);
+  CHECK(line.find("behind its schedule (sent ") != std::string::npos);
+  CHECK(line.find("every one of the 1 in-flight slot (-p x --pipeline) was busy") !=
+        std::string::npos);
+  CHECK(line.find("raise -p") != std::string::npos);
+}

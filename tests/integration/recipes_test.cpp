@@ -82,7 +82,7 @@ TEST_CASE("the pre-push hook lets a push through when the limiter holds") {
 TEST_CASE("the README's Stop-hook settings run a check that blocks a naive limiter") {
   // The block from README.md, with the strategy swapped for the one under test.
   const auto settings = nlohmann::json::parse(
-      R"({"hooks":{"Stop":[{"hooks":[{"type":"command","command":"rlcheck redis --strategy lua -n 200 -p 50 --hook"}]}]}})");
+      R"({"hooks":{"Stop":[{"hooks":[{"type":"command","command":"rlcheck redis --strategy lua -n 200 -p 50 --hook","timeout":168}]}]}})");
   std::string command = settings["hooks"]["Stop"][0]["hooks"][0]["command"];
   CHECK(command.rfind("rlcheck redis", 0) == 0);
   command.replace(command.find("lua"), 3, "naive");

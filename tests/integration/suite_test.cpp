@@ -82,7 +82,10 @@ TEST_CASE("a scenario whose outcome differs from its expectation exits 1 and say
   CHECK(blocked.exit_code == 2);
   CHECK(blocked.out.empty());
   CHECK(blocked.err.find("naive claims to hold") != std::string::npos);
-  CHECK(blocked.err.find("reproduce: rlcheck redis") != std::string::npos);
+  // By the path this rlcheck was started by, so that the line runs as pasted.
+  const std::string program =
+      std::filesystem::absolute(rlcheck_binary()).lexically_normal().string();
+  CHECK(blocked.err.find("reproduce: " + program + " redis") != std::string::npos);
   CHECK(blocked.err.find("--strategy naive") != std::string::npos);
 }
 
@@ -125,6 +128,8 @@ TEST_CASE("hook-config prints the settings block for the given check") {
   CHECK(settings["hooks"]["Stop"][0]["hooks"][0]["type"] == "command");
   CHECK(settings["hooks"]["Stop"][0]["hooks"][0]["command"] ==
         "rlcheck redis --strategy lua -n 200 -p 50 --hook");
+  // The README's block: 4 runs of 4 rounds of --timeout 5s, and the margins.
+  CHECK(settings["hooks"]["Stop"][0]["hooks"][0]["timeout"] == 168);
 
   TempDir dir;
   const std::string existing =

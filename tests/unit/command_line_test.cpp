@@ -206,6 +206,23 @@ TEST_CASE("--version and --help give immediate output instead of a run") {
   CHECK(mentions(*redis_help.immediate_output, "--strategy"));
 }
 
+TEST_CASE("each command's help names its own defaults and every placeholder") {
+  const std::string redis_help = *parse({"redis", "--help"}).immediate_output;
+  const std::string http_help = *parse({"http", "--help"}).immediate_output;
+  CHECK(mentions(redis_help, "fresh limiter state (default 4)"));
+  CHECK(mentions(http_help, "fresh limiter state (default 1)"));
+  CHECK_FALSE(mentions(http_help, "(default 4)"));
+  CHECK(mentions(http_help, "the limit being verified (default: the advertised one)"));
+  // --arg, the URL, -H and -d list the same placeholders, {id} among them.
+  const std::string every = "{limit} {window_ms} {window_s} {uuid} {seq} {run} {id} {now_ms}";
+  CHECK(mentions(redis_help, every));
+  size_t http_lists = 0;
+  for (size_t at = http_help.find(every); at != std::string::npos;
+       at = http_help.find(every, at + 1))
+    ++http_lists;
+  CHECK(http_lists == 3);
+}
+
 TEST_CASE("compare takes a list of strategies") {
   const auto c = parse({"compare", "--strategies", "naive,gcra"}).config;
   CHECK(c.command == Command::compare);

@@ -185,6 +185,43 @@ TEST_CASE("a miss while rlcheck sent late ends the search with a lower bound") {
   CHECK(slo_check(first.result()).status == rlcheck::checks::Status::skip);
 }
 
+TEST_CASE("a late step whose connections were all busy names the pool, not rlcheck") {
+  // 20 connections each holding a request for the whole 1 s step: the pool was the limit.
+  StepCounts saturated = step_of(200, 40ms, 8ms);
+  saturated.slots = 20;
+  saturated.span_ns = 1'000'000'000;
+  saturated.busy_ns = 19 * saturated.span_ns;
+  CHECK(rlcheck::runner::pool_saturated(saturated));
+  FindMaxSearch search(options("p99<10ms"), 100, 0);
+  search.observe(step_of(100, 2ms));
+  search.observe(saturated);
+  const auto result = search.result();
+  CHECK(result.client_bound);
+  CHECK(result.pool_bound);
+  const std::string detail = slo_check(result).detail;
+  CHECK(mentions(detail, "at least 100/s"));
+  CHECK(mentions(detail, "all 20 connections busy for the whole step: raise -p"));
+  CHECK_FALSE(mentions(detail, "rlcheck could not send"));
+  CHECK(mentions(rlcheck::report::find_max_lines(result), "raise -p"));
+
+  // Half of them idle on average: rlcheck's own limit, as before.
+  StepCounts idle = saturated;
+  idle.busy_ns = 10 * idle.span_ns;
+  CHECK_FALSE(rlcheck::runner::pool_saturated(idle));
+  FindMaxSearch client(options("p99<10ms"), 100, 0);
+  client.observe(step_of(100, 2ms));
+  client.observe(idle);
+  CHECK_FALSE(client.result().pool_bound);
+  CHECK(mentions(slo_check(client.result()).detail, "rlcheck could not send faster here"));
+
+  // The first step already: skip, naming the pool.
+  FindMaxSearch first(options("p99<10ms"), 200, 0);
+  first.observe(saturated);
+  const auto check = slo_check(first.result());
+  CHECK(check.status == rlcheck::checks::Status::skip);
+  CHECK(mentions(check.detail, "raise -p"));
+}
+
 TEST_CASE("a target that holds every step is reported as a floor, not a maximum") {
   FindMaxSearch search(options("p99<10ms"), 100'000, 0);
   const std::vector<int64_t> rates = search_against(10'000'000, search);

@@ -79,3 +79,13 @@ TEST_CASE("hook_settings starts the command with the program it is given, shell-
   CHECK(settings["hooks"]["Stop"][0]["hooks"][0]["command"] ==
         "'/opt/my tools/rlcheck' redis --hook");
 }
+
+TEST_CASE("hook_settings writes the timeout, and gives an entry already there the new one") {
+  const ordered_json first = hook_settings({"redis"}, std::nullopt, "rlcheck", 168);
+  CHECK(first.dump() ==
+        R"({"hooks":{"Stop":[{"hooks":[{"type":"command","command":"rlcheck redis --hook",)"
+        R"("timeout":168}]}]}})");
+  const ordered_json longer = hook_settings({"redis"}, first, "rlcheck", 300);
+  REQUIRE(longer["hooks"]["Stop"].size() == 1);
+  CHECK(longer["hooks"]["Stop"][0]["hooks"][0]["timeout"] == 300);
+}

@@ -101,7 +101,9 @@ TEST_CASE("render_human shows p50, p90, p99 and p999 per run, and the request ra
   for (const char* column : {"p50 ms", "p90 ms", "p99 ms", "p999 ms"})
     CHECK(text.find(column) != std::string::npos);
   CHECK(text.find("0.750") != std::string::npos);
-  CHECK(text.find("2.875") != std::string::npos);
+  // Percentiles to the histogram's precision: three significant digits.
+  CHECK(text.find("2.88") != std::string::npos);
+  CHECK(text.find("2.875") == std::string::npos);
   CHECK(text.find("10000 req/s") != std::string::npos);
   // Every line but the header (the target's own length) fits a 100-column terminal.
   size_t start = text.find('\n') + 1;
@@ -196,6 +198,17 @@ TEST_CASE("render_human header: where the limit and the window came from, compac
   const std::string header = first_line(render_human(redis, plain));
   CHECK(header.find("limit 10 per 1m  ") != std::string::npos);
   CHECK(header.find("default") == std::string::npos);
+}
+
+TEST_CASE("render_human header: a bucket is named by the burst and refill audited") {
+  Report bucket = report_with({}, Verdict::pass);
+  bucket.params.contract = "token-bucket";
+  bucket.params.burst = 5;
+  bucket.params.refill = "5/s";
+  const std::string header = first_line(render_human(bucket, TextStyle{false, false}));
+  CHECK(header.find("token-bucket burst 5, refill 5/s") != std::string::npos);
+  CHECK(header.find("limit 10") == std::string::npos);
+  CHECK(header.find("contract token-bucket") == std::string::npos);
 }
 
 TEST_CASE("render_human advertised line: only what was advertised, none when nothing was") {

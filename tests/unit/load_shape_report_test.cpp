@@ -85,6 +85,9 @@ TEST_CASE("render_human: a stages line, and a table of the stages when there are
   const rlcheck::report::TextStyle plain{false, false};
   const std::string text = rlcheck::report::render_human(staged_report(3), plain);
   CHECK(text.find("poisson arrivals") != std::string::npos);
+  // The header names the plan run, not a count of requests as if closed.
+  CHECK(text.find("3 stages over 6.00s to a peak of 300/s (800 requests planned) x 1 run, 50 "
+                  "connections") != std::string::npos);
   CHECK(text.find("stages 2.00s to 100/s, 2.00s to 200/s, 2.00s to 300/s (800 requests over "
                   "6.00s)\n") != std::string::npos);
   CHECK(text.find("late p99") != std::string::npos);
@@ -142,4 +145,17 @@ TEST_CASE("the timeline's offered rate: sends per second over every identity, an
   report.runs[0].timeline->offered.clear();
   report.runs[0].timeline->planned.clear();
   CHECK(rlcheck::report::render_html({report}).find("offered-rate") == std::string::npos);
+}
+
+TEST_CASE("a run far behind its schedule says so: behind_schedule_ms, and a line in the report") {
+  Report report = staged_report(2);
+  CHECK(rlcheck::report::to_json(report)["runs"][0]["behind_schedule_ms"] == 3.5);
+  const rlcheck::report::TextStyle plain{false, false};
+  CHECK(rlcheck::report::render_human(report, plain).find("behind its schedule") ==
+        std::string::npos);
+  report.runs[0].duration_ms = 5000;
+  report.runs[0].lateness->max = 2300;  // over 1 s and 10 % of the run
+  CHECK(rlcheck::report::to_json(report)["runs"][0]["behind_schedule_ms"] == 2300);
+  CHECK(rlcheck::report::render_human(report, plain).find("run 1 fell 2.30s behind its schedule") !=
+        std::string::npos);
 }

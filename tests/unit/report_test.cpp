@@ -60,3 +60,16 @@ TEST_CASE("requests per second is all requests over the summed durations") {
 
   CHECK(summarize({run(10, 100, 0)}).requests_per_second == 0.0);
 }
+
+TEST_CASE("histogram figures keep the three significant digits the histogram resolves") {
+  using rlcheck::report::histogram_figure;
+  using rlcheck::report::histogram_text;
+  CHECK(histogram_text(44.564) == "44.6");
+  CHECK(histogram_text(0.125) == "0.125");
+  CHECK(histogram_text(0.75) == "0.750");
+  CHECK(histogram_text(1234.5) == "1230");
+  CHECK(histogram_text(0) == "0");
+  CHECK(histogram_figure(44.564) == doctest::Approx(44.6));
+  CHECK(histogram_figure(0.0012345) == doctest::Approx(0.00123));
+  CHECK(histogram_figure(0) == 0);
+}

@@ -403,3 +403,21 @@ TEST_CASE("--reply count: a bare hit count, allowed while at most the limit") {
   CHECK(mentions(std::string(expected_reply_shape(ReplyFormat::count)), "--reply count"));
   CHECK(hint_resolution_ms(ReplyFormat::count) == 1);
 }
+
+TEST_CASE("a reply one --reply cannot read names the --reply that reads it") {
+  using rlcheck::config::ReplyFormat;
+  using rlcheck::redis::reply_that_reads;
+  ReplyBuilder b;
+  // A bare INCR count, read as the contract: 5 is not 1 or 0, but it is a hit count.
+  const auto& count = b.integer(5);
+  CHECK_FALSE(decision_from_script_reply(count).has_value());
+  CHECK(mentions(reply_that_reads(ReplyFormat::contract, 10, count), "--reply count reads it"));
+  // {hits, ttl_ms}: the counter stores' reply.
+  CHECK(mentions(reply_that_reads(ReplyFormat::contract, 10, b.integers({12, 60000})),
+                 "--reply counter"));
+  // CL.THROTTLE's five integers.
+  CHECK(mentions(reply_that_reads(ReplyFormat::count, 10, b.integers({0, 10, 9, -1, 6})),
+                 "--reply cell"));
+  // A reply no format reads names none.
+  CHECK(reply_that_reads(ReplyFormat::contract, 10, b.string("ok")).empty());
+}

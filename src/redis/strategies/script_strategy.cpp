@@ -136,8 +136,9 @@ class ScriptStrategy final : public redis::Strategy {
     // Built in place and returned by name: the hot path moves no Decision.
     std::optional<engine::Decision> decision(std::in_place);
     if (auto read = read_decision(reply_, limit_, reply, *decision); !read) {
-      *decision = bad_reply_decision(fmt::format("script {} {}; expected {}", script_.name,
-                                                 read.error(), expected_reply_shape(reply_)));
+      *decision = bad_reply_decision(fmt::format("script {} {}; expected {}{}", script_.name,
+                                                 read.error(), expected_reply_shape(reply_),
+                                                 reply_that_reads(reply_, limit_, reply)));
       return decision;
     }
     // cell's hints count whole seconds: retry-after-accuracy judges them as such.
