@@ -197,14 +197,18 @@ std::string hook_reason(const std::vector<report::Report>& reports,
   for (const report::Report& report : reports) {
     if (report.exit_code == 0)
       continue;
+    // An HTTP endpoint is its URL; a Redis limiter its script or strategy, on its Redis.
     const std::string limiter =
-        report.target.script.empty() ? report.target.strategy : report.target.script;
-    reason += fmt::format(
-        "rlcheck: the rate limiter {} on {} {} ({}, {} x {}, concurrency {}):\n", limiter,
-        report.target.url,
-        report.interrupted ? "was not fully tested: interrupted" : "broke its contract",
-        report::contract_text(report), config::counted(report.params.requests, "request"),
-        config::counted(report.params.runs, "run"), report.params.concurrency);
+        !report.target.script.empty()     ? report.target.script + " on " + report.target.url
+        : !report.target.strategy.empty() ? report.target.strategy + " on " + report.target.url
+                                          : report.target.url;
+    const char* outcome = report.interrupted ? "was not fully tested: interrupted"
+                          : report.verdict == checks::Verdict::error ? "could not be judged"
+                                                                     : "broke its contract";
+    reason += fmt::format("rlcheck: the rate limiter {} {} ({}, {} x {}, concurrency {}):\n",
+                          limiter, outcome, report::contract_text(report),
+                          config::counted(report.params.requests, "request"),
+                          config::counted(report.params.runs, "run"), report.params.concurrency);
     for (const auto& check : report.checks) {
       if (check.status == checks::Status::fail) {
         reason += fmt::format("  {}: {}\n", check.id, check.detail);
