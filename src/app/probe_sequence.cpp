@@ -60,6 +60,13 @@ checks::InferredContract Sequence::run() {
   return result_;
 }
 
+std::string Sequence::fresh_identity_denied() const {
+  return fmt::format(
+      "the first request of a fresh identity ({}) was denied: the limit may be 0, or the "
+      "identity is not what the limiter keys on",
+      target_.fresh_identity_source());
+}
+
 void Sequence::forget_parameters() {
   result_.limit.reset();
   result_.window_ms.reset();
@@ -240,13 +247,18 @@ void Sequence::infer() {
     return;
   }
   if (count.admitted == 0) {
-    throw Halt{
-        target_.fresh_identities()
-            ? "the first request was denied: the identity was not fresh (put {run} where the "
-              "limiter reads its identity: the URL, a header or the body)"
-            : "the first request was denied and its denial carried no hint of when to retry "
-              "(put {run} where the limiter reads its identity, or give --source-address "
-              "two or more addresses for a limiter keyed by client address)"};
+    if (target_.fresh_identities())
+      throw Halt{fresh_identity_denied()};
+    // {id} is the identity within a run: the same one at every step of a probe.
+    const std::string id_at = target_.where_written("{id}");
+    throw Halt{fmt::format(
+        "the first request was denied and its denial carried no hint of when to retry{} (put "
+        "{{run}} where the limiter reads its identity, or give --source-address two or more "
+        "addresses for a limiter keyed by client address)",
+        id_at.empty() ? ""
+                      : fmt::format("; {{id}} in {} names the same identity at every step of a "
+                                    "probe",
+                                    id_at))};
   }
   const int64_t limit = count.admitted;
   const int64_t first_admitted = *count.first_admitted_ns;
@@ -358,8 +370,11 @@ void Sequence::infer_window(int64_t limit, int64_t first_admitted, const Readmis
         ms(single_at - target_.now_ns())));
   }
   const auto single = send(spread, 1, std::max(single_at, target_.now_ns()));
-  if (admitted(single) != 1)
-    throw Halt{"the first request of a fresh identity was denied"};
+  if (admitted(single) != 1) {
+    throw Halt{target_.fresh_identities()
+                   ? fresh_identity_denied()
+                   : "the one identity was denied after its window had emptied"};
+  }
   const int64_t s0 = single.front().at_ns;
   const auto half_later = send(spread, limit, s0 + window_guess / 2);
   const int64_t second_batch = admitted(half_later);

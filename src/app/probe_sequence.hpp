@@ -91,6 +91,8 @@ class Sequence {
   void note_queueing();
   // Clears every measured parameter: the result stands for none of them.
   void forget_parameters();
+  // The reason when a fresh identity's first request is denied, naming what made it fresh.
+  std::string fresh_identity_denied() const;
 
   // Single probes at geometric steps from `from_ns` (relative to `origin_ns`) until one is
   // admitted. Denied probes change no state of a sliding log, a bucket or GCRA. With

@@ -246,6 +246,19 @@ TEST_CASE("probe http: a server that advertises a limit and never denies exits 1
         "the headers advertise a limit of 5 but no request was denied");
 }
 
+TEST_CASE("probe http: a fresh identity denied at once is named as such, not sent for {run}") {
+  // Always 429: the identity carries {run} already, so the probe says what it saw.
+  FakeHttpServer server(FakeHttpServer::Mode::reply, {429, {}, "{}"});
+  const Probed probed = probe({server.url(), "-H", "X-API-Key: probe-{run}", "--max-time", "30s"});
+  INFO(probed.report.dump(2));
+  CHECK(probed.outcome.exit_code == 3);
+  CHECK(probed.report["algorithm"] == "unknown");
+  CHECK(probed.report["flags"] == "");
+  CHECK(probed.report["reason"] ==
+        "the first request of a fresh identity ({run} in the header X-API-Key) was denied: the "
+        "limit may be 0, or the identity is not what the limiter keys on");
+}
+
 TEST_CASE("probe --redis: the built-in strategies directly") {
   const std::string redis = TestRedis::shared().tcp_url();
   SUBCASE("sliding window") {
