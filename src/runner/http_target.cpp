@@ -272,6 +272,8 @@ RunClients HttpEndpoint::clients(const StateChoice& state, const config::LoadCon
   target_.placeholders.run = state.state;
   target_.seed = state.seed;
   target_.concurrency = load.concurrency;
+  // The run's addresses: a probe gives each of its identities one of its own.
+  target_.source_addresses = load.source_addresses;
   factory_.reset();
   factory_ = http::make_http_client_factory(target_);
   RunClients clients;

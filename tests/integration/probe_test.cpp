@@ -424,6 +424,9 @@ TEST_CASE("probe http: a limiter keyed by client address, one source address per
   const Probed probed =
       probe({server.url(), "--source-address", "127.0.0.1-127.0.0.4", "--max-time", "30s"});
   check_window(probed, "sliding", 3, 1000);
+  // The control (identity 3, the third address) was drained beside identity 1, not denied
+  // from its first request as it would be sending from identity 1's address.
+  CHECK(probed.report["denial_counting"] == false);
 }
 
 TEST_CASE("probe http: without {run}, one identity, waiting for it to be fresh again") {
