@@ -30,6 +30,7 @@ constexpr double k_agreement = 0.10;              // cross-checks agree within 1
 constexpr double k_anchor_tolerance = 0.05;       // a first-hit readmission lands within 5 % of W
 constexpr double k_plan_margin = 1.25;            // a suggested --max-time leaves this much room
 constexpr int64_t k_timing_slack_ns = 2'000'000;  // the probes' own timing, on any duration
+constexpr int64_t k_limiter_resolution_ns = 1'000'000;  // a limiter's clock: milliseconds
 // --virtual-clock: waits are free, but a probe looks no further ahead than 30 virtual days.
 constexpr int64_t k_virtual_horizon_ns = 30LL * 86'400'000'000'000;
 constexpr int k_spread_identity = 2;                  // the spread and phase tests' fresh identity

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -77,6 +78,30 @@ std::optional<double> refill_from(std::span<const int64_t> readmissions_ns) {
   if (span <= 0)
     return std::nullopt;
   return static_cast<double>(readmissions_ns.size() - 1) * 1e9 / static_cast<double>(span);
+}
+
+std::optional<RateInterval> refill_interval(std::span<const ProbeRequest> timed,
+                                            int64_t resolution_ns) {
+  // Per admission after the first denial: the bounds of its token's instant.
+  std::optional<double> after;  // the last denial's earliest decision instant
+  std::vector<std::pair<double, double>> tokens;
+  for (const ProbeRequest& request : timed) {
+    const double half = static_cast<double>(request.latency_ns) / 2;
+    const auto at = static_cast<double>(request.at_ns);
+    if (request.outcome == Outcome::denied)
+      after = at - half;
+    else if (request.outcome == Outcome::allowed && after)
+      tokens.emplace_back(*after, at + half);
+  }
+  if (tokens.size() < 2)
+    return std::nullopt;
+  const auto intervals = static_cast<double>(tokens.size() - 1);
+  const auto resolution = static_cast<double>(resolution_ns);
+  const double widest = tokens.back().second - tokens.front().first + 2 * resolution;
+  const double tightest = tokens.back().first - tokens.front().second - 2 * resolution;
+  return RateInterval{intervals * 1e9 / widest, tightest > 0
+                                                    ? intervals * 1e9 / tightest
+                                                    : std::numeric_limits<double>::infinity()};
 }
 
 AdvertisedJudgement judge_advertised(const InferredContract& inferred,
@@ -268,10 +293,13 @@ std::optional<QueueFit> fit_queue(std::span<const ProbeRequest> at_once) {
   return fit;
 }
 
-SnappedDuration snap_duration_ms(double measured_ms, double tolerance_ms,
-                                 std::optional<int64_t> advertised_ms) {
+namespace {
+
+// The first rule of snap_duration_ms whose value lies in [low_ms, high_ms].
+SnappedDuration snap_duration_between(double measured_ms, double low_ms, double high_ms,
+                                      std::optional<int64_t> advertised_ms) {
   const auto fits = [&](double candidate) {
-    return candidate > 0 && std::abs(candidate - measured_ms) <= tolerance_ms;
+    return candidate > 0 && candidate >= low_ms && candidate <= high_ms;
   };
   if (advertised_ms && fits(static_cast<double>(*advertised_ms)))
     return {*advertised_ms, "advertised"};
@@ -284,11 +312,17 @@ SnappedDuration snap_duration_ms(double measured_ms, double tolerance_ms,
   return {std::max<int64_t>(1, std::llround(measured_ms)), "measured"};
 }
 
-SnappedRate snap_rate(double measured_per_s, double tolerance, std::optional<int64_t> advertised_q,
-                      std::optional<int64_t> advertised_w_s) {
-  const auto fits = [&](double candidate) {
-    return candidate > 0 && std::abs(candidate - measured_per_s) <= tolerance * measured_per_s;
-  };
+}  // namespace
+
+SnappedDuration snap_duration_ms(double measured_ms, double tolerance_ms,
+                                 std::optional<int64_t> advertised_ms) {
+  return snap_duration_between(measured_ms, measured_ms - tolerance_ms, measured_ms + tolerance_ms,
+                               advertised_ms);
+}
+
+SnappedRate snap_rate(double measured_per_s, const RateInterval& interval,
+                      std::optional<int64_t> advertised_q, std::optional<int64_t> advertised_w_s) {
+  const auto fits = [&](double candidate) { return candidate > 0 && interval.contains(candidate); };
   if (advertised_q && advertised_w_s && *advertised_w_s > 0) {
     const double rate = static_cast<double>(*advertised_q) / static_cast<double>(*advertised_w_s);
     if (fits(rate)) {
@@ -303,14 +337,16 @@ SnappedRate snap_rate(double measured_per_s, double tolerance, std::optional<int
   // One token every whole hour, minute or second.
   for (const double unit_s : {3600.0, 60.0, 1.0}) {
     const double seconds = std::round(1 / measured_per_s / unit_s) * unit_s;
-    if (fits(1 / seconds))
+    if (seconds > 0 && fits(1 / seconds))
       return {fmt::format("1/{}s", std::llround(seconds)), 1 / seconds, "round"};
   }
-  // One token per interval: the interval snapped as a duration, within the same fraction.
-  const double interval_ms = 1000 / measured_per_s;
-  const SnappedDuration interval = snap_duration_ms(interval_ms, tolerance * interval_ms, {});
-  return {fmt::format("1/{}ms", interval.ms), 1000 / static_cast<double>(interval.ms),
-          interval.basis};
+  // One token per interval: the interval snapped as a duration, inside the interval's bounds.
+  const SnappedDuration interval_ms = snap_duration_between(
+      1000 / measured_per_s, 1000 / interval.high_per_s,
+      interval.low_per_s > 0 ? 1000 / interval.low_per_s : std::numeric_limits<double>::infinity(),
+      {});
+  return {fmt::format("1/{}ms", interval_ms.ms), 1000 / static_cast<double>(interval_ms.ms),
+          interval_ms.basis};
 }
 
 namespace {
@@ -321,7 +357,14 @@ std::string duration_flag(int64_t ms) {
 
 }  // namespace
 
-std::string contract_flags(const InferredContract& inferred, const AdvertisedContract& advertised) {
+namespace {
+
+struct Flags {
+  std::string text;
+  std::string unsnapped;  // why a value went in as measured; "" when every one was snapped
+};
+
+Flags flags_of(const InferredContract& inferred, const AdvertisedContract& advertised) {
   if ((inferred.algorithm == "fixed" || inferred.algorithm == "sliding" ||
        inferred.algorithm == "sliding-counter") &&
       inferred.limit && inferred.window_ms) {
@@ -332,23 +375,57 @@ std::string contract_flags(const InferredContract& inferred, const AdvertisedCon
                                                     inferred.window_tolerance_ms, advertised_ms);
     const std::string anchor =
         inferred.anchor == "first-hit" ? std::string(" --anchor first-hit") : std::string();
-    return fmt::format("--contract {}{} --limit {} --window {}", inferred.algorithm, anchor,
-                       *inferred.limit, duration_flag(window.ms));
+    Flags flags{fmt::format("--contract {}{} --limit {} --window {}", inferred.algorithm, anchor,
+                            *inferred.limit, duration_flag(window.ms)),
+                ""};
+    if (window.basis == "measured") {
+      flags.unsnapped = fmt::format(
+          "no round window lies within the measured {} ms (±{:.0f}): the flags carry the "
+          "measurement itself",
+          *inferred.window_ms, inferred.window_tolerance_ms);
+    }
+    return flags;
   }
+  const auto refill_flag = [&](const SnappedRate& refill) {
+    if (refill.basis != "measured")
+      return std::string();
+    return fmt::format(
+        "no round rate lies within what the readmissions allow ({:.3g} to {:.3g} per second, "
+        "{:.3g} measured): the flags carry the measurement itself ({})",
+        inferred.refill_interval.low_per_s, inferred.refill_interval.high_per_s,
+        *inferred.refill_per_s, refill.text);
+  };
   if ((inferred.algorithm == "token-bucket" || inferred.algorithm == "gcra") && inferred.burst &&
       inferred.refill_per_s && *inferred.refill_per_s > 0) {
-    const SnappedRate refill = snap_rate(*inferred.refill_per_s, inferred.refill_tolerance,
+    const SnappedRate refill = snap_rate(*inferred.refill_per_s, inferred.refill_interval,
                                          advertised.limit, advertised.window_s);
-    return fmt::format("--contract {} --burst {} --refill {}", inferred.algorithm, *inferred.burst,
-                       refill.text);
+    return {fmt::format("--contract {} --burst {} --refill {}", inferred.algorithm, *inferred.burst,
+                        refill.text),
+            refill_flag(refill)};
   }
   if (inferred.algorithm == "queue" && inferred.queue && inferred.refill_per_s &&
       *inferred.refill_per_s > 0) {
     const SnappedRate refill =
-        snap_rate(*inferred.refill_per_s, inferred.refill_tolerance, std::nullopt, std::nullopt);
-    return fmt::format("--contract queue --refill {} --queue {}", refill.text, *inferred.queue);
+        snap_rate(*inferred.refill_per_s, inferred.refill_interval, std::nullopt, std::nullopt);
+    return {fmt::format("--contract queue --refill {} --queue {}", refill.text, *inferred.queue),
+            refill_flag(refill)};
   }
-  return "";
+  return {};
+}
+
+}  // namespace
+
+std::string contract_flags(const InferredContract& inferred, const AdvertisedContract& advertised) {
+  return flags_of(inferred, advertised).text;
+}
+
+std::string suggest_flags(InferredContract& inferred, const AdvertisedContract& advertised) {
+  Flags flags = flags_of(inferred, advertised);
+  if (!flags.unsnapped.empty()) {
+    inferred.confidence = "low";
+    inferred.notes.push_back(std::move(flags.unsnapped));
+  }
+  return flags.text;
 }
 
 }  // namespace rlcheck::checks
