@@ -157,6 +157,18 @@ void Sequence::note_queueing() {
                       : ""));
 }
 
+int64_t Sequence::latency_of(int64_t at_ns) const {
+  for (auto it = seen_.rbegin(); it != seen_.rend(); ++it) {
+    if (it->at_ns == at_ns)
+      return it->latency_ns;
+  }
+  return 0;
+}
+
+int64_t Sequence::latency_slack(int64_t denied_ns, const ProbeRequest& admitted) const {
+  return (latency_of(denied_ns) + admitted.latency_ns) / 4;
+}
+
 Readmission Sequence::search(int identity, int64_t origin_ns, int64_t from_ns,
                              int64_t known_denied_ns, bool with_control) {
   int64_t denied_at = known_denied_ns;
@@ -187,7 +199,7 @@ Readmission Sequence::search(int identity, int64_t origin_ns, int64_t from_ns,
                 ms(probed.at_ns - known_denied_ns))};
       }
       if (probed.outcome == Outcome::allowed)
-        return {denied_at, probed.at_ns};
+        return {denied_at, probed.at_ns, latency_slack(denied_at, probed)};
       denied_at = probed.at_ns;
       ++denials;
       due = checks::next_probe_ns(origin_ns, denied_at, step_ratio_, k_min_step_ns);
@@ -195,7 +207,7 @@ Readmission Sequence::search(int identity, int64_t origin_ns, int64_t from_ns,
     }
     const ProbeRequest probe = send(identity, 1, std::max(due, target_.now_ns())).front();
     if (probe.outcome == Outcome::allowed)
-      return {denied_at, probe.at_ns};
+      return {denied_at, probe.at_ns, latency_slack(denied_at, probe)};
     denied_at = probe.at_ns;
     ++denials;
     due = checks::next_probe_ns(origin_ns, denied_at, step_ratio_, k_min_step_ns);
@@ -402,6 +414,7 @@ void Sequence::infer_window(int64_t limit, int64_t first_admitted, const Readmis
   const int64_t timing =
       std::max(k_timing_slack_ns, static_cast<int64_t>(0.01 * static_cast<double>(window_guess)));
   bool consistent = true;
+  bool too_slow = false;  // a fixed window's anchor could not be told
   if (kind == checks::WindowKind::sliding) {
     result_.algorithm = "sliding";
     result_.limit = limit;
@@ -418,8 +431,21 @@ void Sequence::infer_window(int64_t limit, int64_t first_admitted, const Readmis
       result_.notes.push_back(
           fmt::format("the first burst crossed a window boundary ({} admitted across it)", limit));
     }
+    // Each reading is off by its brackets and by when its requests were decided (within half
+    // their send-to-reply time): slow replies widen the tolerance rather than mislead.
     const int64_t anchor_tolerance =
-        static_cast<int64_t>(k_anchor_tolerance * static_cast<double>(window_guess)) + timing;
+        static_cast<int64_t>(k_anchor_tolerance * static_cast<double>(window_guess)) + timing +
+        first.uncertainty_ns() + second.uncertainty_ns() + (third ? third->uncertainty_ns() : 0) +
+        latency_of(first_admitted) / 2 + single.front().latency_ns / 2;
+    // A clock's boundary comes 3/4 W after the single admission, a first-hit window's end W
+    // after it: a tolerance past W/8 cannot tell them apart.
+    if (8 * anchor_tolerance > window_guess) {
+      too_slow = true;
+      result_.notes.push_back(fmt::format(
+          "replies took too long to tell a window opened by the first hit from one on the clock "
+          "(±{:.0f} ms of a {:.0f} ms window)",
+          ms(anchor_tolerance), ms(window_guess)));
+    }
     std::optional<int64_t> third_since_single;
     if (third)
       third_since_single = third->estimate_ns() - s0;
@@ -445,7 +471,7 @@ void Sequence::infer_window(int64_t limit, int64_t first_admitted, const Readmis
       }
     }
   }
-  result_.confidence = consistent ? "high" : "low";
+  result_.confidence = consistent && !too_slow ? "high" : "low";
   if (!consistent)
     result_.notes.push_back("the spread test's readmission did not come where the window says");
 }

@@ -102,6 +102,10 @@ class Sequence {
   // not).
   Readmission search(int identity, int64_t origin_ns, int64_t from_ns, int64_t known_denied_ns,
                      bool with_control = false);
+  // The send-to-reply time of the request (one of seen_) placed at `at_ns`; 0 when none.
+  int64_t latency_of(int64_t at_ns) const;
+  // Readmission::latency_slack_ns of the denial at `denied_ns` and `admitted`.
+  int64_t latency_slack(int64_t denied_ns, const ProbeRequest& admitted) const;
 
   // A fresh identity for 1 until something is denied. Stops after the first chunk when its
   // replies wait instead (checks::waits_one_by_one), setting queued_.

@@ -37,9 +37,12 @@ BurstCount count_burst(std::span<const ProbeRequest> requests);
 struct Readmission {
   int64_t last_denied_ns = 0;
   int64_t admitted_ns = 0;
-  // The midpoint: within half the bracket of the true instant.
+  // Each of the two was decided within half its send-to-reply time of its instant: a quarter
+  // of their latencies together widens the bracket's half (slow replies, a loaded machine).
+  int64_t latency_slack_ns = 0;
+  // The midpoint: within half the bracket (and the latencies' slack) of the true instant.
   int64_t estimate_ns() const { return last_denied_ns + (admitted_ns - last_denied_ns) / 2; }
-  int64_t uncertainty_ns() const { return (admitted_ns - last_denied_ns) / 2; }
+  int64_t uncertainty_ns() const { return (admitted_ns - last_denied_ns) / 2 + latency_slack_ns; }
 };
 
 // When the next probe of a readmission search leaves: `step_ratio` of the time elapsed since

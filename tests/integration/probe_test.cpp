@@ -331,6 +331,7 @@ TEST_CASE("probe --redis: a limiter that counts its denials keeps out a client t
 TEST_CASE("probe --redis: incr-expire's windows open at the first hit, not on the clock") {
   const Probed probed = probe({"--redis", TestRedis::shared().tcp_url(), "--strategy",
                                "incr-expire", "-l", "3", "-w", "1s"});
+  INFO(probed.report.dump(2));
   check_window(probed, "fixed", 3, 1000);
   CHECK(probed.report["anchor"] == "first-hit");
   CHECK(probed.report["flags"] == "--contract fixed --anchor first-hit --limit 3 --window 1s");

@@ -59,6 +59,10 @@ TEST_CASE("readmission: the midpoint of its bracket, within half the bracket") {
   const Readmission readmission{990 * k_ms, 1010 * k_ms};
   CHECK(readmission.estimate_ns() == 1000 * k_ms);
   CHECK(readmission.uncertainty_ns() == 10 * k_ms);
+  // Replies of 30 and 50 ms: each decided within half of its own, a quarter of both together.
+  const Readmission slow{990 * k_ms, 1010 * k_ms, (30 + 50) * k_ms / 4};
+  CHECK(slow.estimate_ns() == 1000 * k_ms);
+  CHECK(slow.uncertainty_ns() == 30 * k_ms);
 }
 
 TEST_CASE("next_probe_ns: geometric steps from the origin, never closer than the minimum") {
