@@ -95,13 +95,23 @@ std::optional<RateInterval> refill_interval(std::span<const ProbeRequest> timed,
   }
   if (tokens.size() < 2)
     return std::nullopt;
-  const auto intervals = static_cast<double>(tokens.size() - 1);
+  // Tokens i < j are j - i intervals apart: every pair bounds the rate, and the rate lies in
+  // all their intervals at once (one slow reply loosens only the pairs it is part of).
   const auto resolution = static_cast<double>(resolution_ns);
-  const double widest = tokens.back().second - tokens.front().first + 2 * resolution;
-  const double tightest = tokens.back().first - tokens.front().second - 2 * resolution;
-  return RateInterval{intervals * 1e9 / widest, tightest > 0
-                                                    ? intervals * 1e9 / tightest
-                                                    : std::numeric_limits<double>::infinity()};
+  RateInterval interval{0, std::numeric_limits<double>::infinity()};
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    for (size_t j = i + 1; j < tokens.size(); ++j) {
+      const auto intervals = static_cast<double>(j - i);
+      const double widest = tokens[j].second - tokens[i].first + 2 * resolution;
+      const double tightest = tokens[j].first - tokens[i].second - 2 * resolution;
+      interval.low_per_s = std::max(interval.low_per_s, intervals * 1e9 / widest);
+      if (tightest > 0)
+        interval.high_per_s = std::min(interval.high_per_s, intervals * 1e9 / tightest);
+    }
+  }
+  if (interval.low_per_s > interval.high_per_s)
+    return std::nullopt;  // no one rate fits every pair: not one token every interval
+  return interval;
 }
 
 AdvertisedJudgement judge_advertised(const InferredContract& inferred,
@@ -331,8 +341,10 @@ SnappedRate snap_rate(double measured_per_s, const RateInterval& interval,
               rate, "advertised"};
     }
   }
+  // A whole number per second, when it is the only one inside (else the choice is a guess).
   const double per_s = std::round(measured_per_s);
-  if (fits(per_s))
+  const bool one_whole = std::floor(interval.high_per_s) - std::ceil(interval.low_per_s) < 1;
+  if (fits(per_s) && one_whole)
     return {fmt::format("{}/s", std::llround(per_s)), per_s, "round"};
   // One token every whole hour, minute or second.
   for (const double unit_s : {3600.0, 60.0, 1.0}) {

@@ -158,12 +158,13 @@ struct RateInterval {
 
 // The interval of a rate timed from single readmissions, one every 1/rate (a bucket's tokens,
 // a counter's slots): token k came after the last request denied before admission k was
-// decided and by the time admission k was, so the span from the first token to the last lies
-// between the tightest and the widest pairing of those bounds, each a further
-// `resolution_ns` off (the limiter's clock, milliseconds for most). A request was decided
-// between its send and its reply: at_ns ± latency_ns / 2. `timed` is every request of the
-// timing in send order, beginning with the denial before the first admission; unset with
-// fewer than two admissions or no denial before the first.
+// decided and by the time admission k was, so the span between tokens i and j (j - i
+// intervals) lies between the tightest and the widest pairing of their bounds, each a further
+// `resolution_ns` off (the limiter's clock, milliseconds for most); the rate lies inside
+// every pair's interval. A request was decided between its send and its reply: at_ns ±
+// latency_ns / 2. `timed` is every request of the timing in send order; admissions before its
+// first denial are not counted. Unset with fewer than two admissions counted, or when no one
+// rate fits every pair.
 std::optional<RateInterval> refill_interval(std::span<const ProbeRequest> timed,
                                             int64_t resolution_ns);
 
@@ -226,7 +227,8 @@ SnappedDuration snap_duration_ms(double measured_ms, double tolerance_ms,
                                  std::optional<int64_t> advertised_ms);
 
 // The same for a refill rate, snapped only to a value inside `interval` (where the true rate
-// can lie): the advertised q per w, then a whole number of tokens per second, then one token
+// can lie): the advertised q per w, then a whole number of tokens per second (the only one
+// inside: with two or more inside, picking one would be a guess), then one token
 // per whole seconds, then one token per the token interval snapped as a duration (inside the
 // interval's durations), else the measured interval to the millisecond ("measured"). `text`
 // is the --refill value ("5/s", "10/60s", "1/250ms").

@@ -226,6 +226,9 @@ TEST_CASE("snap_rate: a round rate only inside the interval, which may be lopsid
   CHECK(snap_rate(4.79, interval, std::nullopt, std::nullopt).text == "1/210ms");
   CHECK(snap_rate(4.79, interval, 5, 1).text == "1/210ms");  // advertised, but outside
   CHECK(snap_rate(4.79, {4.70, 5.01}, std::nullopt, std::nullopt).text == "5/s");
+  // Wide enough for 10, 11 and 12 per second: no whole number is chosen; 100 ms a token is
+  // the coarsest duration inside.
+  CHECK(snap_rate(12.0, {9.49, 12.8}, std::nullopt, std::nullopt).text == "1/100ms");
   const SnappedRate narrow = snap_rate(4.79, {4.785, 4.795}, std::nullopt, std::nullopt);
   CHECK(narrow.text == "1/209ms");
   CHECK(narrow.basis == "measured");
@@ -276,6 +279,13 @@ TEST_CASE("refill_interval: each token between the denial before its admission a
     request.latency_ns = 40 * k_ms;
   CHECK(refill_interval(slow, k_ms)->low_per_s < interval->low_per_s);
   CHECK(refill_interval(slow, k_ms)->high_per_s > interval->high_per_s);
+  // One slow reply (the last admission's, 150 ms) loosens only the pairs it is part of.
+  std::vector<ProbeRequest> one_slow = timed;
+  one_slow.back().latency_ns = 150 * k_ms;
+  const std::optional<RateInterval> held = refill_interval(one_slow, k_ms);
+  REQUIRE(held.has_value());
+  CHECK(held->contains(5.0));
+  CHECK(held->high_per_s - held->low_per_s < 0.5);
   CHECK_FALSE(
       refill_interval(std::vector<ProbeRequest>{at(0, Outcome::allowed), at(200, Outcome::allowed)},
                       k_ms)
