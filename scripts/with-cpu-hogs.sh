@@ -13,6 +13,7 @@ fi
 [[ $# -gt 0 ]] || { echo "usage: $0 [-n COUNT] COMMAND..." >&2; exit 64; }
 
 hogs=()
+# shellcheck disable=SC2317  # run by the EXIT trap
 stop_hogs() {
   local pid
   for pid in "${hogs[@]}"; do
