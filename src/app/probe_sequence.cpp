@@ -298,8 +298,12 @@ void Sequence::infer() {
                                  ms(first.estimate_ns() - first_admitted),
                                  ms(first.uncertainty_ns())));
 
-  // Phase 3: all of it at once (a window), or one request (a bucket)?
-  const auto follow_up = send(1, limit, target_.now_ns());
+  // Phase 3: all of it at once (a window), or one request (a bucket)? A sliding log frees the
+  // first burst's slots at the pace that burst was admitted: the follow-up leaves once as long
+  // after the readmission as the burst took, so that a burst admitted slowly (a loaded
+  // machine) and a follow-up sent fast do not read a window as a bucket.
+  const int64_t burst_span = *count.first_denied_ns - first_admitted;
+  const auto follow_up = send(1, limit, std::max(target_.now_ns(), first.admitted_ns + burst_span));
   const int64_t freed = admitted(follow_up);
   const checks::Family family = checks::family_after_readmission(limit, freed);
   evidence.push_back(fmt::format("right then, {} of a burst of {} admitted: {}", freed, limit,
