@@ -271,23 +271,24 @@ std::optional<QueueFit> fit_queue(std::span<const ProbeRequest> at_once) {
     return std::nullopt;
   std::sort(latencies.begin(), latencies.end());
   const auto n = static_cast<double>(latencies.size());
-  const double mean_x = (n - 1) / 2;
-  double mean_y = 0;
-  for (const double latency : latencies)
-    mean_y += latency / n;
-  double sxy = 0;
-  double sxx = 0;
+  // The line through the waits by rank: the median of the slopes between every two (Theil and
+  // Sen), so that one reply read late (a loaded machine) does not tilt it, as it would a least-
+  // squares line through five points.
+  std::vector<double> slopes;
   for (size_t i = 0; i < latencies.size(); ++i) {
-    const double x = static_cast<double>(i) - mean_x;
-    sxy += x * (latencies[i] - mean_y);
-    sxx += x * x;
+    for (size_t j = i + 1; j < latencies.size(); ++j)
+      slopes.push_back((latencies[j] - latencies[i]) / static_cast<double>(j - i));
   }
-  const double slope = sxy / sxx;  // ns per place: one departure interval
+  const double slope = median(std::move(slopes));  // ns per place: one departure interval
   if (slope < 1e6)
     return std::nullopt;
+  std::vector<double> intercepts;
+  for (size_t i = 0; i < latencies.size(); ++i)
+    intercepts.push_back(latencies[i] - slope * static_cast<double>(i));
+  const double intercept = median(std::move(intercepts));
   double scatter = 0;
   for (size_t i = 0; i < latencies.size(); ++i) {
-    const double line = mean_y + slope * (static_cast<double>(i) - mean_x);
+    const double line = intercept + slope * static_cast<double>(i);
     scatter += std::abs(latencies[i] - line) / n;
   }
   if (scatter > slope / 4)

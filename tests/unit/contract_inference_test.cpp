@@ -410,6 +410,13 @@ TEST_CASE("fit_queue: the rate from how waits grow along a burst, the size from 
   CHECK(shuffled->rate_per_s == doctest::Approx(5.0).epsilon(0.03));
   std::swap(burst[0], burst[3]);
   std::swap(burst[1], burst[6]);
+  // One reply read 70 ms late (the last admitted one): the rate holds, its tolerance widens.
+  std::vector<ProbeRequest> late = burst;
+  late[4].latency_ns += 70 * k_ms;
+  const std::optional<QueueFit> held = fit_queue(late);
+  REQUIRE(held.has_value());
+  CHECK(held->rate_per_s == doctest::Approx(5.0).epsilon(0.03));
+  CHECK(held->rate_tolerance > fit->rate_tolerance);
   // Nothing denied: how many may wait is only bounded.
   burst.resize(5);
   const std::optional<QueueFit> open = fit_queue(burst);
