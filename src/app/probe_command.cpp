@@ -55,7 +55,7 @@ int run_probe(const config::Config& config) {
     }
   }
   report.judgement = checks::judge_advertised(report.inferred, report.advertised);
-  report.flags = checks::contract_flags(report.inferred, report.advertised);
+  report.flags = checks::suggest_flags(report.inferred, report.advertised);
   if (report.mode == "http" && !report.flags.empty() && !any_denial_hinted(target->results()))
     report.flags += " --no-require-retry-after";
   if (config.load.virtual_clock) {

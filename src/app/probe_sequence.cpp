@@ -60,6 +60,13 @@ checks::InferredContract Sequence::run() {
   return result_;
 }
 
+std::string Sequence::fresh_identity_denied() const {
+  return fmt::format(
+      "the first request of a fresh identity ({}) was denied: the limit may be 0, or the "
+      "identity is not what the limiter keys on",
+      target_.fresh_identity_source());
+}
+
 void Sequence::forget_parameters() {
   result_.limit.reset();
   result_.window_ms.reset();
@@ -150,6 +157,18 @@ void Sequence::note_queueing() {
                       : ""));
 }
 
+int64_t Sequence::latency_of(int64_t at_ns) const {
+  for (auto it = seen_.rbegin(); it != seen_.rend(); ++it) {
+    if (it->at_ns == at_ns)
+      return it->latency_ns;
+  }
+  return 0;
+}
+
+int64_t Sequence::latency_slack(int64_t denied_ns, const ProbeRequest& admitted) const {
+  return (latency_of(denied_ns) + admitted.latency_ns) / 4;
+}
+
 Readmission Sequence::search(int identity, int64_t origin_ns, int64_t from_ns,
                              int64_t known_denied_ns, bool with_control) {
   int64_t denied_at = known_denied_ns;
@@ -180,7 +199,7 @@ Readmission Sequence::search(int identity, int64_t origin_ns, int64_t from_ns,
                 ms(probed.at_ns - known_denied_ns))};
       }
       if (probed.outcome == Outcome::allowed)
-        return {denied_at, probed.at_ns};
+        return {denied_at, probed.at_ns, latency_slack(denied_at, probed)};
       denied_at = probed.at_ns;
       ++denials;
       due = checks::next_probe_ns(origin_ns, denied_at, step_ratio_, k_min_step_ns);
@@ -188,7 +207,7 @@ Readmission Sequence::search(int identity, int64_t origin_ns, int64_t from_ns,
     }
     const ProbeRequest probe = send(identity, 1, std::max(due, target_.now_ns())).front();
     if (probe.outcome == Outcome::allowed)
-      return {denied_at, probe.at_ns};
+      return {denied_at, probe.at_ns, latency_slack(denied_at, probe)};
     denied_at = probe.at_ns;
     ++denials;
     due = checks::next_probe_ns(origin_ns, denied_at, step_ratio_, k_min_step_ns);
@@ -240,13 +259,18 @@ void Sequence::infer() {
     return;
   }
   if (count.admitted == 0) {
-    throw Halt{
-        target_.fresh_identities()
-            ? "the first request was denied: the identity was not fresh (put {run} where the "
-              "limiter reads its identity: the URL, a header or the body)"
-            : "the first request was denied and its denial carried no hint of when to retry "
-              "(put {run} where the limiter reads its identity, or give --source-address "
-              "two or more addresses for a limiter keyed by client address)"};
+    if (target_.fresh_identities())
+      throw Halt{fresh_identity_denied()};
+    // {id} is the identity within a run: the same one at every step of a probe.
+    const std::string id_at = target_.where_written("{id}");
+    throw Halt{fmt::format(
+        "the first request was denied and its denial carried no hint of when to retry{} (put "
+        "{{run}} where the limiter reads its identity, or give --source-address two or more "
+        "addresses for a limiter keyed by client address)",
+        id_at.empty() ? ""
+                      : fmt::format("; {{id}} in {} names the same identity at every step of a "
+                                    "probe",
+                                    id_at))};
   }
   const int64_t limit = count.admitted;
   const int64_t first_admitted = *count.first_admitted_ns;
@@ -274,8 +298,12 @@ void Sequence::infer() {
                                  ms(first.estimate_ns() - first_admitted),
                                  ms(first.uncertainty_ns())));
 
-  // Phase 3: all of it at once (a window), or one request (a bucket)?
-  const auto follow_up = send(1, limit, target_.now_ns());
+  // Phase 3: all of it at once (a window), or one request (a bucket)? A sliding log frees the
+  // first burst's slots at the pace that burst was admitted: the follow-up leaves once as long
+  // after the readmission as the burst took, so that a burst admitted slowly (a loaded
+  // machine) and a follow-up sent fast do not read a window as a bucket.
+  const int64_t burst_span = *count.first_denied_ns - first_admitted;
+  const auto follow_up = send(1, limit, std::max(target_.now_ns(), first.admitted_ns + burst_span));
   const int64_t freed = admitted(follow_up);
   const checks::Family family = checks::family_after_readmission(limit, freed);
   evidence.push_back(fmt::format("right then, {} of a burst of {} admitted: {}", freed, limit,
@@ -358,8 +386,11 @@ void Sequence::infer_window(int64_t limit, int64_t first_admitted, const Readmis
         ms(single_at - target_.now_ns())));
   }
   const auto single = send(spread, 1, std::max(single_at, target_.now_ns()));
-  if (admitted(single) != 1)
-    throw Halt{"the first request of a fresh identity was denied"};
+  if (admitted(single) != 1) {
+    throw Halt{target_.fresh_identities()
+                   ? fresh_identity_denied()
+                   : "the one identity was denied after its window had emptied"};
+  }
   const int64_t s0 = single.front().at_ns;
   const auto half_later = send(spread, limit, s0 + window_guess / 2);
   const int64_t second_batch = admitted(half_later);
@@ -387,6 +418,7 @@ void Sequence::infer_window(int64_t limit, int64_t first_admitted, const Readmis
   const int64_t timing =
       std::max(k_timing_slack_ns, static_cast<int64_t>(0.01 * static_cast<double>(window_guess)));
   bool consistent = true;
+  bool too_slow = false;  // a fixed window's anchor could not be told
   if (kind == checks::WindowKind::sliding) {
     result_.algorithm = "sliding";
     result_.limit = limit;
@@ -403,8 +435,21 @@ void Sequence::infer_window(int64_t limit, int64_t first_admitted, const Readmis
       result_.notes.push_back(
           fmt::format("the first burst crossed a window boundary ({} admitted across it)", limit));
     }
+    // Each reading is off by its brackets and by when its requests were decided (within half
+    // their send-to-reply time): slow replies widen the tolerance rather than mislead.
     const int64_t anchor_tolerance =
-        static_cast<int64_t>(k_anchor_tolerance * static_cast<double>(window_guess)) + timing;
+        static_cast<int64_t>(k_anchor_tolerance * static_cast<double>(window_guess)) + timing +
+        first.uncertainty_ns() + second.uncertainty_ns() + (third ? third->uncertainty_ns() : 0) +
+        latency_of(first_admitted) / 2 + single.front().latency_ns / 2;
+    // A clock's boundary comes 3/4 W after the single admission, a first-hit window's end W
+    // after it: a tolerance past W/8 cannot tell them apart.
+    if (8 * anchor_tolerance > window_guess) {
+      too_slow = true;
+      result_.notes.push_back(fmt::format(
+          "replies took too long to tell a window opened by the first hit from one on the clock "
+          "(±{:.0f} ms of a {:.0f} ms window)",
+          ms(anchor_tolerance), ms(window_guess)));
+    }
     std::optional<int64_t> third_since_single;
     if (third)
       third_since_single = third->estimate_ns() - s0;
@@ -430,7 +475,7 @@ void Sequence::infer_window(int64_t limit, int64_t first_admitted, const Readmis
       }
     }
   }
-  result_.confidence = consistent ? "high" : "low";
+  result_.confidence = consistent && !too_slow ? "high" : "low";
   if (!consistent)
     result_.notes.push_back("the spread test's readmission did not come where the window says");
 }

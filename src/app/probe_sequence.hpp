@@ -30,6 +30,7 @@ constexpr double k_agreement = 0.10;              // cross-checks agree within 1
 constexpr double k_anchor_tolerance = 0.05;       // a first-hit readmission lands within 5 % of W
 constexpr double k_plan_margin = 1.25;            // a suggested --max-time leaves this much room
 constexpr int64_t k_timing_slack_ns = 2'000'000;  // the probes' own timing, on any duration
+constexpr int64_t k_limiter_resolution_ns = 1'000'000;  // a limiter's clock: milliseconds
 // --virtual-clock: waits are free, but a probe looks no further ahead than 30 virtual days.
 constexpr int64_t k_virtual_horizon_ns = 30LL * 86'400'000'000'000;
 constexpr int k_spread_identity = 2;                  // the spread and phase tests' fresh identity
@@ -91,6 +92,8 @@ class Sequence {
   void note_queueing();
   // Clears every measured parameter: the result stands for none of them.
   void forget_parameters();
+  // The reason when a fresh identity's first request is denied, naming what made it fresh.
+  std::string fresh_identity_denied() const;
 
   // Single probes at geometric steps from `from_ns` (relative to `origin_ns`) until one is
   // admitted. Denied probes change no state of a sliding log, a bucket or GCRA. With
@@ -99,6 +102,10 @@ class Sequence {
   // not).
   Readmission search(int identity, int64_t origin_ns, int64_t from_ns, int64_t known_denied_ns,
                      bool with_control = false);
+  // The send-to-reply time of the request (one of seen_) placed at `at_ns`; 0 when none.
+  int64_t latency_of(int64_t at_ns) const;
+  // Readmission::latency_slack_ns of the denial at `denied_ns` and `admitted`.
+  int64_t latency_slack(int64_t denied_ns, const ProbeRequest& admitted) const;
 
   // A fresh identity for 1 until something is denied. Stops after the first chunk when its
   // replies wait instead (checks::waits_one_by_one), setting queued_.

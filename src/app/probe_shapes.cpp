@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include <fmt/format.h>
@@ -51,25 +52,37 @@ void Sequence::infer_bucket(int64_t burst, int64_t first_admitted, const Readmis
                    k_refill_readmissions));
   // The search's bracket is coarser than a tenth of an interval: timed from the next one on.
   std::vector<int64_t> readmissions;
+  std::vector<ProbeRequest> timed;
   int64_t due = next.admitted_ns + step;
   while (static_cast<int>(readmissions.size()) < k_refill_readmissions) {
     const ProbeRequest probe = send(1, 1, std::max(due, target_.now_ns())).front();
+    timed.push_back(probe);
     if (probe.outcome == Outcome::allowed)
       readmissions.push_back(probe.at_ns);
     due = std::max(due + step, probe.at_ns + k_min_step_ns);
   }
-  const double refill = *checks::refill_from(readmissions);
-  // Each readmission is seen up to one probe step late, and the grid it is seen on may drift a
-  // step against the tokens: the span between the first and the last is off by less than two
-  // steps (and the probes' own timing).
-  const double tolerance =
-      static_cast<double>(2 * step + k_timing_slack_ns) /
-      static_cast<double>(std::max<int64_t>(1, readmissions.back() - readmissions.front()));
+  double refill = *checks::refill_from(readmissions);
+  // Where the true rate can lie: each token came between the denial before its admission and
+  // the admission, as those requests were decided (send to reply: a loaded machine's late
+  // replies widen it), on the limiter's millisecond clock.
+  std::optional<checks::RateInterval> interval =
+      checks::refill_interval(timed, k_limiter_resolution_ns);
+  if (!interval) {
+    // No denial before the second readmission: nothing bounds the tokens' instants, so no
+    // round value can be trusted (the measured one goes into the flags, confidence low).
+    interval = checks::RateInterval::around(refill, 0);
+  }
+  refill = std::clamp(refill, interval->low_per_s, interval->high_per_s);
+  const double tolerance = std::max(refill / interval->low_per_s - 1,
+                                    interval->high_per_s == std::numeric_limits<double>::infinity()
+                                        ? 1.0
+                                        : 1 - refill / interval->high_per_s);
   result_.evidence.push_back(fmt::format(
       "probed every {:.1f} ms, single requests came back {:.1f} ms apart ({} in {:.1f} ms): "
-      "{:.2f} per second",
+      "{:.2f} per second, between {:.3g} and {:.3g} by the brackets",
       ms(step), ms(readmissions.back() - readmissions.front()) / (k_refill_readmissions - 1),
-      readmissions.size(), ms(readmissions.back() - readmissions.front()), refill));
+      readmissions.size(), ms(readmissions.back() - readmissions.front()), refill,
+      interval->low_per_s, interval->high_per_s));
 
   // A bucket drained from full gets its first token back one interval after its first
   // admission; a sliding-window counter only when its window ends.
@@ -120,7 +133,7 @@ void Sequence::infer_bucket(int64_t burst, int64_t first_admitted, const Readmis
     result_.anchor = refill_kind == checks::Refill::counter_first_hit ? "first-hit" : "clock";
     const double window_ms = static_cast<double>(burst) * 1e3 / refill;
     result_.window_ms = std::llround(window_ms);
-    result_.window_tolerance_ms = window_ms * tolerance;
+    result_.window_tolerance_ms = window_ms * tolerance;  // the rate's, on its inverse
     if (!sure)
       result_.notes.push_back("one identity only: no phase test confirmed the counter");
     return;
@@ -128,7 +141,7 @@ void Sequence::infer_bucket(int64_t burst, int64_t first_admitted, const Readmis
   result_.algorithm = "token-bucket";
   result_.burst = burst;
   result_.refill_per_s = three_digits(refill);
-  result_.refill_tolerance = tolerance;
+  result_.refill_interval = *interval;
   if (by_first != checks::Refill::token_bucket) {
     result_.notes.push_back(fmt::format(
         "the first readmission came {:.1f} ms after the first admission where one token "
@@ -240,7 +253,8 @@ void Sequence::infer_queue(const std::vector<ProbeRequest>& one_by_one) {
     if (fit->queue || 2 * size > k_max_queue_burst) {
       result_.algorithm = "queue";
       result_.refill_per_s = three_digits(fit->rate_per_s);
-      result_.refill_tolerance = std::max(fit->rate_tolerance, k_agreement / 2);
+      result_.refill_interval = checks::RateInterval::around(
+          fit->rate_per_s, std::max(fit->rate_tolerance, k_agreement / 2));
       result_.queue = fit->queue;
       const bool agrees_one_by_one =
           agrees(static_cast<double>(typical - unloaded), 1e9 / fit->rate_per_s);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -77,6 +78,40 @@ std::optional<double> refill_from(std::span<const int64_t> readmissions_ns) {
   if (span <= 0)
     return std::nullopt;
   return static_cast<double>(readmissions_ns.size() - 1) * 1e9 / static_cast<double>(span);
+}
+
+std::optional<RateInterval> refill_interval(std::span<const ProbeRequest> timed,
+                                            int64_t resolution_ns) {
+  // Per admission after the first denial: the bounds of its token's instant.
+  std::optional<double> after;  // the last denial's earliest decision instant
+  std::vector<std::pair<double, double>> tokens;
+  for (const ProbeRequest& request : timed) {
+    const double half = static_cast<double>(request.latency_ns) / 2;
+    const auto at = static_cast<double>(request.at_ns);
+    if (request.outcome == Outcome::denied)
+      after = at - half;
+    else if (request.outcome == Outcome::allowed && after)
+      tokens.emplace_back(*after, at + half);
+  }
+  if (tokens.size() < 2)
+    return std::nullopt;
+  // Tokens i < j are j - i intervals apart: every pair bounds the rate, and the rate lies in
+  // all their intervals at once (one slow reply loosens only the pairs it is part of).
+  const auto resolution = static_cast<double>(resolution_ns);
+  RateInterval interval{0, std::numeric_limits<double>::infinity()};
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    for (size_t j = i + 1; j < tokens.size(); ++j) {
+      const auto intervals = static_cast<double>(j - i);
+      const double widest = tokens[j].second - tokens[i].first + 2 * resolution;
+      const double tightest = tokens[j].first - tokens[i].second - 2 * resolution;
+      interval.low_per_s = std::max(interval.low_per_s, intervals * 1e9 / widest);
+      if (tightest > 0)
+        interval.high_per_s = std::min(interval.high_per_s, intervals * 1e9 / tightest);
+    }
+  }
+  if (interval.low_per_s > interval.high_per_s)
+    return std::nullopt;  // no one rate fits every pair: not one token every interval
+  return interval;
 }
 
 AdvertisedJudgement judge_advertised(const InferredContract& inferred,
@@ -236,23 +271,24 @@ std::optional<QueueFit> fit_queue(std::span<const ProbeRequest> at_once) {
     return std::nullopt;
   std::sort(latencies.begin(), latencies.end());
   const auto n = static_cast<double>(latencies.size());
-  const double mean_x = (n - 1) / 2;
-  double mean_y = 0;
-  for (const double latency : latencies)
-    mean_y += latency / n;
-  double sxy = 0;
-  double sxx = 0;
+  // The line through the waits by rank: the median of the slopes between every two (Theil and
+  // Sen), so that one reply read late (a loaded machine) does not tilt it, as it would a least-
+  // squares line through five points.
+  std::vector<double> slopes;
   for (size_t i = 0; i < latencies.size(); ++i) {
-    const double x = static_cast<double>(i) - mean_x;
-    sxy += x * (latencies[i] - mean_y);
-    sxx += x * x;
+    for (size_t j = i + 1; j < latencies.size(); ++j)
+      slopes.push_back((latencies[j] - latencies[i]) / static_cast<double>(j - i));
   }
-  const double slope = sxy / sxx;  // ns per place: one departure interval
+  const double slope = median(std::move(slopes));  // ns per place: one departure interval
   if (slope < 1e6)
     return std::nullopt;
+  std::vector<double> intercepts;
+  for (size_t i = 0; i < latencies.size(); ++i)
+    intercepts.push_back(latencies[i] - slope * static_cast<double>(i));
+  const double intercept = median(std::move(intercepts));
   double scatter = 0;
   for (size_t i = 0; i < latencies.size(); ++i) {
-    const double line = mean_y + slope * (static_cast<double>(i) - mean_x);
+    const double line = intercept + slope * static_cast<double>(i);
     scatter += std::abs(latencies[i] - line) / n;
   }
   if (scatter > slope / 4)
@@ -268,10 +304,13 @@ std::optional<QueueFit> fit_queue(std::span<const ProbeRequest> at_once) {
   return fit;
 }
 
-SnappedDuration snap_duration_ms(double measured_ms, double tolerance_ms,
-                                 std::optional<int64_t> advertised_ms) {
+namespace {
+
+// The first rule of snap_duration_ms whose value lies in [low_ms, high_ms].
+SnappedDuration snap_duration_between(double measured_ms, double low_ms, double high_ms,
+                                      std::optional<int64_t> advertised_ms) {
   const auto fits = [&](double candidate) {
-    return candidate > 0 && std::abs(candidate - measured_ms) <= tolerance_ms;
+    return candidate > 0 && candidate >= low_ms && candidate <= high_ms;
   };
   if (advertised_ms && fits(static_cast<double>(*advertised_ms)))
     return {*advertised_ms, "advertised"};
@@ -284,11 +323,17 @@ SnappedDuration snap_duration_ms(double measured_ms, double tolerance_ms,
   return {std::max<int64_t>(1, std::llround(measured_ms)), "measured"};
 }
 
-SnappedRate snap_rate(double measured_per_s, double tolerance, std::optional<int64_t> advertised_q,
-                      std::optional<int64_t> advertised_w_s) {
-  const auto fits = [&](double candidate) {
-    return candidate > 0 && std::abs(candidate - measured_per_s) <= tolerance * measured_per_s;
-  };
+}  // namespace
+
+SnappedDuration snap_duration_ms(double measured_ms, double tolerance_ms,
+                                 std::optional<int64_t> advertised_ms) {
+  return snap_duration_between(measured_ms, measured_ms - tolerance_ms, measured_ms + tolerance_ms,
+                               advertised_ms);
+}
+
+SnappedRate snap_rate(double measured_per_s, const RateInterval& interval,
+                      std::optional<int64_t> advertised_q, std::optional<int64_t> advertised_w_s) {
+  const auto fits = [&](double candidate) { return candidate > 0 && interval.contains(candidate); };
   if (advertised_q && advertised_w_s && *advertised_w_s > 0) {
     const double rate = static_cast<double>(*advertised_q) / static_cast<double>(*advertised_w_s);
     if (fits(rate)) {
@@ -297,20 +342,24 @@ SnappedRate snap_rate(double measured_per_s, double tolerance, std::optional<int
               rate, "advertised"};
     }
   }
+  // A whole number per second, when it is the only one inside (else the choice is a guess).
   const double per_s = std::round(measured_per_s);
-  if (fits(per_s))
+  const bool one_whole = std::floor(interval.high_per_s) - std::ceil(interval.low_per_s) < 1;
+  if (fits(per_s) && one_whole)
     return {fmt::format("{}/s", std::llround(per_s)), per_s, "round"};
   // One token every whole hour, minute or second.
   for (const double unit_s : {3600.0, 60.0, 1.0}) {
     const double seconds = std::round(1 / measured_per_s / unit_s) * unit_s;
-    if (fits(1 / seconds))
+    if (seconds > 0 && fits(1 / seconds))
       return {fmt::format("1/{}s", std::llround(seconds)), 1 / seconds, "round"};
   }
-  // One token per interval: the interval snapped as a duration, within the same fraction.
-  const double interval_ms = 1000 / measured_per_s;
-  const SnappedDuration interval = snap_duration_ms(interval_ms, tolerance * interval_ms, {});
-  return {fmt::format("1/{}ms", interval.ms), 1000 / static_cast<double>(interval.ms),
-          interval.basis};
+  // One token per interval: the interval snapped as a duration, inside the interval's bounds.
+  const SnappedDuration interval_ms = snap_duration_between(
+      1000 / measured_per_s, 1000 / interval.high_per_s,
+      interval.low_per_s > 0 ? 1000 / interval.low_per_s : std::numeric_limits<double>::infinity(),
+      {});
+  return {fmt::format("1/{}ms", interval_ms.ms), 1000 / static_cast<double>(interval_ms.ms),
+          interval_ms.basis};
 }
 
 namespace {
@@ -321,7 +370,14 @@ std::string duration_flag(int64_t ms) {
 
 }  // namespace
 
-std::string contract_flags(const InferredContract& inferred, const AdvertisedContract& advertised) {
+namespace {
+
+struct Flags {
+  std::string text;
+  std::string unsnapped;  // why a value went in as measured; "" when every one was snapped
+};
+
+Flags flags_of(const InferredContract& inferred, const AdvertisedContract& advertised) {
   if ((inferred.algorithm == "fixed" || inferred.algorithm == "sliding" ||
        inferred.algorithm == "sliding-counter") &&
       inferred.limit && inferred.window_ms) {
@@ -332,23 +388,57 @@ std::string contract_flags(const InferredContract& inferred, const AdvertisedCon
                                                     inferred.window_tolerance_ms, advertised_ms);
     const std::string anchor =
         inferred.anchor == "first-hit" ? std::string(" --anchor first-hit") : std::string();
-    return fmt::format("--contract {}{} --limit {} --window {}", inferred.algorithm, anchor,
-                       *inferred.limit, duration_flag(window.ms));
+    Flags flags{fmt::format("--contract {}{} --limit {} --window {}", inferred.algorithm, anchor,
+                            *inferred.limit, duration_flag(window.ms)),
+                ""};
+    if (window.basis == "measured") {
+      flags.unsnapped = fmt::format(
+          "no round window lies within the measured {} ms (±{:.0f}): the flags carry the "
+          "measurement itself",
+          *inferred.window_ms, inferred.window_tolerance_ms);
+    }
+    return flags;
   }
+  const auto refill_flag = [&](const SnappedRate& refill) {
+    if (refill.basis != "measured")
+      return std::string();
+    return fmt::format(
+        "no round rate lies within what the readmissions allow ({:.3g} to {:.3g} per second, "
+        "{:.3g} measured): the flags carry the measurement itself ({})",
+        inferred.refill_interval.low_per_s, inferred.refill_interval.high_per_s,
+        *inferred.refill_per_s, refill.text);
+  };
   if ((inferred.algorithm == "token-bucket" || inferred.algorithm == "gcra") && inferred.burst &&
       inferred.refill_per_s && *inferred.refill_per_s > 0) {
-    const SnappedRate refill = snap_rate(*inferred.refill_per_s, inferred.refill_tolerance,
+    const SnappedRate refill = snap_rate(*inferred.refill_per_s, inferred.refill_interval,
                                          advertised.limit, advertised.window_s);
-    return fmt::format("--contract {} --burst {} --refill {}", inferred.algorithm, *inferred.burst,
-                       refill.text);
+    return {fmt::format("--contract {} --burst {} --refill {}", inferred.algorithm, *inferred.burst,
+                        refill.text),
+            refill_flag(refill)};
   }
   if (inferred.algorithm == "queue" && inferred.queue && inferred.refill_per_s &&
       *inferred.refill_per_s > 0) {
     const SnappedRate refill =
-        snap_rate(*inferred.refill_per_s, inferred.refill_tolerance, std::nullopt, std::nullopt);
-    return fmt::format("--contract queue --refill {} --queue {}", refill.text, *inferred.queue);
+        snap_rate(*inferred.refill_per_s, inferred.refill_interval, std::nullopt, std::nullopt);
+    return {fmt::format("--contract queue --refill {} --queue {}", refill.text, *inferred.queue),
+            refill_flag(refill)};
   }
-  return "";
+  return {};
+}
+
+}  // namespace
+
+std::string contract_flags(const InferredContract& inferred, const AdvertisedContract& advertised) {
+  return flags_of(inferred, advertised).text;
+}
+
+std::string suggest_flags(InferredContract& inferred, const AdvertisedContract& advertised) {
+  Flags flags = flags_of(inferred, advertised);
+  if (!flags.unsnapped.empty()) {
+    inferred.confidence = "low";
+    inferred.notes.push_back(std::move(flags.unsnapped));
+  }
+  return flags.text;
 }
 
 }  // namespace rlcheck::checks

@@ -37,9 +37,12 @@ BurstCount count_burst(std::span<const ProbeRequest> requests);
 struct Readmission {
   int64_t last_denied_ns = 0;
   int64_t admitted_ns = 0;
-  // The midpoint: within half the bracket of the true instant.
+  // Each of the two was decided within half its send-to-reply time of its instant: a quarter
+  // of their latencies together widens the bracket's half (slow replies, a loaded machine).
+  int64_t latency_slack_ns = 0;
+  // The midpoint: within half the bracket (and the latencies' slack) of the true instant.
   int64_t estimate_ns() const { return last_denied_ns + (admitted_ns - last_denied_ns) / 2; }
-  int64_t uncertainty_ns() const { return (admitted_ns - last_denied_ns) / 2; }
+  int64_t uncertainty_ns() const { return (admitted_ns - last_denied_ns) / 2 + latency_slack_ns; }
 };
 
 // When the next probe of a readmission search leaves: `step_ratio` of the time elapsed since
@@ -142,6 +145,29 @@ struct QueueFit {
 };
 std::optional<QueueFit> fit_queue(std::span<const ProbeRequest> at_once);
 
+// Where a measured rate can lie, per second: what its readmissions' brackets allow.
+struct RateInterval {
+  double low_per_s = 0;
+  double high_per_s = 0;
+  // `rate` within `fraction` of itself either way.
+  static RateInterval around(double rate, double fraction) {
+    return {rate * (1 - fraction), rate * (1 + fraction)};
+  }
+  bool contains(double rate) const { return rate >= low_per_s && rate <= high_per_s; }
+};
+
+// The interval of a rate timed from single readmissions, one every 1/rate (a bucket's tokens,
+// a counter's slots): token k came after the last request denied before admission k was
+// decided and by the time admission k was, so the span between tokens i and j (j - i
+// intervals) lies between the tightest and the widest pairing of their bounds, each a further
+// `resolution_ns` off (the limiter's clock, milliseconds for most); the rate lies inside
+// every pair's interval. A request was decided between its send and its reply: at_ns ±
+// latency_ns / 2. `timed` is every request of the timing in send order; admissions before its
+// first denial are not counted. Unset with fewer than two admissions counted, or when no one
+// rate fits every pair.
+std::optional<RateInterval> refill_interval(std::span<const ProbeRequest> timed,
+                                            int64_t resolution_ns);
+
 struct InferredContract {
   // fixed, sliding, sliding-counter, token-bucket, gcra, queue, denial-counting, none, unknown
   std::string algorithm = "unknown";
@@ -154,10 +180,10 @@ struct InferredContract {
   // Whether a client that keeps sending is kept out by its own denials (a control identity
   // left alone got back in): unset when that was not tested.
   std::optional<bool> denial_counting;
-  // How far the measured window (ms) or refill (a fraction of it) may be from the true one:
-  // the brackets of the readmissions it came from and the probes' own timing.
+  // How far the measured window (ms) may be from the true one, and where the true refill can
+  // lie: the brackets of the readmissions they came from and the probes' own timing.
   double window_tolerance_ms = 0;
-  double refill_tolerance = 0;
+  RateInterval refill_interval;
   // Unknown because the budget is too short: the --max-time that would do (ms), planned from
   // the first denial's hint.
   std::optional<int64_t> max_time_needed_ms;
@@ -200,17 +226,19 @@ struct SnappedDuration {
 SnappedDuration snap_duration_ms(double measured_ms, double tolerance_ms,
                                  std::optional<int64_t> advertised_ms);
 
-// The same for a refill rate, `tolerance` a fraction of it: the advertised q per w, then a
-// whole number of tokens per second, then one token per whole seconds, then one token per the
-// token interval snapped as a duration. `text` is the --refill value ("5/s", "10/60s",
-// "1/250ms").
+// The same for a refill rate, snapped only to a value inside `interval` (where the true rate
+// can lie): the advertised q per w, then a whole number of tokens per second (the only one
+// inside: with two or more inside, picking one would be a guess), then one token
+// per whole seconds, then one token per the token interval snapped as a duration (inside the
+// interval's durations), else the measured interval to the millisecond ("measured"). `text`
+// is the --refill value ("5/s", "10/60s", "1/250ms").
 struct SnappedRate {
   std::string text;
   double per_s = 0;
   std::string basis;  // "advertised", "round", "measured"
 };
-SnappedRate snap_rate(double measured_per_s, double tolerance, std::optional<int64_t> advertised_q,
-                      std::optional<int64_t> advertised_w_s);
+SnappedRate snap_rate(double measured_per_s, const RateInterval& interval,
+                      std::optional<int64_t> advertised_q, std::optional<int64_t> advertised_w_s);
 
 // The flags that make `rlcheck redis` / `http` judge this contract ("--contract sliding
 // --limit 5 --window 1s"), with the window and refill snapped (above) against what was
@@ -220,5 +248,10 @@ SnappedRate snap_rate(double measured_per_s, double tolerance, std::optional<int
 // denials gets none: no contract passes while a client keeps sending.
 std::string contract_flags(const InferredContract& inferred,
                            const AdvertisedContract& advertised = {});
+
+// The flags of contract_flags, and what they cost the confidence: a window or refill that no
+// snapping rule placed inside the measurement's interval goes into the flags as measured, the
+// confidence becomes low and a note says why (a round value nearby would have been a guess).
+std::string suggest_flags(InferredContract& inferred, const AdvertisedContract& advertised = {});
 
 }  // namespace rlcheck::checks

@@ -62,6 +62,16 @@ std::string advertised_text(const ProbeReport& report) {
   return text;
 }
 
+// [low, high] where the true refill can lie (high null: unbounded); null without a refill.
+json refill_interval(const checks::InferredContract& inferred) {
+  if (!inferred.refill_per_s)
+    return nullptr;
+  const checks::RateInterval& interval = inferred.refill_interval;
+  return json::array({interval.low_per_s, std::isfinite(interval.high_per_s)
+                                              ? json(interval.high_per_s)
+                                              : json(nullptr)});
+}
+
 }  // namespace
 
 json probe_to_json(const ProbeReport& report) {
@@ -82,6 +92,7 @@ json probe_to_json(const ProbeReport& report) {
           {"anchor", or_null(inferred.anchor)},
           {"burst", or_null(inferred.burst)},
           {"refill_per_s", or_null(inferred.refill_per_s)},
+          {"refill_interval_per_s", refill_interval(inferred)},
           {"queue", or_null(inferred.queue)},
           {"denial_counting", or_null(inferred.denial_counting)},
           {"confidence", inferred.confidence},

@@ -27,7 +27,8 @@ struct ProbeReport {
 // {"schema": "rlcheck.probe/v1", "algorithm" (fixed, sliding, sliding-counter, token-bucket,
 // queue, denial-counting, none, unknown), "limit", "window_ms" (as measured),
 // "window_tolerance_ms", "anchor" ("clock" | "first-hit" for a fixed window or a sliding-window
-// counter), "burst", "refill_per_s" (a queue's: how many leave per second), "queue" (how many
+// counter), "burst", "refill_per_s" (a queue's: how many leave per second), "refill_interval_per_s"
+// ([low, high]: where the true refill can lie, by the readmissions' brackets), "queue" (how many
 // may wait), "denial_counting" (true: a client that keeps sending is kept out by its own
 // denials; false: the control identity showed it is not; null: not tested), "confidence", "reason",
 // "max_time_needed_ms" (the budget was too short), "advertised": {"limit", "window_ms"},

@@ -272,6 +272,8 @@ RunClients HttpEndpoint::clients(const StateChoice& state, const config::LoadCon
   target_.placeholders.run = state.state;
   target_.seed = state.seed;
   target_.concurrency = load.concurrency;
+  // The run's addresses: a probe gives each of its identities one of its own.
+  target_.source_addresses = load.source_addresses;
   factory_.reset();
   factory_ = http::make_http_client_factory(target_);
   RunClients clients;
@@ -280,16 +282,31 @@ RunClients HttpEndpoint::clients(const StateChoice& state, const config::LoadCon
   return clients;  // the endpoint's keys are its own: a failover acts on the first master
 }
 
-bool HttpEndpoint::fresh_states() const {
-  const auto mentions_run = [](const std::string& text) {
-    return text.find("{run}") != std::string::npos;
+std::string HttpEndpoint::where_written(std::string_view placeholder) const {
+  const auto mentions = [&](const std::string& text) {
+    return text.find(placeholder) != std::string::npos;
   };
-  bool fresh = mentions_run(url_) || config_.load.source_addresses.size() >= 2;
-  for (const std::string& header : config_.http.headers)
-    fresh = fresh || mentions_run(header);
-  if (config_.http.body)
-    fresh = fresh || mentions_run(*config_.http.body);
-  return fresh;
+  if (mentions(url_))
+    return "the URL";
+  for (const std::string& header : config_.http.headers) {
+    if (mentions(header))
+      return fmt::format("the header {}", header.substr(0, header.find(':')));
+  }
+  if (config_.http.body && mentions(*config_.http.body))
+    return "the body";
+  return "";
+}
+
+std::string HttpEndpoint::fresh_state_source() const {
+  if (const std::string where = where_written("{run}"); !where.empty())
+    return fmt::format("{{run}} in {}", where);
+  if (config_.load.source_addresses.size() >= 2)
+    return "a source address of its own";
+  return "";
+}
+
+bool HttpEndpoint::fresh_states() const {
+  return !fresh_state_source().empty();
 }
 
 std::vector<Judging> HttpEndpoint::judgings(const std::vector<engine::RunResult>& results,

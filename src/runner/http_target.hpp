@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "config/config.hpp"
 #include "engine/client.hpp"
@@ -53,6 +54,12 @@ class HttpEndpoint final : public Target {
   // Whether every identity meets a limiter state of its own: {run} where the endpoint reads
   // it, or two or more --source-address.
   bool fresh_states() const;
+  // What makes an identity fresh, as a report says it ("{run} in the header X-API-Key", "a
+  // source address of its own"); "" when fresh_states() is false.
+  std::string fresh_state_source() const;
+  // Where the request carries `placeholder` ("the URL", "the header X-API-Key", "the body"),
+  // the first of them; "" when nowhere.
+  std::string where_written(std::string_view placeholder) const;
   uint64_t seed() const { return seed_; }
 
  private:

@@ -136,6 +136,10 @@ class HttpProbeTarget final : public ProbeTarget {
   }
   std::string describe() const override { return endpoint_.address(); }
   bool fresh_identities() const override { return endpoint_.fresh_states(); }
+  std::string fresh_identity_source() const override { return endpoint_.fresh_state_source(); }
+  std::string where_written(std::string_view placeholder) const override {
+    return endpoint_.where_written(placeholder);
+  }
   int distinct_identities() const override {
     if (addresses_ >= 2)
       return addresses_;
@@ -167,6 +171,7 @@ class RedisProbeTarget final : public ProbeTarget {
   std::string describe() const override {
     return fmt::format("{} on {}", limiter_.records_name(), limiter_.address());
   }
+  std::string fresh_identity_source() const override { return "a key of its own"; }
 
  protected:
   // Identity i is a fresh key under rlcheck:<id>:probe:.

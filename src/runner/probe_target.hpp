@@ -6,6 +6,7 @@
 #include <chrono>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "checks/contract_inference.hpp"
@@ -52,6 +53,11 @@ class ProbeTarget {
   // How many identities meet limiter states of their own: identity i shares identity j's when
   // i - j is a multiple of this (a source address per identity, cycling).
   virtual int distinct_identities() const { return fresh_identities() ? 1 << 20 : 1; }
+  // What makes an identity fresh, as the probe's reasons say it ("{run} in the header
+  // X-API-Key", "a key of its own"); "" when fresh_identities() is false.
+  virtual std::string fresh_identity_source() const { return "a limiter state of its own"; }
+  // Where the requests carry `placeholder` ("the header X-API-Key"); "" when nowhere.
+  virtual std::string where_written(std::string_view) const { return ""; }
 
   virtual std::string describe() const = 0;  // the URL, or the Redis and the limiter
 

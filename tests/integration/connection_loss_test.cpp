@@ -96,7 +96,7 @@ TEST_CASE("Redis killed mid-run: every report is written from what was measured,
   options.on_started = [&](pid_t) { killed_at = kill_after_entries(server, 5); };
   const ProcessOutcome outcome =
       run_rlcheck({"redis",      "--redis", server.tcp_url(), "--rate",    "200/s",
-                   "--duration", "6s",      "--timeout",      "1s",        "-r",
+                   "--duration", "30s",     "--timeout",      "1s",        "-r",
                    "1",          "--json",  "--report",       report_path, "--junit",
                    junit_path,   "--html",  html_path,        "--records", records_path},
                   options);
@@ -106,9 +106,10 @@ TEST_CASE("Redis killed mid-run: every report is written from what was measured,
   const auto after_kill =
       std::chrono::duration_cast<std::chrono::milliseconds>(exited_at - *killed_at);
   MESSAGE("rlcheck exited " << after_kill.count() << " ms after the kill");
-  // The run stops on the first error (--max-errors 0) and nothing after it waits on Redis:
-  // well within --timeout + 1 s.
-  CHECK(after_kill <= std::chrono::seconds(2));
+  // The run stops on the first error (--max-errors 0) and nothing after it waits on Redis
+  // longer than --timeout (1 s): that bound, and 5 s more for a loaded machine, far below the
+  // 30 s the run would go on for.
+  CHECK(after_kill <= std::chrono::seconds(1 + 5));
 
   CHECK(outcome.exit_code == 3);
   CHECK(outcome.err.find("could not test") != std::string::npos);
@@ -121,7 +122,7 @@ TEST_CASE("Redis killed mid-run: every report is written from what was measured,
   const json& run = report["runs"][0];
   // What was decided before the kill is reported as such.
   CHECK(run["allowed"].get<int>() >= 5);
-  CHECK(run["allowed"].get<int>() + run["denied"].get<int>() < 1200);
+  CHECK(run["allowed"].get<int>() + run["denied"].get<int>() < 1200);  // of 6000 planned
   CHECK(run["errors"].get<int>() >= 1);
   CHECK(run["stopped_on_errors"] == true);
   // A request in flight on the dropped connection is connection-lost; one that waited for the

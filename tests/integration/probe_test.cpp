@@ -246,6 +246,19 @@ TEST_CASE("probe http: a server that advertises a limit and never denies exits 1
         "the headers advertise a limit of 5 but no request was denied");
 }
 
+TEST_CASE("probe http: a fresh identity denied at once is named as such, not sent for {run}") {
+  // Always 429: the identity carries {run} already, so the probe says what it saw.
+  FakeHttpServer server(FakeHttpServer::Mode::reply, {429, {}, "{}"});
+  const Probed probed = probe({server.url(), "-H", "X-API-Key: probe-{run}", "--max-time", "30s"});
+  INFO(probed.report.dump(2));
+  CHECK(probed.outcome.exit_code == 3);
+  CHECK(probed.report["algorithm"] == "unknown");
+  CHECK(probed.report["flags"] == "");
+  CHECK(probed.report["reason"] ==
+        "the first request of a fresh identity ({run} in the header X-API-Key) was denied: the "
+        "limit may be 0, or the identity is not what the limiter keys on");
+}
+
 TEST_CASE("probe --redis: the built-in strategies directly") {
   const std::string redis = TestRedis::shared().tcp_url();
   SUBCASE("sliding window") {
@@ -318,6 +331,7 @@ TEST_CASE("probe --redis: a limiter that counts its denials keeps out a client t
 TEST_CASE("probe --redis: incr-expire's windows open at the first hit, not on the clock") {
   const Probed probed = probe({"--redis", TestRedis::shared().tcp_url(), "--strategy",
                                "incr-expire", "-l", "3", "-w", "1s"});
+  INFO(probed.report.dump(2));
   check_window(probed, "fixed", 3, 1000);
   CHECK(probed.report["anchor"] == "first-hit");
   CHECK(probed.report["flags"] == "--contract fixed --anchor first-hit --limit 3 --window 1s");
@@ -411,6 +425,9 @@ TEST_CASE("probe http: a limiter keyed by client address, one source address per
   const Probed probed =
       probe({server.url(), "--source-address", "127.0.0.1-127.0.0.4", "--max-time", "30s"});
   check_window(probed, "sliding", 3, 1000);
+  // The control (identity 3, the third address) was drained beside identity 1, not denied
+  // from its first request as it would be sending from identity 1's address.
+  CHECK(probed.report["denial_counting"] == false);
 }
 
 TEST_CASE("probe http: without {run}, one identity, waiting for it to be fresh again") {

@@ -59,6 +59,10 @@ TEST_CASE("readmission: the midpoint of its bracket, within half the bracket") {
   const Readmission readmission{990 * k_ms, 1010 * k_ms};
   CHECK(readmission.estimate_ns() == 1000 * k_ms);
   CHECK(readmission.uncertainty_ns() == 10 * k_ms);
+  // Replies of 30 and 50 ms: each decided within half of its own, a quarter of both together.
+  const Readmission slow{990 * k_ms, 1010 * k_ms, (30 + 50) * k_ms / 4};
+  CHECK(slow.estimate_ns() == 1000 * k_ms);
+  CHECK(slow.uncertainty_ns() == 30 * k_ms);
 }
 
 TEST_CASE("next_probe_ns: geometric steps from the origin, never closer than the minimum") {
@@ -156,7 +160,7 @@ TEST_CASE("contract_flags: the options that make rlcheck judge this contract, sn
   clock.anchor = "clock";
   CHECK(contract_flags(clock) == "--contract fixed --limit 3 --window 1s");
   InferredContract tokens = bucket(5, 4.96);
-  tokens.refill_tolerance = 0.03;
+  tokens.refill_interval = RateInterval::around(4.96, 0.03);
   CHECK(contract_flags(tokens) == "--contract token-bucket --burst 5 --refill 5/s");
   CHECK(contract_flags(bucket(5, 4.96)) == "--contract token-bucket --burst 5 --refill 1/202ms");
   CHECK(contract_flags(InferredContract{}).empty());
@@ -169,7 +173,7 @@ TEST_CASE("contract_flags: the advertised window or rate when the measurement ag
   sliding.window_ms = 1980;
   CHECK(contract_flags(sliding, {5, 2}) == "--contract sliding --limit 5 --window 2s");
   InferredContract tokens = bucket(10, 0.168);
-  tokens.refill_tolerance = 0.03;
+  tokens.refill_interval = RateInterval::around(0.168, 0.03);
   CHECK(contract_flags(tokens, {10, 60}) == "--contract token-bucket --burst 10 --refill 10/60s");
   // Advertised values the measurement contradicts are not suggested.
   CHECK(contract_flags(tokens, {10, 1}) == "--contract token-bucket --burst 10 --refill 1/6s");
@@ -197,16 +201,95 @@ TEST_CASE(
 TEST_CASE(
     "snap_rate: advertised q per w, whole tokens per second, one per whole hours, minutes or "
     "seconds") {
-  CHECK(snap_rate(4.9, 0.05, 5, 1).text == "5/s");
-  CHECK(snap_rate(4.9, 0.05, 5, 1).basis == "advertised");
-  CHECK(snap_rate(7.9, 0.05, 5, 1).text == "8/s");
-  CHECK(snap_rate(0.335, 0.05, std::nullopt, std::nullopt).text == "1/3s");
-  CHECK(snap_rate(2.5, 0.02, std::nullopt, std::nullopt).text == "1/400ms");
-  CHECK(snap_rate(2.5, 0.02, std::nullopt, std::nullopt).per_s == doctest::Approx(2.5));
+  CHECK(snap_rate(4.9, RateInterval::around(4.9, 0.05), 5, 1).text == "5/s");
+  CHECK(snap_rate(4.9, RateInterval::around(4.9, 0.05), 5, 1).basis == "advertised");
+  CHECK(snap_rate(7.9, RateInterval::around(7.9, 0.05), 5, 1).text == "8/s");
+  CHECK(snap_rate(0.335, RateInterval::around(0.335, 0.05), std::nullopt, std::nullopt).text ==
+        "1/3s");
+  CHECK(snap_rate(2.5, RateInterval::around(2.5, 0.02), std::nullopt, std::nullopt).text ==
+        "1/400ms");
+  CHECK(snap_rate(2.5, RateInterval::around(2.5, 0.02), std::nullopt, std::nullopt).per_s ==
+        doctest::Approx(2.5));
   // One a minute, one an hour: the whole unit that fits, not the nearest whole second.
-  CHECK(snap_rate(1 / 60.2, 0.005, std::nullopt, std::nullopt).text == "1/60s");
-  CHECK(snap_rate(1 / 3597.0, 0.003, std::nullopt, std::nullopt).text == "1/3600s");
-  CHECK(snap_rate(1 / 3597.0, 0.0001, std::nullopt, std::nullopt).text == "1/3597s");
+  CHECK(
+      snap_rate(1 / 60.2, RateInterval::around(1 / 60.2, 0.005), std::nullopt, std::nullopt).text ==
+      "1/60s");
+  CHECK(snap_rate(1 / 3597.0, RateInterval::around(1 / 3597.0, 0.003), std::nullopt, std::nullopt)
+            .text == "1/3600s");
+  CHECK(snap_rate(1 / 3597.0, RateInterval::around(1 / 3597.0, 0.0001), std::nullopt, std::nullopt)
+            .text == "1/3597s");
+}
+
+TEST_CASE("snap_rate: a round rate only inside the interval, which may be lopsided") {
+  // 4.79 per second measured, between 4.70 and 4.88: 5/s lies outside, one per 210 ms inside.
+  const RateInterval interval{4.70, 4.88};
+  CHECK(snap_rate(4.79, interval, std::nullopt, std::nullopt).text == "1/210ms");
+  CHECK(snap_rate(4.79, interval, 5, 1).text == "1/210ms");  // advertised, but outside
+  CHECK(snap_rate(4.79, {4.70, 5.01}, std::nullopt, std::nullopt).text == "5/s");
+  // Wide enough for 10, 11 and 12 per second: no whole number is chosen; 100 ms a token is
+  // the coarsest duration inside.
+  CHECK(snap_rate(12.0, {9.49, 12.8}, std::nullopt, std::nullopt).text == "1/100ms");
+  const SnappedRate narrow = snap_rate(4.79, {4.785, 4.795}, std::nullopt, std::nullopt);
+  CHECK(narrow.text == "1/209ms");
+  CHECK(narrow.basis == "measured");
+}
+
+TEST_CASE("suggest_flags: inside the interval snaps; outside, the measurement and low confidence") {
+  InferredContract inside = bucket(5, 4.96);
+  inside.refill_interval = {4.85, 5.05};
+  inside.confidence = "high";
+  CHECK(suggest_flags(inside) == "--contract token-bucket --burst 5 --refill 5/s");
+  CHECK(inside.confidence == "high");
+  CHECK(inside.notes.empty());
+
+  InferredContract outside = bucket(5, 4.79);
+  outside.refill_interval = {4.785, 4.795};
+  outside.confidence = "high";
+  CHECK(suggest_flags(outside) == "--contract token-bucket --burst 5 --refill 1/209ms");
+  CHECK(outside.confidence == "low");
+  REQUIRE(outside.notes.size() == 1);
+  CHECK(outside.notes[0].find("4.79 measured") != std::string::npos);
+
+  InferredContract window_off = window("sliding", 5, 1046);
+  window_off.window_tolerance_ms = 3;
+  window_off.confidence = "high";
+  CHECK(suggest_flags(window_off) == "--contract sliding --limit 5 --window 1046ms");
+  CHECK(window_off.confidence == "low");
+}
+
+TEST_CASE("refill_interval: each token between the denial before its admission and the admission") {
+  // Tokens every 200 ms, probed every 20 ms on a 1 ms-latency link: each admission seen up to a
+  // step late. The first admission has no denial before it: not counted.
+  const auto at = [](int64_t ms, Outcome outcome) {
+    return ProbeRequest{ms * k_ms, outcome, std::nullopt, k_ms};
+  };
+  const std::vector<ProbeRequest> timed{
+      at(5, Outcome::allowed),   at(185, Outcome::denied),  at(205, Outcome::allowed),
+      at(390, Outcome::denied),  at(410, Outcome::allowed), at(595, Outcome::denied),
+      at(615, Outcome::allowed), at(800, Outcome::denied),  at(803, Outcome::allowed)};
+  const std::optional<RateInterval> interval = refill_interval(timed, k_ms);
+  REQUIRE(interval.has_value());
+  // Widest: 184.5 ms to 803.5 ms, +2 ms; tightest: 799.5 - 205.5 - 2 ms.
+  CHECK(interval->low_per_s == doctest::Approx(3e3 / 621));
+  CHECK(interval->high_per_s == doctest::Approx(3e3 / 592));
+  CHECK(interval->contains(5.0));
+  // Slower replies widen it: the same admissions, each taking 40 ms.
+  std::vector<ProbeRequest> slow = timed;
+  for (ProbeRequest& request : slow)
+    request.latency_ns = 40 * k_ms;
+  CHECK(refill_interval(slow, k_ms)->low_per_s < interval->low_per_s);
+  CHECK(refill_interval(slow, k_ms)->high_per_s > interval->high_per_s);
+  // One slow reply (the last admission's, 150 ms) loosens only the pairs it is part of.
+  std::vector<ProbeRequest> one_slow = timed;
+  one_slow.back().latency_ns = 150 * k_ms;
+  const std::optional<RateInterval> held = refill_interval(one_slow, k_ms);
+  REQUIRE(held.has_value());
+  CHECK(held->contains(5.0));
+  CHECK(held->high_per_s - held->low_per_s < 0.5);
+  CHECK_FALSE(
+      refill_interval(std::vector<ProbeRequest>{at(0, Outcome::allowed), at(200, Outcome::allowed)},
+                      k_ms)
+          .has_value());
 }
 
 TEST_CASE("first_hit_anchor: readmitted one window after each identity's own first admission") {
@@ -327,6 +410,13 @@ TEST_CASE("fit_queue: the rate from how waits grow along a burst, the size from 
   CHECK(shuffled->rate_per_s == doctest::Approx(5.0).epsilon(0.03));
   std::swap(burst[0], burst[3]);
   std::swap(burst[1], burst[6]);
+  // One reply read 70 ms late (the last admitted one): the rate holds, its tolerance widens.
+  std::vector<ProbeRequest> late = burst;
+  late[4].latency_ns += 70 * k_ms;
+  const std::optional<QueueFit> held = fit_queue(late);
+  REQUIRE(held.has_value());
+  CHECK(held->rate_per_s == doctest::Approx(5.0).epsilon(0.03));
+  CHECK(held->rate_tolerance > fit->rate_tolerance);
   // Nothing denied: how many may wait is only bounded.
   burst.resize(5);
   const std::optional<QueueFit> open = fit_queue(burst);
@@ -363,7 +453,7 @@ TEST_CASE("contract_flags: sliding-window counters, queues, and none for denial 
   InferredContract queue;
   queue.algorithm = "queue";
   queue.refill_per_s = 4.93;
-  queue.refill_tolerance = 0.05;
+  queue.refill_interval = RateInterval::around(4.93, 0.05);
   queue.queue = 4;
   CHECK(contract_flags(queue) == "--contract queue --refill 5/s --queue 4");
   queue.queue.reset();
