@@ -191,7 +191,7 @@ TEST_CASE("contract audit: utilisation catches a lock-out by default once a run 
   // the window (plus the window the contract remembers), from ~0.25 s to 3 s.
   CHECK(detail.find("denial counting: run 1 identity 0 was never admitted again") !=
         std::string::npos);
-  CHECK(detail.find("count its own denials") != std::string::npos);
+  CHECK(detail.find("counts its own denials") != std::string::npos);
   REQUIRE(share.contains("denial_counting"));
   CHECK(share["denial_counting"]["offered_per_s"].get<double>() > 30.0);
 
