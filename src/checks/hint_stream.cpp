@@ -119,7 +119,8 @@ void RetryAccuracyStream::add(const RequestRecord& record, uint32_t index) {
   if (bucket)
     replay_before(record.sent_ns);
   settle_before(record.sent_ns);
-  grid_.add(record.sent_ns);
+  if (record.outcome == Outcome::denied && usable_hint_ms(record))
+    grid_.add(record.sent_ns);
   Identity& state = identities_[index];
   const auto limit = std::max<int64_t>(1, rule_.limit);
   state.pass(record.sent_ns, limit, rule_, sliding);

@@ -125,14 +125,19 @@ CheckResult check_key_ttl(const std::vector<RunStats>& runs, const CheckParams& 
                         ttl_text(seen.lock_out->sent_ns / 1'000'000), seen.lock_out->used,
                         seen.lock_out->capacity)};
   }
+  const std::string bytes =
+      longest.key->memory_bytes > 0
+          ? fmt::format(" ({} bytes for this key, MEMORY USAGE)", longest.key->memory_bytes)
+          : std::string();
   CheckResult result{
       "key-ttl", Status::pass,
-      fmt::format("warning: {}; {}: no lock-out seen (no denial with room after {}), but each "
-                  "key outlives what the contract needs {:.2g}x, and so does the memory an idle "
-                  "identity leaves behind",
-                  figure, need, ttl_text(params.key_ttl_needed_ms),
-                  static_cast<double>(longest.key->ttl_ms) /
-                      static_cast<double>(params.key_ttl_needed_ms))};
+      fmt::format(
+          "warning: {}; {}: no lock-out seen (no denial with room after {}), but each "
+          "key outlives what the contract needs {:.2g}x, and so does the memory an idle "
+          "identity leaves behind{}",
+          figure, need, ttl_text(params.key_ttl_needed_ms),
+          static_cast<double>(longest.key->ttl_ms) / static_cast<double>(params.key_ttl_needed_ms),
+          bytes)};
   result.warning = true;
   return result;
 }

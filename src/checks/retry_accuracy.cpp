@@ -437,7 +437,6 @@ RetryAccuracy measure_retry_accuracy(const IdentityRecords& identities, const Ad
     const RecordSpan records = identities[id];
     std::vector<uint32_t> denials;  // indices: 4 bytes a denial
     for (size_t i = 0; i < records.size(); ++i) {
-      grid.add(records.sent_ns(i));
       if (records.outcome(i) == Outcome::denied)
         denials.push_back(static_cast<uint32_t>(i));
     }
@@ -450,6 +449,7 @@ RetryAccuracy measure_retry_accuracy(const IdentityRecords& identities, const Ad
       const std::optional<int64_t> hint_ms = usable_hint_ms(denial);
       if (!hint_ms)
         continue;
+      grid.add(denial.sent_ns);
       if (!predictor)
         predictor.emplace(records, rule, start_wall_ns);
       judge_hint_ms(accuracy, denial, *hint_ms, static_cast<uint32_t>(id),

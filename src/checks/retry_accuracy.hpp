@@ -91,8 +91,8 @@ struct RetryAccuracy {
   // --hint-resolution auto reads over all runs before any is judged.
   bool finer_hints_whole_seconds = true;
   bool judged_as_whole_seconds = false;  // finer hints judged as whole seconds (rejudge)
-  // The run's requests were not all sent on one grid of whole seconds: hints that are whole
-  // seconds say something of their unit only then (SecondGrid).
+  // The run's denials with a hint were not all sent on one grid of whole seconds: hints that
+  // are whole seconds say something of their unit only then (SecondGrid).
   bool instants_off_second_grid = false;
   bool any() const { return !errors.empty(); }
 };

@@ -44,6 +44,9 @@ struct AdvertisedStats {
 struct KeyTtl {
   std::string key;
   int64_t ttl_ms = -2;
+  // MEMORY USAGE of the key, read for the run's key with the longest TTL; -1: not read (not
+  // that key, or a server that refused it).
+  int64_t memory_bytes = -1;
 };
 
 struct LatencyMs {

@@ -201,6 +201,8 @@ json run_to_json(const checks::RunStats& run) {
           [](const checks::KeyTtl& a, const checks::KeyTtl& b) { return a.ttl_ms < b.ttl_ms; });
       longest != run.key_ttls.end() && longest->ttl_ms >= 0) {
     out["longest_key_ttl"] = {{"key", longest->key}, {"ttl_ms", longest->ttl_ms}};
+    if (longest->memory_bytes >= 0)
+      out["longest_key_ttl"]["memory_bytes"] = longest->memory_bytes;
   }
   if (run.interrupted)
     out["interrupted"] = true;

@@ -229,6 +229,16 @@ StateAudit RedisTarget::audit_state(int run, engine::RecordView records) {
     if ((*reply)->type == REDIS_REPLY_INTEGER)
       audit.key_ttls.push_back({key, (*reply)->integer});
   }
+  // What the key that lives longest holds, for key-ttl's word on a TTL longer than needed. A
+  // server that refuses MEMORY (an ACL user without it, another node's slot) leaves it unknown.
+  const auto longest = std::ranges::max_element(
+      audit.key_ttls,
+      [](const checks::KeyTtl& a, const checks::KeyTtl& b) { return a.ttl_ms < b.ttl_ms; });
+  if (longest != audit.key_ttls.end() && longest->ttl_ms > 0) {
+    auto reply = control_call(session_, {"MEMORY", "USAGE", longest->key}, config_.load.timeout);
+    if (reply && (*reply)->type == REDIS_REPLY_INTEGER)
+      longest->memory_bytes = (*reply)->integer;
+  }
   return audit;
 }
 

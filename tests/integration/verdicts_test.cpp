@@ -72,6 +72,10 @@ TEST_CASE("key-ttl: a log or a bucket whose key outlives what it needs is a warn
   }
   CHECK(check_detail(reports[0], "key-ttl").find("has a TTL of 2m; the 1m window needs at most") !=
         std::string::npos);
+  // What the key holds, as Redis counts it.
+  CHECK(reports[0]["runs"][0]["longest_key_ttl"]["memory_bytes"].get<int64_t>() > 0);
+  CHECK(check_detail(reports[0], "key-ttl").find("bytes for this key, MEMORY USAGE") !=
+        std::string::npos);
 }
 
 TEST_CASE("a bucket that refills 4/s where 5/s is promised fails utilisation in every run") {

@@ -74,6 +74,11 @@ TEST_CASE("a TTL longer than needed with no lock-out seen is a warning, never a 
   CHECK(mentions(result.detail, "no lock-out seen"));
   CHECK(mentions(result.detail, "2x"));
   CHECK(!mentions(result.detail, "locked out that long"));
+  CHECK(!mentions(result.detail, "MEMORY USAGE"));
+  RunStats measured = run_with(1, {{"log", 119'990}});
+  measured.key_ttls[0].memory_bytes = 1234;
+  CHECK(mentions(check_key_ttl({measured}, window_of(60'000)).detail,
+                 "(1234 bytes for this key, MEMORY USAGE)"));
   // A lock-out before the state could have expired is not this key's doing.
   RunStats early = locked_out(run_with(1, {{"log", 119'990}}));
   early.lockouts.worst->sent_ns = 30'000'000'000;

@@ -63,7 +63,7 @@ TEST_CASE("a sliding-window hint of the time until the oldest admission leaves h
   CHECK(only_error(full_window_then_denial(5, 3000, 7000), sliding(5, 10'000)) == 0);
 }
 
-TEST_CASE("instants a whole number of seconds apart are on a second grid, others are not") {
+TEST_CASE("denials a whole number of seconds apart are on a second grid, others are not") {
   // A virtual clock at 1/s: every send a whole second after the first.
   std::vector<RequestRecord> on_grid;
   for (int64_t i = 0; i < 4; ++i)
