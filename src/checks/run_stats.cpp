@@ -87,7 +87,10 @@ IdentityRecords audit_run(RunStats& stats, engine::RecordLog& records, int64_t s
   IdentityRecords identities = split_by_identity(records, audit.identities);
   stats.contract = audit_contract(identities, rule);
   stats.peak = stats.contract.worst;
-  stats.admitted_at_once = admitted_in_flight_at_once(identities);
+  // Only an over-admission asks how many were admitted in flight at once (a serial rerun's
+  // cue): a pass costs no pass over the records for it.
+  if (stats.peak.exceeded())
+    stats.admitted_at_once = admitted_in_flight_at_once(identities);
   // A queue's contract is its departures; `limit` keeps judging the arrivals.
   if (audit.queue_depth) {
     stats.queue = audit_queue(identities, rule, *audit.queue_depth);

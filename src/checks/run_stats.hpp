@@ -95,7 +95,8 @@ struct RunStats {
   // --denied-status does not name (nginx's 503)
   std::map<std::string, int64_t> hinted_status_errors;
   AdmissionPeak peak;  // the worst span against the limit
-  // The most admissions of one identity in flight at one instant (admitted_in_flight_at_once).
+  // The most admissions of one identity in flight at one instant (admitted_in_flight_at_once),
+  // read only when the peak exceeded the limit (0 otherwise).
   int64_t admitted_at_once = 0;
   ContractAudit contract;                     // peak's identity, and the boundary burst
   Utilisation utilisation;                    // the identity with the lowest share
