@@ -28,9 +28,11 @@ struct AdmissionRule {
     sliding_counter,
   };
   Kind kind = Kind::sliding;
-  int64_t limit = 0;         // sliding, fixed
-  int64_t window_ns = 0;     // sliding
-  int64_t burst = 0;         // bucket
+  int64_t limit = 0;      // sliding, fixed
+  int64_t window_ns = 0;  // sliding
+  int64_t burst = 0;      // bucket
+  // What one instant admits at most: the burst of a bucket, else the limit.
+  int64_t capacity() const { return kind == Kind::bucket ? burst : limit; }
   double tokens_per_ns = 0;  // bucket
   // How coarsely the limiter may read its clock (Redis scripts commonly keep milliseconds):
   // admissions this close to a window apart, or to a fixed window's boundary, are not held

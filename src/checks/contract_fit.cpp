@@ -362,7 +362,7 @@ std::vector<ContractFit> fit_candidates(const std::vector<RecordedRun>& runs,
   // More admitted at once than the capacity under test is a race's overshoot: a larger
   // capacity would disguise it, and a smaller one explains it only where the instants cannot
   // be told apart (windows shorter than the requests took).
-  const int64_t capacity = chosen.kind == AdmissionRule::Kind::bucket ? chosen.burst : chosen.limit;
+  const int64_t capacity = chosen.capacity();
   if (admitted_at_once(runs) > capacity)
     return {};
   // Windows keep the limit named: a larger one would "explain" any over-admission.

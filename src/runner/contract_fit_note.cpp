@@ -31,9 +31,7 @@ void FitRecords::explain(report::Report& report, const checks::CheckParams& para
                          const ContractChoice& contract) {
   if (!wanted_ || report.verdict != checks::Verdict::fail)
     return;
-  const checks::AdmissionRule& rule = contract.audit.rule;
-  const int64_t capacity =
-      rule.kind == checks::AdmissionRule::Kind::bucket ? rule.burst : rule.limit;
+  const int64_t capacity = contract.audit.rule.capacity();
   if (const int64_t at_once = checks::admitted_at_once(runs_); at_once > capacity)
     checks::note_race(report.checks, at_once, capacity);
   auto fit = checks::fit_contract(runs_, report.runs, report.checks, params, contract.audit);

@@ -225,6 +225,8 @@ report::Report Evidence::judge_under(const Judging& judging, std::vector<checks:
   checks::CheckParams params = check_params(judging.config, report.params.limit, contract);
   params.key_ttl_applies = judging.key_ttl_applies;
   params.retry_hint_optional = judging.retry_hint_optional;
+  if (!params.fresh_state)
+    params.identity_note = judging.state_note;
   runner::judge(report, params);
   if (judging.anchor_read)
     note_anchor_reading(report, contract.anchor);

@@ -305,6 +305,17 @@ std::string HttpEndpoint::fresh_state_source() const {
   return "";
 }
 
+std::string HttpEndpoint::state_note() const {
+  const char* vouch = "--reset-cmd clears it before each run, --exact vouches that it is fresh";
+  if (!where_written("{run}").empty() || !where_written("{id}").empty()) {
+    return fmt::format(
+        "{{run}} and {{id}} are the same in every invocation of this command, so an earlier test "
+        "within the window may have used the identity up; {}",
+        vouch);
+  }
+  return fmt::format("every invocation of this command speaks for the same identity; {}", vouch);
+}
+
 bool HttpEndpoint::fresh_states() const {
   return !fresh_state_source().empty();
 }
@@ -321,6 +332,7 @@ std::vector<Judging> HttpEndpoint::judgings(const std::vector<engine::RunResult>
     judging.window_readings_ms.push_back(window_s * 1000);
   judging.key_ttl_applies = false;
   judging.retry_hint_optional = !config_.http.require_retry_after;
+  judging.state_note = state_note();
   // A policy advertised as q per w leaves its algorithm open; unless the user named the
   // promise, every reading of it is tried before the test fails.
   judging.policy_advertised = judged.limit_source == "advertised" &&

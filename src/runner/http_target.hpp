@@ -57,6 +57,8 @@ class HttpEndpoint final : public Target {
   // What makes an identity fresh, as a report says it ("{run} in the header X-API-Key", "a
   // source address of its own"); "" when fresh_states() is false.
   std::string fresh_state_source() const;
+  // Why the state a run meets may be an earlier test's (Judging::state_note).
+  std::string state_note() const;
   // Where the request carries `placeholder` ("the URL", "the header X-API-Key", "the body"),
   // the first of them; "" when nowhere.
   std::string where_written(std::string_view placeholder) const;

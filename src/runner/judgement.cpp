@@ -82,29 +82,6 @@ int64_t longest_key_life_ms(const ContractChoice& contract) {
       std::ceil(static_cast<double>(rule.burst) / rule.tokens_per_ns / 1e6));
 }
 
-// Why a run's limiter state may be an earlier test's, for a run denied from its first request.
-std::string identity_note(const config::Config& config) {
-  if (config.redis.key && !config.redis.reset)
-    return fmt::format("--key {} is yours and was not reset: --reset deletes it before each run",
-                       *config.redis.key);
-  const auto mentions = [&](std::string_view placeholder) {
-    bool found = false;
-    for (const std::string& text : config.http.urls)
-      found = found || text.find(placeholder) != std::string::npos;
-    for (const std::string& header : config.http.headers)
-      found = found || header.find(placeholder) != std::string::npos;
-    return found || (config.http.body && config.http.body->find(placeholder) != std::string::npos);
-  };
-  const char* vouch = "--reset-cmd clears it before each run, --exact vouches that it is fresh";
-  if (mentions("{run}") || mentions("{id}")) {
-    return fmt::format(
-        "{{run}} and {{id}} are the same in every invocation of this command, so "
-        "an earlier test within the window may have used the identity up; {}",
-        vouch);
-  }
-  return fmt::format("every invocation of this command speaks for the same identity; {}", vouch);
-}
-
 }  // namespace
 
 checks::CheckParams check_params(const config::Config& config, int64_t limit,
@@ -115,8 +92,6 @@ checks::CheckParams check_params(const config::Config& config, int64_t limit,
   params.contract = contract.anchor == "first-hit" ? contract.name + " first-hit" : contract.name;
   params.phase_unknown = contract.anchor == "first-hit" && !contract.audit.fresh_state;
   params.fresh_state = contract.audit.fresh_state || !config.http.reset_cmd.empty();
-  if (!params.fresh_state)
-    params.identity_note = identity_note(config);
   params.retry_tolerance = contract.audit.tolerance;
   params.hint_resolution = config.checks.hint_resolution;
   params.limit = limit;

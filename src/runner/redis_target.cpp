@@ -262,6 +262,11 @@ std::vector<Judging> RedisTarget::judgings(const std::vector<engine::RunResult>&
   Judging judging;
   judging.config = config_;
   judging.strategy = strategy_;
+  if (config_.redis.key && !config_.redis.reset) {
+    judging.state_note =
+        fmt::format("--key {} is yours and was not reset: --reset deletes it before each run",
+                    *config_.redis.key);
+  }
   return {judging};
 }
 

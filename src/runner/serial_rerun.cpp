@@ -23,11 +23,9 @@ config::LoadConfig serial_load(const config::Config& config, const report::Repor
   int64_t most_allowed = 0;
   for (const checks::RunStats& run : report.runs)
     most_allowed = std::max(most_allowed, run.allowed);
-  const checks::AdmissionRule& rule = contract.audit.rule;
-  const int64_t capacity =
-      rule.kind == checks::AdmissionRule::Kind::bucket ? rule.burst : rule.limit;
   config::LoadConfig serial;
-  serial.requests = std::min(config.load.requests, most_allowed + capacity + 1);
+  serial.requests =
+      std::min(config.load.requests, most_allowed + contract.audit.rule.capacity() + 1);
   serial.concurrency = 1;
   serial.runs = 1;
   serial.threads = 1;
@@ -44,9 +42,7 @@ bool wants_serial_rerun(const report::Report& report, const config::Config& conf
                         const Target& target, const ContractChoice& contract) {
   // Only an over-admission in one burst: more admissions in flight at once than the capacity.
   // One spread over time (a bucket refilling faster than judged) has nothing to rerun.
-  const checks::AdmissionRule& rule = contract.audit.rule;
-  const int64_t capacity =
-      rule.kind == checks::AdmissionRule::Kind::bucket ? rule.burst : rule.limit;
+  const int64_t capacity = contract.audit.rule.capacity();
   const bool burst = std::ranges::any_of(report.runs, [&](const checks::RunStats& run) {
     return run.peak.exceeded() && run.admitted_at_once > capacity;
   });

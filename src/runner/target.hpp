@@ -62,6 +62,9 @@ struct Judging {
   bool policy_advertised = false;
   // --anchor was not given for a contract whose windows need one: this is one reading of it.
   bool anchor_read = false;
+  // Why the state a run meets may be an earlier test's (an explicit --key, an identity every
+  // invocation shares), for a run denied from its first request; "" when the target cannot say.
+  std::string state_note;
 };
 
 class Target {
