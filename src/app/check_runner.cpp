@@ -1,5 +1,6 @@
 #include "app/check_runner.hpp"
 
+#include <deque>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -38,13 +39,17 @@ std::vector<report::Report> run_checks(const config::Config& config, report::Rec
   // Each target the command names, made when its turn comes (the next compared strategy finds
   // Redis as the one before left it).
   std::vector<std::function<std::unique_ptr<runner::Target>()>> targets;
+  std::vector<std::function<const config::Config&()>> configs;  // each target's
   std::optional<runner::RedisSession> session;
+  // compare --script: each script's configuration, its path and arguments in place of --script's.
+  std::deque<config::Config> script_configs;
   if (config.command == config::Command::http || config.compare_urls) {
     for (const std::string& url : config.http.urls) {
       targets.push_back([&config, url] {
         const uint64_t seed = config.seed ? *config.seed : std::random_device{}();
         return std::make_unique<runner::HttpEndpoint>(config, url, seed);
       });
+      configs.push_back([&config]() -> const config::Config& { return config; });
     }
   } else {
     session = runner::open_redis_session(config);
@@ -56,7 +61,18 @@ std::vector<report::Report> run_checks(const config::Config& config, report::Rec
         targets.push_back([&config, &session, strategy, source] {
           return std::make_unique<runner::RedisTarget>(*session, config, strategy, source);
         });
+        configs.push_back([&config]() -> const config::Config& { return config; });
       }
+    }
+    for (const config::CompareScript& script : config.compare_scripts) {
+      config::Config& own = script_configs.emplace_back(config);
+      own.redis.strategy = config::Strategy::script;
+      own.redis.script_path = script.path;
+      own.redis.script_args = script.args;
+      targets.push_back([&own, &session] {
+        return std::make_unique<runner::RedisTarget>(*session, own, config::Strategy::script);
+      });
+      configs.push_back([&own]() -> const config::Config& { return own; });
     }
   }
   // Compared strategies are never shared by many hosts.
@@ -69,10 +85,10 @@ std::vector<report::Report> run_checks(const config::Config& config, report::Rec
   const runner::RunOutputs outputs{nullptr, records, strategies_compared ? nullptr : shared,
                                    monitor};
   std::vector<report::Report> reports;
-  for (const auto& make_target : targets) {
+  for (size_t i = 0; i < targets.size(); ++i) {
     try {
-      const std::unique_ptr<runner::Target> target = make_target();
-      reports.push_back(runner::run_test(*target, config, outputs));
+      const std::unique_ptr<runner::Target> target = targets[i]();
+      reports.push_back(runner::run_test(*target, configs[i](), outputs));
     } catch (const base::FatalError& error) {
       // Before anything was measured it is the test's set-up that failed; after, the reports
       // so far still stand.

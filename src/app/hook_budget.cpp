@@ -69,7 +69,8 @@ double targets_of(const config::Config& config) {
   if (config.compare_urls)
     return static_cast<double>(config.http.urls.size());
   return static_cast<double>(config.compare_strategies.size() *
-                             std::max<size_t>(config.redis.time_sources.size(), 1));
+                                 std::max<size_t>(config.redis.time_sources.size(), 1) +
+                             config.compare_scripts.size());
 }
 
 bool speaks_http(const config::Config& config) {

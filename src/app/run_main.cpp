@@ -14,6 +14,7 @@
 
 #include "app/check_runner.hpp"
 #include "app/delivery.hpp"
+#include "app/explain_command.hpp"
 #include "app/hook.hpp"
 #include "app/hook_budget.hpp"
 #include "app/hook_config.hpp"
@@ -56,6 +57,9 @@ std::vector<std::string> compare_not_run(const config::Config& config, size_t ra
   } else {
     for (size_t i = ran; i < config.compare_strategies.size(); ++i)
       names.emplace_back(config::strategy_name(config.compare_strategies[i]));
+    const size_t strategies = config.compare_strategies.size();
+    for (size_t i = std::max(ran, strategies); i < strategies + config.compare_scripts.size(); ++i)
+      names.push_back(config.compare_scripts[i - strategies].path);
   }
   return names;
 }
@@ -235,6 +239,10 @@ int run_main(int argc, const char* const* argv) {
       return run_serve(config);
     if (config.command == config::Command::run)
       return run_suite(config, hook_context);
+    if (config.command == config::Command::explain) {
+      std::cout << explain_text(config.explain_id) << std::flush;
+      return static_cast<int>(base::ExitCode::ok);
+    }
     if (config.command == config::Command::hook_config)
       return run_hook_config(config.hook_args, config.merge_settings);
     if (config.command == config::Command::probe)

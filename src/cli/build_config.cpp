@@ -67,7 +67,7 @@ constexpr int64_t k_max_script_keys = 1'000;
 // --reply and --script-keys say how a --script is called and read; nothing else has a reply.
 void fill_script_reply(const RawOptions& raw, config::RedisConfig& redis) {
   if (raw.reply) {
-    if (!raw.script)
+    if (!raw.script && raw.compare_scripts.empty())
       throw base::usage_error("--reply: only applies to --script");
     auto format = config::parse_reply_format(*raw.reply);
     if (!format) {
@@ -77,7 +77,7 @@ void fill_script_reply(const RawOptions& raw, config::RedisConfig& redis) {
     redis.reply = *format;
   }
   if (raw.script_keys) {
-    if (!raw.script)
+    if (!raw.script && raw.compare_scripts.empty())
       throw base::usage_error("--script-keys: only applies to --script");
     redis.script_keys = in_range("--script-keys", *raw.script_keys, 1, k_max_script_keys);
   }
@@ -123,6 +123,20 @@ void fit_timeout_to_queue(const RawOptions& raw, const config::CheckConfig& chec
       config::format_duration(longest_wait + std::chrono::seconds(2))));
 }
 
+void check_script_args(const std::vector<std::string>& args) {
+  for (const std::string& arg : args) {
+    auto parsed = engine::PlaceholderTemplate::parse(arg);
+    if (!parsed)
+      throw base::usage_error(fmt::format("--arg: {}", parsed.error()));
+  }
+}
+
+void check_script_file(const std::string& path) {
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(path, error))
+    throw base::usage_error(fmt::format("--script: no such file: {}", path));
+}
+
 void fill_redis(const RawOptions& raw, config::Config& config) {
   config::RedisConfig& redis = config.redis;
   if (raw.redis_url && *raw.redis_url != rlcheck::config::k_embedded_url) {
@@ -139,20 +153,13 @@ void fill_redis(const RawOptions& raw, config::Config& config) {
         "http URL --contract queue`");
   }
   if (raw.script) {
-    std::error_code error;
-    if (!std::filesystem::is_regular_file(*raw.script, error)) {
-      throw base::usage_error(fmt::format("--script: no such file: {}", *raw.script));
-    }
+    check_script_file(*raw.script);
     redis.strategy = config::Strategy::script;
     redis.script_path = *raw.script;
   } else if (!raw.args.empty()) {
     throw base::usage_error("--arg: only applies to --script");
   }
-  for (const std::string& arg : raw.args) {
-    auto parsed = engine::PlaceholderTemplate::parse(arg);
-    if (!parsed)
-      throw base::usage_error(fmt::format("--arg: {}", parsed.error()));
-  }
+  check_script_args(raw.args);
   redis.script_args = raw.args;
   fill_script_reply(raw, redis);
   if (raw.hint_resolution)
@@ -194,8 +201,16 @@ void fill_compare(const RawOptions& raw, config::Config& config) {
     }
     start = comma + 1;
   }
-  if (raw.script)
-    throw base::usage_error("--script: not supported by compare; use rlcheck redis");
+  // Your own scripts, after the strategies named (none unless --strategies is given).
+  if (raw.compare_scripts.empty())
+    return;
+  if (!raw.strategies_given)
+    config.compare_strategies.clear();
+  for (const config::CompareScript& script : raw.compare_scripts) {
+    check_script_file(script.path);
+    check_script_args(script.args);
+  }
+  config.compare_scripts = raw.compare_scripts;
 }
 
 constexpr int64_t k_max_embedded_masters = 16;
@@ -489,7 +504,16 @@ config::Config build_config(const RawOptions& raw) {
     config.merge_settings = raw.merge_settings;
     return config;
   }
+  if (raw.command == config::Command::explain) {
+    config.explain_id = raw.explain_id;
+    return config;
+  }
   config.compare_urls = raw.command == config::Command::compare && !raw.compare_urls.empty();
+  if (config.compare_urls && !raw.compare_scripts.empty()) {
+    throw base::usage_error(
+        "--script: compare takes Redis limiters (--strategies, --script) or HTTP endpoints "
+        "(--url), not both");
+  }
   fill_topology(raw, http, config.redis);
   if (http && raw.hint_resolution) {
     throw base::usage_error(

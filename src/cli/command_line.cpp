@@ -206,8 +206,9 @@ void add_redis_options(CLI::App* app, RawOptions& raw) {
                   "naive, incr-expire, fixed-window, sliding-window (lua), token-bucket, gcra, "
                   "sliding-counter "
                   "(default lua)");
-  optional_option(app, "--script", raw.script,
-                  "your own limiter script (FILE.lua) instead of a strategy");
+  app->add_option("--script", raw.scripts,
+                  "your own limiter script (FILE.lua) instead of a strategy; compare: "
+                  "repeatable, each with the --arg values that follow it");
   app->add_option(
       "--arg", raw.args,
       fmt::format("ARGV entry for --script, repeatable; placeholders {}", k_placeholders));
@@ -324,6 +325,7 @@ struct Apps {
   CLI::App* run = nullptr;
   CLI::App* hook_config = nullptr;
   CLI::App* probe = nullptr;
+  CLI::App* explain = nullptr;
 };
 
 void add_serve_options(CLI::App* serve, RawOptions& raw) {
@@ -332,8 +334,8 @@ void add_serve_options(CLI::App* serve, RawOptions& raw) {
                   "redis://host:port, rediss:// (TLS) or unix:///path (default $REDIS_URL, "
                   "127.0.0.1:6379, else a private redis-server)");
   serve->add_option("-s,--strategy", raw.strategy, "limiter strategy (default lua)");
-  optional_option(serve, "--script", raw.script,
-                  "your own limiter script (FILE.lua) instead of a strategy");
+  serve->add_option("--script", raw.scripts,
+                    "your own limiter script (FILE.lua) instead of a strategy");
   optional_option(serve, "-l,--limit", raw.limit, "requests allowed per window (default 10)");
   serve->add_option("-w,--window", raw.window, "window length (default 60s)");
   optional_option(serve, "--burst", raw.burst, "token-bucket / gcra capacity");
@@ -417,8 +419,13 @@ Apps build_apps(RawOptions& raw, std::string_view only = {}) {
     add_load_options(apps.compare, raw, LoadCommand::compare);
     add_redis_options(apps.compare, raw);
     add_hint_resolution_option(apps.compare, raw);
-    apps.compare->add_option("--strategies", raw.strategies,
-                             "comma-separated strategies (default naive,lua)");
+    apps.compare->add_option_function<std::string>(
+        "--strategies",
+        [&raw](const std::string& value) {
+          raw.strategies = value;
+          raw.strategies_given = true;
+        },
+        "comma-separated strategies (default naive,lua; none with --script unless given)");
     apps.compare->add_option("--url", raw.compare_urls,
                              "an HTTP endpoint to compare, repeatable (instead of --strategies)");
     add_http_options(apps.compare, raw);
@@ -469,6 +476,13 @@ Apps build_apps(RawOptions& raw, std::string_view only = {}) {
     add_cluster_options(apps.probe, raw);
     add_tls_options(apps.probe, raw);
   }
+  apps.explain = app.add_subcommand(
+      "explain", "what a check proves, why it fails and how to fix the limiter: explain CHECK_ID");
+  if (full("explain")) {
+    apps.explain->add_option("CHECK_ID", raw.explain_id,
+                             "a check id as reports print it (limit, key-ttl, ...); none: list "
+                             "every check");
+  }
   return apps;
 }
 
@@ -518,8 +532,8 @@ namespace {
 
 // The command a command line names first, where it names one: only its options are built.
 std::string_view named_command(int argc, const char* const* argv) {
-  static constexpr std::string_view k_commands[] = {"redis", "compare", "http",       "serve",
-                                                    "run",   "probe",   "hook-config"};
+  static constexpr std::string_view k_commands[] = {"redis", "compare", "http",        "serve",
+                                                    "run",   "probe",   "hook-config", "explain"};
   if (argc < 2 || argv[1] == nullptr)
     return {};
   const std::string_view first = argv[1];
@@ -543,6 +557,40 @@ std::string_view named_command(int argc, const char* const* argv) {
     throw base::usage_error(explain_leftover(*apps.app).value_or(one_line(error.what())));
   }
   throw base::usage_error(one_line(first.what()));
+}
+
+// --script given once is the script of redis, probe and serve; compare takes several, and each
+// --arg goes to the --script before it (those before the first, to every script).
+void take_script_args(CLI::App& command, RawOptions& raw) {
+  if (raw.scripts.empty())
+    return;
+  if (raw.command != config::Command::compare) {
+    if (raw.scripts.size() > 1) {
+      throw base::usage_error(fmt::format(
+          "--script: given {} times; rlcheck {} tests one script (compare several with rlcheck "
+          "compare --script A --script B)",
+          raw.scripts.size(), command.get_name()));
+    }
+    raw.script = raw.scripts.front();
+    return;
+  }
+  const CLI::Option* script_option = command.get_option_no_throw("--script");
+  const CLI::Option* arg_option = command.get_option_no_throw("--arg");
+  std::vector<std::string> shared;
+  raw.compare_scripts.clear();
+  size_t next_arg = 0;
+  for (const CLI::Option* option : command.parse_order()) {
+    if (option == script_option) {
+      raw.compare_scripts.push_back({raw.scripts[raw.compare_scripts.size()], shared});
+    } else if (option == arg_option && next_arg < raw.args.size()) {
+      const std::string& value = raw.args[next_arg++];
+      if (raw.compare_scripts.empty())
+        shared.push_back(value);
+      else
+        raw.compare_scripts.back().args.push_back(value);
+    }
+  }
+  raw.args.clear();
 }
 
 }  // namespace
@@ -576,7 +624,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
       {apps.redis, config::Command::redis}, {apps.compare, config::Command::compare},
       {apps.http, config::Command::http},   {apps.serve, config::Command::serve},
       {apps.run, config::Command::run},     {apps.hook_config, config::Command::hook_config},
-      {apps.probe, config::Command::probe},
+      {apps.probe, config::Command::probe}, {apps.explain, config::Command::explain},
   };
   bool chosen = false;
   for (const auto& [sub, command] : commands) {
@@ -587,9 +635,12 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
   }
   if (!chosen) {
     throw base::usage_error(
-        "a command is required: redis, http, compare, serve, run, probe or hook-config (see "
-        "rlcheck "
-        "--help)");
+        "a command is required: redis, http, compare, serve, run, probe, hook-config or explain "
+        "(see rlcheck --help)");
+  }
+  for (const auto& [sub, command] : commands) {
+    if (sub->parsed())
+      take_script_args(*sub, raw);
   }
   parsed.config = build_config(raw);
   parsed.config.command_line.assign(argv, argv + argc);

@@ -57,7 +57,11 @@ struct RawOptions {
 
   std::optional<std::string> redis_url;
   std::string strategy = "lua";
+  // --script, as typed (repeatable for compare); `script` is the one of the other commands, and
+  // each compared script comes with its own --arg values (take_script_args, command_line.cpp).
+  std::vector<std::string> scripts;
   std::optional<std::string> script;
+  std::vector<config::CompareScript> compare_scripts;
   std::vector<std::string> args;
   std::optional<std::string> reply;            // --reply FORMAT
   std::optional<int64_t> script_keys;          // --script-keys K
@@ -68,6 +72,7 @@ struct RawOptions {
   std::optional<std::string> refill;
   std::optional<int64_t> queue;
   std::string strategies = "naive,lua";
+  bool strategies_given = false;
   bool cluster = false;                     // --cluster
   std::optional<int64_t> embedded_cluster;  // --embedded-cluster N
   std::optional<int64_t> pipeline;          // --pipeline D
@@ -97,6 +102,7 @@ struct RawOptions {
   std::vector<std::string> scenario_paths;  // run
   std::vector<std::string> hook_args;       // hook-config, after --
   std::optional<std::string> merge_settings;
+  std::string explain_id;  // explain CHECK_ID
 
   std::string listen = "127.0.0.1:8080";
   std::string identity_header;

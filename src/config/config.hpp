@@ -26,7 +26,7 @@ inline constexpr std::string_view k_embedded_url = "embedded";
 
 using namespace std::chrono_literals;
 
-enum class Command { redis, http, compare, serve, run, hook_config, probe };
+enum class Command { redis, http, compare, serve, run, hook_config, probe, explain };
 
 enum class Strategy {
   naive,
@@ -224,6 +224,13 @@ struct TlsConfig {
   bool insecure = false;  // --insecure: skip certificate verification
 };
 
+// compare --script: one of the user's scripts compared, with the --arg values it is called with
+// (named by its path in every report).
+struct CompareScript {
+  std::string path;
+  std::vector<std::string> args;  // empty: {limit} {window_ms} {uuid}
+};
+
 struct RedisConfig {
   std::optional<std::string> url;  // --redis, else $REDIS_URL, else the embedded default
   bool require_cluster = false;    // --cluster: exit 3 unless the server is a Redis Cluster
@@ -313,9 +320,11 @@ struct Config {
   std::vector<std::string> scenario_paths;    // run: files and folders
   std::vector<std::string> hook_args;         // hook-config: the rlcheck command line
   std::optional<std::string> merge_settings;  // hook-config: settings.json to merge into
+  std::string explain_id;  // explain: the check whose page to print (empty: list them)
   std::vector<Strategy> compare_strategies{Strategy::naive, Strategy::sliding_window};
-  std::optional<uint64_t> seed;           // unset: random
-  std::vector<std::string> command_line;  // as typed, for "reproduce with" hints
+  std::vector<CompareScript> compare_scripts;  // compare --script, after the strategies
+  std::optional<uint64_t> seed;                // unset: random
+  std::vector<std::string> command_line;       // as typed, for "reproduce with" hints
 };
 
 }  // namespace rlcheck::config

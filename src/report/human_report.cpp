@@ -501,9 +501,14 @@ std::string render_human(const Report& report, const TextStyle& style) {
                                    : check.status == checks::Status::pass ? k_green
                                    : check.status == checks::Status::fail ? k_red
                                                                           : k_dim;
+    // A failure points at its page: what the check proves and how to fix the limiter.
+    const std::string explain = check.status == checks::Status::fail
+                                    ? fmt::format(" [rlcheck explain {}]", check.id)
+                                    : std::string();
     out += fmt::format(
-        "{} {:<20} {}\n", paint(check.warning ? "!" : mark(check.status), color), check.id,
-        check.status == checks::Status::skip ? paint(check.detail, k_dim) : check.detail);
+        "{} {:<20} {}{}\n", paint(check.warning ? "!" : mark(check.status), color), check.id,
+        check.status == checks::Status::skip ? paint(check.detail, k_dim) : check.detail,
+        explain.empty() ? explain : paint(explain, k_dim));
   }
   out += paint(verdict, verdict_color) + "\n";
   return out;
