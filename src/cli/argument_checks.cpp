@@ -82,14 +82,36 @@ std::string unknown_flag(CLI::App& root, CLI::App& app, const std::string& word)
   return fmt::format("{}: unknown option of {}{}", flag, command, suggestion);
 }
 
+// The commands that have the option --`name`.
+std::vector<std::string> owners_of(CLI::App& root, const std::string& name) {
+  std::vector<std::string> owners;
+  for (CLI::App* sub : root.get_subcommands([](CLI::App*) { return true; })) {
+    if (sub->get_option_no_throw("--" + name) != nullptr)
+      owners.push_back(sub->get_name());
+  }
+  return owners;
+}
+
 std::string unknown_command(CLI::App& root, const std::string& word) {
   std::vector<std::string> commands;
-  for (CLI::App* sub : root.get_subcommands([](CLI::App*) { return true; }))
+  std::vector<std::string> options;
+  for (CLI::App* sub : root.get_subcommands([](CLI::App*) { return true; })) {
     commands.push_back(sub->get_name());
+    for (const std::string& name : long_names(*sub))
+      options.push_back(name);
+  }
   const std::string suggestion = did_you_mean(word, commands);
-  return suggestion.empty()
-             ? fmt::format("{}: unknown command; expected {}", word, command_names(root))
-             : fmt::format("{}: unknown command{}", word, suggestion);
+  if (!suggestion.empty())
+    return fmt::format("{}: unknown command{}", word, suggestion);
+  // A flag typed as a command (`rlcheck find-max`): say which command takes it.
+  if (const auto option = closest_name(word, options)) {
+    const std::vector<std::string> owners = owners_of(root, *option);
+    return fmt::format(
+        "{}: unknown command; did you mean the option --{}? (rlcheck {} --{} ...; "
+        "commands: {})",
+        word, *option, owners.front(), *option, command_names(root));
+  }
+  return fmt::format("{}: unknown command; expected {}", word, command_names(root));
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include "base/build_info.hpp"
 #include "base/exit_code.hpp"
 #include "cli/argument_checks.hpp"
+#include "cli/parse_errors.hpp"
 #include "cli/raw_options.hpp"
 #include "http/curl_library.hpp"
 
@@ -304,17 +305,6 @@ void add_clock_options(CLI::App* app, RawOptions& raw, bool time_source) {
   }
 }
 
-// CLI11 messages already name the flag; keep them to one line.
-std::string one_line(std::string message) {
-  for (char& c : message) {
-    if (c == '\n')
-      c = ' ';
-  }
-  while (!message.empty() && message.back() == ' ')
-    message.pop_back();
-  return message;
-}
-
 // Every subcommand and option, bound to `raw`.
 struct Apps {
   std::unique_ptr<CLI::App> app;
@@ -554,9 +544,10 @@ std::string_view named_command(int argc, const char* const* argv) {
     apps.app->parse(argc, argv);
   } catch (const CLI::ParseError& error) {
     // An unknown flag or command left over is the likelier cause than what CLI11 noticed.
-    throw base::usage_error(explain_leftover(*apps.app).value_or(one_line(error.what())));
+    throw base::usage_error(
+        explain_leftover(*apps.app).value_or(parse_error_message(*apps.app, error)));
   }
-  throw base::usage_error(one_line(first.what()));
+  throw base::usage_error(parse_error_message(*apps.app, first));
 }
 
 // --script given once is the script of redis, probe and serve; compare takes several, and each

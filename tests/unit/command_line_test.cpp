@@ -233,13 +233,78 @@ TEST_CASE("compare takes a list of strategies") {
         std::vector<Strategy>{Strategy::naive, Strategy::sliding_window});
 }
 
-TEST_CASE("compare refuses bad lists and --script") {
+TEST_CASE("compare refuses bad lists") {
   CHECK(mentions(usage_error({"compare", "--strategies", "naive,,gcra"}), "--strategies"));
   CHECK(mentions(usage_error({"compare", "--strategies", "naive,bogus"}), "bogus"));
   CHECK(mentions(usage_error({"compare", "--strategies", ""}), "--strategies"));
-  TempScript script;
-  const std::string path = script.path.string();
-  CHECK(mentions(usage_error({"compare", "--script", path.c_str()}), "--script"));
+}
+
+TEST_CASE("compare takes your scripts, each with the --arg values that follow it") {
+  TempScript first;
+  const std::string a = first.path.string();
+  const std::string b = a + ".second.lua";
+  std::filesystem::copy_file(a, b, std::filesystem::copy_options::overwrite_existing);
+  const auto c = parse({"compare", "--arg", "{limit}", "--script", a.c_str(), "--arg", "x",
+                        "--script", b.c_str(), "--arg", "y", "--arg", "{uuid}"})
+                     .config;
+  std::filesystem::remove(b);
+  // Without --strategies, only the scripts; shared --arg values come first in each.
+  CHECK(c.compare_strategies.empty());
+  REQUIRE(c.compare_scripts.size() == 2);
+  CHECK(c.compare_scripts[0].path == a);
+  CHECK(c.compare_scripts[0].args == std::vector<std::string>{"{limit}", "x"});
+  CHECK(c.compare_scripts[1].path == b);
+  CHECK(c.compare_scripts[1].args == std::vector<std::string>{"{limit}", "y", "{uuid}"});
+
+  const auto mixed = parse({"compare", "--strategies", "naive", "--script", a.c_str()}).config;
+  CHECK(mixed.compare_strategies == std::vector<Strategy>{Strategy::naive});
+  CHECK(mixed.compare_scripts.size() == 1);
+
+  CHECK(mentions(usage_error({"compare", "--script", "/nonexistent/x.lua"}), "--script"));
+  CHECK(mentions(usage_error({"compare", "--script", a.c_str(), "--arg", "{bogus}"}), "--arg"));
+  CHECK(
+      mentions(usage_error({"compare", "--url", "http://h/", "--script", a.c_str()}), "--script"));
+  CHECK(mentions(usage_error({"redis", "--script", a.c_str(), "--script", a.c_str()}),
+                 "--script: given 2 times; rlcheck redis tests one script"));
+}
+
+TEST_CASE("CLI11's messages are said in rlcheck's words, naming the flag") {
+  CHECK(usage_error({"redis", "-l", "5", "-l", "6"}) ==
+        "--limit: given 2 times; give it once (the last one would not win)");
+  CHECK(usage_error({"redis", "-p", "abc"}) == "--concurrency: expected a whole number, got 'abc'");
+  CHECK(usage_error({"redis", "-n", "1.5"}) == "--requests: expected a whole number, got '1.5'");
+  CHECK(usage_error({"redis", "-p"}) == "--concurrency: needs a whole number after it");
+  CHECK(usage_error({"http", "http://h/", "-H"}) == "--header: needs a value after it");
+  CHECK(usage_error({"redis", "--exact=maybe"}) ==
+        "--exact: a flag, it takes no value (got 'maybe')");
+  CHECK(mentions(usage_error({"redis", "foo"}),
+                 "foo: unexpected argument; rlcheck redis takes options only"));
+  CHECK(mentions(usage_error({"probe", "http://a/", "b"}),
+                 "b: unexpected argument; rlcheck probe takes one URL"));
+  CHECK(mentions(usage_error({"http"}), "rlcheck http: the endpoint's URL is required"));
+  CHECK(mentions(usage_error({"run"}), "rlcheck run: name scenario files"));
+  for (const std::string& message :
+       {usage_error({"redis", "-l", "5", "-l", "6"}), usage_error({"redis", "-p", "abc"}),
+        usage_error({"redis", "-p"}), usage_error({"redis", "foo"})}) {
+    CHECK_FALSE(mentions(message, "At Most"));
+    CHECK_FALSE(mentions(message, "Could not convert"));
+    CHECK_FALSE(mentions(message, "required INT missing"));
+    CHECK_FALSE(mentions(message, "The following argument"));
+  }
+}
+
+TEST_CASE("a flag typed as a command names the command that takes it") {
+  const std::string message = usage_error({"find-max"});
+  CHECK(mentions(message, "find-max: unknown command; did you mean the option --find-max?"));
+  CHECK(mentions(message, "rlcheck redis --find-max"));
+  CHECK(mentions(usage_error({"explian"}), "did you mean explain?"));
+}
+
+TEST_CASE("explain takes a check id") {
+  const auto c = parse({"explain", "key-ttl"}).config;
+  CHECK(c.command == Command::explain);
+  CHECK(c.explain_id == "key-ttl");
+  CHECK(parse({"explain"}).config.explain_id.empty());
 }
 
 TEST_CASE("the open model takes --rate and --duration together and sends rate x duration") {
