@@ -3,9 +3,14 @@
 # then each subcommand's options. Usage: make-completion.sh path/to/rlcheck
 set -euo pipefail
 rlcheck=$1
-commands="redis http compare serve run hook-config"
+commands="redis http compare probe serve run hook-config explain"
 
 options_of() {
+  # explain completes check ids (its list, after the heading line).
+  if [[ $1 == explain ]]; then
+    "$rlcheck" explain | awk 'NR > 1 { print $1 }' | tr '\n' ' '
+    return
+  fi
   "$rlcheck" "$1" --help | grep -oE '^  -[-a-zA-Z0-9,]+' | tr ',' '\n' | sed 's/^ *//' | sort -u |
     tr '\n' ' '
 }

@@ -27,14 +27,16 @@ repeated runs, checks the retry hints, and exits nonzero when the limiter broke 
 .SH COMMANDS
 TROFF
 "$rlcheck" --help | block
-for command in redis http compare serve run hook-config; do
+for command in redis http compare probe serve run hook-config explain; do
   printf '.SS rlcheck %s\n' "$command"
   "$rlcheck" "$command" --help | block
 done
+printf '.SH CHECKS\n'
+printf 'Each check is pass, fail or skip in every report; a failing line ends with the command that\n'
+printf 'explains it. \\fBrlcheck explain\\fR \\fICHECK_ID\\fR prints its page: what it proves, the evidence\n'
+printf 'behind a fail, common causes and fixes, and the flags that change it.\n'
+"$rlcheck" explain | block
 cat <<'TROFF'
-.SH CHECKS
-limit, exact, retry-after-present, retry-after-valid, retry-after-bound, key-ttl, errors: each
-is pass, fail or skip in every report.
 .SH EXIT STATUS
 .TP
 .B 0
