@@ -19,6 +19,7 @@
 
 #include <fmt/format.h>
 
+#include "base/build_info.hpp"
 #include "checks/check_ids.hpp"
 #include "cli/command_line.hpp"
 #include "report/check_pages.hpp"
@@ -217,6 +218,24 @@ TEST_CASE("docs: every check has its page in docs/checks.md, and rlcheck explain
   const ProcessOutcome typo = run_rlcheck({"explain", "key_ttl"});
   CHECK(typo.exit_code == 64);
   CHECK(typo.err.find("did you mean key-ttl?") != std::string::npos);
+}
+
+TEST_CASE("docs: the .deb the docs install is this version's") {
+  static const std::regex deb(R"(rlcheck_([0-9]+\.[0-9]+\.[0-9]+)_amd64\.deb)");
+  const std::string version(rlcheck::base::version());
+  std::vector<fs::path> pages = user_docs();
+  pages.push_back(k_source / "DEVELOPMENT.md");
+  size_t named = 0;
+  for (const fs::path& page : pages) {
+    const std::string text = read_file(page);
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), deb);
+         it != std::sregex_iterator(); ++it) {
+      ++named;
+      CHECK_MESSAGE((*it)[1].str() == version, page.filename().string(), " names ", (*it)[0].str(),
+                    "; this is ", version);
+    }
+  }
+  CHECK(named > 0);
 }
 
 TEST_CASE("docs: every relative link resolves, to a file and to a heading in it") {
