@@ -69,6 +69,15 @@ void cap_hook(std::optional<int64_t> max_blocks, const HookInput& input,
   delivery.exit_code = cap_blocks(max_blocks, counter, delivery.exit_code, delivery.err);
 }
 
+// A target as the JUnit suites name it: an endpoint by its URL, a Redis limiter by its script
+// or strategy.
+std::string subject_of(const report::Report& report) {
+  if (report.mode == "http")
+    return report.target.url;
+  return report.target.script.empty() ? report::strategy_label(report.target)
+                                      : report.target.script;
+}
+
 // `cut_short`: why compare could not go on to the strategies left (Redis gone); empty when
 // it did not stop, or stopped for Ctrl-C.
 Delivery deliver(const config::Config& config, std::vector<report::Report>& reports,
@@ -106,12 +115,9 @@ Delivery deliver(const config::Config& config, std::vector<report::Report>& repo
   if (every_kind || !config.output.junit_path.empty()) {
     std::vector<report::JunitSuite> suites;
     for (const report::Report& report : reports) {
-      const std::string subject = report.mode == "http" ? report.target.url
-                                  : report.target.script.empty()
-                                      ? report::strategy_label(report.target)
-                                      : report.target.script;
-      suites.push_back(
-          report::junit_suite_of(report, fmt::format("rlcheck {} {}", report.mode, subject)));
+      suites.push_back(report::junit_suite_of(
+          report, fmt::format("rlcheck {} {}", report.mode, subject_of(report)),
+          config.output.junit_skipped));
     }
     delivery.files.push_back({"--junit", config.output.junit_path, report::render_junit(suites)});
   }

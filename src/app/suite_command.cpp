@@ -191,13 +191,15 @@ std::string suite_lines(const std::vector<ScenarioOutcome>& outcomes,
 }
 
 std::vector<report::JunitSuite> suite_junit(const std::vector<ScenarioOutcome>& outcomes,
-                                            const std::vector<std::string>& not_run) {
+                                            const std::vector<std::string>& not_run,
+                                            bool with_skipped) {
   std::vector<report::JunitSuite> suites;
   for (const ScenarioOutcome& outcome : outcomes) {
     report::JunitSuite suite;
     suite.name = outcome.scenario.name;
     for (const report::Report& report : outcome.reports) {
-      report::JunitSuite checks = report::junit_suite_of(report, outcome.scenario.name);
+      report::JunitSuite checks =
+          report::junit_suite_of(report, outcome.scenario.name, with_skipped);
       suite.time_s += checks.time_s;
       for (report::JunitCase& testcase : checks.cases) {
         // A scenario that expects a broken limiter wants these checks to fail.
@@ -316,7 +318,7 @@ int run_suite(const config::Config& config, const HookContext& hook) {
   }
   if (!config.output.junit_path.empty()) {
     write_file("--junit", config.output.junit_path,
-               report::render_junit(suite_junit(outcomes, not_run)));
+               report::render_junit(suite_junit(outcomes, not_run, config.output.junit_skipped)));
   }
   if (!config.output.html_path.empty()) {
     std::vector<report::Report> reports;

@@ -455,6 +455,9 @@ config::Config build_config(const RawOptions& raw) {
   output.json = raw.json;
   output.report_path = raw.report_path;
   output.junit_path = raw.junit_path;
+  if (raw.junit_skipped && raw.junit_path.empty())
+    throw base::usage_error("--junit-skipped: needs --junit (it lists skipped checks there)");
+  output.junit_skipped = raw.junit_skipped;
   output.html_path = raw.html_path;
   output.records_path = raw.records_path;
   output.hook = raw.hook;

@@ -27,7 +27,11 @@ void optional_option(CLI::App* app, const std::string& names, std::optional<T>& 
 void add_output_options(CLI::App* app, RawOptions& raw) {
   app->add_flag("--json", raw.json, "print the JSON report on stdout instead of the human one");
   app->add_option("--report", raw.report_path, "also write the JSON report to FILE");
-  app->add_option("--junit", raw.junit_path, "also write a JUnit XML report to FILE");
+  app->add_option("--junit", raw.junit_path,
+                  "also write a JUnit XML report to FILE: a testcase per judged check, timed "
+                  "with its share of the runs' time");
+  app->add_flag("--junit-skipped", raw.junit_skipped,
+                "with --junit, also list the skipped checks (as <skipped/> testcases)");
   app->add_option("--html", raw.html_path,
                   "also write a self-contained HTML timeline (inline SVG) to FILE");
   app->add_flag(

@@ -94,6 +94,7 @@ struct RawOptions {
 
   bool show_version = false;
   std::string junit_path;
+  bool junit_skipped = false;               // --junit-skipped
   std::vector<std::string> scenario_paths;  // run
   std::vector<std::string> hook_args;       // hook-config, after --
   std::optional<std::string> merge_settings;
