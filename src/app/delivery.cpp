@@ -22,6 +22,8 @@ const std::string& report_path_of(std::string_view flag, const config::OutputCon
     return output.junit_path;
   if (flag == "--html")
     return output.html_path;
+  if (flag == "--summary-md")
+    return output.summary_md_path;
   return none;
 }
 
@@ -34,7 +36,8 @@ std::string delivery_to_json(const Delivery& delivery) {
   json["stderr"] = delivery.err;
   json["files"] = nlohmann::json::array();
   for (const ReportFile& file : delivery.files)
-    json["files"].push_back({{"flag", file.flag}, {"path", file.path}, {"text", file.text}});
+    json["files"].push_back(
+        {{"flag", file.flag}, {"path", file.path}, {"text", file.text}, {"append", file.append}});
   return json.dump();
 }
 
@@ -50,7 +53,7 @@ std::expected<Delivery, std::string> delivery_from_json(std::string_view text) {
     for (const nlohmann::json& file : json.at("files")) {
       delivery.files.push_back({file.at("flag").get<std::string>(),
                                 file.at("path").get<std::string>(),
-                                file.at("text").get<std::string>()});
+                                file.at("text").get<std::string>(), file.value("append", false)});
     }
     return delivery;
   } catch (const std::exception& error) {
@@ -62,9 +65,11 @@ std::expected<Delivery, std::string> addressed_to(Delivery published,
                                                   const config::OutputConfig& output) {
   if (published.files.empty())
     return published;
-  for (ReportFile& file : published.files)
+  for (ReportFile& file : published.files) {
     file.path = report_path_of(file.flag, output);
-  for (const char* flag : {"--report", "--junit", "--html"}) {
+    file.append = file.flag == "--summary-md" && output.summary_md_append;
+  }
+  for (const char* flag : {"--report", "--junit", "--html", "--summary-md"}) {
     const bool held = std::ranges::any_of(
         published.files, [flag](const ReportFile& file) { return file.flag == flag; });
     if (!held && !report_path_of(flag, output).empty())
@@ -77,7 +82,9 @@ int emit(const Delivery& delivery) {
   for (const ReportFile& file : delivery.files) {
     if (file.path.empty())
       continue;
-    if (auto written = report::write_whole_file(file.path, file.text); !written)
+    auto written = file.append ? report::append_to_file(file.path, file.text)
+                               : report::write_whole_file(file.path, file.text);
+    if (!written)
       throw base::cannot_test(fmt::format("{}: {}", file.flag, written.error()));
   }
   std::cerr << delivery.err;

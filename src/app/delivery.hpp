@@ -14,9 +14,10 @@
 namespace rlcheck::app {
 
 struct ReportFile {
-  std::string flag;  // --report, --junit, --html: named when the file cannot be written
+  std::string flag;  // --report, --junit, --html, --summary-md: named when it cannot be written
   std::string path;  // empty: not written here (many hosts: rendered for the other workers)
   std::string text;
+  bool append = false;  // added at the file's end (--summary-md auto), not written whole
 };
 
 struct Delivery {
@@ -36,8 +37,8 @@ std::expected<Delivery, std::string> delivery_from_json(std::string_view text);
 std::expected<Delivery, std::string> addressed_to(Delivery published,
                                                   const config::OutputConfig& output);
 
-// Writes each file that has a path whole (FatalError cannot_test naming its flag when it cannot
-// be), then stderr, then stdout; returns the exit code.
+// Writes each file that has a path whole, or appends to it (FatalError cannot_test naming its
+// flag when it cannot be), then stderr, then stdout; returns the exit code.
 int emit(const Delivery& delivery);
 
 }  // namespace rlcheck::app

@@ -1,5 +1,7 @@
 #include "app/run_main.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -31,6 +33,7 @@
 #include "report/json_report.hpp"
 #include "report/junit_report.hpp"
 #include "report/records_writer.hpp"
+#include "report/summary_markdown.hpp"
 #include "runner/run_preflight.hpp"
 #include "runner/shared_test.hpp"
 
@@ -73,6 +76,53 @@ void cap_hook(std::optional<int64_t> max_blocks, const HookInput& input,
   delivery.exit_code = cap_blocks(max_blocks, counter, delivery.exit_code, delivery.err);
 }
 
+// A target as the JUnit suites and the Markdown summary name it: an endpoint by its URL, a
+// Redis limiter by its script or strategy.
+std::string subject_of(const report::Report& report) {
+  if (report.mode == "http")
+    return report.target.url;
+  return report.target.script.empty() ? report::strategy_label(report.target)
+                                      : report.target.script;
+}
+
+// --summary-md: a section per target (and per target compare did not get to), under the
+// verdict the exit code tells; the command line reproduces it.
+std::string summary_markdown(const config::Config& config,
+                             const std::vector<report::Report>& reports,
+                             const std::vector<std::string>& not_run,
+                             const std::string& cut_short) {
+  report::MarkdownSummary summary;
+  const bool compare = config.command == config::Command::compare;
+  summary.title = fmt::format("rlcheck {}", compare ? "compare" : reports.front().mode);
+  checks::Verdict verdict = cut_short.empty() ? checks::Verdict::pass : checks::Verdict::error;
+  for (const report::Report& report : reports) {
+    report::SummarySection section = report::summary_section(report, subject_of(report));
+    checks::Verdict own = report.interrupted ? checks::Verdict::interrupted : report.verdict;
+    if (auto failure = fault_failure(report)) {
+      own = checks::worst_verdict(own, checks::Verdict::error);
+      section.ok = false;
+      section.outcome = own == checks::Verdict::interrupted ? "INTERRUPTED" : "ERROR";
+      section.problem += (section.problem.empty() ? "" : "\n") + *failure;
+    }
+    verdict = checks::worst_verdict(verdict, own);
+    summary.sections.push_back(std::move(section));
+  }
+  for (const std::string& name : not_run) {
+    report::SummarySection section;
+    section.name = name;
+    section.ok = false;
+    section.outcome = "NOT RUN";
+    section.problem = fmt::format("not run: {}", cut_short.empty() ? "interrupted" : cut_short);
+    summary.sections.push_back(std::move(section));
+  }
+  std::string word = checks::verdict_name(verdict);
+  std::ranges::transform(word, word.begin(), [](unsigned char c) { return std::toupper(c); });
+  summary.verdict = std::move(word);
+  summary.ok = verdict == checks::Verdict::pass;
+  summary.reproduce = reproduce_command(config.command_line);
+  return report::render_summary_markdown(summary);
+}
+
 // `cut_short`: why compare could not go on to the strategies left (Redis gone); empty when
 // it did not stop, or stopped for Ctrl-C.
 Delivery deliver(const config::Config& config, std::vector<report::Report>& reports,
@@ -110,14 +160,16 @@ Delivery deliver(const config::Config& config, std::vector<report::Report>& repo
   if (every_kind || !config.output.junit_path.empty()) {
     std::vector<report::JunitSuite> suites;
     for (const report::Report& report : reports) {
-      const std::string subject = report.mode == "http" ? report.target.url
-                                  : report.target.script.empty()
-                                      ? report::strategy_label(report.target)
-                                      : report.target.script;
-      suites.push_back(
-          report::junit_suite_of(report, fmt::format("rlcheck {} {}", report.mode, subject)));
+      suites.push_back(report::junit_suite_of(
+          report, fmt::format("rlcheck {} {}", report.mode, subject_of(report)),
+          config.output.junit_skipped));
     }
     delivery.files.push_back({"--junit", config.output.junit_path, report::render_junit(suites)});
+  }
+  if (every_kind || !config.output.summary_md_path.empty()) {
+    delivery.files.push_back({"--summary-md", config.output.summary_md_path,
+                              summary_markdown(config, reports, not_run, cut_short),
+                              config.output.summary_md_append});
   }
   if (every_kind || !config.output.html_path.empty())
     delivery.files.push_back({"--html", config.output.html_path, report::render_html(reports)});

@@ -1,5 +1,6 @@
 #include "app/suite_command.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 
@@ -18,6 +19,7 @@
 #include "report/json_report.hpp"
 #include "report/junit_report.hpp"
 #include "report/report_file.hpp"
+#include "report/summary_markdown.hpp"
 #include "runner/run_preflight.hpp"
 #include "suite/scenario.hpp"
 #include "suite/scenario_server.hpp"
@@ -44,8 +46,8 @@ struct ScenarioOutcome {
   }
 };
 
-// The scenario's configuration, with {serve} standing for `serve_url` and {serve-redis} for
-// `serve_redis`.
+// The scenario's configuration, with {serve} standing for `serve_url` and
+// {serve-redis} for `serve_redis`.
 config::Config config_of(const Scenario& scenario, const std::string& serve_url,
                          const std::string& serve_redis) {
   std::vector<std::string> args;
@@ -97,7 +99,8 @@ ScenarioOutcome run_scenario(const Scenario& scenario, config::Config config) {
   return outcome;
 }
 
-// What an interrupted suite did not get to: the files of the scenarios after the last that ran.
+// What an interrupted suite did not get to: the files of the scenarios after
+// the last that ran.
 std::vector<std::string> files_not_run(
     const std::vector<std::pair<Scenario, config::Config>>& scenarios, size_t ran) {
   std::vector<std::string> files;
@@ -190,14 +193,83 @@ std::string suite_lines(const std::vector<ScenarioOutcome>& outcomes,
   return out;
 }
 
+// --summary-md: a section per scenario (per target of a scenario that
+// compares), headed by whether it behaved as expected; the failures of those
+// that did not, with their command.
+std::string suite_summary(const std::vector<ScenarioOutcome>& outcomes,
+                          const std::vector<std::string>& not_run, base::ExitCode code,
+                          const std::string& program) {
+  report::MarkdownSummary summary;
+  summary.title = "rlcheck run";
+  size_t as_expected = 0;
+  for (const ScenarioOutcome& outcome : outcomes) {
+    as_expected += outcome.ok();
+    const std::string expectation =
+        fmt::format("expected {}, got {}", outcome.scenario.expect_pass ? "pass" : "fail",
+                    verdict_word(outcome.verdict));
+    std::vector<std::string> command = outcome.scenario.argv;
+    if (!program.empty() && !command.empty())
+      command[0] = program;
+    std::vector<report::SummarySection> sections;
+    for (const report::Report& report : outcome.reports) {
+      // A scenario that compares: each target by its endpoint, script or strategy.
+      const std::string target = report.mode == "http" ? report.target.url
+                                 : report.target.script.empty()
+                                     ? report::strategy_label(report.target)
+                                     : report.target.script;
+      sections.push_back(report::summary_section(
+          report, outcome.reports.size() == 1
+                      ? outcome.scenario.name
+                      : fmt::format("{}: {}", outcome.scenario.name, target)));
+    }
+    if (sections.empty()) {  // it could not run
+      sections.emplace_back();
+      sections.back().name = outcome.scenario.name;
+    }
+    for (report::SummarySection& section : sections) {
+      section.ok = outcome.ok();
+      section.outcome = expectation;
+      if (!outcome.ok()) {
+        // The failing checks are listed with it: the detail is needed only without them.
+        const bool failed_check = std::ranges::any_of(
+            section.checks,
+            [](const checks::CheckResult& check) { return check.status == checks::Status::fail; });
+        section.problem =
+            expectation + (outcome.detail.empty() || failed_check ? "" : ": " + outcome.detail);
+        section.reproduce = reproduce_command(command);
+      }
+      summary.sections.push_back(std::move(section));
+    }
+  }
+  for (const std::string& file : not_run) {
+    report::SummarySection section;
+    section.name = file;
+    section.outcome = "not run";
+    section.ok = false;
+    section.problem = "not run: interrupted before it started";
+    summary.sections.push_back(std::move(section));
+  }
+  const char* word = code == base::ExitCode::ok            ? "PASS"
+                     : code == base::ExitCode::interrupted ? "INTERRUPTED"
+                     : code == base::ExitCode::cannot_test ? "ERROR"
+                                                           : "FAIL";
+  summary.verdict = fmt::format(
+      "{} ({} of {} behaved as expected)", word, as_expected,
+      config::counted(static_cast<int64_t>(outcomes.size() + not_run.size()), "scenario"));
+  summary.ok = code == base::ExitCode::ok;
+  return report::render_summary_markdown(summary);
+}
+
 std::vector<report::JunitSuite> suite_junit(const std::vector<ScenarioOutcome>& outcomes,
-                                            const std::vector<std::string>& not_run) {
+                                            const std::vector<std::string>& not_run,
+                                            bool with_skipped) {
   std::vector<report::JunitSuite> suites;
   for (const ScenarioOutcome& outcome : outcomes) {
     report::JunitSuite suite;
     suite.name = outcome.scenario.name;
     for (const report::Report& report : outcome.reports) {
-      report::JunitSuite checks = report::junit_suite_of(report, outcome.scenario.name);
+      report::JunitSuite checks =
+          report::junit_suite_of(report, outcome.scenario.name, with_skipped);
       suite.time_s += checks.time_s;
       for (report::JunitCase& testcase : checks.cases) {
         // A scenario that expects a broken limiter wants these checks to fail.
@@ -209,6 +281,7 @@ std::vector<report::JunitSuite> suite_junit(const std::vector<ScenarioOutcome>& 
         suite.cases.push_back(std::move(testcase));
       }
     }
+    // Untimed: it reads the checks' outcome, and the checks hold the runs' time.
     report::JunitCase expectation;
     expectation.name = "expectation";
     expectation.classname = "rlcheck.run";
@@ -246,15 +319,16 @@ std::vector<std::pair<Scenario, config::Config>> load_suite(const config::Config
   if (!files)
     throw base::usage_error(files.error());
   std::vector<std::pair<Scenario, config::Config>> scenarios;
-  // Every file is checked before anything runs, and every problem of every file is reported
-  // together, one line each, so that one edit fixes them all.
+  // Every file is checked before anything runs, and every problem of every file
+  // is reported together, one line each, so that one edit fixes them all.
   std::string problems;
   for (const std::string& file : *files) {
     auto scenario = load_scenario(file);
     try {
       if (!scenario)
         throw base::usage_error(scenario.error());
-      // {serve} gets its real port, and {serve-redis} its Redis, when the scenario runs.
+      // {serve} gets its real port, and {serve-redis} its Redis, when the
+      // scenario runs.
       config::Config scenario_config =
           config_of(*scenario, "http://127.0.0.1:1", "redis://127.0.0.1:1");
       scenario_config.output.hook = config.output.hook;  // no notices on stderr in hook mode
@@ -316,7 +390,17 @@ int run_suite(const config::Config& config, const HookContext& hook) {
   }
   if (!config.output.junit_path.empty()) {
     write_file("--junit", config.output.junit_path,
-               report::render_junit(suite_junit(outcomes, not_run)));
+               report::render_junit(suite_junit(outcomes, not_run, config.output.junit_skipped)));
+  }
+  if (!config.output.summary_md_path.empty()) {
+    const std::string text =
+        suite_summary(outcomes, not_run, code,
+                      config.command_line.empty() ? std::string() : config.command_line[0]);
+    auto written = config.output.summary_md_append
+                       ? report::append_to_file(config.output.summary_md_path, text)
+                       : report::write_whole_file(config.output.summary_md_path, text);
+    if (!written)
+      throw base::cannot_test(fmt::format("--summary-md: {}", written.error()));
   }
   if (!config.output.html_path.empty()) {
     std::vector<report::Report> reports;

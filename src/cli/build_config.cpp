@@ -1,4 +1,5 @@
 #include <charconv>
+#include <cstdlib>
 #include <filesystem>
 #include <limits>
 #include <stdexcept>
@@ -347,6 +348,18 @@ config::IdentityDist identity_dist_named(const RawOptions& raw, int64_t identiti
 // The open model's plan (--stages, or --rate with --duration) and its arrivals.
 // --find-max: --rate and --duration give the search's first step (find_max_options.cpp), which
 // --arrivals applies to as to any open model.
+// --summary-md FILE is written whole; auto appends to the job summary GitHub names in
+// $GITHUB_STEP_SUMMARY, and writes nothing where it is not set (a run outside Actions).
+void fill_summary_md(const RawOptions& raw, config::OutputConfig& output) {
+  if (raw.summary_md != "auto") {
+    output.summary_md_path = raw.summary_md;
+    return;
+  }
+  const char* step_summary = std::getenv("GITHUB_STEP_SUMMARY");
+  output.summary_md_path = step_summary != nullptr ? step_summary : "";
+  output.summary_md_append = true;
+}
+
 void fill_open_model(const RawOptions& raw, config::LoadConfig& load) {
   if (raw.find_max) {
     if (raw.stages)
@@ -470,6 +483,10 @@ config::Config build_config(const RawOptions& raw) {
   output.json = raw.json;
   output.report_path = raw.report_path;
   output.junit_path = raw.junit_path;
+  if (raw.junit_skipped && raw.junit_path.empty())
+    throw base::usage_error("--junit-skipped: needs --junit (it lists skipped checks there)");
+  output.junit_skipped = raw.junit_skipped;
+  fill_summary_md(raw, output);
   output.html_path = raw.html_path;
   output.records_path = raw.records_path;
   output.hook = raw.hook;

@@ -28,7 +28,14 @@ void optional_option(CLI::App* app, const std::string& names, std::optional<T>& 
 void add_output_options(CLI::App* app, RawOptions& raw) {
   app->add_flag("--json", raw.json, "print the JSON report on stdout instead of the human one");
   app->add_option("--report", raw.report_path, "also write the JSON report to FILE");
-  app->add_option("--junit", raw.junit_path, "also write a JUnit XML report to FILE");
+  app->add_option("--junit", raw.junit_path,
+                  "also write a JUnit XML report to FILE: a testcase per judged check, timed "
+                  "with its share of the runs' time");
+  app->add_flag("--junit-skipped", raw.junit_skipped,
+                "with --junit, also list the skipped checks (as <skipped/> testcases)");
+  app->add_option("--summary-md", raw.summary_md,
+                  "also write a Markdown summary for pull requests to FILE; auto: append it to "
+                  "$GITHUB_STEP_SUMMARY when that is set (else nothing)");
   app->add_option("--html", raw.html_path,
                   "also write a self-contained HTML timeline (inline SVG) to FILE");
   app->add_flag(
@@ -501,8 +508,9 @@ std::vector<std::string> option_names(std::string_view subcommand) {
 
 bool names_a_file(std::string_view long_name) {
   return long_name == "script" || long_name == "report" || long_name == "junit" ||
-         long_name == "html" || long_name == "records" || long_name == "merge" ||
-         long_name == "tls-ca" || long_name == "tls-cert" || long_name == "tls-key";
+         long_name == "summary-md" || long_name == "html" || long_name == "records" ||
+         long_name == "merge" || long_name == "tls-ca" || long_name == "tls-cert" ||
+         long_name == "tls-key";
 }
 
 OptionKind option_kind(std::string_view subcommand, std::string_view long_name) {

@@ -99,6 +99,8 @@ struct RawOptions {
 
   bool show_version = false;
   std::string junit_path;
+  bool junit_skipped = false;               // --junit-skipped
+  std::string summary_md;                   // --summary-md FILE|auto
   std::vector<std::string> scenario_paths;  // run
   std::vector<std::string> hook_args;       // hook-config, after --
   std::optional<std::string> merge_settings;

@@ -193,12 +193,17 @@ struct FaultConfig {
 };
 
 struct OutputConfig {
-  bool json = false;         // JSON report on stdout instead of the human one
-  std::string report_path;   // also write the JSON report here (empty: no)
-  std::string junit_path;    // also write a JUnit XML report here (empty: no)
-  std::string html_path;     // also write the HTML timeline here (empty: no)
-  std::string records_path;  // also write one line per request here (.csv, else JSON lines)
-  bool hook = false;         // Claude Code Stop-hook mode
+  bool json = false;           // JSON report on stdout instead of the human one
+  std::string report_path;     // also write the JSON report here (empty: no)
+  std::string junit_path;      // also write a JUnit XML report here (empty: no)
+  bool junit_skipped = false;  // --junit-skipped: skipped checks are testcases too
+  std::string html_path;       // also write the HTML timeline here (empty: no)
+  std::string records_path;    // also write one line per request here (.csv, else JSON lines)
+  bool hook = false;           // Claude Code Stop-hook mode
+  // --summary-md: the Markdown summary's file (empty: none); with summary_md_append (auto:
+  // $GITHUB_STEP_SUMMARY) appended to, else written whole.
+  std::string summary_md_path;
+  bool summary_md_append = false;
   // --hook-max-blocks: after this many consecutive blocks a failing hook lets the stop go
   // (exit 0, a note on stderr); unset: every failure blocks.
   std::optional<int64_t> hook_max_blocks;

@@ -34,6 +34,26 @@ LiveCounts& LiveCounts::operator-=(const LiveCounts& other) {
   return *this;
 }
 
+LiveDetail& LiveDetail::operator+=(const LiveDetail& other) {
+  for (size_t k = 0; k < errors.size(); ++k)
+    errors[k] += other.errors[k];
+  for (size_t b = 0; b < within_bound.size(); ++b)
+    within_bound[b] += other.within_bound[b];
+  latency_count += other.latency_count;
+  latency_sum_ns += other.latency_sum_ns;
+  return *this;
+}
+
+LiveDetail& LiveDetail::operator-=(const LiveDetail& other) {
+  for (size_t k = 0; k < errors.size(); ++k)
+    errors[k] -= other.errors[k];
+  for (size_t b = 0; b < within_bound.size(); ++b)
+    within_bound[b] -= other.within_bound[b];
+  latency_count -= other.latency_count;
+  latency_sum_ns -= other.latency_sum_ns;
+  return *this;
+}
+
 void LiveCell::decided(Outcome outcome, ErrorKind error, uint64_t count) {
   bump(decided_[static_cast<size_t>(outcome)], count);
   if (outcome == Outcome::error)
@@ -86,18 +106,41 @@ LiveCounts LiveStats::totals() const {
   return counts;
 }
 
+LiveDetail LiveStats::detail_totals() const {
+  LiveDetail detail;
+  each_cell([&](const LiveCell& cell) {
+    for (size_t k = 0; k < k_live_error_kinds; ++k)
+      detail.errors[k] += cell.errors_[k].load(std::memory_order_relaxed);
+    for (size_t b = 0; b < k_live_metric_bounds_ns.size(); ++b)
+      detail.within_bound[b] += cell.within_bound_[b].load(std::memory_order_relaxed);
+    detail.latency_sum_ns += cell.latency_sum_ns_.load(std::memory_order_relaxed);
+    for (size_t b = 0; b < k_live_latency_buckets; ++b)
+      detail.latency_count += cell.latency_[b].load(std::memory_order_relaxed);
+  });
+  return detail;
+}
+
 LiveCounts LiveStats::since_base() const {
   LiveCounts counts = totals();
   counts -= base_;
   return counts;
 }
 
+LiveDetail LiveStats::detail_since_base() const {
+  LiveDetail detail = detail_totals();
+  detail -= base_detail_;
+  return detail;
+}
+
 void LiveStats::begin_run(std::string target, int run) {
   std::lock_guard lock(mutex_);
-  if (running_)
+  if (running_) {
     runs_.back().counts = since_base();
+    runs_.back().detail = detail_since_base();
+  }
   base_ = totals();
-  runs_.push_back({std::move(target), run, {}});
+  base_detail_ = detail_totals();
+  runs_.push_back({std::move(target), run, {}, {}});
   running_ = true;
   each_cell([](LiveCell& cell) { cell.virtual_ns_.store(0, std::memory_order_relaxed); });
 }
@@ -107,6 +150,7 @@ void LiveStats::end_run() {
   if (!running_)
     return;
   runs_.back().counts = since_base();
+  runs_.back().detail = detail_since_base();
   running_ = false;
 }
 
@@ -115,8 +159,10 @@ void LiveStats::decided_after_run(Outcome outcome, ErrorKind error) {
   any.sent();
   any.decided(outcome, error);
   std::lock_guard lock(mutex_);
-  if (!running_ && !runs_.empty())
+  if (!running_ && !runs_.empty()) {
     runs_.back().counts = since_base();
+    runs_.back().detail = detail_since_base();
+  }
 }
 
 LiveSnapshot LiveStats::snapshot() const {
@@ -129,6 +175,7 @@ LiveSnapshot LiveStats::snapshot() const {
     if (running_) {
       snapshot.runs.back().counts = snapshot.total;
       snapshot.runs.back().counts -= base_;
+      snapshot.runs.back().detail = detail_since_base();
     }
   }
   each_cell([&](const LiveCell& cell) {

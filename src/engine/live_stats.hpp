@@ -44,10 +44,22 @@ struct LiveCounts {
   LiveCounts& operator-=(const LiveCounts& other);
 };
 
+// A run's errors by kind and its latencies in the exported histogram's buckets (the metrics
+// label them with their run and target).
+struct LiveDetail {
+  std::array<uint64_t, k_live_error_kinds> errors{};  // by ErrorKind
+  LiveBounded within_bound{};  // decided requests by the first metric bound they are within
+  uint64_t latency_count = 0;
+  uint64_t latency_sum_ns = 0;
+  LiveDetail& operator+=(const LiveDetail& other);
+  LiveDetail& operator-=(const LiveDetail& other);
+};
+
 struct LiveRun {
   std::string target;  // compare: which target the run was of; empty otherwise
   int run = 0;
   LiveCounts counts;
+  LiveDetail detail;
 };
 
 struct LiveSnapshot {
@@ -112,7 +124,10 @@ class LiveStats {
 
  private:
   LiveCounts totals() const;
-  LiveCounts since_base() const;  // the current (or last) run's counts; under mutex_
+  LiveDetail detail_totals() const;
+  // The current (or last) run's counts and detail; under mutex_.
+  LiveCounts since_base() const;
+  LiveDetail detail_since_base() const;
 
   // Made on first use (2 KiB each: a process writes one or a few of them), published by the
   // pointer's release; readers skip the ones not made yet.
@@ -130,6 +145,7 @@ class LiveStats {
   mutable std::mutex mutex_;  // guards runs_, base_ and running_
   std::vector<LiveRun> runs_;
   LiveCounts base_;  // the totals when the current run began
+  LiveDetail base_detail_;
   bool running_ = false;
 };
 

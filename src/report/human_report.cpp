@@ -422,6 +422,10 @@ std::string contract_text(const Report& report) {
   return limit_text(report);
 }
 
+std::string header_line(const Report& report) {
+  return header(report);
+}
+
 std::string verdict_line(const Report& report) {
   // An error verdict is about the errors check, whatever else failed.
   const bool error = report.verdict == checks::Verdict::error;

@@ -1,5 +1,7 @@
 #include "report/junit_report.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 namespace rlcheck::report {
@@ -32,19 +34,34 @@ std::string xml_escape(std::string_view text) {
   return out;
 }
 
-JunitSuite junit_suite_of(const Report& report, const std::string& name) {
+JunitSuite junit_suite_of(const Report& report, const std::string& name, bool with_skipped) {
   JunitSuite suite;
   suite.name = name;
+  double runs_s = 0;
   for (const auto& run : report.runs)
-    suite.time_s += run.duration_ms / 1000.0;
+    runs_s += run.duration_ms / 1000.0;
+  // The wait --verify-retry-after made before its retry, after the runs.
+  const double retry_s =
+      report.retry_verification && report.retry_verification->attempted
+          ? static_cast<double>(std::max<int64_t>(0, report.retry_verification->waited_ms)) / 1000.0
+          : 0;
+  suite.time_s = runs_s + retry_s;
+  const auto judged = std::ranges::count_if(report.checks, [](const checks::CheckResult& check) {
+    return check.status != checks::Status::skip;
+  });
+  const double share_s = judged > 0 ? runs_s / static_cast<double>(judged) : 0;
   const std::string subject = report.mode == "http"          ? report.target.url
                               : report.target.script.empty() ? strategy_label(report.target)
                                                              : report.target.script;
   for (const auto& check : report.checks) {
+    if (check.status == checks::Status::skip && !with_skipped)
+      continue;
     JunitCase testcase;
     testcase.name = check.id;
     testcase.classname = fmt::format("rlcheck.{}.{}", report.mode, subject);
     testcase.message = check.detail;
+    if (check.status != checks::Status::skip)
+      testcase.time_s = share_s + (check.id == "retry-after-honest" ? retry_s : 0);
     switch (check.status) {
       case checks::Status::pass:
         testcase.status = JunitCase::Status::pass;
@@ -100,8 +117,9 @@ std::string render_junit(const std::vector<JunitSuite>& suites) {
         "time=\"{:.3f}\">\n",
         xml_escape(suite.name), suite.cases.size(), suite_failures, suite_skipped, suite.time_s);
     for (const JunitCase& testcase : suite.cases) {
-      out += fmt::format("    <testcase name=\"{}\" classname=\"{}\" time=\"0\"",
-                         xml_escape(testcase.name), xml_escape(testcase.classname));
+      out +=
+          fmt::format("    <testcase name=\"{}\" classname=\"{}\" time=\"{:.3f}\"",
+                      xml_escape(testcase.name), xml_escape(testcase.classname), testcase.time_s);
       if (testcase.status == JunitCase::Status::pass && testcase.output.empty()) {
         out += "/>\n";
         continue;

@@ -106,6 +106,39 @@ std::expected<void, std::string> write_whole_file(const std::string& path, std::
   return (*file)->commit();
 }
 
+std::expected<void, std::string> check_appendable(const std::string& path) {
+  struct stat status {};
+  if (stat(path.c_str(), &status) != 0)
+    return check_writable(path);
+  if (S_ISDIR(status.st_mode))
+    return std::unexpected(cannot_write(path, EISDIR));
+  if (access(path.c_str(), W_OK) != 0)
+    return std::unexpected(cannot_write(path, errno));
+  return {};
+}
+
+std::expected<void, std::string> append_to_file(const std::string& path, std::string_view text) {
+  const int fd = open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
+  if (fd < 0)
+    return std::unexpected(cannot_write(path, errno));
+  size_t written = 0;
+  while (written < text.size()) {
+    const ssize_t n = write(fd, text.data() + written, text.size() - written);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0) {
+      const int error = n < 0 ? errno : EIO;
+      close(fd);
+      return std::unexpected(cannot_write(path, error));
+    }
+    written += static_cast<size_t>(n);
+  }
+  fsync(fd);
+  if (close(fd) != 0)
+    return std::unexpected(cannot_write(path, errno));
+  return {};
+}
+
 StagedFile::StagedFile(std::string path, std::string temp_path)
     : path_(std::move(path)), temp_path_(std::move(temp_path)) {}
 

@@ -20,6 +20,12 @@ std::expected<void, std::string> check_writable(const std::string& path);
 // Writes `text` to `path` whole: a temporary file, flushed to disk, then renamed.
 std::expected<void, std::string> write_whole_file(const std::string& path, std::string_view text);
 
+// A file others write to as well, that a report is added to at its end (GitHub's job summary,
+// $GITHUB_STEP_SUMMARY): whether it can be (it is a writable file, or can be made one).
+std::expected<void, std::string> check_appendable(const std::string& path);
+// Appends `text` to `path` (made when missing) in one write, flushed to disk.
+std::expected<void, std::string> append_to_file(const std::string& path, std::string_view text);
+
 // A file written in pieces that appears at its path only on commit(); until then, and if
 // commit() is never called, the path is untouched and the temporary file is removed.
 class StagedFile {

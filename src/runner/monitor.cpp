@@ -110,12 +110,17 @@ void Monitor::end_run() {
   offered_.reset();
 }
 
-void Monitor::judged(const std::string& target, const std::vector<checks::CheckResult>& checks) {
+void Monitor::judged(const std::string& target, const std::vector<checks::CheckResult>& checks,
+                     checks::Verdict verdict) {
   std::lock_guard lock(mutex_);
   for (const checks::CheckResult& check : checks) {
     if (check.status != checks::Status::skip)
       extras_.checks.push_back({target, check.id, check.status == checks::Status::pass});
   }
+  // checks::Verdict's order is the gauge's: pass, fail, error, interrupted.
+  static_assert(static_cast<int>(checks::Verdict::fail) == 1 &&
+                static_cast<int>(checks::Verdict::interrupted) == 3);
+  extras_.verdicts.push_back({target, static_cast<int>(verdict)});
 }
 
 void Monitor::linger() {

@@ -38,8 +38,9 @@ class Monitor {
   engine::RunHooks begin_run(const std::string& target, int run, std::string label,
                              const config::LoadConfig& load, engine::RunObserver* observer);
   void end_run();
-  // A target's test was judged: its checks' statuses join the metrics.
-  void judged(const std::string& target, const std::vector<checks::CheckResult>& checks);
+  // A target's test was judged: its checks' statuses and its verdict join the metrics.
+  void judged(const std::string& target, const std::vector<checks::CheckResult>& checks,
+              checks::Verdict verdict);
   // After the report is delivered: serves the metrics --metrics-linger longer (Ctrl-C ends
   // the wait), saying so on stderr.
   void linger();

@@ -260,7 +260,8 @@ report::Report run_test(Target& target, const config::Config& config, const RunO
     if (report.serial_rerun)
       note_serial_rerun(report, *report.serial_rerun);
   }
-  monitor.judged(target.records_name(), report.checks);
+  monitor.judged(target.records_name(), report.checks,
+                 report.interrupted ? checks::Verdict::interrupted : report.verdict);
   return report;
 }
 

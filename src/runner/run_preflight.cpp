@@ -38,6 +38,12 @@ void check_report_paths(const config::OutputConfig& output) {
     if (auto writable = report::check_writable(*path); !writable)
       throw base::cannot_test(fmt::format("{}: {}", flag, writable.error()));
   }
+  if (const std::string& path = output.summary_md_path; !path.empty()) {
+    auto writable =
+        output.summary_md_append ? report::check_appendable(path) : report::check_writable(path);
+    if (!writable)
+      throw base::cannot_test(fmt::format("--summary-md: {}", writable.error()));
+  }
 }
 
 void check_shared_test(const config::Config& config, const EnvLookup& env) {

@@ -30,9 +30,9 @@ using EnvLookup = std::function<const char*(const char*)>;
 // cannot be served by. Nothing when the test runs alone.
 void check_shared_test(const config::Config& config, const EnvLookup& env);
 
-// Throws FatalError(cannot_test) for the first of --report, --junit, --html that cannot be
-// written ("--junit: cannot write /nope/r.xml: No such file or directory"). --records is
-// opened (staged) by its writer, which says the same.
+// Throws FatalError(cannot_test) for the first of --report, --junit, --html, --summary-md that
+// cannot be written (--summary-md auto: appended to): "--junit: cannot write /nope/r.xml: No
+// such file or directory". --records is opened (staged) by its writer, which says the same.
 void check_report_paths(const config::OutputConfig& output);
 
 // --source-address: throws FatalError(cannot_test) for the first address this host cannot send

@@ -18,8 +18,8 @@ using nlohmann::json;
 
 // Keys that belong to `rlcheck run`, not to one scenario.
 bool is_output_key(const std::string& key) {
-  return key == "json" || key == "report" || key == "junit" || key == "html" || key == "hook" ||
-         key == "quiet" || key == "color";
+  return key == "json" || key == "report" || key == "junit" || key == "junit-skipped" ||
+         key == "summary-md" || key == "html" || key == "hook" || key == "quiet" || key == "color";
 }
 
 std::expected<std::vector<std::string>, std::string> values_of(const std::string& key,

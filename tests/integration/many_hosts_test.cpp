@@ -389,8 +389,8 @@ TEST_CASE("many hosts: each worker writes the report files where its own command
                       [=] { return run_rlcheck(worker_args(args, 2, index, session), options); });
   };
   auto first = worker(0, {"--report", "sub/r0.json"});
-  auto second =
-      worker(1, {"--report", "own/r1.json", "--junit", "own/r1.xml", "--html", "own/r1.html"});
+  auto second = worker(1, {"--report", "own/r1.json", "--junit", "own/r1.xml", "--html",
+                           "own/r1.html", "--summary-md", "own/r1.md"});
   const ProcessOutcome zero = first.get();
   const ProcessOutcome one = second.get();
   INFO("worker 0: " << zero.err << "\nworker 1: " << one.err);
@@ -401,6 +401,7 @@ TEST_CASE("many hosts: each worker writes the report files where its own command
   CHECK(file_text(root / "host0" / "sub" / "r0.json") == zero.out);
   CHECK(file_text(root / "host1" / "own" / "r1.json") == zero.out);
   CHECK(file_text(root / "host1" / "own" / "r1.xml").find("<testsuite") != std::string::npos);
+  CHECK(file_text(root / "host1" / "own" / "r1.md").starts_with("## ✅ rlcheck redis: PASS\n"));
   // Worker 0 gave no --html: the page it rendered for the others still has the timeline.
   CHECK(file_text(root / "host1" / "own" / "r1.html").find("<svg class=\"timeline\"") !=
         std::string::npos);

@@ -100,6 +100,60 @@ std::vector<std::string> rlcheck_args(int port, const std::string& flags) {
   return args;
 }
 
+// A real Prometheus scraping rlcheck's endpoint at 127.0.0.1:`port` once a second.
+class ScrapingPrometheus {
+ public:
+  explicit ScrapingPrometheus(int port)
+      : scratch_("rlcheck-prometheus"),
+        port_(free_loopback_port()),
+        server_({prometheus_program("prometheus"), "--config.file=" + config_file(port),
+                 "--storage.tsdb.path=" + scratch_.path() + "/data",
+                 "--web.listen-address=127.0.0.1:" + std::to_string(port_)},
+                scratch_.path(), scratch_.path() + "/prometheus.log", port_,
+                std::chrono::seconds(30)) {
+    std::atomic<bool> never{false};
+    const auto ready_by = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    poll_until(never, [&] {
+      return http_get(server_.base_url() + "/-/ready").status == 200 ||
+             std::chrono::steady_clock::now() > ready_by;
+    });
+    REQUIRE_MESSAGE(http_get(server_.base_url() + "/-/ready").status == 200, server_.log());
+  }
+
+  // The result of an instant query; empty until Prometheus answers.
+  json query(const std::string& promql) const {
+    char* escaped = curl_easy_escape(nullptr, promql.c_str(), static_cast<int>(promql.size()));
+    const HttpReply reply = http_get(server_.base_url() + "/api/v1/query?query=" + escaped);
+    curl_free(escaped);
+    return reply.status == 200 ? json::parse(reply.body).at("data").at("result") : json::array();
+  }
+  json targets() const {
+    return json::parse(http_get(server_.base_url() + "/api/v1/targets").body);
+  }
+  std::string log() const { return server_.log(); }
+
+ private:
+  std::string config_file(int port) {
+    return scratch_.write("prometheus.yml",
+                          "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n"
+                          "scrape_configs:\n  - job_name: rlcheck\n    static_configs:\n"
+                          "      - targets: ['127.0.0.1:" +
+                              std::to_string(port) + "']\n");
+  }
+
+  ScratchDir scratch_;
+  int port_;
+  RealServer server_;
+};
+
+// A query's series as label `label`'s value -> the sample's value.
+std::map<std::string, std::string> values_by(const json& result, const std::string& label) {
+  std::map<std::string, std::string> values;
+  for (const json& series : result)
+    values[series.at("metric").value(label, "")] = series.at("value").at(1).get<std::string>();
+  return values;
+}
+
 // The runs' total of `field` ("allowed", "denied", "errors") in a JSON report.
 int64_t report_total(const json& report, const std::string& field) {
   int64_t total = 0;
@@ -170,6 +224,8 @@ TEST_CASE("metrics: a scrape mid-run passes promtool; Ctrl-C ends the linger, ex
 
   REQUIRE_MESSAGE(!judged.empty(), "no scrape after the test was judged");
   CHECK(judged.find("rlcheck_check_status{check=\"limit\"} 1\n") != std::string::npos);
+  CHECK(judged.find("rlcheck_verdict 0\n") != std::string::npos);
+  CHECK(judged.find("rlcheck_errors_total{kind=\"timeout\",run=\"1\"} 0\n") != std::string::npos);
   CHECK(judged.find("rlcheck_requests_total{outcome=\"allowed\",run=\"1\"} " +
                     std::to_string(report_total(report, "allowed")) + "\n") != std::string::npos);
   CHECK(openmetrics.ends_with("# EOF\n"));
@@ -178,39 +234,15 @@ TEST_CASE("metrics: a scrape mid-run passes promtool; Ctrl-C ends the linger, ex
 }
 
 TEST_CASE("metrics: a real Prometheus scrapes the report's counts and the checks' statuses") {
-  const std::string prometheus = prometheus_program("prometheus");
   const int port = free_loopback_port();
-  const int prometheus_port = free_loopback_port();
-  ScratchDir scratch("rlcheck-prometheus");
-  const std::string config =
-      scratch.write("prometheus.yml",
-                    "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n"
-                    "scrape_configs:\n  - job_name: rlcheck\n    static_configs:\n"
-                    "      - targets: ['127.0.0.1:" +
-                        std::to_string(port) + "']\n");
-  RealServer server(
-      {prometheus, "--config.file=" + config, "--storage.tsdb.path=" + scratch.path() + "/data",
-       "--web.listen-address=127.0.0.1:" + std::to_string(prometheus_port)},
-      scratch.path(), scratch.path() + "/prometheus.log", prometheus_port,
-      std::chrono::seconds(30));
-  std::atomic<bool> never{false};
-  const auto ready_by = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  poll_until(never, [&] {
-    return http_get(server.base_url() + "/-/ready").status == 200 ||
-           std::chrono::steady_clock::now() > ready_by;
-  });
-  REQUIRE_MESSAGE(http_get(server.base_url() + "/-/ready").status == 200, server.log());
-
-  const auto query = [&](const std::string& promql) {
-    char* escaped = curl_easy_escape(nullptr, promql.c_str(), static_cast<int>(promql.size()));
-    const HttpReply reply = http_get(server.base_url() + "/api/v1/query?query=" + escaped);
-    curl_free(escaped);
-    return reply.status == 200 ? json::parse(reply.body).at("data").at("result") : json::array();
-  };
+  const ScrapingPrometheus server(port);
+  const auto query = [&](const std::string& promql) { return server.query(promql); };
   std::atomic<bool> done{false};
   json sums;
   json targets;
+  json errors;
   std::string limit_status;
+  std::string verdict;
   std::thread watcher;
   RunOptions options;
   options.on_started = [&](pid_t pid) {
@@ -224,7 +256,9 @@ TEST_CASE("metrics: a real Prometheus scrapes the report's counts and the checks
             return false;
           sums = query("sum by (outcome) (rlcheck_requests_total)");
           limit_status = status.at(0).at("value").at(1).get<std::string>();
-          targets = json::parse(http_get(server.base_url() + "/api/v1/targets").body);
+          verdict = query("rlcheck_verdict").at(0).at("value").at(1).get<std::string>();
+          errors = query("rlcheck_errors_total{run=\"1\"}");
+          targets = server.targets();
         } catch (const json::exception&) {
           return false;  // an answer not yet whole: asked again
         }
@@ -252,6 +286,8 @@ TEST_CASE("metrics: a real Prometheus scrapes the report's counts and the checks
   CHECK(by_outcome["allowed"] == std::to_string(report_total(report, "allowed")));
   CHECK(by_outcome["denied"] == std::to_string(report_total(report, "denied")));
   CHECK(by_outcome["error"] == std::to_string(report_total(report, "errors")));
+  CHECK(verdict == "0");                                 // pass
+  CHECK(values_by(errors, "kind").contains("timeout"));  // every kind, by run
   const json& active = targets.at("data").at("activeTargets");
   REQUIRE(active.size() == 1);
   CHECK(active.at(0).at("health") == "up");
@@ -305,4 +341,85 @@ TEST_CASE("metrics: --verify-retry-after's retry joins the last run's live count
         std::string::npos);
   CHECK(judged.find("rlcheck_requests_total{outcome=\"denied\",run=\"1\"} " +
                     std::to_string(report_total(report, "denied")) + "\n") != std::string::npos);
+}
+
+// compare: the targets one after the other into the same metrics, every series labelled with
+// its target, errors with their run, and each target's verdict once judged; promtool reads
+// the scrape, and a real Prometheus stores them apart.
+TEST_CASE("metrics: compare labels every series with its target and sets each verdict" *
+          doctest::test_suite("threads")) {
+  const std::string promtool = prometheus_program("promtool");
+  const int port = free_loopback_port();
+  const std::string url = "http://127.0.0.1:" + std::to_string(port) + "/metrics";
+  const ScrapingPrometheus server(port);
+  std::atomic<bool> done{false};
+  std::string judged;  // a scrape once both targets were judged
+  json verdicts, errors, latency;
+  std::thread watcher;
+  RunOptions options;
+  options.on_started = [&](pid_t pid) {
+    watcher = std::thread([&, pid] {
+      poll_until(done, [&] {
+        try {
+          verdicts = server.query("rlcheck_verdict");
+          if (verdicts.size() < 2)
+            return false;
+          errors = server.query("count by (target, run) (rlcheck_errors_total)");
+          latency = server.query("rlcheck_latency_seconds_count");
+        } catch (const json::exception&) {
+          return false;  // an answer not yet whole: asked again
+        }
+        judged = http_get(url).body;
+        kill(pid, SIGINT);
+        return true;
+      });
+    });
+  };
+  const ProcessOutcome outcome =
+      run_rlcheck({"compare", "--redis", TestRedis::shared().tcp_url(), "--strategies", "naive,lua",
+                   "-r", "1", "--json", "--metrics-listen", "127.0.0.1:" + std::to_string(port),
+                   "--metrics-linger", "30s"},
+                  options);
+  done = true;
+  if (watcher.joinable())
+    watcher.join();
+  INFO("stderr: " << outcome.err);
+  INFO("prometheus: " << server.log());
+  CHECK(outcome.exit_code == 1);  // naive over-admits
+  REQUIRE_MESSAGE(!judged.empty(), "Prometheus never stored both verdicts");
+  INFO(judged);
+
+  RunOptions check;
+  check.stdin_mode = StdinMode::text;
+  check.stdin_text = judged;
+  const ProcessOutcome checked = run_process({promtool, "check", "metrics"}, check);
+  INFO("promtool: " << checked.out << checked.err);
+  CHECK(checked.exit_code == 0);
+  CHECK(checked.err.empty());
+
+  size_t samples = 0;
+  for (size_t start = 0, end; start < judged.size(); start = end + 1) {
+    end = judged.find('\n', start);
+    const std::string line = judged.substr(start, end - start);
+    if (line.empty() || line.starts_with("#"))
+      continue;
+    ++samples;
+    CAPTURE(line);
+    CHECK(line.find("target=\"") != std::string::npos);
+  }
+  CHECK(samples > 80);  // every family, for both targets
+  CHECK(judged.find("rlcheck_verdict{target=\"naive\"} 1\n") != std::string::npos);
+  CHECK(judged.find("rlcheck_verdict{target=\"sliding-window\"} 0\n") != std::string::npos);
+  CHECK(judged.find("rlcheck_errors_total{kind=\"timeout\",run=\"1\",target=\"naive\"} 0\n") !=
+        std::string::npos);
+  CHECK(judged.find("rlcheck_latency_seconds_count{target=\"naive\"} 200\n") != std::string::npos);
+  CHECK(judged.find("rlcheck_in_flight{target=\"naive\"} 0\n") != std::string::npos);
+
+  const auto by_target = values_by(verdicts, "target");
+  CHECK(by_target.at("naive") == "1");
+  CHECK(by_target.at("sliding-window") == "0");
+  CHECK(values_by(errors, "target").size() == 2);
+  const auto counts = values_by(latency, "target");
+  CHECK(counts.at("naive") == "200");  // 200 requests each, all decided
+  CHECK(counts.at("sliding-window") == "200");
 }

@@ -28,6 +28,11 @@ RunOptions on_test_redis() {
   return options;
 }
 
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
 struct TempDir {
   std::filesystem::path path;
   TempDir() {
@@ -100,23 +105,69 @@ TEST_CASE("unknown scenario keys are refused naming the key and the file") {
   CHECK(outcome.err.find("'reqests'") != std::string::npos);
 }
 
-TEST_CASE("--junit writes one testcase per check, failures with their figure, to the schema") {
+TEST_CASE("--junit writes a timed testcase per judged check, failures with their figure") {
   TempDir dir;
   const std::string junit = (dir.path / "checks.xml").string();
+  const std::string report_path = (dir.path / "checks.json").string();
   const ProcessOutcome outcome =
-      run_rlcheck({"redis", "--strategy", "naive", "--junit", junit, "-q"}, on_test_redis());
+      run_rlcheck({"redis", "--strategy", "naive", "--junit", junit, "--report", report_path, "-q"},
+                  on_test_redis());
   CHECK(outcome.exit_code == 1);
   REQUIRE(valid_junit(junit));
-  std::ifstream in(junit);
-  const std::string xml((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  for (const char* id :
-       {"limit", "contract", "exact", "utilisation", "retry-after-present", "retry-after-valid",
-        "retry-after-bound", "retry-after-accuracy", "retry-after-honest", "key-ttl", "errors"}) {
-    CHECK(xml.find(std::string("<testcase name=\"") + id + "\"") != std::string::npos);
+  const std::string xml = read_text(junit);
+  const json report = json::parse(read_text(report_path));
+  size_t judged = 0, skipped = 0;
+  for (const json& check : report.at("checks")) {
+    const std::string id = check.at("id");
+    CAPTURE(id);
+    const bool skip = check.at("status") == "skip";
+    judged += !skip;
+    skipped += skip;
+    const size_t at = xml.find("<testcase name=\"" + id + "\"");
+    CHECK((at == std::string::npos) == skip);  // a skipped check is no testcase
+    // Each judged check holds a share of the runs' time: never 0 after 4 runs.
+    if (at != std::string::npos)
+      CHECK(xml.substr(at, xml.find('>', at) - at).find("time=\"0.000\"") == std::string::npos);
   }
+  CHECK(skipped > 0);  // exact, without --exact; retry-after-honest, without --verify-retry-after
+  CHECK(xml.find("tests=\"" + std::to_string(judged) + "\"") != std::string::npos);
+  CHECK(xml.find("skipped=\"0\"") != std::string::npos);
+  CHECK(xml.find("<skipped") == std::string::npos);
   // Exactly two failed checks (limit, and contract locating the span), with their figures.
   CHECK(xml.find("failures=\"2\"") != std::string::npos);
   CHECK(xml.find("<failure message=\"4 of 4 runs over the limit") != std::string::npos);
+}
+
+TEST_CASE("--junit-skipped lists the skipped checks too, as skipped testcases") {
+  TempDir dir;
+  const std::string junit = (dir.path / "all.xml").string();
+  const ProcessOutcome outcome = run_rlcheck({"redis", "--strategy", "lua", "-n", "50", "-r", "1",
+                                              "--junit", junit, "--junit-skipped", "--json"},
+                                             on_test_redis());
+  CHECK(outcome.exit_code == 0);
+  REQUIRE(valid_junit(junit));
+  const std::string xml = read_text(junit);
+  const json report = json::parse(outcome.out);
+  size_t skipped = 0;
+  for (const json& check : report.at("checks")) {
+    const std::string id = check.at("id");
+    CAPTURE(id);
+    const size_t at = xml.find("<testcase name=\"" + id + "\"");
+    REQUIRE(at != std::string::npos);
+    if (check.at("status") == "skip") {
+      ++skipped;
+      const std::string testcase = xml.substr(at, xml.find("</testcase>", at) - at);
+      CHECK(testcase.find("time=\"0.000\">\n      <skipped message=\"") != std::string::npos);
+    }
+  }
+  CHECK(skipped > 0);
+  CHECK(xml.find("tests=\"" + std::to_string(report.at("checks").size()) + "\"") !=
+        std::string::npos);
+  CHECK(xml.find("skipped=\"" + std::to_string(skipped) + "\"") != std::string::npos);
+
+  const ProcessOutcome alone = run_rlcheck({"redis", "--junit-skipped"}, on_test_redis());
+  CHECK(alone.exit_code == 64);
+  CHECK(alone.err.find("--junit-skipped: needs --junit") != std::string::npos);
 }
 
 TEST_CASE("hook-config prints the settings block for the given check") {

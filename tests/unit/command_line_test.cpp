@@ -595,3 +595,31 @@ TEST_CASE("the new flags are scenario keys where their command has them") {
   CHECK(rlcheck::cli::names_a_file("tls-key"));
   CHECK_FALSE(rlcheck::cli::names_a_file("tls-sni"));
 }
+
+TEST_CASE(
+    "--summary-md FILE, auto from $GITHUB_STEP_SUMMARY, and --junit-skipped reach the config") {
+  const auto output = [](std::vector<const char*> args) { return parse(args).config.output; };
+  for (const char* command : {"redis", "http", "compare", "run"}) {
+    CAPTURE(command);
+    std::vector<const char*> args{command};
+    if (std::string(command) == "http")
+      args.push_back("http://127.0.0.1:1/");
+    if (std::string(command) == "run")
+      args.push_back("x.json");
+    args.insert(args.end(), {"--summary-md", "s.md", "--junit", "j.xml", "--junit-skipped"});
+    const auto given = output(args);
+    CHECK(given.summary_md_path == "s.md");
+    CHECK_FALSE(given.summary_md_append);
+    CHECK(given.junit_skipped);
+  }
+  ::setenv("GITHUB_STEP_SUMMARY", "/github/step_summary", 1);
+  const auto github = output({"redis", "--summary-md", "auto"});
+  CHECK(github.summary_md_path == "/github/step_summary");
+  CHECK(github.summary_md_append);
+  ::unsetenv("GITHUB_STEP_SUMMARY");
+  CHECK(output({"redis", "--summary-md", "auto"}).summary_md_path.empty());
+  CHECK_FALSE(output({"redis", "--junit", "j.xml"}).junit_skipped);
+  CHECK(usage_error({"redis", "--junit-skipped"}) ==
+        "--junit-skipped: needs --junit (it lists skipped checks there)");
+  CHECK(rlcheck::cli::names_a_file("summary-md"));
+}

@@ -66,3 +66,21 @@ TEST_CASE("delivery: a report the published delivery lacks is named; none at all
   CHECK(passed_on->files.empty());
   CHECK(passed_on->exit_code == 3);
 }
+
+TEST_CASE("delivery: --summary-md travels, and auto appends to this worker's job summary") {
+  Delivery delivery = published();
+  delivery.files.push_back({"--summary-md", "", "## ✅ rlcheck redis: PASS\n", false});
+  const auto read = delivery_from_json(delivery_to_json(delivery));
+  REQUIRE(read);
+  REQUIRE(read->files.size() == 4);
+  rlcheck::config::OutputConfig own;
+  own.summary_md_path = "/github/step_summary";
+  own.summary_md_append = true;
+  const auto addressed = addressed_to(*read, own);
+  REQUIRE(addressed);
+  CHECK(addressed->files[3].path == "/github/step_summary");
+  CHECK(addressed->files[3].append);
+  CHECK_FALSE(addressed->files[0].append);
+  own.summary_md_path.clear();  // auto without $GITHUB_STEP_SUMMARY: not written here
+  CHECK(addressed_to(*read, own)->files[3].path.empty());
+}

@@ -147,3 +147,42 @@ TEST_CASE("live stats: 4 writers and a reader, totals exact after join" *
   REQUIRE(now.runs.size() == 1);
   CHECK(now.runs[0].counts.done() == k_writers * k_each);
 }
+
+TEST_CASE("live stats: each run's errors by kind and latencies apart, for the metrics' labels") {
+  LiveStats live;
+  live.begin_run("naive", 1);
+  live.cell(0).sent();
+  live.cell(0).decided(Outcome::error, ErrorKind::timeout);
+  live.cell(0).sent();
+  live.cell(0).decided(Outcome::allowed, ErrorKind::none);
+  live.cell(0).latency(2'000'000);
+  live.end_run();
+  live.begin_run("lua", 1);
+  live.cell(1).sent();
+  live.cell(1).decided(Outcome::error, ErrorKind::reset);
+  live.cell(1).sent();
+  live.cell(1).decided(Outcome::denied, ErrorKind::none);
+  live.cell(1).latency(50'000);
+  LiveSnapshot now = live.snapshot();  // lua's run under way
+  REQUIRE(now.runs.size() == 2);
+  const auto timeout = static_cast<size_t>(ErrorKind::timeout);
+  const auto reset = static_cast<size_t>(ErrorKind::reset);
+  CHECK(now.runs[0].detail.errors[timeout] == 1);
+  CHECK(now.runs[0].detail.errors[reset] == 0);
+  CHECK(now.runs[0].detail.within_bound[4] == 1);  // 2 ms: le 2.5 ms
+  CHECK(now.runs[0].detail.latency_count == 1);
+  CHECK(now.runs[0].detail.latency_sum_ns == 2'000'000);
+  CHECK(now.runs[1].detail.errors[timeout] == 0);
+  CHECK(now.runs[1].detail.errors[reset] == 1);
+  CHECK(now.runs[1].detail.within_bound[0] == 1);  // 50 us: le 0.1 ms
+  CHECK(now.runs[1].detail.latency_count == 1);
+  CHECK(now.runs[1].detail.latency_sum_ns == 50'000);
+  live.end_run();
+
+  // --verify-retry-after's retry errs after the last run: that run's errors.
+  live.decided_after_run(Outcome::error, ErrorKind::timeout);
+  now = live.snapshot();
+  CHECK(now.runs[1].detail.errors[timeout] == 1);
+  CHECK(now.runs[0].detail.errors[timeout] == 1);
+  CHECK(now.errors[timeout] == 2);
+}

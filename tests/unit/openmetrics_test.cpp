@@ -47,8 +47,9 @@ LiveSnapshot two_runs() {
   snapshot.within_bound[4] = 80;  // le 0.0025
   snapshot.latency_count = 100;
   snapshot.latency_sum_ns = 10 * 50'000 + 80 * 2'000'000 + 10 * 20'000'000'000ULL;
-  snapshot.runs.push_back({"", 1, {50, {5, 45, 0}}});
-  snapshot.runs.push_back({"", 2, {55, {5, 45, 2}}});
+  snapshot.runs.push_back({"", 1, {50, {5, 45, 0}}, {}});
+  snapshot.runs.push_back({"", 2, {55, {5, 45, 2}}, {}});
+  snapshot.runs.back().detail.errors[static_cast<size_t>(ErrorKind::timeout)] = 2;
   snapshot.running = true;
   return snapshot;
 }
@@ -57,6 +58,7 @@ Extras judged() {
   Extras extras;
   extras.version = "0.3.0";
   extras.checks = {{"", "limit", true}, {"", "retry-after-present", false}};
+  extras.verdicts = {{"", 1}};
   return extras;
 }
 
@@ -80,15 +82,19 @@ TEST_CASE("openmetrics: Prometheus text: counters named _total, no # EOF") {
   CHECK(has_line(text, "rlcheck_requests_total{outcome=\"allowed\",run=\"1\"} 5"));
   CHECK(has_line(text, "rlcheck_requests_total{outcome=\"error\",run=\"2\"} 2"));
   CHECK(has_line(text, "# TYPE rlcheck_errors_total counter"));
-  CHECK(has_line(text, "rlcheck_errors_total{kind=\"timeout\"} 2"));
-  CHECK(has_line(text, "rlcheck_errors_total{kind=\"connection-lost\"} 0"));
-  CHECK_FALSE(has_line(text, "rlcheck_errors_total{kind=\"none\"} 0"));
+  CHECK(has_line(text, "rlcheck_errors_total{kind=\"timeout\",run=\"2\"} 2"));
+  CHECK(has_line(text, "rlcheck_errors_total{kind=\"timeout\",run=\"1\"} 0"));
+  CHECK(has_line(text, "rlcheck_errors_total{kind=\"connection-lost\",run=\"1\"} 0"));
+  CHECK(text.find("rlcheck_errors_total{kind=\"none\"") == std::string::npos);
   CHECK(has_line(text, "rlcheck_in_flight 3"));
   CHECK(has_line(text, "rlcheck_run 2"));
   CHECK(has_line(text, "# TYPE rlcheck_info gauge"));
   CHECK(has_line(text, "rlcheck_info{version=\"0.3.0\"} 1"));
   CHECK(has_line(text, "rlcheck_check_status{check=\"limit\"} 1"));
   CHECK(has_line(text, "rlcheck_check_status{check=\"retry-after-present\"} 0"));
+  CHECK(has_line(text, "# TYPE rlcheck_verdict gauge"));
+  CHECK(has_line(text, "rlcheck_verdict 1"));
+  CHECK(text.find("target=") == std::string::npos);  // one target: no label
   CHECK(text.find("# EOF") == std::string::npos);
   CHECK(text.ends_with("\n"));
 }
@@ -152,27 +158,63 @@ TEST_CASE("openmetrics: HELP before every TYPE, and every sample in a typed fami
         CHECK(line.starts_with(family));
       }
     }
-    CHECK(families == 8);
+    CHECK(families == 9);
   }
 }
 
-TEST_CASE("openmetrics: compare labels requests and checks with their target") {
+TEST_CASE("openmetrics: compare labels every series with its target; a verdict each") {
   LiveSnapshot snapshot;
-  snapshot.runs.push_back({"naive", 1, {20, {20, 0, 0}}});
-  snapshot.runs.push_back({"lua", 1, {20, {10, 10, 0}}});
+  snapshot.runs.push_back({"naive", 1, {20, {20, 0, 0}}, {}});
+  snapshot.runs.back().detail.within_bound[3] = 20;  // le 0.001
+  snapshot.runs.back().detail.latency_count = 20;
+  snapshot.runs.back().detail.latency_sum_ns = 20 * 800'000;
+  snapshot.runs.push_back({"lua", 1, {22, {10, 10, 2}}, {}});
+  snapshot.runs.back().detail.errors[static_cast<size_t>(ErrorKind::timeout)] = 2;
+  snapshot.runs.back().detail.within_bound[4] = 20;  // le 0.0025
+  snapshot.runs.back().detail.latency_count = 20;
+  snapshot.runs.back().detail.latency_sum_ns = 20 * 2'000'000;
+  snapshot.in_flight = 4;
+  snapshot.running = true;
   Extras extras;
   extras.version = "0.3.0";
   extras.by_target = true;
+  extras.offered_rate = 50;
   extras.checks = {{"naive", "limit", false}, {"lua", "limit", true}};
-  const std::string text = render(snapshot, extras, Format::prometheus);
-  CHECK(
-      has_line(text, "rlcheck_requests_total{outcome=\"allowed\",run=\"1\",target=\"naive\"} 20"));
-  CHECK(has_line(text, "rlcheck_requests_total{outcome=\"denied\",run=\"1\",target=\"lua\"} 10"));
-  CHECK(has_line(text, "rlcheck_check_status{check=\"limit\",target=\"naive\"} 0"));
-  CHECK(has_line(text, "rlcheck_check_status{check=\"limit\",target=\"lua\"} 1"));
-  CHECK(has_line(text, "rlcheck_run 0"));
-  // Before judging there is no check status family at all.
+  extras.verdicts = {{"naive", 1}};
+  for (const Format format : {Format::prometheus, Format::openmetrics}) {
+    const std::string text = render(snapshot, extras, format);
+    CAPTURE(text);
+    for (const std::string& line : lines_of(text)) {
+      CAPTURE(line);
+      if (!line.starts_with("#"))
+        CHECK(line.find("target=\"") != std::string::npos);
+    }
+    CHECK(has_line(text,
+                   "rlcheck_requests_total{outcome=\"allowed\",run=\"1\",target=\"naive\"} 20"));
+    CHECK(has_line(text, "rlcheck_requests_total{outcome=\"denied\",run=\"1\",target=\"lua\"} 10"));
+    CHECK(has_line(text, "rlcheck_errors_total{kind=\"timeout\",run=\"1\",target=\"lua\"} 2"));
+    CHECK(has_line(text, "rlcheck_errors_total{kind=\"timeout\",run=\"1\",target=\"naive\"} 0"));
+    CHECK(has_line(text, "rlcheck_latency_seconds_bucket{le=\"0.001\",target=\"naive\"} 20"));
+    CHECK(has_line(text, "rlcheck_latency_seconds_bucket{le=\"0.001\",target=\"lua\"} 0"));
+    CHECK(has_line(text, "rlcheck_latency_seconds_bucket{le=\"0.0025\",target=\"lua\"} 20"));
+    CHECK(has_line(text, "rlcheck_latency_seconds_count{target=\"lua\"} 20"));
+    CHECK(has_line(text, "rlcheck_latency_seconds_sum{target=\"naive\"} 0.016"));
+    // lua's run is under way: what is in flight, the run and the rate are its own.
+    CHECK(has_line(text, "rlcheck_in_flight{target=\"lua\"} 4"));
+    CHECK(has_line(text, "rlcheck_in_flight{target=\"naive\"} 0"));
+    CHECK(has_line(text, "rlcheck_run{target=\"lua\"} 1"));
+    CHECK(has_line(text, "rlcheck_run{target=\"naive\"} 0"));
+    CHECK(has_line(text, "rlcheck_offered_rate{target=\"lua\"} 50"));
+    CHECK(has_line(text, "rlcheck_check_status{check=\"limit\",target=\"naive\"} 0"));
+    CHECK(has_line(text, "rlcheck_check_status{check=\"limit\",target=\"lua\"} 1"));
+    CHECK(has_line(text, "rlcheck_verdict{target=\"naive\"} 1"));
+    CHECK(text.find("rlcheck_verdict{target=\"lua\"}") == std::string::npos);  // not yet judged
+    CHECK(has_line(text, "rlcheck_info{version=\"0.3.0\",target=\"naive\"} 1"));
+  }
+  // Before judging there is no check status or verdict family at all.
   extras.checks.clear();
-  CHECK(render(snapshot, extras, Format::prometheus).find("rlcheck_check_status") ==
-        std::string::npos);
+  extras.verdicts.clear();
+  const std::string unjudged = render(snapshot, extras, Format::prometheus);
+  CHECK(unjudged.find("rlcheck_check_status") == std::string::npos);
+  CHECK(unjudged.find("rlcheck_verdict") == std::string::npos);
 }
