@@ -48,7 +48,7 @@ redisReplyObjectFunctions counting_builders() {
   return builders;
 }
 
-constexpr size_t k_most_digits = 18;  // so that no value overflows a long long
+constexpr size_t k_most_scanned_digits = 18;  // so that no value overflows a long long
 
 // ":<integer>\r\n" at `at`: the end of it, or null (another type, not whole, or longer). The
 // integer is written as hiredis accepts it (string2ll): "0", or digits from 1-9 after an
@@ -66,8 +66,9 @@ const char* scan_integer(const char* at, const char* end, long long& value) {
   const bool negative = at[0] == '-';
   at += negative ? 1 : 0;
   const char* const digits = at;
-  const char* const last =
-      end - digits > static_cast<ptrdiff_t>(k_most_digits) ? digits + k_most_digits : end;
+  const char* const last = end - digits > static_cast<ptrdiff_t>(k_most_scanned_digits)
+                               ? digits + k_most_scanned_digits
+                               : end;
   unsigned long long magnitude = 0;
   for (unsigned digit; at != last && (digit = static_cast<unsigned char>(*at - '0')) < 10; ++at)
     magnitude = magnitude * 10 + digit;
