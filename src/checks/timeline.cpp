@@ -76,23 +76,14 @@ void add_offered_rate(Timeline& timeline, const IdentityRecords& identities,
                       const engine::Schedule& schedule) {
   if (!schedule.open_model())
     return;
-  const auto bins = static_cast<size_t>(k_timeline_bins);
-  const double bin_s = static_cast<double>(timeline.bin_ns) / 1e9;
-  timeline.offered.assign(bins, 0);
+  std::vector<int64_t> sent;
   for (const RecordSpan records : identities) {
     for (const RequestRecord& record : records) {
-      if (record.error == engine::ErrorKind::not_sent)
-        continue;
-      const auto bin = std::min(
-          bins - 1, static_cast<size_t>(std::max<int64_t>(0, record.sent_ns) / timeline.bin_ns));
-      timeline.offered[bin] += 1 / bin_s;
+      if (record.error != engine::ErrorKind::not_sent)
+        sent.push_back(record.sent_ns);
     }
   }
-  timeline.planned.resize(bins);
-  for (size_t bin = 0; bin < bins; ++bin) {
-    const auto middle = static_cast<int64_t>(bin) * timeline.bin_ns + timeline.bin_ns / 2;
-    timeline.planned[bin] = schedule.rate_at(middle);
-  }
+  timeline.rate = offered_rate(sent, schedule);
 }
 
 }  // namespace rlcheck::checks
