@@ -384,3 +384,61 @@ TEST_CASE("--html with --fault: a screenshot shows the fault's band where the fa
 
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("compare --html: the strategies side by side in a table at the top, a row each") {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("rlcheck-compare-html-" + std::to_string(getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string html = (dir / "compare.html").string();
+  const ProcessOutcome compare = run_rlcheck({"compare",
+                                              "--redis",
+                                              TestRedis::shared().tcp_url() + "/4",
+                                              "--strategies",
+                                              "fixed-window,sliding-window",
+                                              "--limit",
+                                              "10",
+                                              "--window",
+                                              "1s",
+                                              "--rate",
+                                              "40/s",
+                                              "--duration",
+                                              "1s",
+                                              "--contract",
+                                              "sliding",
+                                              "--start-before-boundary",
+                                              "500ms",
+                                              "-r",
+                                              "1",
+                                              "--color",
+                                              "never",
+                                              "--html",
+                                              html});
+  INFO("rlcheck stdout: " << compare.out << "\nrlcheck stderr: " << compare.err);
+  CHECK(compare.exit_code == 1);  // the fixed window lets twice its limit through
+  const std::string page = read_text(html);
+  const size_t table = page.find("<table class=\"compare\">");
+  REQUIRE(table != std::string::npos);
+  CHECK(table < page.find("<section class=\"report\" id=\"report-1\""));
+  const std::string rows = page.substr(table, page.find("</table>", table) - table);
+  const std::regex row(R"re(<tr class="target (\w+)"><td class="name">([^<]*)</td>)re");
+  std::vector<std::pair<std::string, std::string>> targets;
+  for (auto it = std::sregex_iterator(rows.begin(), rows.end(), row); it != std::sregex_iterator();
+       ++it) {
+    targets.emplace_back((*it)[2].str(), (*it)[1].str());
+  }
+  CHECK(targets == std::vector<std::pair<std::string, std::string>>{{"fixed-window", "fail"},
+                                                                    {"sliding-window", "pass"}});
+  // Its failed checks are the terminal table's: the last column of the strategy's line.
+  std::string terminal;
+  for (const std::string& line : lines_of(compare.out)) {
+    if (line.starts_with("fixed-window "))
+      terminal = line.substr(line.find_last_of(' ') + 1);
+  }
+  CHECK(terminal.find("contract") != std::string::npos);
+  std::smatch failed;
+  REQUIRE(std::regex_search(
+      rows, failed, std::regex(R"re(fixed-window</td>.*?<td class="failed">([^<]*)</td>)re")));
+  CHECK(std::regex_replace(failed[1].str(), std::regex(", "), ",") == terminal);
+  std::filesystem::remove_all(dir);
+}
