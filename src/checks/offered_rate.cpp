@@ -6,15 +6,21 @@
 namespace rlcheck::checks {
 namespace {
 
-// A plan's bins: where each starts and ends, the instants from which a send counts in the next
-// bin, and what each bin's rate is counted over.
+// A plan's bins: where each starts and ends, which requests are due in each, and what each
+// bin's rate is counted over.
 struct PlanBins {
   std::vector<int64_t> edges;     // bins + 1 instants: each bin's start, then the plan's end
-  std::vector<int64_t> counting;  // bins instants: a send at or after the k-th is past bin k
-  std::vector<uint64_t> planned;  // per bin, the requests due in it (uniform arrivals)
-  std::vector<double> seconds;    // per bin, how long its planned requests take
+  std::vector<uint64_t> planned;  // per bin, the requests due in it
+  std::vector<double> seconds;    // per bin, its length
+  uint64_t per_bin = 0;           // uniform arrivals: requests a bin (the last may hold fewer)
   double flat_rate = 0;           // one --rate with uniform arrivals: the rate, else 0
 
+  size_t bins() const { return seconds.size(); }
+  // The bin holding `t_ns`, bins() past the plan's end.
+  size_t bin_at(int64_t t_ns) const {
+    const auto after = std::upper_bound(edges.begin() + 1, edges.end(), t_ns);
+    return static_cast<size_t>(after - edges.begin() - 1);
+  }
   double sent_per_s(size_t bin, int64_t sent) const {
     // n requests of a flat rate take n / rate: the rate, exactly, when all n were sent.
     if (flat_rate > 0)
@@ -23,27 +29,20 @@ struct PlanBins {
   }
 };
 
-// Uniform arrivals: a whole number of requests a bin, its edges at their due instants; a send
-// counts in the bin whose due instants it is nearest to (the midpoints between the last due in
-// one bin and the first in the next divide them; the last bin ends half a gap after its last).
+// Uniform arrivals: a whole number of requests a bin, its edges at their due instants.
 PlanBins uniform_bins(const engine::Schedule& schedule) {
   const uint64_t requests = schedule.requests();
-  const uint64_t per_bin = (requests + k_rate_bins - 1) / k_rate_bins;
-  const uint64_t bins = (requests + per_bin - 1) / per_bin;
-  const auto due = [&schedule, requests](uint64_t index) {
-    return index >= requests ? schedule.span_ns() : schedule.due(index).count();
-  };
   PlanBins plan;
+  plan.per_bin = (requests + k_rate_bins - 1) / k_rate_bins;
+  const uint64_t bins = (requests + plan.per_bin - 1) / plan.per_bin;
   if (schedule.stage_count() == 0)
     plan.flat_rate = schedule.rate_at(0);
   for (uint64_t k = 0; k <= bins; ++k) {
-    const uint64_t first = std::min(k * per_bin, requests);
-    plan.edges.push_back(due(first));
+    const uint64_t first = std::min(k * plan.per_bin, requests);
+    plan.edges.push_back(first == requests ? schedule.span_ns() : schedule.due(first).count());
     if (k == 0)
       continue;
-    const int64_t before = due(first - 1);
-    plan.counting.push_back(before + (plan.edges.back() - before) / 2);
-    plan.planned.push_back(first - (k - 1) * per_bin);
+    plan.planned.push_back(first - (k - 1) * plan.per_bin);
     plan.seconds.push_back(static_cast<double>(plan.edges[k] - plan.edges[k - 1]) / 1e9);
   }
   return plan;
@@ -56,34 +55,45 @@ PlanBins even_bins(const engine::Schedule& schedule) {
   PlanBins plan;
   for (uint64_t k = 0; k <= bins; ++k) {
     plan.edges.push_back(std::llround(span * static_cast<double>(k) / static_cast<double>(bins)));
-    if (k == 0)
-      continue;
-    plan.counting.push_back(plan.edges.back());
-    plan.seconds.push_back(static_cast<double>(plan.edges[k] - plan.edges[k - 1]) / 1e9);
+    if (k > 0)
+      plan.seconds.push_back(static_cast<double>(plan.edges[k] - plan.edges[k - 1]) / 1e9);
   }
   return plan;
 }
 
 }  // namespace
 
-std::vector<RateBin> offered_rate(std::span<const int64_t> sent_ns,
+std::vector<RateBin> offered_rate(std::span<const SentRequest> sent,
                                   const engine::Schedule& schedule) {
   if (!schedule.open_model() || schedule.requests() == 0 || schedule.span_ns() <= 0)
     return {};
   const PlanBins plan = schedule.poisson() ? even_bins(schedule) : uniform_bins(schedule);
-  const size_t bins = plan.seconds.size();
-  // Past the plan's last bin, bins of the plan's average width from its end.
+  const size_t bins = plan.bins();
   const int64_t end = plan.edges.back();
   const int64_t late_width = std::max<int64_t>(1, end / static_cast<int64_t>(bins));
+  // Poisson due instants are found fastest in index order (Schedule::Cursor).
+  std::vector<SentRequest> ordered(sent.begin(), sent.end());
+  if (schedule.poisson()) {
+    std::sort(ordered.begin(), ordered.end(),
+              [](const SentRequest& a, const SentRequest& b) { return a.index < b.index; });
+  }
+  engine::Schedule::Cursor cursor(schedule);
   std::vector<int64_t> counts(bins, 0), late;
-  for (const int64_t sent : sent_ns) {
-    const auto bin = static_cast<size_t>(
-        std::upper_bound(plan.counting.begin(), plan.counting.end(), sent) - plan.counting.begin());
+  for (const SentRequest& request : ordered) {
+    size_t bin = plan.bin_at(request.sent_ns);
+    if (request.index < schedule.requests()) {
+      const int64_t due = cursor.due(request.index).count();
+      const size_t due_bin =
+          plan.per_bin > 0 ? static_cast<size_t>(request.index / plan.per_bin) : plan.bin_at(due);
+      const int64_t width = plan.edges[due_bin + 1] - plan.edges[due_bin];
+      if (std::abs(request.sent_ns - due) < width)
+        bin = due_bin;
+    }
     if (bin < bins) {
       ++counts[bin];
       continue;
     }
-    const auto at = static_cast<size_t>(std::max<int64_t>(0, sent - end) / late_width);
+    const auto at = static_cast<size_t>(std::max<int64_t>(0, request.sent_ns - end) / late_width);
     if (late.size() <= at)
       late.resize(at + 1, 0);
     ++late[at];

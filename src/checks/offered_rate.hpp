@@ -17,20 +17,25 @@ struct RateBin {
   double planned_per_s = 0;  // the schedule's rate at its middle (0 past the plan)
 };
 
+// One request that left: its index in the schedule and when it left, from the start line.
+struct SentRequest {
+  uint64_t index = 0;
+  int64_t sent_ns = 0;
+};
+
 // At most this many bins cover the plan (more when sends ran late past its end).
 inline constexpr uint64_t k_rate_bins = 50;
 
-// Bins `sent_ns` (the send instants of every request sent, from the start line, in any
-// order) against `schedule`, an open model's. Uniform arrivals: each bin stands for a whole
-// number of planned requests, from the instant the first is due to the instant the next bin's
-// first is, and counts the sends nearer its requests' due instants than the neighbours' (half
-// a gap's tolerance either side, so a send a little late or early stays in its bin); its rate
-// is what it counted over the time its planned requests take. A schedule kept to the
-// nanosecond or within half a gap draws the planned rate exactly, in every bin, the last
-// included. Poisson arrivals: bins of equal width from the start line (the arrivals are
-// random; a count per bin is the honest view). Sends after the plan's last bin go into bins
-// of the plan's average width, planned 0. Empty for no schedule to keep.
-std::vector<RateBin> offered_rate(std::span<const int64_t> sent_ns,
+// Bins `sent` (every request that left, in any order) against `schedule`, an open model's.
+// Uniform arrivals: each bin stands for a whole number of planned requests, from the instant
+// the first is due to the instant the next bin's first is, and its rate is what it counted over
+// the time those requests take. Poisson arrivals: bins of equal width from the start line (the
+// arrivals are random). A request counts in the bin it was due in when it left less than that
+// bin's width from its due instant (a bin is the line's resolution: a send a little late is the
+// same load, not a dip and a spike), else in the bin it left in; sends after the plan's end go
+// into bins of the plan's average width, planned 0. So a schedule kept to within a bin draws the
+// planned rate exactly, in every bin, the last included. Empty for no schedule to keep.
+std::vector<RateBin> offered_rate(std::span<const SentRequest> sent,
                                   const engine::Schedule& schedule);
 
 }  // namespace rlcheck::checks

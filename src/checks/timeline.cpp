@@ -1,6 +1,7 @@
 #include "checks/timeline.hpp"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace rlcheck::checks {
 namespace {
@@ -76,11 +77,18 @@ void add_offered_rate(Timeline& timeline, const IdentityRecords& identities,
                       const engine::Schedule& schedule) {
   if (!schedule.open_model())
     return;
-  std::vector<int64_t> sent;
+  // A run's requests are numbered from its first (load.first_seq), the schedule's from 0; the
+  // run holds a record of every request, the unsent ones too.
+  uint64_t first_seq = UINT64_MAX;
+  for (const RecordSpan records : identities) {
+    for (const RequestRecord& record : records)
+      first_seq = std::min(first_seq, record.seq);
+  }
+  std::vector<SentRequest> sent;
   for (const RecordSpan records : identities) {
     for (const RequestRecord& record : records) {
       if (record.error != engine::ErrorKind::not_sent)
-        sent.push_back(record.sent_ns);
+        sent.push_back({record.seq - first_seq, record.sent_ns});
     }
   }
   timeline.rate = offered_rate(sent, schedule);

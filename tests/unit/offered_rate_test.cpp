@@ -9,6 +9,7 @@
 
 using rlcheck::checks::offered_rate;
 using rlcheck::checks::RateBin;
+using rlcheck::checks::SentRequest;
 using rlcheck::engine::Schedule;
 
 namespace {
@@ -25,10 +26,10 @@ Schedule uniform(int64_t tokens, int64_t seconds, int64_t period_s = 1) {
 
 // Every planned request sent at its due instant plus `late(index)` ns.
 template <typename Late>
-std::vector<int64_t> sends(const Schedule& schedule, Late late) {
-  std::vector<int64_t> out;
+std::vector<SentRequest> sends(const Schedule& schedule, Late late) {
+  std::vector<SentRequest> out;
   for (uint64_t i = 0; i < schedule.requests(); ++i)
-    out.push_back(schedule.due(i).count() + late(i));
+    out.push_back({i, schedule.due(i).count() + static_cast<int64_t>(late(i))});
   return out;
 }
 
@@ -56,15 +57,15 @@ TEST_CASE("offered rate: a uniform 40/s for 5s, sent on time, is 40/s in every b
   }
 }
 
-TEST_CASE("offered rate: sends a little late or early stay in their bins") {
-  // Up to 12 ms late or 12 ms early of a 25 ms gap, and never two alike in a row.
+TEST_CASE("offered rate: sends late or early by less than a bin stay in their bins") {
+  // Up to 74 ms late or 12 ms early (the virtual clock's floors), bins of 75 ms.
   const Schedule schedule = uniform(40, 3);
   const auto jitter = [](uint64_t i) {
-    const int64_t offsets[] = {0, 12'000'000, -12'000'000, 3'000'000, 11'999'999, -1};
+    const int64_t offsets[] = {0, 12'000'000, -12'000'000, 30'000'000, 74'999'999, -1};
     return offsets[i % 6];
   };
-  std::vector<int64_t> sent = sends(schedule, jitter);
-  sent.front() = 0;  // nothing goes before the start line
+  std::vector<SentRequest> sent = sends(schedule, jitter);
+  sent.front().sent_ns = 0;  // nothing goes before the start line
   const std::vector<RateBin> bins = offered_rate(sent, schedule);
   CHECK(bins.size() == 40);  // 120 requests, three a bin
   check_tiling(bins, 3 * k_s);
@@ -103,7 +104,7 @@ TEST_CASE("offered rate: a rate per minute, and a request missing, show as they 
   // 90/min for a minute: 90 requests, two a bin of 4/3 s.
   const Schedule schedule = uniform(90, 60, 60);
   REQUIRE(schedule.requests() == 90);
-  std::vector<int64_t> sent = sends(schedule, [](uint64_t) { return 0; });
+  std::vector<SentRequest> sent = sends(schedule, [](uint64_t) { return 0; });
   sent.erase(sent.begin() + 10);  // never sent
   const std::vector<RateBin> bins = offered_rate(sent, schedule);
   REQUIRE(bins.size() == 45);  // two a bin
@@ -111,6 +112,19 @@ TEST_CASE("offered rate: a rate per minute, and a request missing, show as they 
     CAPTURE(k);
     CHECK(bins[k].sent_per_s == doctest::Approx(k == 5 ? 0.75 : 1.5));
   }
+}
+
+TEST_CASE("offered rate: a send a bin or more late counts where it left") {
+  const Schedule schedule = uniform(40, 5);
+  std::vector<SentRequest> sent = sends(schedule, [](uint64_t) { return 0; });
+  sent[3].sent_ns += 100'000'000;  // the last of bin 0, one bin (100 ms) late: in bin 1
+  sent[4].sent_ns += 99'999'999;   // the first of bin 1, just under a bin late: in bin 1
+  sent[9].sent_ns += 99'999'999;   // the second of bin 2: still in bin 2
+  const std::vector<RateBin> bins = offered_rate(sent, schedule);
+  REQUIRE(bins.size() == 50);
+  CHECK(bins[0].sent_per_s == 30);
+  CHECK(bins[1].sent_per_s == 50);
+  CHECK(bins[2].sent_per_s == 40);
 }
 
 TEST_CASE("offered rate: sends late past the plan go into bins after it, planned 0") {
@@ -164,9 +178,9 @@ TEST_CASE("offered rate: a ramp follows the plan; Poisson arrivals in bins of eq
 TEST_CASE("offered rate: nothing for the closed model or an empty plan") {
   rlcheck::config::LoadConfig closed;
   closed.requests = 100;
-  CHECK(offered_rate(std::vector<int64_t>{0, 1, 2}, Schedule::make(closed)).empty());
+  CHECK(offered_rate(std::vector<SentRequest>{{0, 0}, {1, 1}}, Schedule::make(closed)).empty());
   rlcheck::config::LoadConfig none;
   none.rate = rlcheck::config::Rate{10, std::chrono::seconds(1)};
   none.requests = 0;
-  CHECK(offered_rate(std::vector<int64_t>{}, Schedule::make(none)).empty());
+  CHECK(offered_rate(std::vector<SentRequest>{}, Schedule::make(none)).empty());
 }
