@@ -142,7 +142,7 @@ std::string offered_rate_svg(const checks::Timeline& timeline, const XOf& x_of,
       "stroke-dasharray=\"4 3\" points=\"{}\"/>\n",
       k_offered, sent, k_offered, planned);
   for (double v : axis.ticks) {
-    ticks.push_back({right - 4, rate_y(v) + 4, Anchor::end, 0, font, number_text(v) + "/s",
+    ticks.push_back({right - 4, rate_y(v) + 4, Anchor::end, 0, font, tick_text(v) + "/s",
                      " class=\"rate-axis\"" + fill(k_offered) + std::string(k_halo)});
   }
   return out;
@@ -220,8 +220,7 @@ std::string timeline_svg(const std::string& id, const checks::Timeline& timeline
     out +=
         fmt::format("<line x1=\"{0}\" x2=\"{1}\" y1=\"{2:.1f}\" y2=\"{2:.1f}\" stroke=\"{3}\"/>\n",
                     left, right, line_y(v), k_grid);
-    text.if_clear(
-        {left - 6, line_y(v) + 4, Anchor::end, 0, font, number_text(v), fill(k_in_window)});
+    text.if_clear({left - 6, line_y(v) + 4, Anchor::end, 0, font, tick_text(v), fill(k_in_window)});
   }
   text.if_clear({left - 6, baseline + 4, Anchor::end, 0, font, "0", fill(k_axis)});
 

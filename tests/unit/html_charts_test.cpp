@@ -216,3 +216,13 @@ TEST_CASE("html timeline: labels of faults and the worst span stay clear of each
   for (const auto& fault : faults)
     CHECK(svg.find(">" + fault.spec + "</text>") != std::string::npos);
 }
+
+TEST_CASE("html timeline: a window of tens of thousands keeps every tick, shortened") {
+  Report report = uniform_report(40, 3, [](uint64_t) { return int64_t{0}; });
+  report.runs[0].timeline->contract_line = 20000;
+  const std::string svg = timeline_of(rlcheck::report::render_html({report}));
+  check_no_overlap(texts_of(svg));
+  for (const char* tick :
+       {">5000</text>", ">10k</text>", ">15k</text>", ">20k</text>", ">25k</text>"})
+    CHECK_MESSAGE(svg.find(tick) != std::string::npos, tick);
+}
