@@ -172,7 +172,9 @@ Delivery deliver(const config::Config& config, std::vector<report::Report>& repo
                               config.output.summary_md_append});
   }
   if (every_kind || !config.output.html_path.empty())
-    delivery.files.push_back({"--html", config.output.html_path, report::render_html(reports)});
+    delivery.files.push_back(
+        {"--html", config.output.html_path,
+         compare ? report::render_compare_html(reports) : report::render_html(reports)});
   const std::string not_run_line =
       cut_short.empty()
           ? ""

@@ -1,6 +1,7 @@
 #include "checks/timeline.hpp"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace rlcheck::checks {
 namespace {
@@ -76,23 +77,21 @@ void add_offered_rate(Timeline& timeline, const IdentityRecords& identities,
                       const engine::Schedule& schedule) {
   if (!schedule.open_model())
     return;
-  const auto bins = static_cast<size_t>(k_timeline_bins);
-  const double bin_s = static_cast<double>(timeline.bin_ns) / 1e9;
-  timeline.offered.assign(bins, 0);
+  // A run's requests are numbered from its first (load.first_seq), the schedule's from 0; the
+  // run holds a record of every request, the unsent ones too.
+  uint64_t first_seq = UINT64_MAX;
+  for (const RecordSpan records : identities) {
+    for (const RequestRecord& record : records)
+      first_seq = std::min(first_seq, record.seq);
+  }
+  std::vector<SentRequest> sent;
   for (const RecordSpan records : identities) {
     for (const RequestRecord& record : records) {
-      if (record.error == engine::ErrorKind::not_sent)
-        continue;
-      const auto bin = std::min(
-          bins - 1, static_cast<size_t>(std::max<int64_t>(0, record.sent_ns) / timeline.bin_ns));
-      timeline.offered[bin] += 1 / bin_s;
+      if (record.error != engine::ErrorKind::not_sent)
+        sent.push_back({record.seq - first_seq, record.sent_ns});
     }
   }
-  timeline.planned.resize(bins);
-  for (size_t bin = 0; bin < bins; ++bin) {
-    const auto middle = static_cast<int64_t>(bin) * timeline.bin_ns + timeline.bin_ns / 2;
-    timeline.planned[bin] = schedule.rate_at(middle);
-  }
+  timeline.rate = offered_rate(sent, schedule);
 }
 
 }  // namespace rlcheck::checks

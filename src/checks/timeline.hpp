@@ -7,6 +7,7 @@
 
 #include "checks/admission_peak.hpp"
 #include "checks/contract_audit.hpp"
+#include "checks/offered_rate.hpp"
 #include "engine/schedule.hpp"
 
 namespace rlcheck::checks {
@@ -25,10 +26,9 @@ struct Timeline {
   int64_t identities = 1;    // identities in the run; series shows at most k_timeline_series
   double contract_line = 0;  // what one window may hold: the limit, or burst + refill x window
   std::vector<TimelineSeries> series;  // the worst identity first, then by identity
-  // The open model: requests sent in each bin over every identity, per second, and the rate
-  // the schedule planned at each bin's middle (both empty for the closed model).
-  std::vector<double> offered;
-  std::vector<double> planned;
+  // The open model: requests sent per second over every identity, and the rate the schedule
+  // planned, in bins of their own (checks/offered_rate; empty for the closed model).
+  std::vector<RateBin> rate;
 };
 
 inline constexpr int k_timeline_bins = 400;
@@ -37,8 +37,8 @@ inline constexpr size_t k_timeline_series = 4;
 Timeline build_timeline(const IdentityRecords& identities, const AdmissionRule& rule,
                         int64_t duration_ns, uint32_t worst_identity);
 
-// Fills timeline.offered from every identity's sends, and timeline.planned from `schedule`
-// (the open model only; nothing otherwise).
+// Fills timeline.rate from every identity's sends against `schedule` (the open model only;
+// nothing otherwise).
 void add_offered_rate(Timeline& timeline, const IdentityRecords& identities,
                       const engine::Schedule& schedule);
 

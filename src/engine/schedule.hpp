@@ -34,6 +34,9 @@ class Schedule {
   // The planned length: --stages' total, requests / rate, requests x interval; 0 unpaced.
   int64_t span_ns() const { return span_ns_; }
   bool open_model() const { return open_; }
+  // The requests planned (load.requests), and whether they arrive as a Poisson process.
+  uint64_t requests() const { return requests_; }
+  bool poisson() const { return poisson_; }
   // Requests are due on a schedule at all (the open model, or --interval).
   bool paced() const { return open_ || interval_.count() > 0; }
   // With stages (0 without): where each starts (ns from the start line) and the requests due

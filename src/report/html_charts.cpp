@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "report/html_layout.hpp"
 #include "report/html_report.hpp"
 #include "report/html_text.hpp"
 #include "report/junit_report.hpp"
@@ -48,73 +49,102 @@ namespace frame {
 constexpr int width = 900, height = 220;
 constexpr double left = 56, right = 844, top = 30, baseline = 136, bottom = 184;
 constexpr double bar_span = 44;  // the tallest bar, above and below the baseline
+constexpr double font = 11;      // the svg's font-size, every label's but the worst span's
 }  // namespace frame
 
-// The open model: requests sent per second over every identity (solid) and the rate planned
-// (dashed), on a second axis of their own over the upper half, its scale on the right. The
-// timeline's bins are too fine for a rate (a bin holds 0 or 1 request at a few hundred a
-// second), so the lines average groups of bins: about k_rate_points points across the plot.
-constexpr size_t k_rate_points = 50;
+// One text of a chart: where, how anchored or turned, and its other attributes (class, fill).
+struct Label {
+  double x = 0, y = 0;
+  Anchor anchor = Anchor::start;
+  int turn = 0;  // degrees: 0, or -90 (reads upwards) or 90 (downwards) about (x, y)
+  double font_size = frame::font;
+  std::string text;
+  std::string attributes;
 
-template <typename XOf, typename BinStart>
+  Box box() const {
+    return turn == 0 ? text_box(x, y, anchor, font_size, text)
+                     : turned_text_box(x, y, turn < 0, font_size, text);
+  }
+  std::string svg() const {
+    constexpr std::string_view anchors[] = {"start", "middle", "end"};
+    const std::string place =
+        turn == 0 ? fmt::format("x=\"{:.1f}\" y=\"{:.1f}\"", x, y)
+                  : fmt::format("transform=\"translate({:.1f} {:.1f}) rotate({})\"", x, y, turn);
+    return fmt::format("<text {} text-anchor=\"{}\" font-size=\"{}\"{}>{}</text>\n", place,
+                       anchors[static_cast<int>(anchor)], font_size, attributes, esc(text));
+  }
+};
+
+// A chart's labels, laid out so that none covers another and drawn over everything else: a
+// label that must show is kept first, the others only where they are clear.
+class ChartText {
+ public:
+  void always(const Label& label) {
+    layout_.keep(label.box());
+    svg_ += label.svg();
+  }
+  bool if_clear(const Label& label) {
+    if (!layout_.keep_if_clear(label.box()))
+      return false;
+    svg_ += label.svg();
+    return true;
+  }
+  // The first of `candidates` clear of the labels kept and of `avoid` (labels to come), as
+  // first_clear picks it, kept.
+  void best_of(const std::vector<Label>& candidates, const std::vector<Label>& avoid) {
+    std::vector<Box> boxes, avoided;
+    for (const Label& label : candidates)
+      boxes.push_back(label.box());
+    for (const Label& label : avoid)
+      avoided.push_back(label.box());
+    always(candidates[first_clear(layout_, boxes, avoided)]);
+  }
+  const std::string& svg() const { return svg_; }
+
+ private:
+  LabelLayout layout_;
+  std::string svg_;
+};
+
+std::string fill(std::string_view colour) {
+  return fmt::format(" fill=\"{}\"", colour);
+}
+
+// A white outline under a label's glyphs, so that it reads over the lines it sits on.
+constexpr std::string_view k_halo = " stroke=\"#ffffff\" stroke-width=\"3\" paint-order=\"stroke\"";
+
+// The open model: requests sent per second over every identity (solid) and the rate planned
+// (dashed), on a scale of their own over the upper half, its ticks inside the plot on the
+// right (returned in `ticks`, for the caller to lay out with the other labels). Each point
+// stands for a bin of checks/offered_rate, at its middle.
+template <typename XOf>
 std::string offered_rate_svg(const checks::Timeline& timeline, const XOf& x_of,
-                             const BinStart& bin_start, double duration) {
+                             std::vector<Label>& ticks) {
   using namespace frame;
-  if (timeline.offered.empty())
+  if (timeline.rate.empty())
     return "";
-  const size_t group = std::max<size_t>(1, timeline.offered.size() / k_rate_points);
-  const auto averaged = [&](const std::vector<double>& values) {
-    std::vector<double> out;
-    for (size_t first = 0; first < values.size() && bin_start(first) < duration; first += group) {
-      const size_t end = std::min(values.size(), first + group);
-      double sum = 0;
-      for (size_t bin = first; bin < end; ++bin)
-        sum += values[bin];
-      out.push_back(sum / static_cast<double>(end - first));
-    }
-    return out;
-  };
-  const std::vector<double> offered = averaged(timeline.offered);
-  const std::vector<double> planned = averaged(timeline.planned);
   double peak = 1;
-  for (double value : offered)
-    peak = std::max(peak, value);
-  for (double value : planned)
-    peak = std::max(peak, value);
-  const double rate_max = peak * 1.12;
-  auto rate_y = [&](double value) { return baseline - value / rate_max * (baseline - top); };
-  const auto polyline = [&](const std::vector<double>& values) {
-    std::string points;
-    for (size_t point = 0; point < values.size(); ++point) {
-      const double first = bin_start(point * group);
-      const double middle = (first + std::min(bin_start((point + 1) * group), duration)) / 2;
-      points += fmt::format("{}{:.1f},{:.1f}", points.empty() ? "" : " ", x_of(middle),
-                            rate_y(values[point]));
-    }
-    return points;
-  };
+  for (const checks::RateBin& bin : timeline.rate)
+    peak = std::max({peak, bin.sent_per_s, bin.planned_per_s});
+  const Axis axis = nice_axis(peak * 1.12);
+  auto rate_y = [&](double value) { return baseline - value / axis.top * (baseline - top); };
+  std::string sent, planned;
+  for (const checks::RateBin& bin : timeline.rate) {
+    const double x = x_of(static_cast<double>(bin.from_ns + (bin.to_ns - bin.from_ns) / 2));
+    sent += fmt::format("{}{:.1f},{:.1f}", sent.empty() ? "" : " ", x, rate_y(bin.sent_per_s));
+    planned +=
+        fmt::format("{}{:.1f},{:.1f}", planned.empty() ? "" : " ", x, rate_y(bin.planned_per_s));
+  }
   std::string out = fmt::format(
       "<polyline class=\"offered-rate\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.6\" "
-      "stroke-linejoin=\"round\" points=\"{}\"/>\n",
-      k_offered, polyline(offered));
-  if (!planned.empty()) {
-    out += fmt::format(
-        "<polyline class=\"planned-rate\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.2\" "
-        "stroke-dasharray=\"4 3\" points=\"{}\"/>\n",
-        k_offered, polyline(planned));
+      "stroke-linejoin=\"round\" points=\"{}\"/>\n"
+      "<polyline class=\"planned-rate\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.2\" "
+      "stroke-dasharray=\"4 3\" points=\"{}\"/>\n",
+      k_offered, sent, k_offered, planned);
+  for (double v : axis.ticks) {
+    ticks.push_back({right - 4, rate_y(v) + 4, Anchor::end, 0, font, tick_text(v) + "/s",
+                     " class=\"rate-axis\"" + fill(k_offered) + std::string(k_halo)});
   }
-  // The scale, kept below the top of the plot where the contract's label may be.
-  const double step = nice_step(rate_max, 4);
-  for (double v = step; v <= rate_max * 0.85; v += step) {
-    out += fmt::format(
-        "<text class=\"rate-axis\" x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\" fill=\"{}\">{}/s"
-        "</text>\n",
-        right - 4, rate_y(v) + 4, k_offered, number_text(v));
-  }
-  out += fmt::format(
-      "<text class=\"rate-label\" x=\"{}\" y=\"{}\" fill=\"{}\">offered rate, sent per second "
-      "(dashed: planned)</text>\n",
-      left, height - 3, k_offered);
   return out;
 }
 
@@ -136,19 +166,42 @@ std::string timeline_svg(const std::string& id, const checks::Timeline& timeline
     bar_max = std::max({bar_max, series.allowed[bin], series.denied[bin] + series.errors[bin]});
     line_peak = std::max(line_peak, series.in_window[bin]);
   }
-  const double line_max =
-      std::max(1.0, std::max(timeline.contract_line, static_cast<double>(line_peak)) * 1.12);
-  auto line_y = [&](double value) { return baseline - value / line_max * (baseline - top); };
+  const Axis line_axis = nice_axis(
+      std::max(1.0, std::max(timeline.contract_line, static_cast<double>(line_peak))) * 1.12);
+  auto line_y = [&](double value) { return baseline - value / line_axis.top * (baseline - top); };
   auto bar_h = [&](uint32_t count) { return static_cast<double>(count) / bar_max * bar_span; };
 
+  ChartText text;
   std::string out = fmt::format(
       "<svg class=\"timeline\" id=\"{}\" width=\"{}\" "
-      "height=\"{}\" viewBox=\"0 0 {} {}\" font-size=\"11\">\n",
-      id, width, height, width, height);
+      "height=\"{}\" viewBox=\"0 0 {} {}\" font-size=\"{}\">\n",
+      id, width, height, width, height, font);
   out += fmt::format(
       "<rect class=\"plot-area\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"#ffffff\" "
       "stroke=\"#e0e0e0\"/>\n",
       left, top, plot_width, bottom - top);
+
+  // The margins' labels: the axes' names, the bars' scale (the same above and below the
+  // baseline), and the worst span's figures above the plot.
+  text.always(
+      {16, (top + baseline) / 2, Anchor::middle, -90, font, "in window", fill(k_in_window)});
+  text.always({width - 14, (top + bottom) / 2, Anchor::middle, 90, font,
+               fmt::format("per {} bin", ms_text(static_cast<double>(timeline.bin_ns) / 1e6)),
+               fill(k_axis)});
+  for (double y : {baseline - bar_span + 4, baseline + bar_span + 4})
+    text.always({right + 5, y, Anchor::start, 0, font, std::to_string(bar_max), fill(k_axis)});
+  if (!timeline.rate.empty()) {
+    text.always({left, height - 3, Anchor::start, 0, font,
+                 "offered rate, sent per second (dashed: planned)",
+                 " class=\"rate-label\"" + fill(k_offered)});
+  }
+  if (worst != nullptr && worst->count > 0) {
+    const double x0 = x_of(static_cast<double>(worst->start_ns));
+    const double x1 = x_of(static_cast<double>(worst->start_ns + worst->length_ns));
+    text.always({std::clamp((x0 + x1) / 2, left + 130, right - 130), top - 9, Anchor::middle, 0, 12,
+                 peak_text(*worst),
+                 " class=\"worst-span-label\" font-weight=\"600\"" + fill(k_span_text)});
+  }
 
   // Time axis: vertical grid lines and labels.
   const double duration_ms = duration / 1e6;
@@ -158,48 +211,32 @@ std::string timeline_svg(const std::string& id, const checks::Timeline& timeline
     const double x = x_of(t * 1e6);
     out += fmt::format(
         "<line x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1}\" y2=\"{2}\" stroke=\"{3}\"/>"
-        "<line x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{2}\" y2=\"{4}\" stroke=\"{5}\"/>"
-        "<text x=\"{0:.1f}\" y=\"{6}\" text-anchor=\"middle\" fill=\"{5}\">{7}</text>\n",
-        x, top, bottom, k_grid, bottom + 4, k_axis, bottom + 17, time_label(t, seconds));
+        "<line x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{2}\" y2=\"{4}\" stroke=\"{5}\"/>\n",
+        x, top, bottom, k_grid, bottom + 4, k_axis);
+    text.if_clear({x, bottom + 17, Anchor::middle, 0, font, time_label(t, seconds), fill(k_axis)});
   }
-  // Left axis: admissions in the window.
-  const double line_step = nice_step(line_max, 4);
-  for (double v = line_step; v <= line_max; v += line_step) {
-    out += fmt::format(
-        "<line x1=\"{0}\" x2=\"{1}\" y1=\"{2:.1f}\" y2=\"{2:.1f}\" stroke=\"{3}\"/>"
-        "<text x=\"{4}\" y=\"{5:.1f}\" text-anchor=\"end\" fill=\"{6}\">{7}</text>\n",
-        left, right, line_y(v), k_grid, left - 6, line_y(v) + 4, k_in_window, number_text(v));
+  // Left axis: admissions in the window, a grid line per tick.
+  for (double v : line_axis.ticks) {
+    out +=
+        fmt::format("<line x1=\"{0}\" x2=\"{1}\" y1=\"{2:.1f}\" y2=\"{2:.1f}\" stroke=\"{3}\"/>\n",
+                    left, right, line_y(v), k_grid);
+    text.if_clear({left - 6, line_y(v) + 4, Anchor::end, 0, font, tick_text(v), fill(k_in_window)});
   }
-  out += fmt::format(
-      "<text x=\"{}\" y=\"{}\" text-anchor=\"end\" fill=\"{}\">0</text>"
-      "<text transform=\"translate(16 {}) rotate(-90)\" text-anchor=\"middle\" fill=\"{}\">"
-      "in window</text>\n",
-      left - 6, baseline + 4, k_axis, (top + baseline) / 2, k_in_window);
-  // Right axis: requests per bin, the same scale above and below the baseline.
-  out += fmt::format(
-      "<text x=\"{0}\" y=\"{1:.1f}\" fill=\"{3}\">{4}</text>"
-      "<text x=\"{0}\" y=\"{2:.1f}\" fill=\"{3}\">{4}</text>"
-      "<text transform=\"translate({5} {6}) rotate(90)\" text-anchor=\"middle\" fill=\"{3}\">"
-      "per {7} bin</text>\n",
-      right + 5, baseline - bar_span + 4, baseline + bar_span + 4, k_axis, bar_max, width - 14,
-      (top + bottom) / 2, ms_text(static_cast<double>(timeline.bin_ns) / 1e6));
+  text.if_clear({left - 6, baseline + 4, Anchor::end, 0, font, "0", fill(k_axis)});
 
   // The worst span, behind the bars so they keep their colours.
   if (worst != nullptr && worst->count > 0) {
     const double x0 = x_of(static_cast<double>(worst->start_ns));
     const double x1 = x_of(static_cast<double>(worst->start_ns + worst->length_ns));
-    const double label_x = std::clamp((x0 + x1) / 2, left + 130, right - 130);
     out += fmt::format(
         "<rect class=\"worst-span\" x=\"{:.2f}\" y=\"{}\" width=\"{:.2f}\" height=\"{}\" "
-        "fill=\"{}\" stroke=\"{}\"/>\n"
-        "<text class=\"worst-span-label\" x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\" "
-        "font-size=\"12\" font-weight=\"600\" fill=\"{}\">{}</text>\n",
-        x0, top, std::max(x1 - x0, 1.0), bottom - top, k_span_fill, k_span_stroke, label_x, top - 9,
-        k_span_text, esc(peak_text(*worst)));
+        "fill=\"{}\" stroke=\"{}\"/>\n",
+        x0, top, std::max(x1 - x0, 1.0), bottom - top, k_span_fill, k_span_stroke);
   }
 
   // Each applied fault as a translucent band with its spec, behind the bars like the span; an
-  // instant fault (kill-clients) still gets a visible sliver.
+  // instant fault (kill-clients) still gets a visible sliver. Its label goes on the first row
+  // near the plot's top where it covers no other label.
   for (const checks::FaultWindow& fault : faults) {
     if (!fault.applied)
       continue;
@@ -207,12 +244,16 @@ std::string timeline_svg(const std::string& id, const checks::Timeline& timeline
     const double x1 = x_of(static_cast<double>(std::max(fault.until_ns, fault.at_ns)));
     out += fmt::format(
         "<rect class=\"fault\" x=\"{:.2f}\" y=\"{}\" width=\"{:.2f}\" height=\"{}\" "
-        "fill=\"{}\" stroke=\"{}\" stroke-dasharray=\"3 2\"><title>{}</title></rect>\n"
-        "<text class=\"fault-label\" x=\"{:.1f}\" y=\"{}\" font-size=\"11\" "
-        "font-weight=\"600\" fill=\"{}\" stroke=\"#ffffff\" stroke-width=\"3\" "
-        "paint-order=\"stroke\">{}</text>\n",
+        "fill=\"{}\" stroke=\"{}\" stroke-dasharray=\"3 2\"><title>{}</title></rect>\n",
         x0, top, std::max(x1 - x0, 3.0), bottom - top, k_fault_fill, k_fault_stroke,
-        esc(fault.spec), std::min(x0 + 3, right - 90), top + 13, k_fault_text, esc(fault.spec));
+        esc(fault.spec));
+    const std::string attributes =
+        " class=\"fault-label\" font-weight=\"600\"" + fill(k_fault_text) + std::string(k_halo);
+    const double x = std::min(x0 + 3, right - 4 - text_width(fault.spec, font));
+    for (double y : {top + 13, top + 26, top + 39}) {
+      if (text.if_clear({x, y, Anchor::start, 0, font, fault.spec, attributes}))
+        break;
+    }
   }
 
   // Bars as one path per kind: allowed up, denied down, errors below the denied.
@@ -260,12 +301,28 @@ std::string timeline_svg(const std::string& id, const checks::Timeline& timeline
       "<polyline class=\"in-window\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.6\" "
       "stroke-linejoin=\"round\" points=\"{}\"/>\n",
       k_in_window, points);
-  out += fmt::format(
-      "<text class=\"contract-label\" x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\" fill=\"{}\" "
-      "stroke=\"#ffffff\" stroke-width=\"3\" paint-order=\"stroke\">{}</text>\n",
-      right - 4, contract_y - 5, k_contract, esc(contract_text));
-  out += offered_rate_svg(timeline, x_of, bin_start, duration);
-  return out + "</svg>\n";
+  std::vector<Label> rate_ticks;
+  out += offered_rate_svg(timeline, x_of, rate_ticks);
+
+  // The contract's label above its line at the right, else where it covers no other label:
+  // below the line, then beside the rate's ticks, then at the left; the ticks give way only
+  // when it fits nowhere.
+  const std::string attributes =
+      " class=\"contract-label\"" + fill(k_contract) + std::string(k_halo);
+  const double above = contract_y - 5, below = contract_y + 5 + k_ascent_em * font;
+  double beside = right - 4;
+  for (const Label& tick : rate_ticks)
+    beside = std::min(beside, tick.box().left - 8);
+  std::vector<Label> places;
+  for (const auto& [x, anchor] : {std::pair{right - 4, Anchor::end}, std::pair{beside, Anchor::end},
+                                  std::pair{left + 4, Anchor::start}}) {
+    for (double y : {above, below})
+      places.push_back({x, y, anchor, 0, font, contract_text, attributes});
+  }
+  text.best_of(places, rate_ticks);
+  for (const Label& tick : rate_ticks)
+    text.if_clear(tick);
+  return out + text.svg() + "</svg>\n";
 }
 
 std::string legend_html(bool faults, bool offered) {
@@ -301,7 +358,7 @@ std::string timelines_html(const Report& report, const std::string& prefix) {
   const bool faults = std::any_of(report.runs.begin(), report.runs.end(),
                                   [](const checks::RunStats& run) { return !run.faults.empty(); });
   const bool offered = std::any_of(report.runs.begin(), report.runs.end(), [](const auto& run) {
-    return run.timeline && !run.timeline->offered.empty();
+    return run.timeline && !run.timeline->rate.empty();
   });
   std::string out = "<h3>Timeline</h3>\n" + legend_html(faults, offered);
   size_t drawn = 0;

@@ -7,6 +7,7 @@
 
 #include "config/count_text.hpp"
 #include "report/html_charts.hpp"
+#include "report/html_compare.hpp"
 #include "report/html_text.hpp"
 #include "report/human_report.hpp"
 #include "report/junit_report.hpp"
@@ -57,6 +58,10 @@ svg text{font-family:system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",san
 .legend span{margin-right:14px;white-space:nowrap}
 .legend i{display:inline-block;width:14px;height:10px;margin-right:5px;vertical-align:-1px}
 p.note,p.omitted,p.no-hints{color:#616161;font-size:13px;margin:4px 0}
+table.compare td.name{font-weight:600;white-space:nowrap}
+table.compare td.failed{font-family:"DejaVu Sans Mono",monospace;font-size:12px;color:#b71c1c}
+table.compare tr.pass td.failed{color:#9e9e9e}
+table.compare .badge{margin:0;font-size:11px}
 )css";
 
 std::string esc(std::string_view text) {
@@ -197,9 +202,8 @@ std::string report_html(const Report& report, size_t number, const std::string& 
   return out + "</section>\n";
 }
 
-}  // namespace
-
-std::string render_html(const std::vector<Report>& reports) {
+// The page: `top` (compare's table, or nothing), then a section per report.
+std::string page_html(const std::vector<Report>& reports, const std::string& top) {
   std::string out =
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
@@ -208,12 +212,23 @@ std::string render_html(const std::vector<Report>& reports) {
   out += "</style>\n</head>\n<body>\n<main>\n";
   out += fmt::format("<h1>rlcheck report<small>{} target{}</small></h1>\n", reports.size(),
                      reports.size() == 1 ? "" : "s");
+  out += top;
   for (size_t i = 0; i < reports.size(); ++i) {
     // The first report's ids are unprefixed; the others' say which report they belong to.
     const std::string prefix = i == 0 ? "" : fmt::format("report-{}-", i + 1);
     out += report_html(reports[i], i + 1, prefix);
   }
   return out + "</main>\n</body>\n</html>\n";
+}
+
+}  // namespace
+
+std::string render_html(const std::vector<Report>& reports) {
+  return page_html(reports, "");
+}
+
+std::string render_compare_html(const std::vector<Report>& reports) {
+  return page_html(reports, html::compare_table_html(reports));
 }
 
 }  // namespace rlcheck::report

@@ -9,8 +9,10 @@
 // Element ids and classes are stable, for tests and for people who style the page:
 // `svg.timeline#run-R-identity-I` (`report-N-` before it for the second report on), in it
 // `rect.plot-area`, `path.bars-allowed`, `path.bars-denied`, `path.bars-errors`,
-// `polyline.in-window`, `line.contract-line`, `rect.worst-span`; `svg.retry-histogram`, or
-// `p.no-hints` when no denial carried a usable hint.
+// `polyline.in-window`, `line.contract-line`, `text.contract-label`, `rect.worst-span`, and
+// for the open model `polyline.offered-rate` and `polyline.planned-rate` (a point per rate
+// bin, checks/offered_rate); `svg.retry-histogram`, or `p.no-hints` when no denial carried a
+// usable hint; compare's `section.compare` holding `table.compare`, a `tr.target` per target.
 
 #include <string>
 #include <vector>
@@ -24,5 +26,8 @@ inline constexpr size_t k_html_timeline_runs = 8;
 
 // Runs without a timeline (no --html when they were summarised) show their figures only.
 std::string render_html(const std::vector<Report>& reports);
+// `rlcheck compare --html`: the same page, the targets side by side in a table at its top
+// (report/html_compare).
+std::string render_compare_html(const std::vector<Report>& reports);
 
 }  // namespace rlcheck::report

@@ -15,6 +15,14 @@ std::string number_text(double value) {
   return fmt::format("{:.1f}", value);
 }
 
+std::string tick_text(double value) {
+  if (std::abs(value) >= 1e6)
+    return number_text(value / 1e6) + "M";
+  if (std::abs(value) >= 1e4)
+    return number_text(value / 1e3) + "k";
+  return number_text(value);
+}
+
 std::string ms_text(double ms) {
   if (ms >= 10)
     return fmt::format("{:.0f} ms", ms);

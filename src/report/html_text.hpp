@@ -11,6 +11,9 @@ namespace rlcheck::report::html {
 // 10, 10.5: a count or an allowance without noise digits.
 std::string number_text(double value);
 
+// An axis tick, short enough for the chart's margin: 500, 2.5, "10k", "1.5M".
+std::string tick_text(double value);
+
 // Three significant figures, in microseconds below a millisecond: a bin of a sub-millisecond
 // run is "2.25 µs", not "0.0 ms".
 std::string ms_text(double ms);

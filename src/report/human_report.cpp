@@ -11,6 +11,7 @@
 #include "checks/admission_peak.hpp"
 #include "config/count_text.hpp"
 #include "config/duration.hpp"
+#include "report/compare_row.hpp"
 #include "report/find_max_report.hpp"
 
 namespace rlcheck::report {
@@ -27,14 +28,6 @@ constexpr std::string_view k_red = "31";
 constexpr std::string_view k_yellow = "33";
 constexpr std::string_view k_dim = "2";
 constexpr std::string_view k_bold = "1";
-
-std::string seconds_range(const checks::RetryHintStats& retry) {
-  if (!retry.min_ms)
-    return "-";
-  const double low = static_cast<double>(*retry.min_ms) / 1000.0;
-  const double high = static_cast<double>(*retry.max_ms) / 1000.0;
-  return low == high ? fmt::format("{:.3f}", low) : fmt::format("{:.3f}-{:.3f}", low, high);
-}
 
 std::string duration_text(double ms) {
   return ms >= 1000.0 ? fmt::format("{:.2f}s", ms / 1000.0) : fmt::format("{:.1f}ms", ms);
@@ -80,17 +73,6 @@ std::string limit_text(const Report& report) {
     return fmt::format("limit {} per {}{}", params.limit, window, both);
   }
   return fmt::format("limit {}{} per {}{}", params.limit, limit_note, window, window_note);
-}
-
-// A compare row's limit: "5/10s", marked "adv" when the server advertised part of it and "def"
-// when a default stands in for part of it.
-std::string compact_limit(const Params& params) {
-  const std::string window = config::format_duration(std::chrono::milliseconds(params.window_ms));
-  const bool advertised =
-      params.limit_source == "advertised" || params.window_source == "advertised";
-  const bool defaulted = params.limit_source == "default" || params.window_source == "default";
-  return fmt::format("{}/{}{}{}", params.limit, window, advertised ? " adv" : "",
-                     defaulted ? " def" : "");
 }
 
 // ", clock skew 0,+800ms" with --clock-skew, else ""; with `note_unread`, saying so when the
@@ -406,16 +388,6 @@ std::string_view verdict_color_of(const Report& report) {
   return report.verdict == checks::Verdict::pass ? k_green : k_red;
 }
 
-// "limit,contract": the checks that failed, or "-".
-std::string failed_checks(const Report& report) {
-  std::string names;
-  for (const auto& check : report.checks) {
-    if (check.status == checks::Status::fail)
-      names += (names.empty() ? "" : ",") + check.id;
-  }
-  return names.empty() ? "-" : names;
-}
-
 }  // namespace
 
 std::string contract_text(const Report& report) {
@@ -468,7 +440,7 @@ std::string render_human(const Report& report, const TextStyle& style) {
     out += fmt::format("{:>4} {} {:>8} {:>7} {:>8} {:>8} {:>8} {:>8} {:>15} {:>10}\n", run.run,
                        allowed, run.denied, run.errors, histogram_text(run.latency.p50),
                        histogram_text(run.latency.p90), histogram_text(run.latency.p99),
-                       histogram_text(run.latency.p999), seconds_range(run.retry),
+                       histogram_text(run.latency.p999), retry_hint_seconds(run.retry),
                        duration_text(run.duration_ms));
   }
   out += stage_table(report);
@@ -518,12 +490,6 @@ std::string render_human(const Report& report, const TextStyle& style) {
   return out;
 }
 
-std::string compare_name(const Report& report) {
-  if (report.mode == "http")
-    return report.target.url;
-  return report.target.script.empty() ? strategy_label(report.target) : report.target.script;
-}
-
 std::string render_compare(const std::vector<Report>& reports, const TextStyle& style) {
   const Paint paint{style.color};
   std::string out;
@@ -557,25 +523,15 @@ std::string render_compare(const std::vector<Report>& reports, const TextStyle& 
                      "allowed min/med/max", "over", "retry hint s", "p50 ms", "p99 ms", "req/s",
                      "verdict", "failed checks");
   for (const Report& report : reports) {
-    double p50 = 0, p99 = 0;
-    checks::RetryHintStats retry;
-    for (const auto& run : report.runs) {
-      p50 = std::max(p50, run.latency.p50);
-      p99 = std::max(p99, run.latency.p99);
-      if (run.retry.min_ms) {
-        retry.min_ms = std::min(retry.min_ms.value_or(*run.retry.min_ms), *run.retry.min_ms);
-        retry.max_ms = std::max(retry.max_ms.value_or(*run.retry.max_ms), *run.retry.max_ms);
-      }
-    }
-    const Summary& s = report.summary;
+    const CompareRow row = compare_row(report);
     const std::string verdict = fmt::format("{:<11}", checks::verdict_name(report.verdict));
-    out += fmt::format(
-        "{:<{}} {}{:>19} {:>6} {:>15} {:>9} {:>9} {:>10.0f}  {} {}\n", compare_name(report), width,
-        http ? fmt::format("{:<15}", compact_limit(report.params)) : "",
-        fmt::format("{}/{}/{}", s.allowed_min, s.allowed_median, s.allowed_max),
-        fmt::format("{}/{}", s.runs_over_limit, report.runs.size()), seconds_range(retry),
-        histogram_text(p50), histogram_text(p99), s.requests_per_second,
-        paint(verdict, verdict_color_of(report)), failed_checks(report));
+    out += fmt::format("{:<{}} {}{:>19} {:>6} {:>15} {:>9} {:>9} {:>10.0f}  {} {}\n", row.name,
+                       width, http ? fmt::format("{:<15}", row.limit) : "", row.allowed, row.over,
+                       row.retry_hint, histogram_text(row.p50_ms), histogram_text(row.p99_ms),
+                       row.requests_per_second, paint(verdict, verdict_color_of(report)),
+                       row.failed_checks.empty()
+                           ? std::string("-")
+                           : fmt::format("{}", fmt::join(row.failed_checks, ",")));
   }
   return out;
 }

@@ -13,6 +13,8 @@
 #include <regex>
 #include <sstream>
 #include <tuple>
+#include <utility>
+#include <vector>
 
 #include <unistd.h>
 
@@ -99,6 +101,83 @@ std::string read_text(const std::filesystem::path& path) {
   return text.str();
 }
 
+// The first `<svg class="timeline"` of `page`, whole.
+std::string first_timeline(const std::string& page) {
+  const size_t start = page.find("<svg class=\"timeline\"");
+  REQUIRE(start != std::string::npos);
+  return page.substr(start, page.find("</svg>", start) - start);
+}
+
+// The y of each point of the timeline's sent-per-second line (polyline.offered-rate).
+std::vector<double> sent_rate_ys(const std::string& svg) {
+  std::smatch match;
+  REQUIRE_MESSAGE(
+      std::regex_search(svg, match,
+                        std::regex(R"re(<polyline class="offered-rate"[^>]* points="([^"]*)")re")),
+      "no offered-rate line");
+  const std::string points = match[1].str();
+  std::vector<double> ys;
+  const std::regex point(R"((-?[0-9.]+),(-?[0-9.]+))");
+  for (auto it = std::sregex_iterator(points.begin(), points.end(), point);
+       it != std::sregex_iterator(); ++it) {
+    ys.push_back(std::stod((*it)[2].str()));
+  }
+  return ys;
+}
+
+// A text of the chart and the box it takes: 0.62 of its font size per character wide (about
+// DejaVu Sans' average advance), 0.8 of it above the baseline and 0.2 below; a text turned a
+// quarter about (x, y) takes the same box turned.
+struct TextBox {
+  std::string text;
+  double left, top, right, bottom;
+};
+
+std::vector<TextBox> text_boxes(const std::string& svg) {
+  std::vector<TextBox> out;
+  const std::regex element(R"(<text ([^>]*)>([^<]*)</text>)");
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), element);
+       it != std::sregex_iterator(); ++it) {
+    const std::string attributes = (*it)[1].str();
+    std::string text = (*it)[2].str();
+    for (const auto& [entity, c] :
+         {std::pair{"&lt;", "<"}, {"&gt;", ">"}, {"&quot;", "\""}, {"&amp;", "&"}}) {
+      for (size_t at; (at = text.find(entity)) != std::string::npos;)
+        text.replace(at, std::string(entity).size(), c);
+    }
+    const auto attribute = [&attributes](const std::string& name) {
+      std::smatch match;
+      REQUIRE_MESSAGE(
+          std::regex_search(attributes, match, std::regex("(^| )" + name + "=\"(-?[0-9.]+)\"")),
+          "no " << name << " in " << attributes);
+      return std::stod(match[2].str());
+    };
+    const double size = attributes.find("font-size=") != std::string::npos ? attribute("font-size")
+                                                                           : 11;  // the svg's
+    long characters = 0;
+    for (const char c : text)
+      characters += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+    const double width = 0.62 * size * static_cast<double>(characters);
+    std::smatch turned;
+    if (std::regex_search(
+            attributes, turned,
+            std::regex(R"(translate\((-?[0-9.]+) (-?[0-9.]+)\) rotate\((-?\d+)\))"))) {
+      const double x = std::stod(turned[1].str()), y = std::stod(turned[2].str());
+      const bool upwards = std::stoi(turned[3].str()) < 0;
+      out.push_back({text, upwards ? x - 0.8 * size : x - 0.2 * size, y - width / 2,
+                     upwards ? x + 0.2 * size : x + 0.8 * size, y + width / 2});
+      continue;
+    }
+    const double x = attribute("x"), y = attribute("y");
+    const double left = attributes.find("text-anchor=\"end\"") != std::string::npos ? x - width
+                        : attributes.find("text-anchor=\"middle\"") != std::string::npos
+                            ? x - width / 2
+                            : x;
+    out.push_back({text, left, y - 0.8 * size, left + width, y + 0.2 * size});
+  }
+  return out;
+}
+
 }  // namespace
 
 TEST_CASE("--html: a screenshot of the page shows the timeline, denials and the worst span") {
@@ -149,6 +228,34 @@ TEST_CASE("--html: a screenshot of the page shows the timeline, denials and the 
   REQUIRE(page.find("<svg class=\"timeline\" id=\"run-1-identity-0\"") != std::string::npos);
   CHECK(page.find("<rect class=\"worst-span\"") != std::string::npos);
   CHECK(page.find("<script") == std::string::npos);
+
+  // A uniform 40/s draws its sent rate flat: every point of the line at the same height.
+  const std::string svg = first_timeline(page);
+  const std::vector<double> sent = sent_rate_ys(svg);
+  INFO("sent-rate points: " << sent.size());
+  REQUIRE(sent.size() >= 20);
+  for (const double y : sent)
+    CHECK(y == sent.front());
+  // No two texts of the chart over each other, the contract's label and the scales included.
+  const std::vector<TextBox> texts = text_boxes(svg);
+  CHECK(texts.size() >= 15);
+  bool contract = false;
+  for (size_t i = 0; i < texts.size(); ++i) {
+    contract = contract || texts[i].text.starts_with("contract (sliding): 10 per 1s");
+    for (size_t j = i + 1; j < texts.size(); ++j) {
+      const TextBox& a = texts[i];
+      const TextBox& b = texts[j];
+      CHECK_MESSAGE(!(a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom),
+                    "\"" << a.text << "\" overlaps \"" << b.text << "\"");
+    }
+  }
+  CHECK(contract);
+  // The rate's scale has 4 to 6 ticks.
+  long rate_ticks = 0;
+  for (const TextBox& text : texts)
+    rate_ticks += std::regex_match(text.text, std::regex(R"(\d+/s)"));
+  CHECK(rate_ticks >= 4);
+  CHECK(rate_ticks <= 6);
 
   screenshot(html, png, dir);
 
@@ -275,5 +382,63 @@ TEST_CASE("--html with --fault: a screenshot shows the fault's band where the fa
       static_cast<double>(run.faults[0].at_ns - run.contract.worst.start_ns) * px_per_ns;
   CHECK(std::abs(static_cast<double>(fault[0] - span[0]) - expected_dx) <= 4);
 
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("compare --html: the strategies side by side in a table at the top, a row each") {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("rlcheck-compare-html-" + std::to_string(getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string html = (dir / "compare.html").string();
+  const ProcessOutcome compare = run_rlcheck({"compare",
+                                              "--redis",
+                                              TestRedis::shared().tcp_url() + "/4",
+                                              "--strategies",
+                                              "fixed-window,sliding-window",
+                                              "--limit",
+                                              "10",
+                                              "--window",
+                                              "1s",
+                                              "--rate",
+                                              "40/s",
+                                              "--duration",
+                                              "1s",
+                                              "--contract",
+                                              "sliding",
+                                              "--start-before-boundary",
+                                              "500ms",
+                                              "-r",
+                                              "1",
+                                              "--color",
+                                              "never",
+                                              "--html",
+                                              html});
+  INFO("rlcheck stdout: " << compare.out << "\nrlcheck stderr: " << compare.err);
+  CHECK(compare.exit_code == 1);  // the fixed window lets twice its limit through
+  const std::string page = read_text(html);
+  const size_t table = page.find("<table class=\"compare\">");
+  REQUIRE(table != std::string::npos);
+  CHECK(table < page.find("<section class=\"report\" id=\"report-1\""));
+  const std::string rows = page.substr(table, page.find("</table>", table) - table);
+  const std::regex row(R"re(<tr class="target (\w+)"><td class="name">([^<]*)</td>)re");
+  std::vector<std::pair<std::string, std::string>> targets;
+  for (auto it = std::sregex_iterator(rows.begin(), rows.end(), row); it != std::sregex_iterator();
+       ++it) {
+    targets.emplace_back((*it)[2].str(), (*it)[1].str());
+  }
+  CHECK(targets == std::vector<std::pair<std::string, std::string>>{{"fixed-window", "fail"},
+                                                                    {"sliding-window", "pass"}});
+  // Its failed checks are the terminal table's: the last column of the strategy's line.
+  std::string terminal;
+  for (const std::string& line : lines_of(compare.out)) {
+    if (line.starts_with("fixed-window "))
+      terminal = line.substr(line.find_last_of(' ') + 1);
+  }
+  CHECK(terminal.find("contract") != std::string::npos);
+  std::smatch failed;
+  REQUIRE(std::regex_search(
+      rows, failed, std::regex(R"re(fixed-window</td>.*?<td class="failed">([^<]*)</td>)re")));
+  CHECK(std::regex_replace(failed[1].str(), std::regex(", "), ",") == terminal);
   std::filesystem::remove_all(dir);
 }

@@ -125,25 +125,24 @@ TEST_CASE("the timeline's offered rate: sends per second over every identity, an
   rlcheck::config::LoadConfig closed;
   closed.requests = 101;
   rlcheck::checks::add_offered_rate(timeline, identities, rlcheck::engine::Schedule::make(closed));
-  CHECK(timeline.offered.empty());  // the closed model offers what the replies allow
+  CHECK(timeline.rate.empty());  // the closed model offers what the replies allow
 
   rlcheck::config::LoadConfig open = closed;
   open.rate = rlcheck::config::Rate{101, std::chrono::seconds(1)};
   rlcheck::checks::add_offered_rate(timeline, identities, rlcheck::engine::Schedule::make(open));
-  REQUIRE(timeline.offered.size() == rlcheck::checks::k_timeline_bins);
+  REQUIRE(!timeline.rate.empty());
   double sent = 0;
-  for (double per_s : timeline.offered)
-    sent += per_s * static_cast<double>(timeline.bin_ns) / 1e9;
+  for (const rlcheck::checks::RateBin& bin : timeline.rate)
+    sent += bin.sent_per_s * static_cast<double>(bin.to_ns - bin.from_ns) / 1e9;
   CHECK(sent == doctest::Approx(100));  // the request never sent is not offered
-  CHECK(timeline.planned.front() == doctest::Approx(101));
+  CHECK(timeline.rate.front().planned_per_s == doctest::Approx(101));
 
   Report report = staged_report(1);
   report.runs[0].timeline = timeline;
   const std::string html = rlcheck::report::render_html({report});
   CHECK(html.find("class=\"offered-rate\"") != std::string::npos);
   CHECK(html.find("class=\"planned-rate\"") != std::string::npos);
-  report.runs[0].timeline->offered.clear();
-  report.runs[0].timeline->planned.clear();
+  report.runs[0].timeline->rate.clear();
   CHECK(rlcheck::report::render_html({report}).find("offered-rate") == std::string::npos);
 }
 

@@ -1,0 +1,228 @@
+// The timeline's drawing as the page holds it: the offered rate of a uniform schedule flat, and
+// no label over another (boxes as report/html_layout estimates them).
+
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "checks/contract_audit.hpp"
+#include "checks/timeline.hpp"
+#include "engine/schedule.hpp"
+#include "report/html_layout.hpp"
+#include "report/html_report.hpp"
+
+using rlcheck::checks::RunStats;
+using rlcheck::engine::Outcome;
+using rlcheck::engine::RequestRecord;
+using rlcheck::report::Report;
+using rlcheck::report::html::Anchor;
+using rlcheck::report::html::Box;
+
+namespace {
+
+constexpr int64_t k_ms = 1'000'000;
+
+// A fixed window of 10 a second under --rate per_s/s for `seconds`, seen across its
+// boundaries: the first and the last 10 of each second allowed (20 in the window around each
+// boundary), the rest denied; every request sent `late(index)` ns after it was due.
+template <typename Late>
+Report uniform_report(int64_t per_s, int64_t seconds, Late late) {
+  rlcheck::config::LoadConfig load;
+  load.rate = rlcheck::config::Rate{per_s, std::chrono::seconds(1)};
+  load.requests = per_s * seconds;
+  const auto schedule = rlcheck::engine::Schedule::make(load);
+  std::vector<RequestRecord> records;
+  for (uint64_t i = 0; i < schedule.requests(); ++i) {
+    RequestRecord r;
+    r.seq = i;
+    r.sent_ns = schedule.due(i).count() + late(i);
+    r.replied_ns = r.sent_ns + k_ms / 2;
+    const uint64_t in_second = i % static_cast<uint64_t>(per_s);
+    r.outcome = in_second < 10 || in_second + 10 >= static_cast<uint64_t>(per_s) ? Outcome::allowed
+                                                                                 : Outcome::denied;
+    records.push_back(r);
+  }
+  rlcheck::checks::AdmissionRule rule;
+  rule.limit = 10;
+  rule.window_ns = 1000 * k_ms;
+  const auto identities = rlcheck::checks::split_by_identity(records, 1);
+  RunStats run;
+  run.run = 1;
+  run.requests = static_cast<int64_t>(records.size());
+  run.duration_ms = static_cast<double>(seconds * 1000);
+  run.contract = rlcheck::checks::audit_contract(identities, rule);
+  run.timeline = rlcheck::checks::build_timeline(identities, rule, records.back().replied_ns,
+                                                 run.contract.worst_identity);
+  rlcheck::checks::add_offered_rate(*run.timeline, identities, schedule);
+  Report report;
+  report.target.url = "redis://127.0.0.1:6379";
+  report.target.strategy = "fixed-window";
+  report.params.limit = 10;
+  report.params.window_ms = 1000;
+  report.params.runs = 1;
+  report.params.rate = fmt::format("{}/s", per_s);
+  report.params.duration_ms = seconds * 1000;
+  report.params.contract = "sliding";
+  report.runs.push_back(run);
+  return report;
+}
+
+std::string timeline_of(const std::string& html) {
+  const size_t start = html.find("<svg class=\"timeline\"");
+  REQUIRE(start != std::string::npos);
+  return html.substr(start, html.find("</svg>", start) - start);
+}
+
+// The y of every point of the polyline of class `name`.
+std::vector<double> points_y(const std::string& svg, const std::string& name) {
+  std::smatch match;
+  const std::regex line("<polyline class=\"" + name + "\"[^>]* points=\"([^\"]*)\"");
+  REQUIRE_MESSAGE(std::regex_search(svg, match, line), "no polyline." << name);
+  const std::string points = match[1].str();
+  std::vector<double> ys;
+  const std::regex point(R"((-?[0-9.]+),(-?[0-9.]+))");
+  for (auto it = std::sregex_iterator(points.begin(), points.end(), point);
+       it != std::sregex_iterator(); ++it) {
+    ys.push_back(std::stod((*it)[2].str()));
+  }
+  return ys;
+}
+
+struct Text {
+  std::string text;
+  Box box;
+};
+
+std::string unescaped(std::string text) {
+  for (const auto& [entity, c] :
+       {std::pair{"&lt;", "<"}, {"&gt;", ">"}, {"&quot;", "\""}, {"&amp;", "&"}}) {
+    for (size_t at; (at = text.find(entity)) != std::string::npos;)
+      text.replace(at, std::string(entity).size(), c);
+  }
+  return text;
+}
+
+// Every text of `svg`, with its box as the chart estimates it.
+std::vector<Text> texts_of(const std::string& svg) {
+  std::vector<Text> out;
+  const std::regex element(R"(<text ([^>]*)>([^<]*)</text>)");
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), element);
+       it != std::sregex_iterator(); ++it) {
+    const std::string attributes = (*it)[1].str();
+    const std::string text = unescaped((*it)[2].str());
+    const auto number = [&attributes](const std::string& name) {
+      std::smatch match;
+      REQUIRE_MESSAGE(
+          std::regex_search(attributes, match, std::regex(" ?" + name + "=\"(-?[0-9.]+)\"")),
+          "no " << name << " in " << attributes);
+      return std::stod(match[1].str());
+    };
+    const double size = number("font-size");
+    std::smatch turned;
+    if (std::regex_search(
+            attributes, turned,
+            std::regex(R"(translate\((-?[0-9.]+) (-?[0-9.]+)\) rotate\((-?\d+)\))"))) {
+      out.push_back({text, rlcheck::report::html::turned_text_box(
+                               std::stod(turned[1].str()), std::stod(turned[2].str()),
+                               std::stoi(turned[3].str()) < 0, size, text)});
+      continue;
+    }
+    const Anchor anchor = attributes.find("text-anchor=\"end\"") != std::string::npos ? Anchor::end
+                          : attributes.find("text-anchor=\"middle\"") != std::string::npos
+                              ? Anchor::middle
+                              : Anchor::start;
+    out.push_back(
+        {text, rlcheck::report::html::text_box(number("x"), number("y"), anchor, size, text)});
+  }
+  return out;
+}
+
+void check_no_overlap(const std::vector<Text>& texts) {
+  for (size_t i = 0; i < texts.size(); ++i) {
+    for (size_t j = i + 1; j < texts.size(); ++j) {
+      CHECK_MESSAGE(!rlcheck::report::html::overlaps(texts[i].box, texts[j].box),
+                    "\"" << texts[i].text << "\" overlaps \"" << texts[j].text << "\"");
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("html timeline: a uniform 40/s draws the sent rate flat, on the planned rate") {
+  // Sends up to 9 ms late, never two alike in a row: a bin of the timeline holds 0 or 1.
+  const Report report = uniform_report(40, 3, [](uint64_t i) { return (i * 7 % 10) * k_ms; });
+  const std::string svg = timeline_of(rlcheck::report::render_html({report}));
+  const std::vector<double> sent = points_y(svg, "offered-rate");
+  REQUIRE(sent.size() == 40);  // 120 requests, three a bin
+  for (double y : sent)
+    CHECK(y == sent.front());
+  CHECK(points_y(svg, "planned-rate") == sent);
+  // 40/s on a scale to 50/s over the upper half (baseline 136, top 30).
+  CHECK(sent.front() == doctest::Approx(136 - 40.0 / 50 * 106).epsilon(0.001));
+}
+
+TEST_CASE("html timeline: 7/s, 100/s and 1000/s draw flat too") {
+  for (const int64_t per_s : {7, 100, 1000}) {
+    CAPTURE(per_s);
+    const Report report = uniform_report(per_s, 5, [](uint64_t) { return int64_t{0}; });
+    const std::vector<double> sent =
+        points_y(timeline_of(rlcheck::report::render_html({report})), "offered-rate");
+    REQUIRE(sent.size() >= 35);
+    for (double y : sent)
+      CHECK(y == sent.front());
+  }
+}
+
+TEST_CASE("html timeline: the rate's ticks, 4 to 6, and the contract's label cover no label") {
+  // At 40/s against a limit of 10, 20 in the window at most, the rate's tick 20/s (of 50/s)
+  // falls on the contract's line (10 of 25).
+  const Report report = uniform_report(40, 3, [](uint64_t) { return int64_t{0}; });
+  const std::string svg = timeline_of(rlcheck::report::render_html({report}));
+  const std::vector<Text> texts = texts_of(svg);
+  check_no_overlap(texts);
+  std::vector<std::string> rate_ticks;
+  for (const Text& text : texts) {
+    if (text.text.ends_with("/s") && text.text.find(' ') == std::string::npos)
+      rate_ticks.push_back(text.text);
+  }
+  CHECK(rate_ticks == std::vector<std::string>{"10/s", "20/s", "30/s", "40/s", "50/s"});
+  CHECK(svg.find("contract (sliding): 10 per 1s</text>") != std::string::npos);
+  CHECK(svg.find(">20 admitted in ") != std::string::npos);
+  // The window's scale: ticks of 5 to 25 on the left.
+  for (const char* tick : {">5</text>", ">10</text>", ">15</text>", ">20</text>", ">25</text>"})
+    CHECK_MESSAGE(svg.find(tick) != std::string::npos, tick);
+}
+
+TEST_CASE("html timeline: labels of faults and the worst span stay clear of each other") {
+  Report report = uniform_report(40, 3, [](uint64_t) { return int64_t{0}; });
+  std::vector<rlcheck::checks::FaultWindow> faults;
+  for (int64_t at : {2500, 2600, 2700}) {
+    rlcheck::checks::FaultWindow fault;
+    fault.spec = fmt::format("pause@{}ms+100ms", at);
+    fault.at_ns = at * k_ms;
+    fault.until_ns = (at + 100) * k_ms;
+    fault.applied = true;
+    faults.push_back(fault);
+  }
+  report.runs[0].faults = faults;
+  const std::string svg = timeline_of(rlcheck::report::render_html({report}));
+  check_no_overlap(texts_of(svg));
+  // Three bands, their labels on rows of their own.
+  for (const auto& fault : faults)
+    CHECK(svg.find(">" + fault.spec + "</text>") != std::string::npos);
+}
+
+TEST_CASE("html timeline: a window of tens of thousands keeps every tick, shortened") {
+  Report report = uniform_report(40, 3, [](uint64_t) { return int64_t{0}; });
+  report.runs[0].timeline->contract_line = 20000;
+  const std::string svg = timeline_of(rlcheck::report::render_html({report}));
+  check_no_overlap(texts_of(svg));
+  for (const char* tick :
+       {">5000</text>", ">10k</text>", ">15k</text>", ">20k</text>", ">25k</text>"})
+    CHECK_MESSAGE(svg.find(tick) != std::string::npos, tick);
+}
