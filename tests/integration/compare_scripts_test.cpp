@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <unistd.h>
@@ -29,6 +30,17 @@ std::string read_text(const std::filesystem::path& path) {
   return text.str();
 }
 
+// A path as Markdown text shows it (its punctuation escaped).
+std::string in_markdown(const std::string& text) {
+  std::string out;
+  for (const char c : text) {
+    if (std::string_view("\\`*_[]<>|~&").find(c) != std::string_view::npos)
+      out += '\\';
+    out += c;
+  }
+  return out;
+}
+
 }  // namespace
 
 TEST_CASE("compare --script: a broken script and a correct one, one fail and one pass") {
@@ -39,6 +51,7 @@ TEST_CASE("compare --script: a broken script and a correct one, one fail and one
   const std::string correct = std::string(RLCHECK_SOURCE_DIR) + "/lua/sliding_window.lua";
   const std::string junit = (dir / "compare.xml").string();
   const std::string html = (dir / "compare.html").string();
+  const std::string summary = (dir / "summary.md").string();
   const std::vector<std::string> args{"compare",  "--redis",     TestRedis::shared().tcp_url(),
                                       "--script", broken,        "--arg",
                                       "{limit}",  "--arg",       "{window_ms}",
@@ -48,7 +61,8 @@ TEST_CASE("compare --script: a broken script and a correct one, one fail and one
                                       "{uuid}",   "-n",          "100",
                                       "-p",       "20",          "-r",
                                       "2",        "--junit",     junit,
-                                      "--html",   html};
+                                      "--html",   html,          "--summary-md",
+                                      summary};
 
   // The terminal table: a row per script, named by its file, with its own verdict.
   const ProcessOutcome table = run_rlcheck(args);
@@ -81,8 +95,14 @@ TEST_CASE("compare --script: a broken script and a correct one, one fail and one
   const std::string xml = read_text(junit);
   CHECK(xml.find("rlcheck redis " + broken) != std::string::npos);
   CHECK(xml.find("rlcheck redis " + correct) != std::string::npos);
+  // HTML: the side-by-side table has a row per script, with its verdict.
   const std::string page = read_text(html);
-  CHECK(page.find(broken) != std::string::npos);
-  CHECK(page.find(correct) != std::string::npos);
+  CHECK(page.find("<tr class=\"target fail\"><td class=\"name\">" + broken) != std::string::npos);
+  CHECK(page.find("<tr class=\"target pass\"><td class=\"name\">" + correct) != std::string::npos);
+  // The Markdown summary: a section per script, the broken one's failure explained.
+  const std::string markdown = read_text(summary);
+  CHECK(markdown.find("### ❌ " + in_markdown(broken) + ": FAIL") != std::string::npos);
+  CHECK(markdown.find("### ✅ " + in_markdown(correct) + ": PASS") != std::string::npos);
+  CHECK(markdown.find("`rlcheck explain limit`") != std::string::npos);
   std::filesystem::remove_all(dir);
 }
