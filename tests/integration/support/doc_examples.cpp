@@ -4,17 +4,10 @@
 #include <regex>
 #include <sstream>
 
+#include "support/run_binary.hpp"
+
 namespace rlcheck::testing {
 namespace {
-
-std::vector<std::string> split_lines(const std::string& text) {
-  std::vector<std::string> lines;
-  std::stringstream stream(text);
-  std::string line;
-  while (std::getline(stream, line))
-    lines.push_back(line);
-  return lines;
-}
 
 std::string trimmed(const std::string& text) {
   const size_t first = text.find_first_not_of(" \t");
@@ -45,7 +38,7 @@ std::vector<std::string> shape_of(const std::string& line) {
 std::vector<DocExample> doc_examples(const std::string& markdown) {
   static const std::regex exits(R"(#\s*exits\s+([0-9]+)\s*$)");
   std::vector<DocExample> examples;
-  const std::vector<std::string> lines = split_lines(markdown);
+  const std::vector<std::string> lines = lines_of(markdown);
   bool in_block = false;
   DocExample* open = nullptr;  // the example whose output lines follow
   for (size_t i = 0; i < lines.size(); ++i) {
@@ -164,7 +157,7 @@ std::optional<ServeCommand> serve_command(const std::string& command) {
 
 bool shape_printed(const std::string& shown, const std::string& printed) {
   const std::vector<std::string> want = shape_of(shown);
-  for (const std::string& line : split_lines(printed)) {
+  for (const std::string& line : lines_of(printed)) {
     if (shape_of(line) == want)
       return true;
   }
@@ -188,7 +181,7 @@ std::vector<DocLink> doc_links(const std::string& markdown) {
   static const std::regex link(R"(\]\(([^)\s]+)\))");
   static const std::regex code_span("`[^`]*`");
   std::vector<DocLink> links;
-  const std::vector<std::string> lines = split_lines(markdown);
+  const std::vector<std::string> lines = lines_of(markdown);
   bool in_block = false;
   for (size_t i = 0; i < lines.size(); ++i) {
     if (fence(lines[i])) {
@@ -220,7 +213,7 @@ std::set<std::string> heading_anchors(const std::string& markdown) {
   std::set<std::string> anchors;
   std::map<std::string, int> seen;
   bool in_block = false;
-  for (const std::string& line : split_lines(markdown)) {
+  for (const std::string& line : lines_of(markdown)) {
     if (fence(line)) {
       in_block = !in_block;
       continue;
