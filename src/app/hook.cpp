@@ -1,5 +1,6 @@
 #include "app/hook.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
@@ -9,6 +10,7 @@
 #include <unistd.h>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "base/exit_code.hpp"
@@ -194,6 +196,7 @@ std::string reproduce_command(const std::vector<std::string>& command_line) {
 std::string hook_reason(const std::vector<report::Report>& reports,
                         const std::vector<std::string>& command_line) {
   std::string reason;
+  std::vector<std::string> failed;  // the checks that failed, each once: their pages
   for (const report::Report& report : reports) {
     if (report.exit_code == 0)
       continue;
@@ -212,6 +215,8 @@ std::string hook_reason(const std::vector<report::Report>& reports,
     for (const auto& check : report.checks) {
       if (check.status == checks::Status::fail) {
         reason += fmt::format("  {}: {}\n", check.id, check.detail);
+        if (std::find(failed.begin(), failed.end(), check.id) == failed.end())
+          failed.push_back(check.id);
       }
     }
     if (report.contract_fit) {
@@ -221,6 +226,10 @@ std::string hook_reason(const std::vector<report::Report>& reports,
     }
     if (report.interrupted)
       reason += "  interrupted before the runs ended\n";
+  }
+  if (!failed.empty()) {
+    reason += fmt::format("  why it matters and what to fix: rlcheck explain ID ({})\n",
+                          fmt::join(failed, ", "));
   }
   reason += fmt::format("  reproduce: {}\n", reproduce_command(command_line));
   return reason;

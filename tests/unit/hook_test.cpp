@@ -96,6 +96,7 @@ TEST_CASE("hook_reason lists the failed checks, not the others, and how to repro
   CHECK_FALSE(mentions(reason, "key-ttl"));
   CHECK_FALSE(mentions(reason, "without --exact"));
   CHECK(mentions(reason, "reproduce: rlcheck redis -s naive\n"));
+  CHECK(mentions(reason, "what to fix: rlcheck explain ID (limit, retry-after-present)\n"));
   CHECK_FALSE(mentions(reason, "--hook"));
 }
 
