@@ -9,6 +9,8 @@ packages=(
   nlohmann-json3-dev
   doctest-dev libssl-dev openssl
   redis-server redis-tools libxml2-utils dpkg-dev man-db
+  # The docs test: examples in README.md and docs/ pipe JSON reports through jq.
+  jq
   # The --html screenshot test: a headless browser, a font for its text, a PNG's colours.
   chromium fonts-dejavu-core imagemagick
   # The sanitizer build and the libFuzzer targets (scripts/fuzz.sh): clang 16 and its runtimes.
