@@ -1,6 +1,6 @@
 #pragma once
 // `rlcheck probe`: infers a limiter's contract from outside (the sequence of requests is
-// described in README.md, "rlcheck probe") and compares it with what the headers advertise.
+// described in docs/probe.md) and compares it with what the headers advertise.
 
 #include "config/config.hpp"
 #include "report/probe_report.hpp"

@@ -28,7 +28,7 @@ enum class ErrorKind : uint8_t {
   status,           // http: a status neither allowed nor denied (reported as status-NNN)
   transport,        // http: any other transport failure
   protocol,         // the reply broke the protocol: not HTTP, invalid RESP, a reply to no command
-  too_large,        // a reply over what rlcheck keeps of one (see README, Robustness)
+  too_large,        // a reply over what rlcheck keeps of one (docs/production-redis.md)
 };
 
 const char* error_kind_name(ErrorKind kind);

@@ -1,4 +1,4 @@
-// The README's recipes that can run here: the git pre-push hook and the Claude Code settings.
+// The recipes of docs/ci.md that can run here: the git pre-push hook and the Claude Code settings.
 
 #include <doctest/doctest.h>
 
@@ -79,7 +79,7 @@ TEST_CASE("the pre-push hook lets a push through when the limiter holds") {
   CHECK(push.exit_code == 0);
 }
 
-TEST_CASE("the README's Stop-hook settings run a check that blocks a naive limiter") {
+TEST_CASE("docs/ci.md's Stop-hook settings run a check that blocks a naive limiter") {
   // The block from README.md, with the strategy swapped for the one under test.
   const auto settings = nlohmann::json::parse(
       R"({"hooks":{"Stop":[{"hooks":[{"type":"command","command":"rlcheck redis --strategy lua -n 200 -p 50 --hook","timeout":168}]}]}})");

@@ -179,7 +179,7 @@ TEST_CASE("hook-config prints the settings block for the given check") {
   CHECK(settings["hooks"]["Stop"][0]["hooks"][0]["type"] == "command");
   CHECK(settings["hooks"]["Stop"][0]["hooks"][0]["command"] ==
         "rlcheck redis --strategy lua -n 200 -p 50 --hook");
-  // The README's block: 4 runs of 4 rounds of --timeout 5s, and the margins.
+  // docs/ci.md's block: 4 runs of 4 rounds of --timeout 5s, and the margins.
   CHECK(settings["hooks"]["Stop"][0]["hooks"][0]["timeout"] == 168);
 
   TempDir dir;

@@ -113,7 +113,7 @@ TEST_CASE("nothing admitted is never a pass: an always-429 endpoint and a limit 
                             {429, {{"Retry-After", "60"}}, "slow down"});
   ServeProcess correct({"--redis", redis_url(), "--listen", "127.0.0.1:0", "--limit", "10",
                         "--window", "60s", "--identity-header", "X-API-Key"});
-  // The README's CI command, and an open model.
+  // docs/ci.md's CI command, and an open model.
   const std::string burst = "-n 200 -p 50 -r 4 --limit 10 --window 60s ";
   const std::string open = "--rate 50/s --duration 1s -r 2 --limit 10 --window 60s ";
   const std::vector<json> reports = run_side_by_side(

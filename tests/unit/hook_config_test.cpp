@@ -32,7 +32,7 @@ TEST_CASE("hook_settings keeps the user's keys in their order and adds the Stop 
   CHECK(hook_settings({"redis", "--strategy", "lua"}, merged) == merged);
 }
 
-TEST_CASE("the new block reads type first, as the README shows it") {
+TEST_CASE("the new block reads type first, as docs/ci.md shows it") {
   CHECK(hook_settings({"redis"}).dump() ==
         R"({"hooks":{"Stop":[{"hooks":[{"type":"command","command":"rlcheck redis --hook"}]}]}})");
 }
