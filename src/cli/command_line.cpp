@@ -411,7 +411,7 @@ Apps build_apps(RawOptions& raw, std::string_view only = {}) {
   }
 
   apps.compare = app.add_subcommand(
-      "compare", "several strategies, or HTTP endpoints, side by side under the same load");
+      "compare", "strategies, your scripts or HTTP endpoints side by side under the same load");
   if (full("compare")) {
     add_load_options(apps.compare, raw, LoadCommand::compare);
     add_redis_options(apps.compare, raw);
