@@ -37,19 +37,24 @@ std::vector<report::Report> run_checks(const config::Config& config, report::Rec
                              fmt::format("-p {}", config.load.concurrency));
   runner::check_source_addresses(config.load.source_addresses);
   // Each target the command names, made when its turn comes (the next compared strategy finds
-  // Redis as the one before left it).
-  std::vector<std::function<std::unique_ptr<runner::Target>()>> targets;
-  std::vector<std::function<const config::Config&()>> configs;  // each target's
+  // Redis as the one before left it), with the configuration it runs under (a compared
+  // script's own).
+  struct PlannedTarget {
+    std::function<std::unique_ptr<runner::Target>()> make;
+    const config::Config* config;
+  };
+  std::vector<PlannedTarget> targets;
   std::optional<runner::RedisSession> session;
   // compare --script: each script's configuration, its path and arguments in place of --script's.
   std::deque<config::Config> script_configs;
   if (config.command == config::Command::http || config.compare_urls) {
     for (const std::string& url : config.http.urls) {
-      targets.push_back([&config, url] {
-        const uint64_t seed = config.seed ? *config.seed : std::random_device{}();
-        return std::make_unique<runner::HttpEndpoint>(config, url, seed);
-      });
-      configs.push_back([&config]() -> const config::Config& { return config; });
+      targets.push_back({[&config, url] {
+                           const uint64_t seed =
+                               config.seed ? *config.seed : std::random_device{}();
+                           return std::make_unique<runner::HttpEndpoint>(config, url, seed);
+                         },
+                         &config});
     }
   } else {
     session = runner::open_redis_session(config);
@@ -58,10 +63,11 @@ std::vector<report::Report> run_checks(const config::Config& config, report::Rec
                                 : std::vector<config::Strategy>{config.redis.strategy};
     for (const config::Strategy strategy : strategies) {
       for (const config::TimeSource source : time_sources_of(strategy, config.redis)) {
-        targets.push_back([&config, &session, strategy, source] {
-          return std::make_unique<runner::RedisTarget>(*session, config, strategy, source);
-        });
-        configs.push_back([&config]() -> const config::Config& { return config; });
+        targets.push_back({[&config, &session, strategy, source] {
+                             return std::make_unique<runner::RedisTarget>(*session, config,
+                                                                          strategy, source);
+                           },
+                           &config});
       }
     }
     for (const config::CompareScript& script : config.compare_scripts) {
@@ -69,10 +75,11 @@ std::vector<report::Report> run_checks(const config::Config& config, report::Rec
       own.redis.strategy = config::Strategy::script;
       own.redis.script_path = script.path;
       own.redis.script_args = script.args;
-      targets.push_back([&own, &session] {
-        return std::make_unique<runner::RedisTarget>(*session, own, config::Strategy::script);
-      });
-      configs.push_back([&own]() -> const config::Config& { return own; });
+      targets.push_back({[&own, &session] {
+                           return std::make_unique<runner::RedisTarget>(*session, own,
+                                                                        config::Strategy::script);
+                         },
+                         &own});
     }
   }
   // Compared strategies are never shared by many hosts.
@@ -85,10 +92,10 @@ std::vector<report::Report> run_checks(const config::Config& config, report::Rec
   const runner::RunOutputs outputs{nullptr, records, strategies_compared ? nullptr : shared,
                                    monitor};
   std::vector<report::Report> reports;
-  for (size_t i = 0; i < targets.size(); ++i) {
+  for (const PlannedTarget& planned : targets) {
     try {
-      const std::unique_ptr<runner::Target> target = targets[i]();
-      reports.push_back(runner::run_test(*target, configs[i](), outputs));
+      const std::unique_ptr<runner::Target> target = planned.make();
+      reports.push_back(runner::run_test(*target, *planned.config, outputs));
     } catch (const base::FatalError& error) {
       // Before anything was measured it is the test's set-up that failed; after, the reports
       // so far still stand.

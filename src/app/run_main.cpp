@@ -1,7 +1,6 @@
 #include "app/run_main.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -101,7 +100,7 @@ std::string summary_markdown(const config::Config& config,
     if (auto failure = fault_failure(report)) {
       own = checks::worst_verdict(own, checks::Verdict::error);
       section.ok = false;
-      section.outcome = own == checks::Verdict::interrupted ? "INTERRUPTED" : "ERROR";
+      section.outcome = report::verdict_heading(own);
       section.problem += (section.problem.empty() ? "" : "\n") + *failure;
     }
     verdict = checks::worst_verdict(verdict, own);
@@ -115,9 +114,7 @@ std::string summary_markdown(const config::Config& config,
     section.problem = fmt::format("not run: {}", cut_short.empty() ? "interrupted" : cut_short);
     summary.sections.push_back(std::move(section));
   }
-  std::string word = checks::verdict_name(verdict);
-  std::ranges::transform(word, word.begin(), [](unsigned char c) { return std::toupper(c); });
-  summary.verdict = std::move(word);
+  summary.verdict = report::verdict_heading(verdict);
   summary.ok = verdict == checks::Verdict::pass;
   summary.reproduce = reproduce_command(config.command_line);
   return report::render_summary_markdown(summary);

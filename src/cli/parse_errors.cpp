@@ -10,9 +10,8 @@ namespace {
 
 // The parsed command (or the root when none was named) and its name as typed.
 CLI::App& command_of(CLI::App& root) {
-  for (CLI::App* sub : root.get_subcommands())
-    return *sub;
-  return root;
+  const std::vector<CLI::App*> parsed = root.get_subcommands();
+  return parsed.empty() ? root : *parsed.front();
 }
 
 std::string command_text(const CLI::App& app) {

@@ -132,12 +132,15 @@ LiveDetail LiveStats::detail_since_base() const {
   return detail;
 }
 
+void LiveStats::settle_last_run() {
+  runs_.back().counts = since_base();
+  runs_.back().detail = detail_since_base();
+}
+
 void LiveStats::begin_run(std::string target, int run) {
   std::lock_guard lock(mutex_);
-  if (running_) {
-    runs_.back().counts = since_base();
-    runs_.back().detail = detail_since_base();
-  }
+  if (running_)
+    settle_last_run();
   base_ = totals();
   base_detail_ = detail_totals();
   runs_.push_back({std::move(target), run, {}, {}});
@@ -149,8 +152,7 @@ void LiveStats::end_run() {
   std::lock_guard lock(mutex_);
   if (!running_)
     return;
-  runs_.back().counts = since_base();
-  runs_.back().detail = detail_since_base();
+  settle_last_run();
   running_ = false;
 }
 
@@ -159,10 +161,8 @@ void LiveStats::decided_after_run(Outcome outcome, ErrorKind error) {
   any.sent();
   any.decided(outcome, error);
   std::lock_guard lock(mutex_);
-  if (!running_ && !runs_.empty()) {
-    runs_.back().counts = since_base();
-    runs_.back().detail = detail_since_base();
-  }
+  if (!running_ && !runs_.empty())
+    settle_last_run();
 }
 
 LiveSnapshot LiveStats::snapshot() const {

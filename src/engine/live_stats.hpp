@@ -128,6 +128,7 @@ class LiveStats {
   // The current (or last) run's counts and detail; under mutex_.
   LiveCounts since_base() const;
   LiveDetail detail_since_base() const;
+  void settle_last_run();  // the last run's counts and detail, from the totals; under mutex_
 
   // Made on first use (2 KiB each: a process writes one or a few of them), published by the
   // pointer's release; readers skip the ones not made yet.

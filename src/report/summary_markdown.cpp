@@ -121,14 +121,18 @@ std::string markdown_cell(std::string_view text) {
   return out;
 }
 
+std::string verdict_heading(checks::Verdict verdict) {
+  std::string word = checks::verdict_name(verdict);
+  std::ranges::transform(word, word.begin(), [](unsigned char c) { return std::toupper(c); });
+  return word;
+}
+
 SummarySection summary_section(const Report& report, std::string name) {
   SummarySection section;
   section.name = std::move(name);
   section.ok = report.verdict == checks::Verdict::pass && !report.interrupted;
-  std::string outcome =
-      checks::verdict_name(report.interrupted ? checks::Verdict::interrupted : report.verdict);
-  std::ranges::transform(outcome, outcome.begin(), [](unsigned char c) { return std::toupper(c); });
-  section.outcome = std::move(outcome);
+  section.outcome =
+      verdict_heading(report.interrupted ? checks::Verdict::interrupted : report.verdict);
   section.context = header_line(report);
   section.checks = report.checks;
   const bool failed_check = std::ranges::any_of(

@@ -38,6 +38,9 @@ struct MarkdownSummary {
 // when interrupted, what was left unjudged.
 SummarySection summary_section(const Report& report, std::string name);
 
+// A verdict as a heading shows it: "PASS", "FAIL", "ERROR", "INTERRUPTED".
+std::string verdict_heading(checks::Verdict verdict);
+
 std::string render_summary_markdown(const MarkdownSummary& summary);
 
 // Text that Markdown shows as it is: its punctuation (\ ` * _ [ ] < > | ~ &) escaped with a

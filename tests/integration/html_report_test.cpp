@@ -24,6 +24,7 @@
 #include "checks/fault_checks.hpp"
 #include "checks/timeline.hpp"
 #include "report/html_report.hpp"
+#include "shared/svg_reading.hpp"
 #include "support/run_binary.hpp"
 #include "support/test_redis.hpp"
 
@@ -99,30 +100,6 @@ std::string read_text(const std::filesystem::path& path) {
   std::stringstream text;
   text << in.rdbuf();
   return text.str();
-}
-
-// The first `<svg class="timeline"` of `page`, whole.
-std::string first_timeline(const std::string& page) {
-  const size_t start = page.find("<svg class=\"timeline\"");
-  REQUIRE(start != std::string::npos);
-  return page.substr(start, page.find("</svg>", start) - start);
-}
-
-// The y of each point of the timeline's sent-per-second line (polyline.offered-rate).
-std::vector<double> sent_rate_ys(const std::string& svg) {
-  std::smatch match;
-  REQUIRE_MESSAGE(
-      std::regex_search(svg, match,
-                        std::regex(R"re(<polyline class="offered-rate"[^>]* points="([^"]*)")re")),
-      "no offered-rate line");
-  const std::string points = match[1].str();
-  std::vector<double> ys;
-  const std::regex point(R"((-?[0-9.]+),(-?[0-9.]+))");
-  for (auto it = std::sregex_iterator(points.begin(), points.end(), point);
-       it != std::sregex_iterator(); ++it) {
-    ys.push_back(std::stod((*it)[2].str()));
-  }
-  return ys;
 }
 
 // A text of the chart and the box it takes: 0.62 of its font size per character wide (about
@@ -262,7 +239,8 @@ TEST_CASE("--html: a screenshot of the page shows the timeline, denials and the 
                    virtual_html});
   INFO("virtual clock: " << uniform.out << uniform.err);
   CHECK(uniform.exit_code == 0);
-  const std::vector<double> sent = sent_rate_ys(first_timeline(read_text(virtual_html)));
+  const std::vector<double> sent =
+      polyline_ys(first_timeline(read_text(virtual_html)), "offered-rate");
   INFO("sent-rate points: " << sent.size());
   REQUIRE(sent.size() >= 20);
   for (const double y : sent)

@@ -15,6 +15,7 @@
 #include "engine/schedule.hpp"
 #include "report/html_layout.hpp"
 #include "report/html_report.hpp"
+#include "shared/svg_reading.hpp"
 
 using rlcheck::checks::RunStats;
 using rlcheck::engine::Outcome;
@@ -22,6 +23,8 @@ using rlcheck::engine::RequestRecord;
 using rlcheck::report::Report;
 using rlcheck::report::html::Anchor;
 using rlcheck::report::html::Box;
+using rlcheck::testing::first_timeline;
+using rlcheck::testing::polyline_ys;
 
 namespace {
 
@@ -70,27 +73,6 @@ Report uniform_report(int64_t per_s, int64_t seconds, Late late) {
   report.params.contract = "sliding";
   report.runs.push_back(run);
   return report;
-}
-
-std::string timeline_of(const std::string& html) {
-  const size_t start = html.find("<svg class=\"timeline\"");
-  REQUIRE(start != std::string::npos);
-  return html.substr(start, html.find("</svg>", start) - start);
-}
-
-// The y of every point of the polyline of class `name`.
-std::vector<double> points_y(const std::string& svg, const std::string& name) {
-  std::smatch match;
-  const std::regex line("<polyline class=\"" + name + "\"[^>]* points=\"([^\"]*)\"");
-  REQUIRE_MESSAGE(std::regex_search(svg, match, line), "no polyline." << name);
-  const std::string points = match[1].str();
-  std::vector<double> ys;
-  const std::regex point(R"((-?[0-9.]+),(-?[0-9.]+))");
-  for (auto it = std::sregex_iterator(points.begin(), points.end(), point);
-       it != std::sregex_iterator(); ++it) {
-    ys.push_back(std::stod((*it)[2].str()));
-  }
-  return ys;
 }
 
 struct Text {
@@ -156,12 +138,12 @@ void check_no_overlap(const std::vector<Text>& texts) {
 TEST_CASE("html timeline: a uniform 40/s draws the sent rate flat, on the planned rate") {
   // Sends up to 9 ms late, never two alike in a row: a bin of the timeline holds 0 or 1.
   const Report report = uniform_report(40, 3, [](uint64_t i) { return (i * 7 % 10) * k_ms; });
-  const std::string svg = timeline_of(rlcheck::report::render_html({report}));
-  const std::vector<double> sent = points_y(svg, "offered-rate");
+  const std::string svg = first_timeline(rlcheck::report::render_html({report}));
+  const std::vector<double> sent = polyline_ys(svg, "offered-rate");
   REQUIRE(sent.size() == 40);  // 120 requests, three a bin
   for (double y : sent)
     CHECK(y == sent.front());
-  CHECK(points_y(svg, "planned-rate") == sent);
+  CHECK(polyline_ys(svg, "planned-rate") == sent);
   // 40/s on a scale to 50/s over the upper half (baseline 136, top 30).
   CHECK(sent.front() == doctest::Approx(136 - 40.0 / 50 * 106).epsilon(0.001));
 }
@@ -171,7 +153,7 @@ TEST_CASE("html timeline: 7/s, 100/s and 1000/s draw flat too") {
     CAPTURE(per_s);
     const Report report = uniform_report(per_s, 5, [](uint64_t) { return int64_t{0}; });
     const std::vector<double> sent =
-        points_y(timeline_of(rlcheck::report::render_html({report})), "offered-rate");
+        polyline_ys(first_timeline(rlcheck::report::render_html({report})), "offered-rate");
     REQUIRE(sent.size() >= 35);
     for (double y : sent)
       CHECK(y == sent.front());
@@ -182,7 +164,7 @@ TEST_CASE("html timeline: the rate's ticks, 4 to 6, and the contract's label cov
   // At 40/s against a limit of 10, 20 in the window at most, the rate's tick 20/s (of 50/s)
   // falls on the contract's line (10 of 25).
   const Report report = uniform_report(40, 3, [](uint64_t) { return int64_t{0}; });
-  const std::string svg = timeline_of(rlcheck::report::render_html({report}));
+  const std::string svg = first_timeline(rlcheck::report::render_html({report}));
   const std::vector<Text> texts = texts_of(svg);
   check_no_overlap(texts);
   std::vector<std::string> rate_ticks;
@@ -210,7 +192,7 @@ TEST_CASE("html timeline: labels of faults and the worst span stay clear of each
     faults.push_back(fault);
   }
   report.runs[0].faults = faults;
-  const std::string svg = timeline_of(rlcheck::report::render_html({report}));
+  const std::string svg = first_timeline(rlcheck::report::render_html({report}));
   check_no_overlap(texts_of(svg));
   // Three bands, their labels on rows of their own.
   for (const auto& fault : faults)
@@ -220,7 +202,7 @@ TEST_CASE("html timeline: labels of faults and the worst span stay clear of each
 TEST_CASE("html timeline: a window of tens of thousands keeps every tick, shortened") {
   Report report = uniform_report(40, 3, [](uint64_t) { return int64_t{0}; });
   report.runs[0].timeline->contract_line = 20000;
-  const std::string svg = timeline_of(rlcheck::report::render_html({report}));
+  const std::string svg = first_timeline(rlcheck::report::render_html({report}));
   check_no_overlap(texts_of(svg));
   for (const char* tick :
        {">5000</text>", ">10k</text>", ">15k</text>", ">20k</text>", ">25k</text>"})
