@@ -5,6 +5,7 @@
 #include <string>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "checks/fault_checks.hpp"
 #include "checks/key_ttl.hpp"
@@ -259,11 +260,58 @@ std::string unknown_phase_note(const CheckParams& params, bool brief) {
          "the limit within one window can fail; --exact (fresh clients) judges every window";
 }
 
+namespace {
+
+// Several contracts: `check` judged for each part on its own (its worst span, its limit),
+// each detail named by the part; a fail in any part fails the check.
+template <typename Check>
+CheckResult check_each_part(const std::vector<RunStats>& runs, const CheckParams& params,
+                            const Check& check) {
+  CheckResult merged;
+  std::vector<std::string> failed, passed;
+  std::string skipped = "no admissions to audit";
+  const size_t parts = runs.empty() ? 0 : runs.front().parts.size();
+  for (size_t p = 0; p < parts; ++p) {
+    std::vector<RunStats> part_runs = runs;
+    CheckParams part_params = params;
+    const PartAudit& first = runs.front().parts[p];
+    part_params.contract = first.name;
+    part_params.limit = first.limit;
+    for (RunStats& run : part_runs) {
+      const PartAudit& part = run.parts[p];
+      run.contract = part.contract;
+      run.peak = part.contract.worst;
+      run.admitted_at_once = part.admitted_at_once;
+    }
+    const CheckResult result = check(part_runs, part_params);
+    merged.id = result.id;
+    const std::string line = fmt::format("{}: {}", first.spec, result.detail);
+    if (result.status == Status::fail)
+      failed.push_back(line);
+    else if (result.status == Status::pass)
+      passed.push_back(line);
+    else
+      skipped = result.detail;
+  }
+  merged.status = !failed.empty() ? Status::fail : !passed.empty() ? Status::pass : Status::skip;
+  std::vector<std::string> lines = failed;
+  lines.insert(lines.end(), passed.begin(), passed.end());
+  merged.detail = lines.empty() ? skipped : fmt::format("{}", fmt::join(lines, "; "));
+  return merged;
+}
+
+bool several_parts(const std::vector<RunStats>& runs) {
+  return !runs.empty() && !runs.front().parts.empty();
+}
+
+}  // namespace
+
 std::vector<CheckResult> evaluate_checks(const std::vector<RunStats>& runs,
                                          const CheckParams& params,
                                          const std::optional<RetryVerification>& verification) {
-  return {check_limit(runs, params),
-          check_contract(runs, params),
+  const bool parts = several_parts(runs);
+  return {parts ? check_each_part(runs, params, check_limit) : check_limit(runs, params),
+          parts ? check_each_part(runs, params, check_contract) : check_contract(runs, params),
           check_delay(runs, params),
           check_exact(runs, params),
           check_utilisation(runs, params),

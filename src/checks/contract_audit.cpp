@@ -181,35 +181,39 @@ ContractAudit audit_contract(const IdentityRecords& identities, const AdmissionR
   return audit;
 }
 
+Utilisation identity_utilisation(RecordSpan records, uint32_t identity, const AdmissionRule& rule,
+                                 int64_t start_wall_ns) {
+  const auto decided = decided_by_send(records);
+  Utilisation share;
+  share.identity = identity;
+  share.allowed = contract_admissions(records, decided, rule, start_wall_ns);
+  for (const uint32_t index : decided)
+    share.admitted += records.outcome(index) == Outcome::allowed ? 1 : 0;
+  // Requests that may have been admitted unseen: read either as never offered, or as offered
+  // and admitted, whichever gives the limiter the larger share. (None without errors.)
+  const auto with_unknown =
+      decided.size() < records.size() ? decided_by_send(records, true) : std::vector<uint32_t>();
+  if (const auto unknown =
+          static_cast<int64_t>(with_unknown.size()) - static_cast<int64_t>(decided.size());
+      unknown > 0) {
+    Utilisation admitted = share;
+    admitted.unknown = unknown;
+    admitted.admitted += unknown;
+    admitted.allowed = contract_admissions(records, with_unknown, rule, start_wall_ns);
+    if (admitted.ratio() > share.ratio())
+      share = admitted;
+  }
+  return share;
+}
+
 Utilisation measure_utilisation(const IdentityRecords& identities, const AdmissionRule& rule,
                                 int64_t start_wall_ns) {
   Utilisation lowest;
-  bool first = true;
   for (size_t id = 0; id < identities.size(); ++id) {
-    const auto decided = decided_by_send(identities[id]);
-    Utilisation share;
-    share.identity = static_cast<uint32_t>(id);
-    share.allowed = contract_admissions(identities[id], decided, rule, start_wall_ns);
-    for (const uint32_t index : decided)
-      share.admitted += identities[id].outcome(index) == Outcome::allowed ? 1 : 0;
-    // Requests that may have been admitted unseen: read either as never offered, or as offered
-    // and admitted, whichever gives the limiter the larger share. (None without errors.)
-    const auto with_unknown = decided.size() < identities[id].size()
-                                  ? decided_by_send(identities[id], true)
-                                  : std::vector<uint32_t>();
-    if (const auto unknown =
-            static_cast<int64_t>(with_unknown.size()) - static_cast<int64_t>(decided.size());
-        unknown > 0) {
-      Utilisation admitted = share;
-      admitted.unknown = unknown;
-      admitted.admitted += unknown;
-      admitted.allowed = contract_admissions(identities[id], with_unknown, rule, start_wall_ns);
-      if (admitted.ratio() > share.ratio())
-        share = admitted;
-    }
-    if (first || share.ratio() < lowest.ratio())
+    const Utilisation share =
+        identity_utilisation(identities[id], static_cast<uint32_t>(id), rule, start_wall_ns);
+    if (id == 0 || share.ratio() < lowest.ratio())
       lowest = share;
-    first = false;
   }
   return lowest;
 }

@@ -94,5 +94,8 @@ struct Utilisation {
 // whichever reading gives the identity the larger share.
 Utilisation measure_utilisation(const IdentityRecords& identities, const AdmissionRule& rule,
                                 int64_t start_wall_ns);
+// The same for one identity's records.
+Utilisation identity_utilisation(RecordSpan records, uint32_t identity, const AdmissionRule& rule,
+                                 int64_t start_wall_ns);
 
 }  // namespace rlcheck::checks

@@ -182,11 +182,6 @@ class BucketRoom {
   std::vector<double> least_start_;
 };
 
-void judge(LockOuts& found, const RequestRecord& denial, uint32_t identity, double used,
-           double capacity) {
-  judge_denial(found, denial, identity, used, capacity, had_room(used, capacity));
-}
-
 }  // namespace
 
 double bucket_start_term(size_t rank, int64_t replied_ns, const AdmissionRule& rule) {
@@ -214,7 +209,7 @@ void note_lock_out(LockOuts& found, const RequestRecord& denial, uint32_t identi
                    double capacity) {
   // The most room, then the earliest send, the lowest identity, the lowest seq: one order
   // whatever order the records come in.
-  const LockOut candidate{identity, denial.seq, denial.sent_ns, used, capacity};
+  const LockOut candidate{identity, denial.seq, denial.sent_ns, used, capacity, {}};
   const auto key = [](const LockOut& lock_out) {
     return std::tie(lock_out.used, lock_out.sent_ns, lock_out.identity, lock_out.seq);
   };
@@ -285,104 +280,136 @@ int64_t contract_memory_ns(const AdmissionRule& rule) {
   return static_cast<int64_t>(std::ceil(static_cast<double>(rule.burst) / rule.tokens_per_ns));
 }
 
-LockOuts find_lockouts(const IdentityRecords& identities, const AdmissionRule& rule,
-                       int64_t start_wall_ns, int64_t judge_from_ns) {
-  LockOuts found;
-  for (size_t id = 0; id < identities.size(); ++id) {
-    const RecordSpan records = identities[id];
+namespace {
+
+// Visits every judged denial (sent at or after `judge_from_ns`) of `judged` with the most of
+// each part the admissions of `used` (the same identities, or the same records with denials
+// read as admissions) can have used at it, less `self_used` (what the denial counts in `used`
+// itself). `on_judged(identity, records, index, used, capacity, room)`.
+template <typename OnJudged>
+void walk_denials(const IdentityRecords& judged_views, const IdentityRecords& used_views,
+                  const AdmissionRule& rule, int64_t start_wall_ns, int64_t judge_from_ns,
+                  double self_used, const OnJudged& on_judged) {
+  for (size_t id = 0; id < judged_views.size(); ++id) {
+    const RecordSpan records = judged_views[id];
+    const RecordSpan admissions = id < used_views.size() ? used_views[id] : records;
     const auto identity = static_cast<uint32_t>(id);
     const auto judged = [&](size_t i) {
       return records.outcome(i) == Outcome::denied && records.sent_ns(i) >= judge_from_ns;
-    };
-    // Only the judged denials are decoded whole.
-    const auto each_judged = [&](const auto& judge_one) {
-      engine::RecordCursor cursor(records);
-      for (size_t i = 0; i < records.size(); ++i) {
-        if (judged(i))
-          judge_one(cursor[i]);
-      }
     };
     bool any_judged = false;
     for (size_t i = 0; i < records.size() && !any_judged; ++i)
       any_judged = judged(i);
     if (!any_judged)
       continue;
-    const int64_t locked_before = found.count;
+    // Only the judged denials are decoded whole.
+    const auto each_judged = [&](const auto& judge_one) {
+      engine::RecordCursor cursor(records);
+      for (size_t i = 0; i < records.size(); ++i) {
+        if (judged(i))
+          judge_one(i, cursor[i]);
+      }
+    };
     // A request that may have been admitted unseen may have been decided any time after its
     // send: every one sent before the denial may have been just before it, in its window.
     const std::vector<int64_t> unknown = unknown_sends(records);
     const auto unseen_by = [&](int64_t replied_ns) {
       return static_cast<double>(sent_before(unknown, replied_ns + rule.clock_ns));
     };
-    const auto unseen = [&](const RequestRecord& denial) { return unseen_by(denial.replied_ns); };
-    // For rules that read a denial's instants alone: the few with room are decoded whole.
+    const auto report = [&](size_t i, double used, double capacity, bool room) {
+      on_judged(identity, records, i, used, capacity, room);
+    };
+    // For rules that read a denial's instants alone: no denial is decoded.
     const auto each_judged_instants = [&](const auto& used_of, double capacity) {
-      engine::RecordCursor cursor(records);
       for (size_t i = 0; i < records.size(); ++i) {
         if (!judged(i))
           continue;
         const int64_t replied_ns = records.replied_ns(i);
-        const double used = used_of(records.sent_ns(i), replied_ns) + unseen_by(replied_ns);
-        if (count_judged(found, had_room(used, capacity)))
-          note_lock_out(found, cursor[i], identity, used, capacity);
+        const double used =
+            used_of(records.sent_ns(i), replied_ns) - self_used + unseen_by(replied_ns);
+        report(i, used, capacity, had_room(used, capacity));
       }
     };
+    const auto limit = static_cast<double>(rule.limit);
     switch (rule.kind) {
       case AdmissionRule::Kind::sliding: {
-        SlidingRoom room(records, rule);
+        SlidingRoom room(admissions, rule);
         each_judged_instants(
-            [&](int64_t sent, int64_t replied) { return room.used(sent, replied); },
-            static_cast<double>(rule.limit));
+            [&](int64_t sent, int64_t replied) { return room.used(sent, replied); }, limit);
         break;
       }
       case AdmissionRule::Kind::fixed: {
-        const FixedRoom room(records, rule, start_wall_ns);
-        each_judged([&](const RequestRecord& record) {
-          if (const auto used = room.used(record))
-            judge(found, record, identity, *used + unseen(record), static_cast<double>(rule.limit));
+        const FixedRoom room(admissions, rule, start_wall_ns);
+        each_judged([&](size_t i, const RequestRecord& record) {
+          if (const auto used = room.used(record)) {
+            const double total = *used - self_used + unseen_by(record.replied_ns);
+            report(i, total, limit, had_room(total, limit));
+          }
         });
         break;
       }
       case AdmissionRule::Kind::first_hit: {
-        const FirstHitWindows windows(records, rule);
-        each_judged([&](const RequestRecord& record) {
-          judge(found, record, identity,
-                static_cast<double>(windows.used_before(record, rule.limit)),
-                static_cast<double>(rule.limit));
+        const FirstHitWindows windows(admissions, rule);
+        each_judged([&](size_t i, const RequestRecord& record) {
+          const auto used = static_cast<double>(windows.used_before(record, rule.limit));
+          report(i, used, limit, had_room(used, limit));
         });
         break;
       }
       case AdmissionRule::Kind::sliding_counter: {
         // Room: the estimate, read as high as any placement makes it, below the limit.
-        const SlidingCounter counter(records, rule);
-        const auto limit = static_cast<double>(rule.limit);
-        each_judged([&](const RequestRecord& record) {
+        const SlidingCounter counter(admissions, rule);
+        each_judged([&](size_t i, const RequestRecord& record) {
           const double used = counter.most_used(record);
-          judge_denial(found, record, identity, used, limit, used < limit - 1e-9);
+          report(i, used, limit, used < limit - 1e-9);
         });
         break;
       }
       case AdmissionRule::Kind::bucket: {
-        const BucketRoom room(records, rule);
+        const BucketRoom room(admissions, rule);
         each_judged_instants(
             [&](int64_t sent, int64_t replied) { return room.used(sent, replied); },
             static_cast<double>(rule.burst));
         break;
       }
     }
-    // Denials with room, all after its last admission from a client that kept sending: name
-    // the pattern (the identity locked out longest).
-    if (found.count > locked_before) {
-      const auto counting =
-          find_denial_counting(records, identity, rule.window_ns, contract_memory_ns(rule));
-      // The most denials; of equals, the lowest identity (the first visited).
-      if (counting &&
-          (!found.denial_counting || counting->denials > found.denial_counting->denials)) {
-        found.denial_counting = counting;
-      }
-    }
+  }
+}
+
+}  // namespace
+
+LockOuts find_lockouts(const IdentityRecords& identities, const AdmissionRule& rule,
+                       int64_t start_wall_ns, int64_t judge_from_ns) {
+  LockOuts found;
+  std::vector<bool> locked(identities.size(), false);
+  walk_denials(identities, identities, rule, start_wall_ns, judge_from_ns, 0.0,
+               [&](uint32_t identity, RecordSpan records, size_t i, double used, double capacity,
+                   bool room) {
+                 if (!count_judged(found, room))
+                   return;
+                 locked[identity] = true;
+                 note_lock_out(found, records[i], identity, used, capacity);
+               });
+  // Denials with room, all after its last admission from a client that kept sending: name
+  // the pattern (the identity locked out longest).
+  for (size_t id = 0; id < identities.size(); ++id) {
+    if (!locked[id])
+      continue;
+    const auto counting = find_denial_counting(identities[id], static_cast<uint32_t>(id),
+                                               rule.window_ns, contract_memory_ns(rule));
+    // The most denials; of equals, the lowest identity (the first visited).
+    if (counting && (!found.denial_counting || counting->denials > found.denial_counting->denials))
+      found.denial_counting = counting;
   }
   return found;
+}
+
+void visit_denial_rooms(const IdentityRecords& judged, const IdentityRecords& used,
+                        const AdmissionRule& rule, int64_t start_wall_ns, int64_t judge_from_ns,
+                        bool used_counts_denials, const DenialRoomVisitor& visit) {
+  walk_denials(judged, used, rule, start_wall_ns, judge_from_ns, used_counts_denials ? 1.0 : 0.0,
+               [&](uint32_t, RecordSpan records, size_t i, double used_now, double capacity,
+                   bool room) { visit(records[i], used_now, capacity, room); });
 }
 
 }  // namespace rlcheck::checks

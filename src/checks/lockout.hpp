@@ -12,7 +12,9 @@
 // used by every denial sent after it: the server may have admitted it at any later instant.
 
 #include <cstdint>
+#include <functional>
 #include <optional>
+#include <string>
 
 #include "checks/admission_peak.hpp"
 #include "checks/contract_audit.hpp"
@@ -25,6 +27,7 @@ struct LockOut {
   int64_t sent_ns = 0;  // the denial's send, from the run start
   double used = 0;      // the most of the window (the bucket) the admissions seen can have used
   double capacity = 0;  // the limit, or the burst
+  std::string part;     // several contracts: the part with the least room (its spec)
 };
 
 // A client that kept sending and was never admitted again, long after the contract had room:
@@ -75,5 +78,17 @@ int64_t contract_memory_ns(const AdmissionRule& rule);
 // (from the run start) are not judged: state from before the run may explain them.
 LockOuts find_lockouts(const IdentityRecords& identities, const AdmissionRule& rule,
                        int64_t start_wall_ns, int64_t judge_from_ns);
+
+// Each judged denial of `judged` (sent at or after `judge_from_ns`) with the most of `rule`
+// that the admissions of `used` can have used at it, and whether that left room: the denials
+// of one part of several contracts. `used` holds the same keys (identities or groups) as
+// `judged`, each the same records or, `used_counts_denials`, with every denial read as an
+// admission (--consume-on-deny checked: the part counts denials too; the denial judged does not
+// count against itself). Sliding, fixed and bucket rules read denials so; others read `judged`.
+using DenialRoomVisitor = std::function<void(const engine::RequestRecord& denial, double used,
+                                             double capacity, bool room)>;
+void visit_denial_rooms(const IdentityRecords& judged, const IdentityRecords& used,
+                        const AdmissionRule& rule, int64_t start_wall_ns, int64_t judge_from_ns,
+                        bool used_counts_denials, const DenialRoomVisitor& visit);
 
 }  // namespace rlcheck::checks

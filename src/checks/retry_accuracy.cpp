@@ -461,4 +461,29 @@ RetryAccuracy measure_retry_accuracy(const IdentityRecords& identities, const Ad
   return accuracy;
 }
 
+void visit_hint_ranges(const IdentityRecords& judged, const IdentityRecords& used,
+                       const AdmissionRule& rule, int64_t start_wall_ns,
+                       const HintRangeVisitor& visit) {
+  for (size_t id = 0; id < judged.size(); ++id) {
+    const RecordSpan records = judged[id];
+    const RecordSpan admissions = id < used.size() ? used[id] : records;
+    std::vector<uint32_t> denials;
+    for (size_t i = 0; i < records.size(); ++i) {
+      if (records.outcome(i) == Outcome::denied)
+        denials.push_back(static_cast<uint32_t>(i));
+    }
+    engine::stable_sort_by_send(records, denials);
+    std::optional<IdentityPredictor> predictor;
+    engine::RecordCursor cursor(records);
+    for (const uint32_t index : denials) {
+      const RequestRecord& denial = cursor[index];
+      if (!usable_hint_ms(denial))
+        continue;
+      if (!predictor)
+        predictor.emplace(admissions, rule, start_wall_ns);
+      visit(denial, predictor->predict(denial));
+    }
+  }
+}
+
 }  // namespace rlcheck::checks

@@ -15,6 +15,7 @@
 // late as just before the denial, so a hint it would explain is never judged late.
 
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <map>
 #include <optional>
@@ -194,6 +195,15 @@ void judge_hint(RetryAccuracy& accuracy, const engine::RequestRecord& denial, ui
 
 // Fixed windows must already carry their index (assign_wall_windows); `start_wall_ns` places
 // the run on the wall clock, where fixed windows end.
+// The predicted wait of every denial of `judged` that carried a usable hint, by key (identity
+// or group) in send order, against the admissions of `used` (the same keys: the same records,
+// or with denials read as admissions): the ranges of one part of several contracts.
+using HintRangeVisitor =
+    std::function<void(const engine::RequestRecord& denial, const HintRange& range)>;
+void visit_hint_ranges(const IdentityRecords& judged, const IdentityRecords& used,
+                       const AdmissionRule& rule, int64_t start_wall_ns,
+                       const HintRangeVisitor& visit);
+
 RetryAccuracy measure_retry_accuracy(const IdentityRecords& identities, const AdmissionRule& rule,
                                      int64_t start_wall_ns, const AccuracyTolerance& tolerance);
 

@@ -78,6 +78,11 @@ void forget_windows(engine::RecordLog& records) {
 IdentityRecords audit_run(RunStats& stats, engine::RecordLog& records, int64_t start_wall_ns,
                           const AuditParams& audit) {
   // Sliding-window counters on the clock place their windows by the run's start.
+  if (!audit.parts.empty()) {
+    IdentityRecords identities = audit_composite(stats, records, start_wall_ns, audit);
+    stats.send_span_ns = send_span(records);
+    return identities;
+  }
   AdmissionRule rule = audit.rule;
   rule.start_wall_ns = start_wall_ns;
   if (audit.own_clock_windows)

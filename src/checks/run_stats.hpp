@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "checks/admission_peak.hpp"
+#include "checks/composite_audit.hpp"
 #include "checks/contract_audit.hpp"
 #include "checks/fault_window.hpp"
 #include "checks/lockout.hpp"
@@ -127,6 +128,8 @@ struct RunStats {
   // --contract queue: departures and waits (contract.worst is then the departures' span, and
   // peak the arrivals' against the bucket a queue is to them).
   std::optional<QueueAudit> queue;
+  // Several contracts: each part's audit, in the order given (empty for one contract).
+  std::vector<PartAudit> parts;
 };
 
 // How a run is audited: the contract, the identities it is audited per, the retry bounds.
@@ -147,6 +150,10 @@ struct AuditParams {
   // The window indices limiters named came from the clients' own (skewed) clocks: every
   // record's is dropped, and fixed windows are placed on rlcheck's clock like a script's.
   bool own_clock_windows = false;
+  // Several contracts (--contract repeated, or a group: part): every part, in the order given;
+  // `rule` is then the first's. Empty: `rule` alone.
+  std::vector<ContractPart> parts;
+  int64_t group_size = 0;  // --group-size (0: one group of every identity)
 };
 
 // The audits of a run against `audit.rule`, written into `stats` (contract, peak, utilisation,

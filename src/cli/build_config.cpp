@@ -433,28 +433,19 @@ config::Config build_config(const RawOptions& raw) {
       throw base::usage_error("--start-before-boundary: needs --window for an HTTP endpoint");
     load.boundary_window = checks.window;
   }
-  if (raw.contract) {
-    if (*raw.contract != "sliding" && *raw.contract != "fixed" &&
-        *raw.contract != "sliding-counter" && *raw.contract != "token-bucket" &&
-        *raw.contract != "gcra" && *raw.contract != "queue") {
-      throw base::usage_error(
-          fmt::format("--contract: expected sliding, fixed, sliding-counter, token-bucket, gcra or "
-                      "queue, got '{}'",
-                      *raw.contract));
-    }
-    checks.contract = raw.contract;
-  }
+  // --contract: a name, a spec with its parameters, or several parts.
+  const std::optional<std::string> contract = read_contracts(raw, checks);
   if (raw.anchor) {
     if (*raw.anchor != "clock" && *raw.anchor != "first-hit") {
       throw base::usage_error(
           fmt::format("--anchor: expected clock or first-hit, got '{}'", *raw.anchor));
     }
-    if (raw.contract != "fixed" && raw.contract != "sliding-counter") {
-      throw base::usage_error(fmt::format(
-          "--anchor: only with --contract fixed or sliding-counter (windows that start "
-          "somewhere){}",
-          raw.contract ? fmt::format("; --contract {} has no windows to anchor", *raw.contract)
-                       : std::string()));
+    if (checks.parts.empty() && contract != "fixed" && contract != "sliding-counter") {
+      throw base::usage_error(
+          fmt::format("--anchor: only with --contract fixed or sliding-counter (windows that start "
+                      "somewhere){}",
+                      contract ? fmt::format("; --contract {} has no windows to anchor", *contract)
+                               : std::string()));
     }
     checks.anchor = raw.anchor;
   }
@@ -468,15 +459,16 @@ config::Config build_config(const RawOptions& raw) {
   }
   if (raw.queue) {
     const bool queue_strategy = raw.strategy == "leaky-queue";
-    if (raw.contract != "queue" && !queue_strategy) {
+    if (contract != "queue" && !queue_strategy) {
       throw base::usage_error(
           "--queue: only with --contract queue (or serve --strategy leaky-queue): a queue's "
           "depth");
     }
     checks.queue = in_range("--queue", *raw.queue, 0, k_max_requests);
   }
-  if (raw.contract == "queue" && raw.command != config::Command::serve)
+  if (contract == "queue" && raw.command != config::Command::serve)
     fit_timeout_to_queue(raw, checks, config.load);
+  resolve_contract_parts(raw, config);
   checks.verify_retry_after = raw.verify_retry_after;
 
   config::OutputConfig& output = config.output;

@@ -107,9 +107,18 @@ void add_common_options(CLI::App* app, RawOptions& raw, LoadCommand command) {
   optional_option(app, "--start-before-boundary", raw.start_before_boundary,
                   "start the run DUR before a window boundary of the wall clock (where fixed "
                   "windows turn), to expose boundary bursts");
-  optional_option(app, "--contract", raw.contract,
+  app->add_option("--contract", raw.contracts,
                   "the promise audited over time: sliding, fixed, sliding-counter, token-bucket, "
-                  "gcra or queue (default: the strategy's own)");
+                  "gcra or queue (default: the strategy's own), with its parameters or not "
+                  "(sliding:10/1s, fixed:1000/1d@first-hit, token-bucket:20,10/s); repeatable: an "
+                  "admission needs room in every one; group: counts one over --group-size "
+                  "identities");
+  optional_option(app, "--consume-on-deny", raw.consume_on_deny,
+                  "with several --contract: none (the default: a denial counts nowhere) or "
+                  "checked (it may still count in the parts given before the one that denied it)");
+  optional_option(app, "--group-size", raw.group_size,
+                  "identities per group: 0..K-1 form group 0, and so on ({group}; group: "
+                  "contracts) (default: one group of all)");
   optional_option(app, "--anchor", raw.anchor,
                   "with --contract fixed or sliding-counter, where windows start: clock (each [kW, "
                   "(k+1)W) of the "

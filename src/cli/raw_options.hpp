@@ -33,8 +33,10 @@ struct RawOptions {
   int64_t threads = 1;
   std::optional<std::string> interval;
   std::optional<std::string> start_before_boundary;
-  std::optional<std::string> contract;
-  std::optional<std::string> anchor;  // --anchor clock|first-hit
+  std::vector<std::string> contracts;          // --contract, repeatable
+  std::optional<std::string> consume_on_deny;  // --consume-on-deny none|checked
+  std::optional<int64_t> group_size;           // --group-size K
+  std::optional<std::string> anchor;           // --anchor clock|first-hit
   std::optional<std::string> rate;
   std::optional<std::string> duration;
   std::optional<std::string> stages;    // --stages LIST
@@ -156,6 +158,13 @@ void fill_observe(const RawOptions& raw, config::Config& config);
 // clock_options.cpp: --virtual-clock, checked against everything else filled before: the
 // target must take now as an argument, and the load must have a schedule to make virtual.
 void fill_virtual_clock(const RawOptions& raw, bool http, config::Config& config);
+// contract_options.cpp: --contract, read where --contract's single name was (after --limit and
+// --window): one spec with parameters sets them as the flags would (a flag that disagrees is an
+// error); several (or a group: part) become checks.parts. Returns the one contract's name.
+std::optional<std::string> read_contracts(const RawOptions& raw, config::CheckConfig& checks);
+// After --burst, --refill and --queue: the parts' parameters the specs left to the flags,
+// --consume-on-deny and --group-size.
+void resolve_contract_parts(const RawOptions& raw, config::Config& config);
 // audit_options.cpp: --audit, once everything it depends on is filled.
 void fill_audit(const RawOptions& raw, bool http, config::Config& config);
 // find_max_options.cpp: --find-max and --slo (in place of the open model's --rate/--duration,

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "config/contract_spec.hpp"
 #include "config/duration.hpp"
 #include "config/fault_spec.hpp"
 #include "config/identity_dist.hpp"
@@ -103,6 +104,9 @@ struct LoadConfig {
   // The open model: requests are due on a schedule whatever the replies (--rate or --stages).
   bool open_model() const { return rate.has_value() || !stages.empty(); }
   int64_t identities = 1;  // the identities the load speaks for (--identities)
+  // --group-size K: identities 0..K-1 form group 0, K..2K-1 group 1, ... ({group}, group:
+  // contract parts); 0: every identity in group 0.
+  int64_t group_size = 0;
   // --identity-dist: which identity request i speaks for (uniform: i mod identities).
   IdentityDist identity_dist;
   // The draws of a non-uniform identity_dist: --seed when given, else k_identity_seed, so the
@@ -178,6 +182,13 @@ struct CheckConfig {
   // queue (--queue): how many requests may wait while one leaves at the refill rate; the
   // contract's and leaky-queue's.
   std::optional<int64_t> queue;
+  // Several contracts (--contract repeated, or a group: part): every part in the order given,
+  // its parameters resolved (from the flags where the spec gave none). Empty: one contract
+  // (contract, limit, window, burst, refill above, which hold the first part's otherwise).
+  std::vector<ContractSpec> parts;
+  // --consume-on-deny checked: a denied request may still count in the parts checked before
+  // the one that denied it (false: none, the strict reading).
+  bool consume_on_deny = false;
   bool verify_retry_after = false;              // after the run, retry once exactly when told
   std::optional<std::string> expect_fail_mode;  // --expect-fail-mode: "open" or "closed"
   Nanos recovery = 1s;  // --recovery: the longest a limiter may take to decide normally again

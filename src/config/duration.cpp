@@ -16,8 +16,13 @@ struct Unit {
 };
 
 // Longest suffixes first so "ms" is not read as "m" followed by garbage.
-constexpr std::array<Unit, 6> k_units{
-    {{"ns", 1.0}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}, {"m", 60e9}, {"h", 3600e9}}};
+constexpr std::array<Unit, 7> k_units{{{"ns", 1.0},
+                                       {"us", 1e3},
+                                       {"ms", 1e6},
+                                       {"s", 1e9},
+                                       {"m", 60e9},
+                                       {"h", 3600e9},
+                                       {"d", 86400e9}}};
 
 // `value` / `scale` (a power of ten) in decimal, exactly and without trailing zeros:
 // (1'500, 1'000) is "1.5". Printing a double instead cut long durations to six digits
@@ -65,7 +70,7 @@ std::expected<Nanos, std::string> parse_duration(std::string_view text) {
     }
   }
   return std::unexpected(
-      fmt::format("'{}' has an unknown unit '{}'; use ns, us, ms, s, m or h", text, suffix));
+      fmt::format("'{}' has an unknown unit '{}'; use ns, us, ms, s, m, h or d", text, suffix));
 }
 
 std::string format_duration(Nanos d) {

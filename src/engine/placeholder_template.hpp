@@ -2,6 +2,7 @@
 // Text with placeholders, parsed once and expanded per request (--arg values; URLs, headers
 // and bodies of HTTP requests): {limit} {window_ms} {uuid} (unique per request) {seq} (request
 // number) {run} {now_ms} {id} (the identity the request speaks for, see identity_map.hpp),
+// {group} (its group of --group-size identities),
 // {now_s} (Unix seconds with six decimals) and {window_s} (the window in seconds: "2", "0.5").
 
 #include <cstdint>
@@ -26,6 +27,7 @@ struct PlaceholderContext {
   // For {now_ms} and {now_s}; null reads the wall clock. Pointed to, not copied: a request's
   // clock is written just before it is expanded (request_clock.hpp, copy_clock).
   const RequestClock* clock = nullptr;
+  int64_t group_size = 0;  // for {group}: identity / group_size (0: group 0)
 };
 
 class PlaceholderTemplate {
@@ -40,7 +42,7 @@ class PlaceholderTemplate {
   // Replaces `out` with the expansion, keeping its capacity.
   void expand_into(const PlaceholderContext& context, std::string& out) const;
   // Writes the expansion into `out` when it fits in `capacity` and has only literals and
-  // integers ({limit} {window_ms} {seq} {run} {id} {now_ms}): its length, else npos (use
+  // integers ({limit} {window_ms} {seq} {run} {id} {group} {now_ms}): its length, else npos (use
   // expand_into). The run loop's form: no string is touched.
   size_t expand_to(const PlaceholderContext& context, char* out, size_t capacity) const;
   // The same text with {limit}, {window_ms}, {window_s} and {run} written as `fixed` has them:
@@ -52,7 +54,19 @@ class PlaceholderTemplate {
   bool reads_clock() const;
 
  private:
-  enum class Piece { literal, limit, window_ms, uuid, seq, run, now_ms, id, now_s, window_s };
+  enum class Piece {
+    literal,
+    limit,
+    window_ms,
+    uuid,
+    seq,
+    run,
+    now_ms,
+    id,
+    now_s,
+    window_s,
+    group
+  };
   struct Part {
     Piece piece;
     std::string literal;

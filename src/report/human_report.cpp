@@ -417,6 +417,35 @@ std::string verdict_line(const Report& report) {
   return report.interrupted ? "INTERRUPTED: partial results" : "PASS";
 }
 
+namespace {
+
+// Several contracts: a line per part, its worst span over the runs against what it allows.
+std::string part_lines(const Report& report, const Paint& paint) {
+  std::string out;
+  const size_t parts = report.runs.front().parts.size();
+  size_t width = 0;
+  for (const checks::PartAudit& part : report.runs.front().parts)
+    width = std::max(width, part.spec.size());
+  for (size_t p = 0; p < parts; ++p) {
+    const checks::RunStats* worst = &report.runs.front();
+    for (const auto& run : report.runs) {
+      if (run.parts[p].contract.worst.excess() > worst->parts[p].contract.worst.excess())
+        worst = &run;
+    }
+    const checks::PartAudit& part = worst->parts[p];
+    const checks::AdmissionPeak& span = part.contract.worst;
+    const bool over = span.exceeded();
+    const std::string verdict =
+        over ? paint(fmt::format("exceeded in run {}", worst->run), k_red) : std::string("held");
+    out += fmt::format("  {:<{}}  most {} within {:.2f}s against {:.4g} per {}; {}\n", part.spec,
+                       width, span.count, static_cast<double>(span.length_ns) / 1e9, span.allowance,
+                       part.per_group ? "group" : "identity", verdict);
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string render_human(const Report& report, const TextStyle& style) {
   const Paint paint{style.color};
   const std::string verdict = verdict_line(report);
@@ -458,9 +487,13 @@ std::string render_human(const Report& report, const TextStyle& style) {
                              worst->peak.allowance, report.params.queue ? "queue + 1" : "burst")
                : fmt::format("most in one window {} against limit {}", worst->peak.count,
                              report.params.limit);
+  const bool parts = !report.runs.empty() && !report.runs.front().parts.empty();
   out += fmt::format("allowed min {} / median {} / max {}; {}; {} of {} over\n", s.allowed_min,
-                     s.allowed_median, s.allowed_max, against, s.runs_over_limit,
+                     s.allowed_median, s.allowed_max,
+                     parts ? "several contracts, each below" : against, s.runs_over_limit,
                      config::counted(static_cast<int64_t>(report.runs.size()), "run"));
+  if (parts)
+    out += part_lines(report, paint);
   int64_t requests = 0;
   for (const auto& run : report.runs)
     requests += run.requests;

@@ -66,6 +66,8 @@ json audit_to_json(const checks::RunStats& run) {
                                     {"sent_ms", ms_of(worst->sent_ns)},
                                     {"used", rounded(worst->used)},
                                     {"capacity", rounded(worst->capacity)}};
+    if (!worst->part.empty())
+      utilisation["worst_lockout"]["contract"] = worst->part;
   }
   if (const auto& counting = run.lockouts.denial_counting) {
     utilisation["denial_counting"] = {{"identity", counting->identity},
@@ -84,7 +86,22 @@ json audit_to_json(const checks::RunStats& run) {
     errors["median_ms"] = checks::error_at_rank(counts, accuracy.errors.size() / 2);
     errors["max_ms"] = counts.rbegin()->first;
   }
-  return {{"contract", contract}, {"utilisation", utilisation}, {"retry_error", errors}};
+  json audit = {{"contract", contract}, {"utilisation", utilisation}, {"retry_error", errors}};
+  // Several contracts: each part's worst span (its key an identity, or a group for group:).
+  if (!run.parts.empty()) {
+    json parts = json::array();
+    for (const checks::PartAudit& part : run.parts) {
+      json one = {{"spec", part.spec},
+                  {"status", part.contract.worst.exceeded() ? "fail" : "pass"},
+                  {"worst_span", span_to_json(part.contract.worst)},
+                  {part.per_group ? "group" : "identity", part.contract.worst_identity}};
+      if (part.contract.worst.exceeded())
+        one["admitted_at_once"] = part.admitted_at_once;
+      parts.push_back(std::move(one));
+    }
+    audit["contracts"] = std::move(parts);
+  }
+  return audit;
 }
 
 // runs[].faults: each fault's window on the run's clock and what the requests met in it.
@@ -287,6 +304,12 @@ json to_json(const Report& report) {
     params["clock_skew_read"] = report.params.clock_skew_read;
   }
   params["contract"] = report.params.contract;
+  if (!report.params.contracts.empty()) {
+    params["contracts"] = report.params.contracts;
+    params["consume_on_deny"] = report.params.consume_on_deny;
+    if (report.params.group_size > 0)
+      params["group_size"] = report.params.group_size;
+  }
   if (!report.params.anchor.empty())
     params["anchor"] = report.params.anchor;
   if (!report.params.anchor_source.empty())

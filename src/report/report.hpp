@@ -63,7 +63,12 @@ struct Params {
   // built-in on the client's time); false: the skew changed nothing it was told.
   bool clock_skew_read = true;
   std::string contract;  // sliding, fixed, sliding-counter, token-bucket, gcra, queue
-  std::string anchor;    // fixed: "clock" or "first-hit" (params.anchor); empty otherwise
+  // Several contracts: every part's spec, in the order given (contract then joins them with
+  // " + "); --consume-on-deny ("none" or "checked"); --group-size (0: one group).
+  std::vector<std::string> contracts;
+  std::string consume_on_deny;
+  int64_t group_size = 0;
+  std::string anchor;  // fixed: "clock" or "first-hit" (params.anchor); empty otherwise
   // "reading": --anchor was not given and this is the reading the runs were judged under (the
   // first that passed); else empty (given, or the strategy's own).
   std::string anchor_source;

@@ -34,6 +34,47 @@ std::string own_anchor(std::optional<config::Strategy> strategy) {
              : "clock";
 }
 
+checks::AdmissionRule rule_for(const std::string& name, const std::string& anchor, int64_t limit,
+                               config::Nanos window, int64_t burst, const config::Rate& refill) {
+  checks::AdmissionRule rule;
+  rule.kind = checks::contract_kind(name, anchor).value_or(checks::AdmissionRule::Kind::sliding);
+  rule.limit = limit;
+  rule.window_ns = window.count();
+  rule.burst = burst;
+  rule.tokens_per_ns =
+      static_cast<double>(refill.tokens) / static_cast<double>(refill.period.count());
+  rule.clock_ns = std::chrono::nanoseconds(k_clock_resolution).count();
+  rule.first_hit_anchor = anchor == "first-hit";
+  return rule;
+}
+
+// Several contracts: each part's rule; hints are bounded by the longest part's wait.
+void choose_parts(const config::Config& config, ContractChoice& choice) {
+  const auto& parts = config.checks.parts;
+  int64_t longest_ms = 0;
+  for (size_t p = 0; p < parts.size(); ++p) {
+    const config::ContractSpec& spec = parts[p];
+    checks::ContractPart part;
+    part.spec = spec.text;
+    part.name = spec.name;
+    part.per_group = spec.per_group;
+    part.counts_denials = config.checks.consume_on_deny && p + 1 < parts.size();
+    part.rule = rule_for(spec.name, spec.anchor.value_or(""), *spec.limit, *spec.window,
+                         *spec.burst, *spec.refill);
+    part.rule.fresh_state = choice.audit.fresh_state;
+    const bool bucket = part.rule.kind == checks::AdmissionRule::Kind::bucket;
+    const double refill_ms = static_cast<double>(spec.refill->period.count()) /
+                             static_cast<double>(spec.refill->tokens) / 1e6;
+    longest_ms = std::max(longest_ms, bucket ? static_cast<int64_t>(std::ceil(refill_ms))
+                                             : config::to_milliseconds(*spec.window));
+    choice.audit.parts.push_back(std::move(part));
+  }
+  choice.audit.group_size = config.load.group_size;
+  if (!config.checks.max_retry_after)
+    choice.audit.max_retry_after_ms = std::max(choice.audit.max_retry_after_ms, longest_ms);
+  choice.audit.tolerance.window_ms = std::max(choice.audit.tolerance.window_ms, longest_ms);
+}
+
 }  // namespace
 
 ContractChoice choose_contract(const config::Config& config,
@@ -53,15 +94,8 @@ ContractChoice choose_contract(const config::Config& config,
   }
 
   checks::AdmissionRule& rule = choice.audit.rule;
-  rule.kind = checks::contract_kind(choice.name, choice.anchor)
-                  .value_or(checks::AdmissionRule::Kind::sliding);
-  rule.limit = limit;
-  rule.window_ns = config.checks.window.count();
-  rule.burst = choice.burst;
-  rule.tokens_per_ns =
-      static_cast<double>(choice.refill.tokens) / static_cast<double>(choice.refill.period.count());
-  rule.clock_ns = std::chrono::nanoseconds(k_clock_resolution).count();
-  rule.first_hit_anchor = choice.anchor == "first-hit";
+  rule = rule_for(choice.name, choice.anchor, limit, config.checks.window, choice.burst,
+                  choice.refill);
 
   const int64_t window_ms = config::to_milliseconds(config.checks.window);
   choice.audit.identities = config.load.identities;
@@ -86,6 +120,8 @@ ContractChoice choose_contract(const config::Config& config,
   // --clock-skew: judged on rlcheck's clock, whatever window a skewed client named.
   choice.audit.clock_skews = config.load.clock_skews.size();
   choice.audit.own_clock_windows = !config.load.clock_skews.empty();
+  if (!config.checks.parts.empty())
+    choose_parts(config, choice);
   return choice;
 }
 

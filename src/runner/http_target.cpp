@@ -55,6 +55,7 @@ http::HttpTarget make_http_target(const config::Config& config, const std::strin
   target.concurrency = config.load.concurrency;
   target.placeholders.limit = config.checks.limit;
   target.placeholders.window_ms = config::to_milliseconds(config.checks.window);
+  target.placeholders.group_size = config.load.group_size;
   target.source_addresses = config.load.source_addresses;
   target.seed = seed;
   return target;

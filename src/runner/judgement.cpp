@@ -1,5 +1,6 @@
 #include "runner/judgement.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <iostream>
 
@@ -10,6 +11,18 @@
 #include "runner/find_max.hpp"
 
 namespace rlcheck::runner {
+
+namespace {
+
+// Several contracts, as the reports name them: "sliding:5/1s + sliding:20/1m".
+std::string parts_text(const ContractChoice& contract) {
+  std::string text;
+  for (const checks::ContractPart& part : contract.audit.parts)
+    text += (text.empty() ? "" : " + ") + part.spec;
+  return text;
+}
+
+}  // namespace
 
 report::Params configured_params(const config::Config& config, const ContractChoice& contract) {
   report::Params params;
@@ -46,6 +59,14 @@ report::Params configured_params(const config::Config& config, const ContractCho
   params.clock_skew_ms = config::clock_skews_ms(config.load.clock_skews);
   params.contract = contract.name;
   params.anchor = contract.anchor;
+  if (!contract.audit.parts.empty()) {
+    params.contract = parts_text(contract);
+    params.anchor.clear();
+    for (const checks::ContractPart& part : contract.audit.parts)
+      params.contracts.push_back(part.spec);
+    params.consume_on_deny = config.checks.consume_on_deny ? "checked" : "none";
+    params.group_size = config.load.group_size;
+  }
   // Until hints are judged (judge), the tolerances of whole-second hints; both resolutions'.
   const checks::HintTolerance whole_seconds = contract.audit.tolerance.at(1000);
   params.early_tolerance_ms = whole_seconds.early_ms;
@@ -70,8 +91,7 @@ namespace {
 // What a limiter key must remember: one window (two for a sliding-window counter, whose
 // previous window still weighs), or for a bucket the time it takes to refill from empty to
 // full (after that its state is the same as no key at all).
-int64_t longest_key_life_ms(const ContractChoice& contract) {
-  const checks::AdmissionRule& rule = contract.audit.rule;
+int64_t key_life_ms(const checks::AdmissionRule& rule) {
   if (rule.kind == checks::AdmissionRule::Kind::sliding_counter)
     return 2 * rule.window_ns / 1'000'000;
   if (rule.kind != checks::AdmissionRule::Kind::bucket)
@@ -82,6 +102,14 @@ int64_t longest_key_life_ms(const ContractChoice& contract) {
       std::ceil(static_cast<double>(rule.burst) / rule.tokens_per_ns / 1e6));
 }
 
+// Several contracts: the longest any part needs.
+int64_t longest_key_life_ms(const ContractChoice& contract) {
+  int64_t longest = key_life_ms(contract.audit.rule);
+  for (const checks::ContractPart& part : contract.audit.parts)
+    longest = std::max(longest, key_life_ms(part.rule));
+  return longest;
+}
+
 }  // namespace
 
 checks::CheckParams check_params(const config::Config& config, int64_t limit,
@@ -90,6 +118,8 @@ checks::CheckParams check_params(const config::Config& config, int64_t limit,
   const int64_t max_retry_after_ms = contract.audit.max_retry_after_ms;
   // The details name it: "fixed first-hit contract", "sliding-counter first-hit contract".
   params.contract = contract.anchor == "first-hit" ? contract.name + " first-hit" : contract.name;
+  if (!contract.audit.parts.empty())
+    params.contract = parts_text(contract);
   params.phase_unknown = contract.anchor == "first-hit" && !contract.audit.fresh_state;
   params.fresh_state = contract.audit.fresh_state || !config.http.reset_cmd.empty();
   params.retry_tolerance = contract.audit.tolerance;

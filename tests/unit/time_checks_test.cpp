@@ -97,7 +97,7 @@ TEST_CASE("utilisation skips single-window runs unless --exact, and judges longe
   open_model.utilisation.allowed = 30;
   CHECK(check_utilisation({open_model}, params).status == Status::pass);
   open_model.lockouts.count = 3;
-  open_model.lockouts.worst = rlcheck::checks::LockOut{2, 57, 1'250'000'000, 0, 10};
+  open_model.lockouts.worst = rlcheck::checks::LockOut{2, 57, 1'250'000'000, 0, 10, {}};
   const auto failed = check_utilisation({open_model}, params);
   CHECK(failed.status == Status::fail);
   CHECK(mentions(failed.detail,
@@ -128,7 +128,7 @@ TEST_CASE("utilisation names denial counting where a run showed it") {
   RunStats run = decided_run(2975);
   run.lockouts.judged = 110;
   run.lockouts.count = 79;
-  run.lockouts.worst = rlcheck::checks::LockOut{0, 50, 1'250'000'000, 0, 10};
+  run.lockouts.worst = rlcheck::checks::LockOut{0, 50, 1'250'000'000, 0, 10, {}};
   CHECK_FALSE(mentions(check_utilisation({run}, params).detail, "denial counting"));
   run.lockouts.denial_counting = rlcheck::checks::DenialCounting{0, 225'500'000, 110, 40.0};
   const auto result = check_utilisation({run}, params);

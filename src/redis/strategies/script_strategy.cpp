@@ -101,6 +101,7 @@ class ScriptStrategy final : public redis::Strategy {
         limit_(params.limit),
         key_count_(std::max<int64_t>(1, params.script_keys)),
         context_{params.limit, params.window_ms, params.run, 0, 0, nullptr, {}} {
+    context_.group_size = params.group_size;
     for (PlaceholderTemplate& text : templates_)
       text = text.bound(context_);
     pieces_ = arg_pieces(templates_, context_);

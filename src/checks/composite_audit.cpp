@@ -1,0 +1,224 @@
+#include "checks/composite_audit.hpp"
+
+#include <algorithm>
+#include <tuple>
+#include <unordered_map>
+
+#include "checks/lockout.hpp"
+#include "checks/retry_accuracy.hpp"
+#include "checks/run_stats.hpp"
+
+namespace rlcheck::checks {
+namespace {
+
+using engine::Outcome;
+using engine::RequestRecord;
+
+// One part's records: keyed by identity or group, each key's by seq, fixed windows placed by
+// the part's own window; and, when the part counts denials, the same with denials read as
+// admissions.
+struct PartRecords {
+  std::vector<RequestRecord> judged;
+  std::vector<RequestRecord> used;
+  IdentityRecords judged_views;
+  IdentityRecords used_views;
+};
+
+PartRecords part_records(const std::vector<RequestRecord>& plain, const ContractPart& part,
+                         const AuditParams& audit, int64_t start_wall_ns) {
+  PartRecords out;
+  out.judged = plain;
+  const int64_t keys = part.per_group ? group_count(audit.identities, audit.group_size)
+                                      : std::max<int64_t>(1, audit.identities);
+  const int64_t size = audit.group_size > 0 ? audit.group_size : audit.identities;
+  for (RequestRecord& record : out.judged) {
+    // The window a limiter named belongs to no part in particular: each places its own.
+    record.bucket = 0;
+    if (part.per_group)
+      record.identity = static_cast<uint32_t>(record.identity / std::max<int64_t>(1, size));
+  }
+  std::sort(out.judged.begin(), out.judged.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.identity, a.seq) < std::tie(b.identity, b.seq);
+  });
+  if (part.rule.kind == AdmissionRule::Kind::fixed)
+    assign_wall_windows(out.judged, start_wall_ns, part.rule);
+  out.judged_views = split_by_identity(out.judged, keys);
+  if (!part.counts_denials) {
+    out.used_views = out.judged_views;
+    return out;
+  }
+  out.used = out.judged;
+  for (RequestRecord& record : out.used) {
+    if (record.outcome == Outcome::denied)
+      record.outcome = Outcome::allowed;
+  }
+  if (part.rule.kind == AdmissionRule::Kind::fixed)
+    assign_wall_windows(out.used, start_wall_ns, part.rule);
+  out.used_views = split_by_identity(out.used, keys);
+  return out;
+}
+
+// What the parts said of one denial.
+struct DenialRooms {
+  int parts = 0;     // parts that judged it
+  bool room = true;  // every one of them had room
+  double used = 0;   // the part with the least room: its use...
+  double capacity = 1;
+  size_t part = 0;  // ...and which
+};
+
+struct DenialWaits {
+  HintRange range{0, 0, false};
+};
+
+}  // namespace
+
+int64_t group_count(int64_t identities, int64_t group_size) {
+  if (group_size <= 0)
+    return 1;
+  return std::max<int64_t>(1, (identities + group_size - 1) / group_size);
+}
+
+IdentityRecords audit_composite(RunStats& stats, engine::RecordLog& records, int64_t start_wall_ns,
+                                const AuditParams& audit) {
+  IdentityRecords identities = split_by_identity(records, audit.identities);
+  std::vector<RequestRecord> plain;
+  plain.reserve(records.size());
+  for (size_t i = 0; i < records.size(); ++i)
+    plain.push_back(records[i]);
+
+  int64_t memory_ns = 0;
+  int64_t longest_window_ns = 0;
+  for (const ContractPart& part : audit.parts) {
+    memory_ns = std::max(memory_ns, contract_memory_ns(part.rule));
+    longest_window_ns = std::max(longest_window_ns, part.rule.window_ns);
+  }
+  const int64_t judge_from_ns = audit.fresh_state ? 0 : memory_ns;
+
+  std::unordered_map<uint64_t, DenialRooms> rooms;
+  std::unordered_map<uint64_t, DenialWaits> waits;
+  std::vector<Utilisation> shares;  // per identity: the part allowing the least
+  stats.parts.clear();
+  for (size_t p = 0; p < audit.parts.size(); ++p) {
+    const ContractPart& part = audit.parts[p];
+    AdmissionRule rule = part.rule;
+    rule.start_wall_ns = start_wall_ns;
+    const PartRecords kept = part_records(plain, part, audit, start_wall_ns);
+
+    PartAudit result;
+    result.spec = part.spec;
+    result.name = part.name;
+    result.limit = rule.capacity();
+    result.per_group = part.per_group;
+    result.contract = audit_contract(kept.judged_views, rule);
+    if (result.contract.worst.exceeded())
+      result.admitted_at_once = admitted_in_flight_at_once(kept.judged_views);
+    result.memory_ns = contract_memory_ns(rule);
+    stats.parts.push_back(result);
+
+    visit_denial_rooms(
+        kept.judged_views, kept.used_views, rule, start_wall_ns, judge_from_ns, part.counts_denials,
+        [&](const RequestRecord& denial, double used, double capacity, bool room) {
+          DenialRooms& seen = rooms[denial.seq];
+          const bool tighter = seen.parts == 0 || used / capacity > seen.used / seen.capacity;
+          ++seen.parts;
+          seen.room = seen.room && room;
+          if (tighter) {
+            seen.used = used;
+            seen.capacity = capacity;
+            seen.part = p;
+          }
+        });
+    // The soonest instant every part has room: the latest of their waits. A part with room
+    // now (unexplained) waits nothing.
+    const auto latest = [&](const RequestRecord& denial, const HintRange& range) {
+      HintRange& combined = waits[denial.seq].range;
+      if (!range.explained)
+        return;
+      combined.low_ns = std::max(combined.low_ns, range.low_ns);
+      combined.high_ns = std::max(combined.high_ns, range.high_ns);
+      combined.explained = true;
+    };
+    visit_hint_ranges(kept.judged_views, kept.judged_views, rule, start_wall_ns, latest);
+    if (part.counts_denials) {
+      // Denials it may have counted make the wait longer, never shorter.
+      visit_hint_ranges(kept.judged_views, kept.used_views, rule, start_wall_ns,
+                        [&](const RequestRecord& denial, const HintRange& range) {
+                          HintRange& combined = waits[denial.seq].range;
+                          if (range.explained) {
+                            combined.high_ns = std::max(combined.high_ns, range.high_ns);
+                            combined.explained = true;
+                          }
+                        });
+    }
+    // A group's allowance is shared by its members: a member's share is judged by the parts of
+    // its own.
+    if (!part.per_group) {
+      shares.resize(identities.size());
+      for (size_t id = 0; id < identities.size(); ++id) {
+        const Utilisation share = identity_utilisation(
+            kept.judged_views[id], static_cast<uint32_t>(id), rule, start_wall_ns);
+        if (share.ratio() > shares[id].ratio() || shares[id].allowed == 0)
+          shares[id] = share;
+      }
+    }
+  }
+
+  // Over-admission: the part that exceeded most stands for the run in `peak`.
+  size_t worst = 0;
+  for (size_t p = 1; p < stats.parts.size(); ++p) {
+    if (stats.parts[p].contract.worst.excess() > stats.parts[worst].contract.worst.excess())
+      worst = p;
+  }
+  stats.contract = stats.parts[worst].contract;
+  stats.peak = stats.contract.worst;
+  stats.admitted_at_once = stats.parts[worst].admitted_at_once;
+  stats.memory_ns = memory_ns;
+  for (size_t id = 0; id < shares.size(); ++id) {
+    if (id == 0 || shares[id].ratio() < stats.utilisation.ratio())
+      stats.utilisation = shares[id];
+  }
+
+  // Lock-outs and hints, each denial once, by identity in send order of the records.
+  stats.lockouts = {};
+  stats.retry_accuracy = {};
+  SecondGrid grid;
+  std::vector<bool> locked(identities.size(), false);
+  for (size_t id = 0; id < identities.size(); ++id) {
+    const RecordSpan view = identities[id];
+    const auto identity = static_cast<uint32_t>(id);
+    for (size_t i = 0; i < view.size(); ++i) {
+      if (view.outcome(i) != Outcome::denied)
+        continue;
+      const RequestRecord denial = view[i];
+      if (const auto found = rooms.find(denial.seq);
+          found != rooms.end() && found->second.parts == static_cast<int>(audit.parts.size())) {
+        const DenialRooms& seen = found->second;
+        if (seen.room)
+          locked[id] = true;
+        judge_denial(stats.lockouts, denial, identity, seen.used, seen.capacity, seen.room);
+        if (seen.room && stats.lockouts.worst && stats.lockouts.worst->seq == denial.seq)
+          stats.lockouts.worst->part = audit.parts[seen.part].spec;
+      }
+      if (const auto found = waits.find(denial.seq); found != waits.end()) {
+        grid.add(denial.sent_ns);
+        judge_hint(stats.retry_accuracy, denial, identity, found->second.range, audit.tolerance);
+      }
+    }
+  }
+  for (size_t id = 0; id < identities.size(); ++id) {
+    if (!locked[id])
+      continue;
+    const auto counting = find_denial_counting(identities[id], static_cast<uint32_t>(id),
+                                               longest_window_ns, memory_ns);
+    if (counting && (!stats.lockouts.denial_counting ||
+                     counting->denials > stats.lockouts.denial_counting->denials))
+      stats.lockouts.denial_counting = counting;
+  }
+  auto& resolutions = stats.retry_accuracy.resolutions;
+  std::sort(resolutions.begin(), resolutions.end());
+  stats.retry_accuracy.instants_off_second_grid = grid.off();
+  return identities;
+}
+
+}  // namespace rlcheck::checks

@@ -1,0 +1,159 @@
+// --contract (one name, one spec with its parameters, or several parts), --consume-on-deny and
+// --group-size.
+
+#include <fmt/format.h>
+
+#include "base/exit_code.hpp"
+#include "cli/raw_options.hpp"
+#include "config/config.hpp"
+#include "config/contract_spec.hpp"
+
+namespace rlcheck::cli {
+namespace {
+
+using base::usage_error;
+using config::ContractSpec;
+
+constexpr int64_t k_max_group_size = 10'000;
+
+std::vector<ContractSpec> parse_specs(const RawOptions& raw) {
+  std::vector<ContractSpec> specs;
+  for (const std::string& text : raw.contracts) {
+    auto spec = config::parse_contract_spec(text);
+    if (!spec)
+      throw usage_error(fmt::format("--contract: {}", spec.error()));
+    specs.push_back(std::move(*spec));
+  }
+  return specs;
+}
+
+// A flag and the spec both giving a parameter, differently: one of them is a mistake.
+template <typename T>
+void agree(const char* flag, bool flag_given, const T& flag_value,
+           const std::optional<T>& spec_value, const ContractSpec& spec) {
+  if (flag_given && spec_value && !(*spec_value == flag_value)) {
+    throw usage_error(
+        fmt::format("{}: --contract {} gives it too, differently; give it once", flag, spec.text));
+  }
+}
+
+// One spec with its parameters: the same as the flags it stands for.
+void apply_single(const RawOptions& raw, const ContractSpec& spec, config::CheckConfig& checks) {
+  agree("--limit", raw.limit.has_value(), checks.limit, spec.limit, spec);
+  agree("--window", raw.window_given, checks.window, spec.window, spec);
+  if (spec.limit) {
+    checks.limit = *spec.limit;
+    checks.limit_given = true;
+  }
+  if (spec.window) {
+    checks.window = *spec.window;
+    checks.window_given = true;
+  }
+  if (spec.anchor)
+    checks.anchor = spec.anchor;
+  if (spec.burst)
+    checks.burst = spec.burst;
+  if (spec.queue)
+    checks.queue = spec.queue;
+  if (spec.refill)
+    checks.refill = spec.refill;
+}
+
+}  // namespace
+
+std::optional<std::string> read_contracts(const RawOptions& raw, config::CheckConfig& checks) {
+  std::vector<ContractSpec> specs = parse_specs(raw);
+  if (specs.empty())
+    return std::nullopt;
+  if (specs.size() == 1 && !specs.front().per_group) {
+    apply_single(raw, specs.front(), checks);
+    checks.contract = specs.front().name;
+    return specs.front().name;
+  }
+  for (const ContractSpec& spec : specs) {
+    if (spec.name == "queue") {
+      throw usage_error(fmt::format(
+          "--contract {}: a queue delays rather than denies, so it is a contract of its own, not "
+          "a part of several",
+          spec.text));
+    }
+    if (specs.size() > 1 && !spec.has_parameters()) {
+      throw usage_error(
+          fmt::format("--contract {}: with several contracts, each gives its parameters ({}:10/1s, "
+                      "token-bucket:20,10/s)",
+                      spec.text, spec.name));
+    }
+  }
+  checks.parts = std::move(specs);
+  checks.contract = checks.parts.front().name;
+  return std::nullopt;
+}
+
+void resolve_contract_parts(const RawOptions& raw, config::Config& config) {
+  config::CheckConfig& checks = config.checks;
+  if (raw.group_size) {
+    if (*raw.group_size < 1 || *raw.group_size > k_max_group_size) {
+      throw usage_error(fmt::format("--group-size: must be between 1 and {}, got {}",
+                                    k_max_group_size, *raw.group_size));
+    }
+    config.load.group_size = *raw.group_size;
+  }
+  if (raw.consume_on_deny) {
+    if (*raw.consume_on_deny != "none" && *raw.consume_on_deny != "checked") {
+      throw usage_error(fmt::format("--consume-on-deny: expected none or checked, got '{}'",
+                                    *raw.consume_on_deny));
+    }
+    if (checks.parts.size() < 2) {
+      throw usage_error(
+          "--consume-on-deny: only with several --contract (what a denial counts in the parts "
+          "checked before the one that denied it)");
+    }
+    checks.consume_on_deny = *raw.consume_on_deny == "checked";
+  }
+  if (checks.parts.empty())
+    return;
+  if (config.command == config::Command::probe) {
+    throw usage_error(
+        "--contract: probe infers one contract; give several to redis, http or compare to "
+        "audit them");
+  }
+  if (raw.anchor) {
+    throw usage_error(
+        "--anchor: with several --contract (or a group: part), give each part's anchor in it: "
+        "fixed:100/1m@first-hit");
+  }
+  for (size_t p = 0; p < checks.parts.size(); ++p) {
+    ContractSpec& part = checks.parts[p];
+    const bool windowed =
+        part.name == "sliding" || part.name == "fixed" || part.name == "sliding-counter";
+    if (!part.limit)
+      part.limit = windowed ? checks.limit : checks.burst.value_or(checks.limit);
+    if (!part.window)
+      part.window = checks.window;
+    if (part.name == "fixed" || part.name == "sliding-counter")
+      part.anchor = part.anchor.value_or("clock");
+    if (!part.burst)
+      part.burst = checks.burst.value_or(*part.limit);
+    if (!part.refill)
+      part.refill = checks.refill.value_or(config::Rate{*part.limit, *part.window});
+    const bool counts_denials = checks.consume_on_deny && p + 1 < checks.parts.size();
+    if (counts_denials && (part.anchor == "first-hit" || part.name == "sliding-counter")) {
+      throw usage_error(fmt::format(
+          "--consume-on-deny checked: a part that may count denials is read as sliding, fixed "
+          "on the clock or a bucket; --contract {} is checked before another (put it last)",
+          part.text));
+    }
+  }
+  // The first part's limit and window stand in for --limit and --window where those were not
+  // given: {limit} and {window_ms} in script arguments, URLs and reports.
+  const ContractSpec& first = checks.parts.front();
+  if (!raw.limit)
+    checks.limit = *first.limit;
+  if (!raw.window_given)
+    checks.window = *first.window;
+  checks.limit_given = true;
+  checks.window_given = true;
+  checks.anchor = first.anchor;
+}
+
+}  // namespace rlcheck::cli

@@ -1,0 +1,114 @@
+#include "config/contract_spec.hpp"
+
+#include <array>
+#include <charconv>
+
+#include <fmt/format.h>
+
+namespace rlcheck::config {
+namespace {
+
+constexpr std::array<std::string_view, 6> k_contracts{"sliding",      "fixed", "sliding-counter",
+                                                      "token-bucket", "gcra",  "queue"};
+
+// How a contract's parameters are written, for errors.
+std::string_view example_of(std::string_view name) {
+  if (name == "fixed")
+    return "fixed:100/1m or fixed:1000/1d@first-hit";
+  if (name == "sliding-counter")
+    return "sliding-counter:50/1m";
+  if (name == "token-bucket")
+    return "token-bucket:20,10/s (burst, refill)";
+  if (name == "gcra")
+    return "gcra:20,10/s (burst, refill)";
+  if (name == "queue")
+    return "queue:5/s,10 (rate, depth)";
+  return "sliding:10/1s";
+}
+
+std::optional<int64_t> whole_number(std::string_view text) {
+  int64_t value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || value < 0)
+    return std::nullopt;
+  return value;
+}
+
+// "L/DUR", with an anchor after '@' for windows that have one.
+std::expected<void, std::string> read_window(ContractSpec& spec, std::string_view params) {
+  if (const size_t at = params.find('@'); at != std::string_view::npos) {
+    const std::string_view anchor = params.substr(at + 1);
+    if (anchor != "clock" && anchor != "first-hit")
+      return std::unexpected(fmt::format("anchor '@{}': expected @clock or @first-hit", anchor));
+    if (spec.name == "sliding")
+      return std::unexpected("a sliding window has no anchor");
+    spec.anchor = std::string(anchor);
+    params = params.substr(0, at);
+  }
+  const auto rate = parse_rate(params);
+  if (!rate || rate->tokens < 1)
+    return std::unexpected("needs a limit and a window");
+  spec.limit = rate->tokens;
+  spec.window = rate->period;
+  return {};
+}
+
+// "B,RATE" for a bucket, "RATE,B" for a queue.
+std::expected<void, std::string> read_bucket(ContractSpec& spec, std::string_view params) {
+  const size_t comma = params.find(',');
+  if (comma == std::string_view::npos)
+    return std::unexpected(spec.name == "queue" ? "needs a rate and a depth"
+                                                : "needs a burst and a refill");
+  const bool queue = spec.name == "queue";
+  const std::string_view count_text = queue ? params.substr(comma + 1) : params.substr(0, comma);
+  const std::string_view rate_text = queue ? params.substr(0, comma) : params.substr(comma + 1);
+  const auto count = whole_number(count_text);
+  const auto rate = parse_rate(rate_text);
+  if (!count || (!queue && *count < 1))
+    return std::unexpected(fmt::format("'{}' is not a {}", count_text,
+                                       queue ? "depth (0 or more)" : "burst (1 or more)"));
+  if (!rate || rate->tokens < 1)
+    return std::unexpected(fmt::format("'{}' is not a rate", rate_text));
+  (queue ? spec.queue : spec.burst) = *count;
+  spec.refill = *rate;
+  return {};
+}
+
+}  // namespace
+
+bool known_contract(std::string_view name) {
+  for (const std::string_view known : k_contracts) {
+    if (name == known)
+      return true;
+  }
+  return false;
+}
+
+std::expected<ContractSpec, std::string> parse_contract_spec(std::string_view text) {
+  ContractSpec spec;
+  spec.text = std::string(text);
+  if (text.starts_with("group:")) {
+    spec.per_group = true;
+    text.remove_prefix(6);
+  }
+  const size_t colon = text.find(':');
+  spec.name = std::string(text.substr(0, colon));
+  if (!known_contract(spec.name)) {
+    return std::unexpected(fmt::format(
+        "'{}': expected sliding, fixed, sliding-counter, token-bucket, gcra or queue{}", spec.text,
+        colon == std::string_view::npos ? "" : ", then ':' and its parameters"));
+  }
+  if (colon == std::string_view::npos)
+    return spec;
+  const std::string_view params = text.substr(colon + 1);
+  const bool windowed =
+      spec.name == "sliding" || spec.name == "fixed" || spec.name == "sliding-counter";
+  const auto read = windowed ? read_window(spec, params) : read_bucket(spec, params);
+  if (!read) {
+    return std::unexpected(
+        fmt::format("'{}': {}; e.g. {}", spec.text, read.error(), example_of(spec.name)));
+  }
+  return spec;
+}
+
+}  // namespace rlcheck::config

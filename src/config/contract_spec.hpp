@@ -1,0 +1,37 @@
+#pragma once
+// --contract SPEC: a contract named alone (its parameters from --limit, --window, --burst,
+// --refill, --anchor) or with its own: sliding:10/1s, fixed:100/1m, fixed:1000/1d@first-hit,
+// sliding-counter:50/1m, token-bucket:20,10/s (burst, refill), gcra:20,10/s, queue:5/s,10
+// (rate, depth). A `group:` prefix counts the part over a group of identities (--group-size).
+
+#include <expected>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "config/duration.hpp"
+#include "config/rate.hpp"
+
+namespace rlcheck::config {
+
+struct ContractSpec {
+  std::string text;  // as given, for reports ("sliding:10/1s")
+  std::string name;  // sliding, fixed, sliding-counter, token-bucket, gcra, queue
+  bool per_group = false;
+  // Given in the spec; unset: from the flags (--limit, --window, ...).
+  std::optional<int64_t> limit;
+  std::optional<Nanos> window;
+  std::optional<std::string> anchor;  // fixed, sliding-counter: "clock" or "first-hit"
+  std::optional<int64_t> burst;       // token-bucket, gcra
+  std::optional<Rate> refill;         // token-bucket, gcra, queue (its rate)
+  std::optional<int64_t> queue;       // queue: its depth
+  bool has_parameters() const { return limit || burst || refill; }
+};
+
+// Whether `name` is a contract rlcheck audits.
+bool known_contract(std::string_view name);
+
+// Errors read "'fixed:10' needs a limit and a window: fixed:10/1m".
+std::expected<ContractSpec, std::string> parse_contract_spec(std::string_view text);
+
+}  // namespace rlcheck::config
