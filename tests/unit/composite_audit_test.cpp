@@ -1,0 +1,186 @@
+// Several contracts audited together on fixed record sets: each part's worst span on its own,
+// lock-outs only where every part had room, hints against the latest of the parts' waits, the
+// --consume-on-deny readings and group parts.
+
+#include <doctest/doctest.h>
+
+#include <vector>
+
+#include "checks/run_stats.hpp"
+#include "engine/record_log.hpp"
+
+using rlcheck::checks::AdmissionRule;
+using rlcheck::checks::AuditParams;
+using rlcheck::checks::ContractPart;
+using rlcheck::checks::RunStats;
+using rlcheck::engine::Outcome;
+using rlcheck::engine::RecordLog;
+using rlcheck::engine::RequestRecord;
+
+namespace {
+
+constexpr int64_t k_ms = 1'000'000;
+
+RequestRecord request(uint64_t seq, int64_t sent_ms, Outcome outcome, uint32_t identity = 0,
+                      std::optional<int64_t> retry_ms = std::nullopt) {
+  RequestRecord r;
+  r.seq = seq;
+  r.identity = identity;
+  r.sent_ns = sent_ms * k_ms;
+  r.replied_ns = r.sent_ns + k_ms;
+  r.outcome = outcome;
+  r.retry_ms = retry_ms;
+  r.hint_expected = outcome == Outcome::denied;
+  return r;
+}
+
+ContractPart sliding(int64_t limit, int64_t window_ms, const char* spec) {
+  ContractPart part;
+  part.spec = spec;
+  part.name = "sliding";
+  part.rule.limit = limit;
+  part.rule.window_ns = window_ms * k_ms;
+  part.rule.clock_ns = k_ms;
+  return part;
+}
+
+AuditParams audit_of(std::vector<ContractPart> parts, int64_t identities = 1) {
+  AuditParams audit;
+  audit.rule = parts.front().rule;
+  audit.parts = std::move(parts);
+  audit.identities = identities;
+  audit.fresh_state = true;
+  audit.tolerance.window_ms = 10'000;
+  return audit;
+}
+
+RunStats audited(const std::vector<RequestRecord>& records, const AuditParams& audit) {
+  RunStats stats;
+  RecordLog log(records);
+  rlcheck::checks::audit_run(stats, log, 0, audit);
+  return stats;
+}
+
+// 5 per 1 s and 10 per 10 s, one request every 100 ms for 3 s: seconds 0 and 1 admit their
+// first 5 (the second part is full after 1.4 s), everything later is denied. `consumed`:
+// the first 5 of every later second pass the first part before the second denies them.
+std::vector<RequestRecord> two_windows_run() {
+  std::vector<RequestRecord> records;
+  for (int64_t i = 0; i < 30; ++i) {
+    const int64_t t = i * 100;
+    const bool admitted = t < 2000 && (t % 1000) < 500;
+    records.push_back(request(static_cast<uint64_t>(i), t,
+                              admitted ? Outcome::allowed : Outcome::denied));
+  }
+  return records;
+}
+
+}  // namespace
+
+TEST_CASE("several contracts: each part's worst span is judged on its own") {
+  const auto audit = audit_of({sliding(5, 1000, "sliding:5/1s"), sliding(10, 10'000, "b")});
+  const RunStats stats = audited(two_windows_run(), audit);
+  REQUIRE(stats.parts.size() == 2);
+  CHECK(stats.parts[0].contract.worst.count == 5);
+  CHECK_FALSE(stats.parts[0].contract.worst.exceeded());
+  CHECK(stats.parts[1].contract.worst.count == 10);
+  CHECK_FALSE(stats.parts[1].contract.worst.exceeded());
+  // Every denial had a full part: none is a lock-out.
+  CHECK(stats.lockouts.judged == 20);
+  CHECK(stats.lockouts.count == 0);
+
+  // The same admissions judged as the first part alone: the denials of the third second came
+  // while it had room.
+  const RunStats alone = audited(two_windows_run(), audit_of({sliding(5, 1000, "a")}));
+  CHECK(alone.lockouts.count > 0);
+  // ... and as a limit of 10 per 10 s alone, 5 per second is too strict.
+  const auto over = audit_of({sliding(4, 1000, "sliding:4/1s"), sliding(10, 10'000, "b")});
+  const RunStats tight = audited(two_windows_run(), over);
+  CHECK(tight.parts[0].contract.worst.exceeded());
+  CHECK(tight.peak.exceeded());
+}
+
+TEST_CASE("several contracts: a denial is a lock-out only where every part had room") {
+  // 5 per 1 s and 10 per 10 s; admissions at 0..400 ms and 1000..1400 ms fill the second part.
+  // A denial at 2500 ms: the first part has room, the second none: no lock-out. A denial at
+  // 10'500 ms, once the first five have left the second part: both have room: a lock-out.
+  std::vector<RequestRecord> records;
+  uint64_t seq = 0;
+  for (const int64_t t : {0, 100, 200, 300, 400, 1000, 1100, 1200, 1300, 1400})
+    records.push_back(request(seq++, t, Outcome::allowed));
+  records.push_back(request(seq++, 2500, Outcome::denied));
+  records.push_back(request(seq++, 10'500, Outcome::denied));
+  const RunStats stats =
+      audited(records, audit_of({sliding(5, 1000, "sliding:5/1s"), sliding(10, 10'000, "x")}));
+  CHECK(stats.lockouts.judged == 2);
+  CHECK(stats.lockouts.count == 1);
+  REQUIRE(stats.lockouts.worst);
+  CHECK(stats.lockouts.worst->seq == 11);
+  CHECK_FALSE(stats.lockouts.worst->part.empty());
+}
+
+TEST_CASE("--consume-on-deny checked: denials may have used up the parts checked before") {
+  // 5 per 1 s then 10 per 10 s, as Flask-Limiter checks them: the ten admissions fill the
+  // second part; from 9500 ms five requests pass the first part and are denied by the second,
+  // so at 10'100 ms (the second part has room again) the first is full of them.
+  std::vector<RequestRecord> records;
+  uint64_t seq = 0;
+  for (const int64_t t : {0, 100, 200, 300, 400, 1000, 1100, 1200, 1300, 1400})
+    records.push_back(request(seq++, t, Outcome::allowed));
+  for (const int64_t t : {9500, 9600, 9700, 9800, 9900})
+    records.push_back(request(seq++, t, Outcome::denied));
+  records.push_back(request(seq++, 10'100, Outcome::denied));
+  auto first = sliding(5, 1000, "sliding:5/1s");
+  auto second = sliding(10, 10'000, "sliding:10/10s");
+  // The strict reading: at 10'100 ms both parts had room by the admissions alone.
+  const RunStats strict = audited(records, audit_of({first, second}));
+  CHECK(strict.lockouts.count == 1);
+  // Checked: the first part counts the five denials before it: no room, no lock-out. The
+  // denials at 9500..9900 ms are no lock-outs either way (the second part was full).
+  first.counts_denials = true;
+  const RunStats checked = audited(records, audit_of({first, second}));
+  CHECK(checked.lockouts.judged == strict.lockouts.judged);
+  CHECK(checked.lockouts.count == 0);
+}
+
+TEST_CASE("several contracts: a hint is judged against the latest of the parts' waits") {
+  // 2 per 1 s and 3 per 10 s: admissions at 0, 100 and 1000 ms fill the second part until
+  // 10'000 ms (plus the reply); a denial at 1200 ms must wait for that, not for the first part
+  // (room again at 2000 ms).
+  std::vector<RequestRecord> records = {request(0, 0, Outcome::allowed),
+                                        request(1, 100, Outcome::allowed),
+                                        request(2, 1000, Outcome::allowed)};
+  auto audit = audit_of({sliding(2, 1000, "a"), sliding(3, 10'000, "b")});
+  records.push_back(request(3, 1200, Outcome::denied, 0, 8800));
+  const RunStats right = audited(records, audit);
+  CHECK(right.retry_accuracy.errors.size() == 1);
+  CHECK(right.retry_accuracy.early == 0);
+  CHECK(right.retry_accuracy.late == 0);
+  // A hint naming the first part's wait alone is early by about 8 s.
+  records.back().retry_ms = 800;
+  const RunStats early = audited(records, audit);
+  CHECK(early.retry_accuracy.early == 1);
+}
+
+TEST_CASE("a group: part counts every identity of a group together") {
+  // Two identities in one group, 3 each per 10 s, 4 per 10 s for the group: a limiter that
+  // checks only the identity's own limit lets 6 through.
+  std::vector<RequestRecord> records;
+  uint64_t seq = 0;
+  for (const int64_t t : {0, 100, 200}) {
+    records.push_back(request(seq++, t, Outcome::allowed, 0));
+    records.push_back(request(seq++, t + 50, Outcome::allowed, 1));
+  }
+  auto group = sliding(4, 10'000, "group:sliding:4/10s");
+  group.per_group = true;
+  auto audit = audit_of({sliding(3, 10'000, "sliding:3/10s"), group}, 2);
+  audit.group_size = 2;
+  const RunStats stats = audited(records, audit);
+  CHECK_FALSE(stats.parts[0].contract.worst.exceeded());
+  CHECK(stats.parts[1].contract.worst.exceeded());
+  CHECK(stats.parts[1].contract.worst.count == 6);
+  CHECK(stats.parts[1].per_group);
+  // Groups of one: each identity's 3 are within 4.
+  audit.group_size = 1;
+  CHECK_FALSE(audited(records, audit).parts[1].contract.worst.exceeded());
+}
