@@ -321,7 +321,11 @@ CheckResult check_utilisation(const std::vector<RunStats>& runs, const CheckPara
                     worst.used, worst.capacity, lockouts, denials, ratio + unknown,
                     denial_counting_text(judged, params))};
   }
-  if (params.exact && share.ratio() < k_min_utilisation) {
+  // A group's allowance is shared by its members: how much of it one member got says nothing
+  // of the limiter, so under-admission is judged only without group parts.
+  const bool shared_allowance = std::ranges::any_of(
+      lowest->parts, [](const PartAudit& part) { return part.per_group; });
+  if (params.exact && !shared_allowance && share.ratio() < k_min_utilisation) {
     return {"utilisation", Status::fail,
             ratio + unknown + fmt::format(" < {:.0f}%", k_min_utilisation * 100)};
   }

@@ -15,7 +15,7 @@ namespace rlcheck::testing {
 namespace {
 
 // nginx: 10 requests per second with a burst of 4, so 5 at once (B + 1) and then one each
-// 100 ms; /queued/ (no nodelay) holds up to 8 requests over the rate, one leaving each 100 ms.
+// 100 ms; /two-zones/ adds a second zone of 2/s with a burst of 9; /queued/ (no nodelay) holds up to 8 requests over the rate, one leaving each 100 ms.
 // `return` runs before limit_req (rewrite phase) and would bypass it: every location serves a
 // static file instead.
 std::string nginx_conf(const std::string& prefix, int port) {
@@ -29,6 +29,7 @@ std::string nginx_conf(const std::string& prefix, int port) {
   for (const char* temp : {"client_body", "proxy", "fastcgi", "uwsgi", "scgi"})
     conf << "  " << temp << "_temp_path " << prefix << "/" << temp << ";\n";
   conf << "  limit_req_zone $http_x_client zone=by_header:1m rate=10r/s;\n"
+       << "  limit_req_zone $http_x_client zone=by_header_slow:1m rate=2r/s;\n"
        << "  limit_req_zone $binary_remote_addr zone=by_address:1m rate=10r/s;\n"
        << "  server {\n"
        << "    listen 127.0.0.1:" << port << ";\n"
@@ -42,6 +43,11 @@ std::string nginx_conf(const std::string& prefix, int port) {
        << "    }\n"
        << "    location /by-address/ {\n"
        << "      limit_req zone=by_address burst=4 nodelay; limit_req_status 429;\n"
+       << "      alias " << prefix << "/html/;\n"
+       << "    }\n"
+       << "    location /two-zones/ {\n"  // two limits at once: 10/s burst 4, 2/s burst 9
+       << "      limit_req zone=by_header burst=4 nodelay;\n"
+       << "      limit_req zone=by_header_slow burst=9 nodelay; limit_req_status 429;\n"
        << "      alias " << prefix << "/html/;\n"
        << "    }\n"
        << "    location /queued/ {\n"  // without nodelay: requests over the rate wait
@@ -151,6 +157,19 @@ const Gateway& flask_limiter_app() {
     started.server = std::make_unique<RealServer>(
         std::vector<std::string>{k_python, fixture("flask_limiter_app.py"), std::to_string(port),
                                  flask_limiter_redis_url()},
+        started.dir->path(), started.dir->path() + "/output.log", port);
+    return started;
+  }();
+  return app;
+}
+
+const Gateway& org_limits_app() {
+  static const Gateway app = [] {
+    Gateway started;
+    started.dir = std::make_unique<ScratchDir>("org-limits");
+    const int port = free_loopback_port();
+    started.server = std::make_unique<RealServer>(
+        std::vector<std::string>{k_python, fixture("org_limits_app.py"), std::to_string(port)},
         started.dir->path(), started.dir->path() + "/output.log", port);
     return started;
   }();

@@ -28,6 +28,9 @@ const Gateway& haproxy();
 // storage at flask_limiter_redis_url(), for moving-window, fixed-window and
 // fixed-window-elastic-expiry), run with /usr/bin/python3.
 const Gateway& flask_limiter_app();
+// tests/fixtures/org_limits_app.py: 5 per 2 s per X-User inside 8 per 2 s per X-Org, /correct/
+// and /shadowing/ (the organisation's limit never checked); the standard library's server.
+const Gateway& org_limits_app();
 // Database 11 of the shared test redis-server.
 std::string flask_limiter_redis_url();
 

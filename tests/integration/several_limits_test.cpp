@@ -1,0 +1,132 @@
+// Several limits at once, against real parts on loopback: nginx with two limit_req zones on one
+// location, Flask-Limiter 3.3's "5/second;20/minute" (memory and Redis storage), and a plan's
+// per-user limit inside a per-organisation one (tests/fixtures/org_limits_app.py). Each is
+// passed as the composite it is, and fails when judged as one of its parts alone. Each case
+// speaks for clients of its own; only verdicts and check statuses are asserted.
+
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "support/json_outcome.hpp"
+#include "support/real_gateways.hpp"
+#include "support/run_binary.hpp"
+#include "support/side_by_side.hpp"
+
+using namespace rlcheck::testing;
+using nlohmann::json;
+
+namespace {
+
+std::vector<std::string> http_args(const Gateway& gateway, const std::string& path,
+                                   const std::string& flags) {
+  std::vector<std::string> args{"http", gateway.server->base_url() + path, "--json"};
+  for (std::string& word : words_of(flags))
+    args.push_back(std::move(word));
+  return args;
+}
+
+// Both parts held, and no denial came while both had room.
+void check_composite_held(const json& report) {
+  INFO(checks_of(report));
+  CHECK(check_status(report, "limit") == "pass");
+  CHECK(check_status(report, "contract") == "pass");
+  CHECK(check_status(report, "utilisation") == "pass");
+  CHECK(report["runs"][0]["contracts"].size() == 2);
+  CHECK(report["params"]["contracts"].size() == 2);
+}
+
+void check_part_alone_fails(const json& report) {
+  INFO(checks_of(report));
+  CHECK(check_status(report, "limit") == "pass");
+  CHECK(check_status(report, "utilisation") == "fail");
+  CHECK(check_detail(report, "utilisation").find("had room") != std::string::npos);
+}
+
+}  // namespace
+
+TEST_CASE("real nginx with two limit_req zones on one location passes as two token buckets") {
+  const Gateway& server = nginx();
+  if (skipped(server, k_nginx_missing))
+    return;
+  // 20/s for 3 s against 10/s burst 4 and 2/s burst 9 (buckets of 5 and 10): the first
+  // bucket decides the first half second, the second the rest. nginx commits a request to a
+  // zone only once every zone admitted it (ngx_http_limit_req_handler): nothing is consumed
+  // by a denial, the strict reading. --exact: each client is fresh.
+  const std::string load =
+      "--rate 20/s --duration 3s --no-require-retry-after --exact --contract ";
+  const std::string both = "token-bucket:5,10/s --contract token-bucket:10,2/s";
+  const std::vector<json> reports = run_side_by_side(
+      {http_args(server, "/two-zones/", "-H X-Client:zones-both-{id} " + load + both),
+       http_args(server, "/two-zones/", "-H X-Client:zones-fast-{id} " + load +
+                                            "token-bucket:5,10/s"),
+       http_args(server, "/two-zones/", "-H X-Client:zones-slow-{id} " + load +
+                                            "token-bucket:10,2/s")},
+      {0, 1, 1});
+  check_composite_held(reports[0]);
+  check_part_alone_fails(reports[1]);
+  check_part_alone_fails(reports[2]);
+}
+
+TEST_CASE("real Flask-Limiter \"5/second;20/minute\" passes as two sliding windows") {
+  const Gateway& app = flask_limiter_app();
+  if (skipped(app, k_flask_limiter_missing))
+    return;
+  // 10/s for 5 s: each second admits 5 until the minute's 20 are gone (after 4 s). Judged as
+  // 5 per second alone, the denials of the fifth second had room; as 20 per minute alone, the
+  // denials of the first second did.
+  const auto args = [&](const std::string& path, const std::string& client,
+                        const std::string& contracts) {
+    return http_args(app, path,
+                     "-H X-Client:" + client + "-{id} --rate 10/s --duration 5s --exact " +
+                         contracts);
+  };
+  const std::string both = "--contract sliding:5/1s --contract sliding:20/1m";
+  const std::vector<json> reports =
+      run_side_by_side({args("/multi/", "multi-both", both),
+                        args("/multi-redis/", "multi-redis-both", both),
+                        args("/multi/", "multi-second", "--contract sliding:5/1s"),
+                        args("/multi/", "multi-minute", "--contract sliding:20/1m")},
+                       {k_any_verdict, k_any_verdict, 1, 1});
+  check_composite_held(reports[0]);
+  check_composite_held(reports[1]);
+  check_part_alone_fails(reports[2]);
+  check_part_alone_fails(reports[3]);
+}
+
+TEST_CASE("a per-user limit inside a per-organisation one: the shadowed organisation fails") {
+  const Gateway& app = org_limits_app();
+  // Four users in two organisations of two (--group-size 2, {group}), 10/s each for 3 s,
+  // against 5 per 2 s per user and 8 per 2 s per organisation.
+  const std::string load =
+      "--identities 4 --group-size 2 --rate 40/s --duration 3s --exact "
+      "--contract sliding:5/2s --contract group:sliding:8/2s";
+  const auto args = [&](const std::string& path, const std::string& test) {
+    return http_args(app, path,
+                     "-H X-User:" + test + "-u{id} -H X-Org:" + test + "-o{group} " + load);
+  };
+  const std::vector<json> reports = run_side_by_side(
+      {args("/correct/", "correct"), args("/shadowing/", "shadowing"),
+       http_args(app, "/correct/",
+                 "-H X-User:alone-u{id} -H X-Org:alone-o{group} --identities 4 --group-size 2 "
+                 "--rate 40/s --duration 3s --exact --contract sliding:5/2s")},
+      {0, 1, 1});
+  check_composite_held(reports[0]);
+  CHECK(reports[0]["params"]["group_size"] == 2);
+
+  const json& shadowing = reports[1];
+  INFO(checks_of(shadowing));
+  CHECK(check_status(shadowing, "limit") == "fail");
+  CHECK(check_status(shadowing, "contract") == "fail");
+  CHECK(check_detail(shadowing, "contract").starts_with("group:sliding:8/2s:"));
+  const json& parts = shadowing["runs"][0]["contracts"];
+  CHECK(parts[0]["status"] == "pass");
+  CHECK(parts[1]["status"] == "fail");
+  CHECK(parts[1].contains("group"));
+
+  // The organisation's denials, judged by the user's limit alone, came with room.
+  check_part_alone_fails(reports[2]);
+}
