@@ -323,8 +323,8 @@ CheckResult check_utilisation(const std::vector<RunStats>& runs, const CheckPara
   }
   // A group's allowance is shared by its members: how much of it one member got says nothing
   // of the limiter, so under-admission is judged only without group parts.
-  const bool shared_allowance = std::ranges::any_of(
-      lowest->parts, [](const PartAudit& part) { return part.per_group; });
+  const bool shared_allowance =
+      std::ranges::any_of(lowest->parts, [](const PartAudit& part) { return part.per_group; });
   if (params.exact && !shared_allowance && share.ratio() < k_min_utilisation) {
     return {"utilisation", Status::fail,
             ratio + unknown + fmt::format(" < {:.0f}%", k_min_utilisation * 100)};

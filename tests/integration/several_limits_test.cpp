@@ -56,15 +56,14 @@ TEST_CASE("real nginx with two limit_req zones on one location passes as two tok
   // bucket decides the first half second, the second the rest. nginx commits a request to a
   // zone only once every zone admitted it (ngx_http_limit_req_handler): nothing is consumed
   // by a denial, the strict reading. --exact: each client is fresh.
-  const std::string load =
-      "--rate 20/s --duration 3s --no-require-retry-after --exact --contract ";
+  const std::string load = "--rate 20/s --duration 3s --no-require-retry-after --exact --contract ";
   const std::string both = "token-bucket:5,10/s --contract token-bucket:10,2/s";
   const std::vector<json> reports = run_side_by_side(
       {http_args(server, "/two-zones/", "-H X-Client:zones-both-{id} " + load + both),
-       http_args(server, "/two-zones/", "-H X-Client:zones-fast-{id} " + load +
-                                            "token-bucket:5,10/s"),
-       http_args(server, "/two-zones/", "-H X-Client:zones-slow-{id} " + load +
-                                            "token-bucket:10,2/s")},
+       http_args(server, "/two-zones/",
+                 "-H X-Client:zones-fast-{id} " + load + "token-bucket:5,10/s"),
+       http_args(server, "/two-zones/",
+                 "-H X-Client:zones-slow-{id} " + load + "token-bucket:10,2/s")},
       {0, 1, 1});
   check_composite_held(reports[0]);
   check_part_alone_fails(reports[1]);
@@ -80,17 +79,16 @@ TEST_CASE("real Flask-Limiter \"5/second;20/minute\" passes as two sliding windo
   // denials of the first second did.
   const auto args = [&](const std::string& path, const std::string& client,
                         const std::string& contracts) {
-    return http_args(app, path,
-                     "-H X-Client:" + client + "-{id} --rate 10/s --duration 5s --exact " +
-                         contracts);
+    return http_args(
+        app, path,
+        "-H X-Client:" + client + "-{id} --rate 10/s --duration 5s --exact " + contracts);
   };
   const std::string both = "--contract sliding:5/1s --contract sliding:20/1m";
-  const std::vector<json> reports =
-      run_side_by_side({args("/multi/", "multi-both", both),
-                        args("/multi-redis/", "multi-redis-both", both),
-                        args("/multi/", "multi-second", "--contract sliding:5/1s"),
-                        args("/multi/", "multi-minute", "--contract sliding:20/1m")},
-                       {k_any_verdict, k_any_verdict, 1, 1});
+  const std::vector<json> reports = run_side_by_side(
+      {args("/multi/", "multi-both", both), args("/multi-redis/", "multi-redis-both", both),
+       args("/multi/", "multi-second", "--contract sliding:5/1s"),
+       args("/multi/", "multi-minute", "--contract sliding:20/1m")},
+      {k_any_verdict, k_any_verdict, 1, 1});
   check_composite_held(reports[0]);
   check_composite_held(reports[1]);
   check_part_alone_fails(reports[2]);

@@ -69,8 +69,8 @@ std::vector<RequestRecord> two_windows_run() {
   for (int64_t i = 0; i < 30; ++i) {
     const int64_t t = i * 100;
     const bool admitted = t < 2000 && (t % 1000) < 500;
-    records.push_back(request(static_cast<uint64_t>(i), t,
-                              admitted ? Outcome::allowed : Outcome::denied));
+    records.push_back(
+        request(static_cast<uint64_t>(i), t, admitted ? Outcome::allowed : Outcome::denied));
   }
   return records;
 }

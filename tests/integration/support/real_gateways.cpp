@@ -15,9 +15,9 @@ namespace rlcheck::testing {
 namespace {
 
 // nginx: 10 requests per second with a burst of 4, so 5 at once (B + 1) and then one each
-// 100 ms; /two-zones/ adds a second zone of 2/s with a burst of 9; /queued/ (no nodelay) holds up to 8 requests over the rate, one leaving each 100 ms.
-// `return` runs before limit_req (rewrite phase) and would bypass it: every location serves a
-// static file instead.
+// 100 ms; /two-zones/ adds a second zone of 2/s with a burst of 9; /queued/ (no nodelay) holds up
+// to 8 requests over the rate, one leaving each 100 ms. `return` runs before limit_req (rewrite
+// phase) and would bypass it: every location serves a static file instead.
 std::string nginx_conf(const std::string& prefix, int port) {
   std::ostringstream conf;
   conf << "worker_processes 1;\n"
