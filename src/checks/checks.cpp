@@ -61,15 +61,16 @@ CheckResult check_limit(const std::vector<RunStats>& runs, const CheckParams& pa
                       worst->peak.allowance, allowance_note, unknown_phase_note(params))};
     }
     return {"limit", Status::pass,
-            fmt::format("max allowed {} <= limit {}{}", worst->peak.count, params.limit,
-                        unknown_phase_note(params))};
+            fmt::format("max allowed {}{} <= limit {}{}", worst->peak.count,
+                        worst->weighted ? " units" : "", params.limit, unknown_phase_note(params))};
   }
   const RunStats& first_over =
       *std::find_if(runs.begin(), runs.end(), [](const RunStats& r) { return r.peak.exceeded(); });
   return {"limit", Status::fail,
-          fmt::format("{} of {} over the limit; run {} allowed {}{} > {:.4g}{}; max {}", over,
+          fmt::format("{} of {} over the limit; run {} allowed {}{}{} > {:.4g}{}; max {}", over,
                       config::counted(static_cast<int64_t>(runs.size()), "run"), first_over.run,
-                      first_over.peak.count, span_text(first_over.peak), first_over.peak.allowance,
+                      first_over.peak.count, first_over.weighted ? " units" : "",
+                      span_text(first_over.peak), first_over.peak.allowance,
                       bucket || counter ? allowance_note : "", worst->peak.count)};
 }
 

@@ -24,6 +24,20 @@ struct PartRecords {
   IdentityRecords used_views;
 };
 
+// Costs: every admission, and every request that may have been one unseen, as many records
+// as its units, so each audit counts units; a denial stays one record that needs its cost.
+std::vector<RequestRecord> in_units(const std::vector<RequestRecord>& records) {
+  std::vector<RequestRecord> units;
+  units.reserve(records.size());
+  for (const RequestRecord& record : records) {
+    const bool counts = record.outcome == Outcome::allowed || engine::is_unknown(record);
+    const int32_t copies = counts ? std::max(record.cost, 1) : 1;
+    for (int32_t k = 0; k < copies; ++k)
+      units.push_back(record);
+  }
+  return units;
+}
+
 PartRecords part_records(const std::vector<RequestRecord>& plain, const ContractPart& part,
                          const AuditParams& audit, int64_t start_wall_ns) {
   PartRecords out;
@@ -40,21 +54,23 @@ PartRecords part_records(const std::vector<RequestRecord>& plain, const Contract
   std::sort(out.judged.begin(), out.judged.end(), [](const auto& a, const auto& b) {
     return std::tie(a.identity, a.seq) < std::tie(b.identity, b.seq);
   });
+  if (part.counts_denials) {
+    out.used = out.judged;
+    for (RequestRecord& record : out.used) {
+      if (record.outcome == Outcome::denied)
+        record.outcome = Outcome::allowed;
+    }
+    if (audit.weighted)
+      out.used = in_units(out.used);
+    if (part.rule.kind == AdmissionRule::Kind::fixed)
+      assign_wall_windows(out.used, start_wall_ns, part.rule);
+  }
+  if (audit.weighted)
+    out.judged = in_units(out.judged);
   if (part.rule.kind == AdmissionRule::Kind::fixed)
     assign_wall_windows(out.judged, start_wall_ns, part.rule);
   out.judged_views = split_by_identity(out.judged, keys);
-  if (!part.counts_denials) {
-    out.used_views = out.judged_views;
-    return out;
-  }
-  out.used = out.judged;
-  for (RequestRecord& record : out.used) {
-    if (record.outcome == Outcome::denied)
-      record.outcome = Outcome::allowed;
-  }
-  if (part.rule.kind == AdmissionRule::Kind::fixed)
-    assign_wall_windows(out.used, start_wall_ns, part.rule);
-  out.used_views = split_by_identity(out.used, keys);
+  out.used_views = part.counts_denials ? split_by_identity(out.used, keys) : out.judged_views;
   return out;
 }
 
@@ -118,7 +134,7 @@ IdentityRecords audit_composite(RunStats& stats, engine::RecordLog& records, int
 
     visit_denial_rooms(
         kept.judged_views, kept.used_views, rule, start_wall_ns, judge_from_ns, part.counts_denials,
-        [&](const RequestRecord& denial, double used, double capacity, bool room) {
+        audit.weighted, [&](const RequestRecord& denial, double used, double capacity, bool room) {
           DenialRooms& seen = rooms[denial.seq];
           const bool tighter = seen.parts == 0 || used / capacity > seen.used / seen.capacity;
           ++seen.parts;
@@ -133,6 +149,8 @@ IdentityRecords audit_composite(RunStats& stats, engine::RecordLog& records, int
     // now (unexplained) waits nothing.
     const auto latest = [&](const RequestRecord& denial, const HintRange& range) {
       HintRange& combined = waits[denial.seq].range;
+      if (range.never)
+        combined.never = true;
       if (!range.explained)
         return;
       combined.low_ns = std::max(combined.low_ns, range.low_ns);

@@ -190,8 +190,8 @@ double bucket_start_term(size_t rank, int64_t replied_ns, const AdmissionRule& r
 }
 
 // Room for one more: below the limit, or a whole token left (with a hair for rounding).
-bool had_room(double used, double capacity) {
-  return used + 1.0 <= capacity + 1e-9;
+bool had_room(double used, double capacity, double need) {
+  return used + need <= capacity + 1e-9;
 }
 
 namespace {
@@ -284,12 +284,13 @@ namespace {
 
 // Visits every judged denial (sent at or after `judge_from_ns`) of `judged` with the most of
 // each part the admissions of `used` (the same identities, or the same records with denials
-// read as admissions) can have used at it, less `self_used` (what the denial counts in `used`
-// itself). `on_judged(identity, records, index, used, capacity, room)`.
+// read as admissions) can have used at it, less what the denial counts in `used` itself
+// (`counts_self`: its units). `weighted`: a denial needs room for its cost, else for one.
+// `on_judged(identity, records, index, used, capacity, room)`.
 template <typename OnJudged>
 void walk_denials(const IdentityRecords& judged_views, const IdentityRecords& used_views,
                   const AdmissionRule& rule, int64_t start_wall_ns, int64_t judge_from_ns,
-                  double self_used, const OnJudged& on_judged) {
+                  bool counts_self, bool weighted, const OnJudged& on_judged) {
   for (size_t id = 0; id < judged_views.size(); ++id) {
     const RecordSpan records = judged_views[id];
     const RecordSpan admissions = id < used_views.size() ? used_views[id] : records;
@@ -319,6 +320,11 @@ void walk_denials(const IdentityRecords& judged_views, const IdentityRecords& us
     const auto report = [&](size_t i, double used, double capacity, bool room) {
       on_judged(identity, records, i, used, capacity, room);
     };
+    // What the denial asks for, and what it counts in `used` itself.
+    const auto need = [&](size_t i) {
+      return weighted ? static_cast<double>(records[i].cost) : 1.0;
+    };
+    const auto self = [&](size_t i) { return counts_self ? need(i) : 0.0; };
     // For rules that read a denial's instants alone: no denial is decoded.
     const auto each_judged_instants = [&](const auto& used_of, double capacity) {
       for (size_t i = 0; i < records.size(); ++i) {
@@ -326,8 +332,8 @@ void walk_denials(const IdentityRecords& judged_views, const IdentityRecords& us
           continue;
         const int64_t replied_ns = records.replied_ns(i);
         const double used =
-            used_of(records.sent_ns(i), replied_ns) - self_used + unseen_by(replied_ns);
-        report(i, used, capacity, had_room(used, capacity));
+            used_of(records.sent_ns(i), replied_ns) - self(i) + unseen_by(replied_ns);
+        report(i, used, capacity, had_room(used, capacity, need(i)));
       }
     };
     const auto limit = static_cast<double>(rule.limit);
@@ -342,8 +348,8 @@ void walk_denials(const IdentityRecords& judged_views, const IdentityRecords& us
         const FixedRoom room(admissions, rule, start_wall_ns);
         each_judged([&](size_t i, const RequestRecord& record) {
           if (const auto used = room.used(record)) {
-            const double total = *used - self_used + unseen_by(record.replied_ns);
-            report(i, total, limit, had_room(total, limit));
+            const double total = *used - self(i) + unseen_by(record.replied_ns);
+            report(i, total, limit, had_room(total, limit, need(i)));
           }
         });
         break;
@@ -382,7 +388,7 @@ LockOuts find_lockouts(const IdentityRecords& identities, const AdmissionRule& r
                        int64_t start_wall_ns, int64_t judge_from_ns) {
   LockOuts found;
   std::vector<bool> locked(identities.size(), false);
-  walk_denials(identities, identities, rule, start_wall_ns, judge_from_ns, 0.0,
+  walk_denials(identities, identities, rule, start_wall_ns, judge_from_ns, false, false,
                [&](uint32_t identity, RecordSpan records, size_t i, double used, double capacity,
                    bool room) {
                  if (!count_judged(found, room))
@@ -406,8 +412,8 @@ LockOuts find_lockouts(const IdentityRecords& identities, const AdmissionRule& r
 
 void visit_denial_rooms(const IdentityRecords& judged, const IdentityRecords& used,
                         const AdmissionRule& rule, int64_t start_wall_ns, int64_t judge_from_ns,
-                        bool used_counts_denials, const DenialRoomVisitor& visit) {
-  walk_denials(judged, used, rule, start_wall_ns, judge_from_ns, used_counts_denials ? 1.0 : 0.0,
+                        bool used_counts_denials, bool weighted, const DenialRoomVisitor& visit) {
+  walk_denials(judged, used, rule, start_wall_ns, judge_from_ns, used_counts_denials, weighted,
                [&](uint32_t, RecordSpan records, size_t i, double used_now, double capacity,
                    bool room) { visit(records[i], used_now, capacity, room); });
 }

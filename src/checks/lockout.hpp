@@ -63,8 +63,9 @@ std::optional<DenialCounting> find_denial_counting(RecordSpan records, uint32_t 
 // and its reply: what it took, less the most refill until its reply (plus the clock).
 double bucket_start_term(size_t rank, int64_t replied_ns, const AdmissionRule& rule);
 
-// Room for one more: below the limit, or a whole token left (with a hair for rounding).
-bool had_room(double used, double capacity);
+// Room for one more (`need` units: its cost): below the limit, or whole tokens left (with a
+// hair for rounding).
+bool had_room(double used, double capacity, double need = 1.0);
 // Counts `denial` as judged, and as a lock-out when `room`; the worst is the one with the most
 // room (of equals, the earliest sent, then the lowest identity and seq).
 void judge_denial(LockOuts& found, const engine::RequestRecord& denial, uint32_t identity,
@@ -87,8 +88,10 @@ LockOuts find_lockouts(const IdentityRecords& identities, const AdmissionRule& r
 // count against itself). Sliding, fixed and bucket rules read denials so; others read `judged`.
 using DenialRoomVisitor = std::function<void(const engine::RequestRecord& denial, double used,
                                              double capacity, bool room)>;
+// `weighted`: each request needs its cost (records counted in units, an admission of cost c
+// being c records).
 void visit_denial_rooms(const IdentityRecords& judged, const IdentityRecords& used,
                         const AdmissionRule& rule, int64_t start_wall_ns, int64_t judge_from_ns,
-                        bool used_counts_denials, const DenialRoomVisitor& visit);
+                        bool used_counts_denials, bool weighted, const DenialRoomVisitor& visit);
 
 }  // namespace rlcheck::checks

@@ -140,6 +140,9 @@ class IdentityPredictor {
     const size_t sure = sure_;
     // Unknown requests sent before the denial's reply may have been admitted as late as it.
     const auto unknown = static_cast<size_t>(sent_before(unknown_, denial.replied_ns));
+    // A request costing more than the contract ever holds can never pass: no wait is right.
+    if (denial.cost > rule_.capacity())
+      return {0, 0, false, true};
     HintRange range;
     switch (rule_.kind) {
       case AdmissionRule::Kind::sliding:
@@ -165,8 +168,11 @@ class IdentityPredictor {
   // The slot frees when the limit-th most recent admission leaves the window. The longest
   // wait counts the `unknown` requests possibly before the denial as its most recent
   // admissions, made at its reply.
+  // A request of cost c waits until at most limit - c units are left in the window: until the
+  // (limit - c + 1)-th most recent leaves (records count units: an admission of cost c is c).
   HintRange sliding(const RequestRecord& denial, size_t possible, size_t sure, size_t unknown) {
-    const auto limit = static_cast<size_t>(std::max<int64_t>(1, rule_.limit));
+    const auto limit =
+        static_cast<size_t>(std::max<int64_t>(1, rule_.limit - std::max(denial.cost, 1) + 1));
     const auto window = static_cast<double>(rule_.window_ns);
     HintRange range;
     range.explained = possible + unknown >= limit;
@@ -181,8 +187,11 @@ class IdentityPredictor {
           range.high_ns, static_cast<double>(freed) + window - static_cast<double>(denial.sent_ns));
     }
     if (sure >= limit) {
-      range.low_ns = static_cast<double>(minimum_.min_sent(sure - limit, sure)) + window -
-                     static_cast<double>(denial.replied_ns);
+      // The sliding minimum's ends only move forward: a cost other than 1 moves its start back.
+      const int64_t earliest = denial.cost == 1 ? minimum_.min_sent(sure - limit, sure)
+                                                : min_sent_between(sure - limit, sure);
+      range.low_ns =
+          static_cast<double>(earliest) + window - static_cast<double>(denial.replied_ns);
     }
     range.high_ns = std::max(range.high_ns, 0.0);
     range.low_ns = std::min(std::max(range.low_ns, 0.0), range.high_ns);
@@ -210,9 +219,11 @@ class IdentityPredictor {
                            [](int64_t t, const Instants& a) { return t < a.replied_ns; }) -
           by_reply_.begin());
     }
-    const double shortest = sent_replay_->wait_ns(surely_by_send, denial.replied_ns, rule_);
+    // A request of cost c waits for c tokens: c - 1 taken besides the one it waits for.
+    const auto more = static_cast<size_t>(std::max(denial.cost, 1) - 1);
+    const double shortest = sent_replay_->wait_ns(surely_by_send, denial.replied_ns, rule_, more);
     const double longest =
-        reply_replay_->wait_ns(covering_by_reply, denial.sent_ns, rule_, unknown);
+        reply_replay_->wait_ns(covering_by_reply, denial.sent_ns, rule_, unknown + more);
     return {std::min(shortest, longest), longest, longest > 0};
   }
 
@@ -235,6 +246,13 @@ class IdentityPredictor {
     if (!wait)
       return {0, 0, false};
     return {wait->low_ns, wait->high_ns, true};
+  }
+
+  int64_t min_sent_between(size_t begin, size_t end) const {
+    int64_t earliest = by_reply_[begin].sent_ns;
+    for (size_t k = begin + 1; k < end; ++k)
+      earliest = std::min(earliest, by_reply_[k].sent_ns);
+    return earliest;
   }
 
   const AdmissionRule& rule_;
@@ -302,6 +320,14 @@ void judge_hint_ms(RetryAccuracy& accuracy, const RequestRecord& denial, int64_t
                    uint32_t identity, const HintRange& range, const HintTolerance& allowed) {
   if (denial.hint_resolution_ms < k_whole_second_ms && hint_ms % k_whole_second_ms != 0)
     accuracy.finer_hints_whole_seconds = false;
+  if (range.never) {
+    ++accuracy.never_admissible;
+    if (!accuracy.never_worst)
+      accuracy.never_worst =
+          HintError{identity,      denial.seq, denial.replied_ns, hint_ms, 0, allowed.resolution_ms,
+                    denial.sent_ns};
+    return;
+  }
   if (!range.explained) {
     ++accuracy.unexplained;
     return;

@@ -87,6 +87,10 @@ struct RetryAccuracy {
   // bucket had a token): the limiter counted something else (state from before the run,
   // other clients), so no wait can be predicted and the hint is not judged.
   int64_t unexplained = 0;
+  // Hints given to requests costing more than the contract ever holds (--cost): each promises
+  // a retry that can never pass. The first, in full.
+  int64_t never_admissible = 0;
+  std::optional<HintError> never_worst;
   std::vector<int32_t> resolutions;  // of the hints judged, finest first, each once
   // Every usable hint finer than a second (a script's) was a multiple of 1000 ms: what
   // --hint-resolution auto reads over all runs before any is judged.
@@ -172,6 +176,8 @@ struct HintRange {
   double low_ns = 0;
   double high_ns = 0;
   bool explained = true;
+  // The request costs more than the contract ever holds: it can never pass, whatever the wait.
+  bool never = false;
 };
 
 // The range widened by the limiter's clock tolerance (never below 0).

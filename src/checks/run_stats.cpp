@@ -78,8 +78,15 @@ void forget_windows(engine::RecordLog& records) {
 IdentityRecords audit_run(RunStats& stats, engine::RecordLog& records, int64_t start_wall_ns,
                           const AuditParams& audit) {
   // Sliding-window counters on the clock place their windows by the run's start.
-  if (!audit.parts.empty()) {
-    IdentityRecords identities = audit_composite(stats, records, start_wall_ns, audit);
+  if (!audit.parts.empty() || audit.weighted) {
+    // Costs: one contract audited as a part of its own, over records counted in units.
+    AuditParams parts = audit;
+    if (parts.parts.empty())
+      parts.parts.push_back(ContractPart{"", "", audit.rule, false, false});
+    IdentityRecords identities = audit_composite(stats, records, start_wall_ns, parts);
+    if (audit.parts.empty())
+      stats.parts.clear();
+    stats.weighted = audit.weighted;
     stats.send_span_ns = send_span(records);
     return identities;
   }
@@ -147,6 +154,10 @@ std::vector<StageStats> stage_stats(const engine::RunResult& result) {
 
 void tally_record(RunStats& stats, const engine::RequestRecord& record,
                   int64_t max_retry_after_ms) {
+  if (record.outcome == engine::Outcome::allowed)
+    stats.allowed_units += record.cost;
+  else if (record.outcome == engine::Outcome::denied)
+    stats.denied_units += record.cost;
   ++stats.requests;
   if (record.status != 0) {
     ++stats.status_counts[std::to_string(record.status)];

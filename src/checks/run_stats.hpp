@@ -130,6 +130,10 @@ struct RunStats {
   std::optional<QueueAudit> queue;
   // Several contracts: each part's audit, in the order given (empty for one contract).
   std::vector<PartAudit> parts;
+  // --cost: the audits counted units; the units of the allowed and denied requests.
+  bool weighted = false;
+  int64_t allowed_units = 0;
+  int64_t denied_units = 0;
 };
 
 // How a run is audited: the contract, the identities it is audited per, the retry bounds.
@@ -154,6 +158,8 @@ struct AuditParams {
   // `rule` is then the first's. Empty: `rule` alone.
   std::vector<ContractPart> parts;
   int64_t group_size = 0;  // --group-size (0: one group of every identity)
+  // --cost: requests cost units; every admission counts its cost (audited as parts are).
+  bool weighted = false;
 };
 
 // The audits of a run against `audit.rule`, written into `stats` (contract, peak, utilisation,

@@ -65,7 +65,10 @@ std::string span_detail(const RunStats& run) {
   return fmt::format(
       "run {} identity {}: {} {} within {:.1f}ms starting {:.1f}ms into the run, allowed "
       "{:.4g}",
-      run.run, run.contract.worst_identity, worst.count, run.queue ? "departures" : "admissions",
+      run.run, run.contract.worst_identity, worst.count,
+      run.queue      ? "departures"
+      : run.weighted ? "units admitted"
+                     : "admissions",
       ms_of(worst.length_ns), ms_of(worst.start_ns), worst.allowance);
 }
 
@@ -325,7 +328,8 @@ CheckResult check_utilisation(const std::vector<RunStats>& runs, const CheckPara
   // of the limiter, so under-admission is judged only without group parts.
   const bool shared_allowance =
       std::ranges::any_of(lowest->parts, [](const PartAudit& part) { return part.per_group; });
-  if (params.exact && !shared_allowance && share.ratio() < k_min_utilisation) {
+  // Counted in units, a replay of requests one by one says nothing of the share either.
+  if (params.exact && !shared_allowance && !lowest->weighted && share.ratio() < k_min_utilisation) {
     return {"utilisation", Status::fail,
             ratio + unknown + fmt::format(" < {:.0f}%", k_min_utilisation * 100)};
   }
@@ -340,6 +344,23 @@ CheckResult check_retry_accuracy(const std::vector<RunStats>& runs, const CheckP
   int64_t early = 0, late = 0, unexplained = 0;
   const HintError* worst = nullptr;
   int worst_run = 0;
+  // A hint to a request that can never pass promises what no wait keeps: a fail on its own.
+  int64_t never = 0;
+  const RunStats* never_run = nullptr;
+  for (const RunStats& run : runs) {
+    never += run.retry_accuracy.never_admissible;
+    if (never_run == nullptr && run.retry_accuracy.never_worst)
+      never_run = &run;
+  }
+  if (never_run != nullptr) {
+    const HintError& first = *never_run->retry_accuracy.never_worst;
+    return {"retry-after-accuracy", Status::fail,
+            fmt::format("{} told to retry requests that cost more than the {} contract ever "
+                        "holds: they can never pass (first: run {} identity {} request {} told "
+                        "{}ms); deny them without a retry hint, or refuse them outright",
+                        config::counted(never, "hint"), params.contract, never_run->run,
+                        first.identity, first.seq, first.hint_ms)};
+  }
   for (const RunStats& run : runs) {
     early += run.retry_accuracy.early;
     late += run.retry_accuracy.late;

@@ -31,6 +31,8 @@ std::optional<std::string> stream_refusal(bool http, const config::Config& confi
     return "--clock-skew: the worst span's admissions are tallied after the run";
   if (config.find_max.enabled)
     return "--find-max: its steps are short runs";
+  if (config.load.costs.weighted())
+    return "--cost: every unit is counted after the run";
   if (!config.checks.parts.empty())
     return "several --contract: each denial is judged against every part after the run";
   const std::string contract = config.checks.contract.value_or("");

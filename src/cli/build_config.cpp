@@ -503,6 +503,7 @@ config::Config build_config(const RawOptions& raw) {
     config.seed = seed;
     load.identity_seed = seed;
   }
+  fill_costs(raw, config);
 
   if (raw.command == config::Command::run) {
     config.scenario_paths = raw.scenario_paths;

@@ -16,7 +16,7 @@ namespace {
 // Every placeholder a template expands (engine/placeholder_template.hpp): --arg, and the URL,
 // headers and body of an HTTP request.
 constexpr const char* k_placeholders =
-    "{limit} {window_ms} {window_s} {uuid} {seq} {run} {id} {now_ms} {now_s}";
+    "{limit} {window_ms} {window_s} {uuid} {seq} {run} {id} {group} {cost} {now_ms} {now_s}";
 
 template <typename T>
 void optional_option(CLI::App* app, const std::string& names, std::optional<T>& target,
@@ -116,6 +116,11 @@ void add_common_options(CLI::App* app, RawOptions& raw, LoadCommand command) {
   optional_option(app, "--consume-on-deny", raw.consume_on_deny,
                   "with several --contract: none (the default: a denial counts nowhere) or "
                   "checked (it may still count in the parts given before the one that denied it)");
+  optional_option(app, "--cost", raw.cost,
+                  "what each request costs in units, N or A-B (uniform, from --seed): every "
+                  "contract counts units; {cost} sends it (default 1)");
+  optional_option(app, "--cost-dist", raw.cost_dist,
+                  "costs drawn with weights, COST:WEIGHT,...: 1:80,10:15,100:5");
   optional_option(app, "--group-size", raw.group_size,
                   "identities per group: 0..K-1 form group 0, and so on ({group}; group: "
                   "contracts) (default: one group of all)");

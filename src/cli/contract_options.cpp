@@ -89,6 +89,47 @@ std::optional<std::string> read_contracts(const RawOptions& raw, config::CheckCo
   return std::nullopt;
 }
 
+void fill_costs(const RawOptions& raw, config::Config& config) {
+  if (raw.cost && raw.cost_dist)
+    throw usage_error("--cost-dist: give --cost or --cost-dist, not both");
+  if (!raw.cost && !raw.cost_dist)
+    return;
+  const char* flag = raw.cost ? "--cost" : "--cost-dist";
+  auto plan = raw.cost ? config::parse_cost(*raw.cost) : config::parse_cost_dist(*raw.cost_dist);
+  if (!plan)
+    throw usage_error(fmt::format("{}: {}", flag, plan.error()));
+  plan->seed = config.load.identity_seed;
+  if (!plan->weighted())
+    return;
+  // Each unit is counted as an admission of its own by the audits.
+  const double units = plan->mean() * static_cast<double>(config.load.requests);
+  if (units > static_cast<double>(config::k_max_kept_requests)) {
+    throw usage_error(fmt::format(
+        "{}: about {:.0f} units a run ({} requests of {:.1f} on average); the audits count up to "
+        "{} units a run",
+        flag, units, config.load.requests, plan->mean(), config::k_max_kept_requests));
+  }
+  const auto refuse = [&](const std::string& contract) {
+    throw usage_error(fmt::format(
+        "{}: costs are counted by sliding, fixed (on the clock) and bucket contracts; not yet by "
+        "{}",
+        flag, contract));
+  };
+  const auto& checks = config.checks;
+  for (const ContractSpec& part : checks.parts) {
+    if (part.anchor == "first-hit" || part.name == "sliding-counter")
+      refuse(part.text);
+  }
+  if (checks.parts.empty()) {
+    const std::string contract = checks.contract.value_or("");
+    if (contract == "sliding-counter" || contract == "queue" || checks.anchor == "first-hit")
+      refuse(contract + (checks.anchor == "first-hit" ? " --anchor first-hit" : ""));
+  }
+  if (config.command == config::Command::probe)
+    throw usage_error(fmt::format("{}: probe sends requests of one unit", flag));
+  config.load.costs = *std::move(plan);
+}
+
 void resolve_contract_parts(const RawOptions& raw, config::Config& config) {
   config::CheckConfig& checks = config.checks;
   if (raw.group_size) {

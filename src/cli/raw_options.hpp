@@ -36,6 +36,8 @@ struct RawOptions {
   std::vector<std::string> contracts;          // --contract, repeatable
   std::optional<std::string> consume_on_deny;  // --consume-on-deny none|checked
   std::optional<int64_t> group_size;           // --group-size K
+  std::optional<std::string> cost;             // --cost N | A-B
+  std::optional<std::string> cost_dist;        // --cost-dist COST:WEIGHT,...
   std::optional<std::string> anchor;           // --anchor clock|first-hit
   std::optional<std::string> rate;
   std::optional<std::string> duration;
@@ -165,6 +167,8 @@ std::optional<std::string> read_contracts(const RawOptions& raw, config::CheckCo
 // After --burst, --refill and --queue: the parts' parameters the specs left to the flags,
 // --consume-on-deny and --group-size.
 void resolve_contract_parts(const RawOptions& raw, config::Config& config);
+// After those and --seed: --cost and --cost-dist, against the contracts that count units.
+void fill_costs(const RawOptions& raw, config::Config& config);
 // audit_options.cpp: --audit, once everything it depends on is filled.
 void fill_audit(const RawOptions& raw, bool http, config::Config& config);
 // find_max_options.cpp: --find-max and --slo (in place of the open model's --rate/--duration,

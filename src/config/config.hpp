@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "config/contract_spec.hpp"
+#include "config/cost_plan.hpp"
 #include "config/duration.hpp"
 #include "config/fault_spec.hpp"
 #include "config/identity_dist.hpp"
@@ -107,6 +108,8 @@ struct LoadConfig {
   // --group-size K: identities 0..K-1 form group 0, K..2K-1 group 1, ... ({group}, group:
   // contract parts); 0: every identity in group 0.
   int64_t group_size = 0;
+  // --cost, --cost-dist: what each request costs in units (1 each unless given).
+  CostPlan costs;
   // --identity-dist: which identity request i speaks for (uniform: i mod identities).
   IdentityDist identity_dist;
   // The draws of a non-uniform identity_dist: --seed when given, else k_identity_seed, so the

@@ -5,7 +5,7 @@
 namespace rlcheck::coord {
 namespace {
 
-constexpr uint8_t k_version = 3;
+constexpr uint8_t k_version = 4;  // 4: each record's cost
 
 // The hint resolution travels shifted left by six, beside these booleans (bits 0 and 1) and the
 // clock skew's index (bits 2 to 5: --clock-skew takes at most 16 offsets).
@@ -14,6 +14,8 @@ constexpr uint64_t k_retry_from_date = 1 << 1;
 constexpr int k_skew_shift = 2;
 constexpr uint64_t k_skew_mask = 0xf;
 constexpr int k_resolution_shift = 6;
+// In the outcome byte, above the error kind: a cost other than 1 follows the resolution.
+constexpr uint8_t k_has_cost = 1 << 7;
 
 // Which optional fields follow, and the booleans, in one byte.
 enum Flag : uint8_t {
@@ -100,16 +102,21 @@ std::expected<void, std::string> decode_one(Reader& in, uint64_t& seq, int64_t& 
   RLCHECK_READ(bucket, in.signed_varint());
   RLCHECK_READ(status, in.varint());
   RLCHECK_READ(resolution, in.varint());
+  uint64_t cost = 1;
+  if ((*outcome_error & k_has_cost) != 0) {
+    RLCHECK_READ(read_cost, in.varint());
+    cost = *read_cost;
+  }
   const auto outcome = *outcome_error & 3;
-  const auto error = *outcome_error >> 2;
+  const auto error = (*outcome_error & ~k_has_cost) >> 2;
   if (outcome > static_cast<uint8_t>(engine::Outcome::error) ||
       error > static_cast<uint8_t>(engine::ErrorKind::too_large)) {
     return std::unexpected(fmt::format("an outcome or error kind out of range ({})",
                                        static_cast<int>(*outcome_error)));
   }
-  if (*identity > UINT32_MAX || *status > UINT16_MAX ||
+  if (*identity > UINT32_MAX || *status > UINT16_MAX || cost < 1 || cost > INT32_MAX ||
       (*resolution >> k_resolution_shift) > INT32_MAX)
-    return std::unexpected("an identity, status or hint resolution out of range");
+    return std::unexpected("an identity, status, cost or hint resolution out of range");
   seq += static_cast<uint64_t>(*seq_step);
   sent_ns = wrapping_add(sent_ns, *sent_step);
   // Instants are offsets from a run's start: decades either way are no run's.
@@ -133,6 +140,7 @@ std::expected<void, std::string> decode_one(Reader& in, uint64_t& seq, int64_t& 
   record.clock_skew = static_cast<uint8_t>((*resolution >> k_skew_shift) & k_skew_mask);
   record.reset_from_date = (*resolution & k_reset_from_date) != 0;
   record.retry_from_date = (*resolution & k_retry_from_date) != 0;
+  record.cost = static_cast<int32_t>(cost);
   const std::pair<Flag, std::optional<int64_t>*> optionals[] = {
       {k_retry, &record.retry_ms},
       {k_remaining, &record.remaining},
@@ -169,7 +177,8 @@ std::string encode_records(engine::RecordView records, size_t begin, size_t end,
     put_signed(out, wrapping_sub(sent, sent_ns));
     put_signed(out, wrapping_sub(record.replied_ns, record.sent_ns));
     out.push_back(static_cast<char>(static_cast<uint8_t>(record.outcome) |
-                                    static_cast<uint8_t>(static_cast<uint8_t>(record.error) << 2)));
+                                    static_cast<uint8_t>(static_cast<uint8_t>(record.error) << 2) |
+                                    (record.cost != 1 ? k_has_cost : 0)));
     uint8_t flags = 0;
     flags |= record.hint_expected ? k_hint_expected : 0;
     flags |= record.hint_invalid ? k_hint_invalid : 0;
@@ -187,6 +196,8 @@ std::string encode_records(engine::RecordView records, size_t begin, size_t end,
                  ((record.clock_skew & k_skew_mask) << k_skew_shift) |
                  (record.reset_from_date ? k_reset_from_date : uint64_t{0}) |
                  (record.retry_from_date ? k_retry_from_date : uint64_t{0}));
+    if (record.cost != 1)
+      put_varint(out, static_cast<uint64_t>(std::max(record.cost, 1)));
     for (const auto* field : {&record.retry_ms, &record.remaining, &record.advertised_limit,
                               &record.advertised_reset_s, &record.advertised_window_s}) {
       if (*field)

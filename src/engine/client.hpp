@@ -29,6 +29,7 @@ struct RequestTicket {
   uint64_t seq = 0;
   uint32_t identity = 0;
   RequestClock clock;
+  int32_t cost = 1;  // its units (--cost), for {cost}
 };
 
 class Client {

@@ -52,7 +52,7 @@ char* write_decimal(char* at, char* end, uint64_t value) {
 
 std::expected<PlaceholderTemplate, std::string> PlaceholderTemplate::parse(std::string_view text,
                                                                            Unknown unknown) {
-  static constexpr std::array<std::pair<std::string_view, Piece>, 10> k_names{{
+  static constexpr std::array<std::pair<std::string_view, Piece>, 11> k_names{{
       {"limit", Piece::limit},
       {"window_ms", Piece::window_ms},
       {"uuid", Piece::uuid},
@@ -63,6 +63,7 @@ std::expected<PlaceholderTemplate, std::string> PlaceholderTemplate::parse(std::
       {"now_s", Piece::now_s},
       {"window_s", Piece::window_s},
       {"group", Piece::group},
+      {"cost", Piece::cost},
   }};
   PlaceholderTemplate parsed;
   std::string literal;
@@ -98,7 +99,7 @@ std::expected<PlaceholderTemplate, std::string> PlaceholderTemplate::parse(std::
     if (!known) {
       return std::unexpected(fmt::format(
           "'{}' has an unknown placeholder {{{}}}; known: {{limit}} {{window_ms}} {{uuid}} "
-          "{{seq}} {{run}} {{now_ms}} {{now_s}} {{window_s}} {{id}} {{group}}",
+          "{{seq}} {{run}} {{now_ms}} {{now_s}} {{window_s}} {{id}} {{group}} {{cost}}",
           text, name));
     }
     i = close + 1;
@@ -144,6 +145,9 @@ char* PlaceholderTemplate::write_integer(Piece piece, const PlaceholderContext& 
                            context.group_size > 0
                                ? static_cast<uint64_t>(context.identity / context.group_size)
                                : 0);
+    case Piece::cost:
+      written = std::to_chars(at, end, context.cost);
+      break;
     case Piece::now_ms:
       written = std::to_chars(at, end, floor_div(clock.now_ns(), 1'000'000));
       break;

@@ -2,7 +2,7 @@
 // Text with placeholders, parsed once and expanded per request (--arg values; URLs, headers
 // and bodies of HTTP requests): {limit} {window_ms} {uuid} (unique per request) {seq} (request
 // number) {run} {now_ms} {id} (the identity the request speaks for, see identity_map.hpp),
-// {group} (its group of --group-size identities),
+// {group} (its group of --group-size identities), {cost} (its units, --cost),
 // {now_s} (Unix seconds with six decimals) and {window_s} (the window in seconds: "2", "0.5").
 
 #include <cstdint>
@@ -28,6 +28,7 @@ struct PlaceholderContext {
   // clock is written just before it is expanded (request_clock.hpp, copy_clock).
   const RequestClock* clock = nullptr;
   int64_t group_size = 0;  // for {group}: identity / group_size (0: group 0)
+  int64_t cost = 1;        // for {cost}: the request's units (--cost)
 };
 
 class PlaceholderTemplate {
@@ -42,8 +43,8 @@ class PlaceholderTemplate {
   // Replaces `out` with the expansion, keeping its capacity.
   void expand_into(const PlaceholderContext& context, std::string& out) const;
   // Writes the expansion into `out` when it fits in `capacity` and has only literals and
-  // integers ({limit} {window_ms} {seq} {run} {id} {group} {now_ms}): its length, else npos (use
-  // expand_into). The run loop's form: no string is touched.
+  // integers ({limit} {window_ms} {seq} {run} {id} {group} {cost} {now_ms}): its length, else npos
+  // (use expand_into). The run loop's form: no string is touched.
   size_t expand_to(const PlaceholderContext& context, char* out, size_t capacity) const;
   // The same text with {limit}, {window_ms}, {window_s} and {run} written as `fixed` has them:
   // what a run repeats in every request is formatted once.
@@ -65,7 +66,8 @@ class PlaceholderTemplate {
     id,
     now_s,
     window_s,
-    group
+    group,
+    cost
   };
   struct Part {
     Piece piece;

@@ -26,11 +26,12 @@ struct Context {
   bool reset_from_date = false;
   bool retry_from_date = false;
   uint8_t clock_skew = 0;  // a handful of offsets: as shared as the status
+  int32_t cost = 1;        // a few distinct costs (--cost-dist): shared as well
 
   auto key() const {
     return std::tuple(status, hint_expected, hint_invalid, header_problem, hint_resolution_ms,
                       advertised_limit, advertised_reset_s, advertised_window_s, reset_from_date,
-                      retry_from_date, clock_skew);
+                      retry_from_date, clock_skew, cost);
   }
   bool operator<(const Context& other) const { return key() < other.key(); }
   bool operator==(const Context& other) const { return key() == other.key(); }
@@ -41,7 +42,8 @@ struct Context {
            hint_invalid == record.hint_invalid && header_problem == record.header_problem &&
            hint_resolution_ms == record.hint_resolution_ms &&
            reset_from_date == record.reset_from_date && retry_from_date == record.retry_from_date &&
-           clock_skew == record.clock_skew && advertised_limit == record.advertised_limit &&
+           clock_skew == record.clock_skew && cost == record.cost &&
+           advertised_limit == record.advertised_limit &&
            advertised_reset_s == record.advertised_reset_s &&
            advertised_window_s == record.advertised_window_s;
   }
@@ -58,7 +60,8 @@ Context context_of(const RequestRecord& record) {
           record.advertised_window_s,
           record.reset_from_date,
           record.retry_from_date,
-          record.clock_skew};
+          record.clock_skew,
+          record.cost};
 }
 
 std::optional<int32_t> narrow(int64_t value) {
@@ -120,6 +123,7 @@ struct RecordTables {
     record.reset_from_date = context.reset_from_date;
     record.retry_from_date = context.retry_from_date;
     record.clock_skew = context.clock_skew;
+    record.cost = context.cost;
     return record;
   }
 };

@@ -93,6 +93,9 @@ struct RequestRecord {
   bool reset_from_date = false;    // Decision::reset_from_date
   bool retry_from_date = false;    // Decision::retry_from_date
   uint8_t clock_skew = 0;          // index into LoadConfig::clock_skews of the sender's clock
+  // The units the request asks for (--cost, --cost-dist): what every contract counts; 1 each
+  // without costs.
+  int32_t cost = 1;
   std::optional<int64_t> advertised_limit;
   std::optional<int64_t> advertised_reset_s;
   std::optional<int64_t> advertised_window_s;

@@ -24,6 +24,7 @@ uint64_t record_unsent(RunResult& result, const config::LoadConfig& load,
     RequestRecord unsent;
     unsent.seq = load.first_seq + index;
     unsent.identity = identities.of(unsent.seq);
+    unsent.cost = load.costs.of(unsent.seq);
     unsent.outcome = Outcome::error;
     unsent.error = ErrorKind::not_sent;
     result.records.push_back(unsent);

@@ -378,7 +378,7 @@ void Worker::send(int slot_index, Clock::time_point freed_at) {
       live_->reached_virtual(slot.virtual_ns);
   }
   slot.identity = shared_.identities.of(slot.seq);
-  slot.client->start({slot.seq, slot.identity, clock});
+  slot.client->start({slot.seq, slot.identity, clock, shared_.load.costs.of(slot.seq)});
 }
 
 void Worker::on_decision(int slot_index, Decision&& decision) {
@@ -394,6 +394,7 @@ void Worker::on_decision(int slot_index, Decision&& decision) {
   RequestRecord record;
   record.seq = slot.seq;
   record.identity = slot.identity;
+  record.cost = shared_.load.costs.of(slot.seq);
   if (slot.cursor) {
     // The limiter decided at exactly the instant it was given: a zero-width interval is exact.
     record.sent_ns = record.replied_ns = slot.virtual_ns;

@@ -152,6 +152,7 @@ void CurlClient::start(const engine::RequestTicket& ticket) {
   engine::PlaceholderContext context = target_.placeholders;
   context.seq = ticket.seq;
   context.identity = ticket.identity;
+  context.cost = ticket.cost;
   context.rng = &rng_;
   context.clock = &ticket.clock;
   engine::copy_clock(clock_, ticket.clock);

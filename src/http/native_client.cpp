@@ -107,6 +107,7 @@ void NativeHttpClient::start(const engine::RequestTicket& ticket) {
   engine::PlaceholderContext context = target_.target.placeholders;
   context.seq = ticket.seq;
   context.identity = ticket.identity;
+  context.cost = ticket.cost;
   context.rng = &rng_;
   context.clock = &ticket.clock;
   engine::copy_clock(clock_, ticket.clock);

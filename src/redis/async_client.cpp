@@ -111,6 +111,7 @@ void AsyncClient::start_with(const Strategy& strategy, const engine::RequestTick
   // Field by field: the key string keeps its capacity from request to request.
   state_.seq = ticket.seq;
   state_.identity = ticket.identity;
+  state_.cost = ticket.cost;
   state_.step = 0;
   state_.bucket = 0;
   engine::copy_clock(state_.clock, ticket.clock);

@@ -47,6 +47,7 @@ class DecisionIo {
 struct RequestState {
   uint64_t seq = 0;                  // request number within the run
   uint32_t identity = 0;             // the identity it speaks for (< identities)
+  int32_t cost = 1;                  // its units (--cost), for {cost}
   int step = 0;                      // the strategy's position in its command sequence
   int64_t bucket = 0;                // fixed windows: the window index
   engine::RequestClock clock;        // the time the request reads ({now_ms}, a window index)

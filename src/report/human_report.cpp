@@ -159,6 +159,8 @@ std::string header(const Report& report) {
                                         "source address", "source addresses"));
   }
   load += clock_skew_text(params);
+  if (!params.cost.empty())
+    load += fmt::format(", costs {} (audited in units)", params.cost);
   if (!params.contract.empty() && !audits_bucket(params))
     load += fmt::format(", contract {}{}", params.contract,
                         params.anchor == "first-hit" ? " (first-hit)"

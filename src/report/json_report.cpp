@@ -173,6 +173,11 @@ json run_to_json(const checks::RunStats& run) {
                 {"start_ms", rounded(static_cast<double>(run.peak.start_ns) / 1e6)},
                 {"length_ms", rounded(static_cast<double>(run.peak.length_ns) / 1e6)}}}};
   out.update(audit_to_json(run));
+  // --cost: the audits counted units (peak and worst spans are in units).
+  if (run.weighted) {
+    out["units"] = {{"allowed", run.allowed_units}, {"denied", run.denied_units}};
+    out["peak"]["unit"] = "units";
+  }
   if (run.lateness) {
     // The furthest the run fell behind its schedule: its latest request's lateness.
     out["behind_schedule_ms"] = rounded(run.lateness->max);
@@ -293,6 +298,8 @@ json to_json(const Report& report) {
     params["arrivals"] = report.params.arrivals;
   params["audit"] = report.params.audit;
   params["identities"] = report.params.identities;
+  if (!report.params.cost.empty())
+    params["cost"] = report.params.cost;
   params["identity_dist"] = report.params.identity_dist;
   params["clock"] = report.params.virtual_clock ? "virtual" : "wall";
   if (report.params.virtual_clock)

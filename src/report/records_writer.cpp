@@ -136,6 +136,8 @@ void append_json(fmt::memory_buffer& out, const std::string& target_json, int ru
     fmt::format_to(it, ",\"error_kind\":{}", json_text(*fields.error_kind));
   if (record.retry_ms)
     fmt::format_to(it, ",\"retry_ms\":{}", *record.retry_ms);
+  if (record.cost != 1)
+    fmt::format_to(it, ",\"cost\":{}", record.cost);
   if (skew_ms)
     fmt::format_to(it, ",\"skew_ms\":{}", *skew_ms);
   if (derived.due_us)

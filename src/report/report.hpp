@@ -66,6 +66,7 @@ struct Params {
   // Several contracts: every part's spec, in the order given (contract then joins them with
   // " + "); --consume-on-deny ("none" or "checked"); --group-size (0: one group).
   std::vector<std::string> contracts;
+  std::string cost;  // --cost / --cost-dist as given again ("1:80,10:15,100:5"); empty: 1 each
   std::string consume_on_deny;
   int64_t group_size = 0;
   std::string anchor;  // fixed: "clock" or "first-hit" (params.anchor); empty otherwise

@@ -122,6 +122,7 @@ ContractChoice choose_contract(const config::Config& config,
   choice.audit.own_clock_windows = !config.load.clock_skews.empty();
   if (!config.checks.parts.empty())
     choose_parts(config, choice);
+  choice.audit.weighted = config.load.costs.weighted();
   return choice;
 }
 

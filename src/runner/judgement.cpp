@@ -53,6 +53,8 @@ report::Params configured_params(const config::Config& config, const ContractCho
   if (config.load.open_model())
     params.arrivals = config.load.arrivals == config::Arrivals::poisson ? "poisson" : "uniform";
   params.identities = config.load.identities;
+  if (config.load.costs.weighted())
+    params.cost = config::format_cost(config.load.costs);
   params.identity_dist = config::format_identity_dist(config.load.identity_dist);
   params.virtual_clock = config.load.virtual_clock;
   params.source_addresses = config.load.source_addresses;

@@ -213,8 +213,9 @@ TEST_CASE("each command's help names its own defaults and every placeholder") {
   CHECK(mentions(http_help, "fresh limiter state (default 1)"));
   CHECK_FALSE(mentions(http_help, "(default 4)"));
   CHECK(mentions(http_help, "the limit being verified (default: the advertised one)"));
-  // --arg, the URL, -H and -d list the same placeholders, {id} among them.
-  const std::string every = "{limit} {window_ms} {window_s} {uuid} {seq} {run} {id} {now_ms}";
+  // --arg, the URL, -H and -d list the same placeholders, {id}, {group} and {cost} among them.
+  const std::string every =
+      "{limit} {window_ms} {window_s} {uuid} {seq} {run} {id} {group} {cost} {now_ms}";
   CHECK(mentions(redis_help, every));
   size_t http_lists = 0;
   for (size_t at = http_help.find(every); at != std::string::npos;

@@ -21,7 +21,8 @@ std::vector<RequestRecord> sample_records() {
   allowed.outcome = Outcome::allowed;
   allowed.remaining = 4;
   allowed.bucket = 28'000'123;
-  allowed.clock_skew = 15;  // --clock-skew: the last of sixteen offsets
+  allowed.clock_skew = 15;   // --clock-skew: the last of sixteen offsets
+  allowed.cost = 1'000'000;  // --cost: the most one request may cost
   RequestRecord denied;
   denied.seq = 6;
   denied.identity = 0;
@@ -38,6 +39,7 @@ std::vector<RequestRecord> sample_records() {
   denied.header_problem = true;
   denied.reset_from_date = true;
   denied.clock_skew = 1;
+  denied.cost = 7;
   RequestRecord failed;
   failed.seq = 1ULL << 33;
   failed.identity = 4'000'000'000U;
@@ -72,6 +74,7 @@ void check_same(const RequestRecord& a, const RequestRecord& b, int64_t shift_ns
   CHECK(a.reset_from_date == b.reset_from_date);
   CHECK(a.retry_from_date == b.retry_from_date);
   CHECK(a.clock_skew == b.clock_skew);
+  CHECK(a.cost == b.cost);
 }
 
 }  // namespace

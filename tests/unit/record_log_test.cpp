@@ -36,6 +36,7 @@ RequestRecord typical(uint64_t seq) {
   r.reset_from_date = seq % 2 == 0;
   r.retry_from_date = seq % 3 == 0;
   r.clock_skew = static_cast<uint8_t>(seq % 4);
+  r.cost = static_cast<int32_t>(1 + seq % 3);  // --cost: shared like the status
   return r;
 }
 
@@ -47,7 +48,8 @@ bool same(const RequestRecord& a, const RequestRecord& b) {
          a.hint_invalid == b.hint_invalid && a.header_problem == b.header_problem &&
          a.hint_resolution_ms == b.hint_resolution_ms && a.advertised_limit == b.advertised_limit &&
          a.advertised_reset_s == b.advertised_reset_s &&
-         a.advertised_window_s == b.advertised_window_s && a.clock_skew == b.clock_skew;
+         a.advertised_window_s == b.advertised_window_s && a.clock_skew == b.clock_skew &&
+         a.cost == b.cost;
 }
 
 // Every record comes back as written, and its view agrees field by field.

@@ -113,6 +113,7 @@ class ScriptStrategy final : public redis::Strategy {
     PlaceholderContext context = context_;
     context.seq = state.seq;
     context.identity = state.identity;
+    context.cost = state.cost;
     context.rng = state.rng;
     context.clock = &state.clock;
     // One per thread: the strategy is shared by every connection of the run.
