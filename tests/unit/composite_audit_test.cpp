@@ -184,3 +184,77 @@ TEST_CASE("a group: part counts every identity of a group together") {
   audit.group_size = 1;
   CHECK_FALSE(audited(records, audit).parts[1].contract.worst.exceeded());
 }
+
+namespace {
+
+RequestRecord costing(RequestRecord record, int32_t cost) {
+  record.cost = cost;
+  return record;
+}
+
+AuditParams weighted(const ContractPart& part) {
+  AuditParams audit;
+  audit.rule = part.rule;
+  audit.weighted = true;
+  audit.fresh_state = true;
+  audit.tolerance.window_ms = 10'000;
+  return audit;
+}
+
+}  // namespace
+
+TEST_CASE("costs: every contract counts units, and a denial needs room for its cost") {
+  const auto part = sliding(10, 10'000, "sliding:10/10s");
+  // 4 + 3 + 2 = 9 units admitted: a request of 2 had no room (not a lock-out), one of 1 had.
+  std::vector<RequestRecord> records = {costing(request(0, 0, Outcome::allowed), 4),
+                                        costing(request(1, 100, Outcome::allowed), 3),
+                                        costing(request(2, 200, Outcome::allowed), 2),
+                                        costing(request(3, 300, Outcome::denied), 2),
+                                        costing(request(4, 400, Outcome::denied), 1)};
+  const RunStats stats = audited(records, weighted(part));
+  CHECK(stats.parts.empty());  // one contract: reported as one
+  CHECK(stats.weighted);
+  CHECK(stats.peak.count == 9);
+  CHECK_FALSE(stats.peak.exceeded());
+  CHECK(stats.lockouts.judged == 2);
+  CHECK(stats.lockouts.count == 1);
+  REQUIRE(stats.lockouts.worst);
+  CHECK(stats.lockouts.worst->seq == 4);
+
+  // Counted as requests, 3 admissions are far below 10; counted in units, 4 + 3 + 5 are not.
+  records[2].cost = 5;
+  const RunStats over = audited(records, weighted(part));
+  CHECK(over.peak.count == 12);
+  CHECK(over.peak.exceeded());
+}
+
+TEST_CASE("costs: a hint is the wait until the request's own cost fits") {
+  // 10 per 10 s: 4 units at 0 ms, 6 at 1000 ms. A request of 5 at 2000 ms needs 5 free: the
+  // first 4 leaving leaves 6, so it waits for both, until 11'000 ms. A request of 4 at 2500 ms
+  // needs the first 4 gone: until 10'000 ms.
+  const auto part = sliding(10, 10'000, "sliding:10/10s");
+  std::vector<RequestRecord> records = {costing(request(0, 0, Outcome::allowed), 4),
+                                        costing(request(1, 1000, Outcome::allowed), 6),
+                                        costing(request(2, 2000, Outcome::denied, 0, 9000), 5),
+                                        costing(request(3, 2500, Outcome::denied, 0, 7500), 4)};
+  const RunStats stats = audited(records, weighted(part));
+  CHECK(stats.retry_accuracy.errors.size() == 2);
+  CHECK(stats.retry_accuracy.early == 0);
+  CHECK(stats.retry_accuracy.late == 0);
+  // Told the wait for one unit (the first admission's exit), the request of 5 comes back early.
+  records[2].retry_ms = 8000;
+  CHECK(audited(records, weighted(part)).retry_accuracy.early == 1);
+}
+
+TEST_CASE("costs: a request costing more than the contract holds can never pass") {
+  const auto part = sliding(10, 10'000, "sliding:10/10s");
+  // Admitted: over the limit on its own.
+  const std::vector<RequestRecord> admitted = {costing(request(0, 0, Outcome::allowed), 11)};
+  CHECK(audited(admitted, weighted(part)).peak.exceeded());
+  // Denied with a hint: a promise no wait keeps.
+  const std::vector<RequestRecord> promised = {
+      costing(request(0, 0, Outcome::denied, 0, 1000), 11)};
+  const RunStats stats = audited(promised, weighted(part));
+  CHECK(stats.retry_accuracy.never_admissible == 1);
+  CHECK(stats.retry_accuracy.errors.empty());
+}
