@@ -555,6 +555,7 @@ config::Config build_config(const RawOptions& raw) {
     fill_compare(raw, config);
   if (config.command == config::Command::serve)
     fill_serve(raw, config);
+  refuse_costs_for_strategies(config);
   fill_clock(raw, false, config);
   fill_audit(raw, false, config);
   return config;

@@ -130,6 +130,20 @@ void fill_costs(const RawOptions& raw, config::Config& config) {
   config.load.costs = *std::move(plan);
 }
 
+void refuse_costs_for_strategies(const config::Config& config) {
+  if (!config.load.costs.weighted())
+    return;
+  const bool compare = config.command == config::Command::compare;
+  const bool builtin = compare ? !config.compare_strategies.empty()
+                               : config.redis.strategy != config::Strategy::script;
+  if (builtin) {
+    throw usage_error(
+        "--cost: the built-in strategies count one unit a request; give your limiter's "
+        "--script with {cost} among its --arg values (compare: --script only), or an HTTP "
+        "endpoint with {cost} in a header, the URL or the body");
+  }
+}
+
 void resolve_contract_parts(const RawOptions& raw, config::Config& config) {
   config::CheckConfig& checks = config.checks;
   if (raw.group_size) {

@@ -169,6 +169,9 @@ std::optional<std::string> read_contracts(const RawOptions& raw, config::CheckCo
 void resolve_contract_parts(const RawOptions& raw, config::Config& config);
 // After those and --seed: --cost and --cost-dist, against the contracts that count units.
 void fill_costs(const RawOptions& raw, config::Config& config);
+// After the strategy (and compare's) are known: the built-in strategies count one unit a
+// request, so --cost goes to a --script (with {cost} in its --arg) or an HTTP endpoint.
+void refuse_costs_for_strategies(const config::Config& config);
 // audit_options.cpp: --audit, once everything it depends on is filled.
 void fill_audit(const RawOptions& raw, bool http, config::Config& config);
 // find_max_options.cpp: --find-max and --slo (in place of the open model's --rate/--duration,

@@ -128,3 +128,36 @@ TEST_CASE("a per-user limit inside a per-organisation one: the shadowed organisa
   // The organisation's denials, judged by the user's limit alone, came with room.
   check_part_alone_fails(reports[2]);
 }
+
+TEST_CASE("real Flask-Limiter cost=: a limit in units holds under --cost-dist; one that ignores "
+          "the cost fails in units") {
+  const Gateway& app = flask_limiter_app();
+  if (skipped(app, k_flask_limiter_missing))
+    return;
+  // 20 units per 2 s, each request costing its X-Cost header ({cost}), at 20 requests a second
+  // of 1, 3 or 5 units (2 on average: twice what the limit lets through).
+  const auto args = [&](const std::string& path, const std::string& client) {
+    return http_args(app, path,
+                     "-H X-Client:" + client + "-{id} -H X-Cost:{cost} --cost-dist 1:60,3:30,5:10 "
+                     "--rate 20/s --duration 4s --exact --seed 3 --contract sliding:20/2s");
+  };
+  const std::vector<json> reports = run_side_by_side(
+      {args("/cost/", "cost"), args("/cost-redis/", "cost-redis"),
+       args("/cost/ignored", "cost-ignored")},
+      {k_any_verdict, k_any_verdict, 1});
+  for (size_t i = 0; i < 2; ++i) {
+    const json& report = reports[i];
+    INFO(checks_of(report));
+    CHECK(check_status(report, "limit") == "pass");
+    CHECK(check_status(report, "contract") == "pass");
+    CHECK(check_status(report, "utilisation") == "pass");
+    CHECK(report["params"]["cost"] == "1:60,3:30,5:10");
+    // More units were admitted than requests: the audit counted units.
+    CHECK(report["runs"][0]["units"]["allowed"].get<int>() > report["runs"][0]["allowed"].get<int>());
+  }
+  const json& ignored = reports[2];
+  INFO(checks_of(ignored));
+  CHECK(check_status(ignored, "limit") == "fail");
+  CHECK(check_status(ignored, "contract") == "fail");
+  CHECK(check_detail(ignored, "contract").find("units admitted") != std::string::npos);
+}
