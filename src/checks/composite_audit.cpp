@@ -48,6 +48,8 @@ PartRecords part_records(const std::vector<RequestRecord>& plain, const Contract
   for (RequestRecord& record : out.judged) {
     // The window a limiter named belongs to no part in particular: each places its own.
     record.bucket = 0;
+    if (part.counts_requests)
+      record.cost = 1;
     if (part.per_group)
       record.identity = static_cast<uint32_t>(record.identity / std::max<int64_t>(1, size));
   }
@@ -60,12 +62,12 @@ PartRecords part_records(const std::vector<RequestRecord>& plain, const Contract
       if (record.outcome == Outcome::denied)
         record.outcome = Outcome::allowed;
     }
-    if (audit.weighted)
+    if (audit.weighted && !part.counts_requests)
       out.used = in_units(out.used);
     if (part.rule.kind == AdmissionRule::Kind::fixed)
       assign_wall_windows(out.used, start_wall_ns, part.rule);
   }
-  if (audit.weighted)
+  if (audit.weighted && !part.counts_requests)
     out.judged = in_units(out.judged);
   if (part.rule.kind == AdmissionRule::Kind::fixed)
     assign_wall_windows(out.judged, start_wall_ns, part.rule);

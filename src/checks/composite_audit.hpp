@@ -24,6 +24,7 @@ struct ContractPart {
   AdmissionRule rule;
   bool per_group = false;       // counted over a group of identities (--group-size)
   bool counts_denials = false;  // --consume-on-deny checked, and not the last part
+  bool counts_requests = false;  // --cost: this part counts requests, not units
 };
 
 // One part's audit over a run.

@@ -65,7 +65,7 @@ std::optional<std::string> read_contracts(const RawOptions& raw, config::CheckCo
   std::vector<ContractSpec> specs = parse_specs(raw);
   if (specs.empty())
     return std::nullopt;
-  if (specs.size() == 1 && !specs.front().per_group) {
+  if (specs.size() == 1 && !specs.front().per_group && !specs.front().counts_requests) {
     apply_single(raw, specs.front(), checks);
     checks.contract = specs.front().name;
     return specs.front().name;

@@ -87,9 +87,16 @@ bool known_contract(std::string_view name) {
 std::expected<ContractSpec, std::string> parse_contract_spec(std::string_view text) {
   ContractSpec spec;
   spec.text = std::string(text);
-  if (text.starts_with("group:")) {
-    spec.per_group = true;
-    text.remove_prefix(6);
+  for (bool prefixed = true; prefixed;) {
+    prefixed = false;
+    if (text.starts_with("group:") && !spec.per_group) {
+      spec.per_group = prefixed = true;
+      text.remove_prefix(6);
+    }
+    if (text.starts_with("requests:") && !spec.counts_requests) {
+      spec.counts_requests = prefixed = true;
+      text.remove_prefix(9);
+    }
   }
   const size_t colon = text.find(':');
   spec.name = std::string(text.substr(0, colon));

@@ -58,6 +58,7 @@ void choose_parts(const config::Config& config, ContractChoice& choice) {
     part.spec = spec.text;
     part.name = spec.name;
     part.per_group = spec.per_group;
+    part.counts_requests = spec.counts_requests;
     part.counts_denials = config.checks.consume_on_deny && p + 1 < parts.size();
     part.rule = rule_for(spec.name, spec.anchor.value_or(""), *spec.limit, *spec.window,
                          *spec.burst, *spec.refill);

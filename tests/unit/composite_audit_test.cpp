@@ -258,3 +258,26 @@ TEST_CASE("costs: a request costing more than the contract holds can never pass"
   CHECK(stats.retry_accuracy.never_admissible == 1);
   CHECK(stats.retry_accuracy.errors.empty());
 }
+
+TEST_CASE("costs: a requests: part counts requests beside a part counting units") {
+  // 3 requests per 10 s and 20 units per 10 s: requests of 5, 5 and 5 units fill the first
+  // part (3 requests) with room left in the second (15 units).
+  auto requests = sliding(3, 10'000, "requests:sliding:3/10s");
+  requests.counts_requests = true;
+  auto audit = audit_of({requests, sliding(20, 10'000, "sliding:20/10s")});
+  audit.weighted = true;
+  std::vector<RequestRecord> records = {costing(request(0, 0, Outcome::allowed), 5),
+                                        costing(request(1, 100, Outcome::allowed), 5),
+                                        costing(request(2, 200, Outcome::allowed), 5),
+                                        costing(request(3, 300, Outcome::denied), 1)};
+  const RunStats held = audited(records, audit);
+  CHECK(held.parts[0].contract.worst.count == 3);
+  CHECK(held.parts[1].contract.worst.count == 15);
+  CHECK_FALSE(held.peak.exceeded());
+  CHECK(held.lockouts.count == 0);  // the requests part was full
+  // A fourth admission breaks the requests part, not the units one.
+  records[3].outcome = Outcome::allowed;
+  const RunStats over = audited(records, audit);
+  CHECK(over.parts[0].contract.worst.exceeded());
+  CHECK_FALSE(over.parts[1].contract.worst.exceeded());
+}

@@ -41,6 +41,12 @@ TEST_CASE("a contract spec carries its own parameters, or takes the flags'") {
   CHECK(group->per_group);
   CHECK(group->name == "fixed");
   CHECK(group->text == "group:fixed:100/1m");
+
+  const auto requests = parse_contract_spec("requests:group:sliding:60/1m");
+  REQUIRE(requests);
+  CHECK(requests->counts_requests);
+  CHECK(requests->per_group);
+  CHECK(requests->limit == 60);
 }
 
 TEST_CASE("a malformed contract spec says what it needs, with an example") {
