@@ -176,6 +176,22 @@ const Gateway& org_limits_app() {
   return app;
 }
 
+const Gateway& llm_gateway_app() {
+  static const Gateway app = [] {
+    Gateway started;
+    if (!flask_limiter_installed())  // the same system python with redis-py
+      return started;
+    started.dir = std::make_unique<ScratchDir>("llm-gateway");
+    const int port = free_loopback_port();
+    started.server = std::make_unique<RealServer>(
+        std::vector<std::string>{k_python, fixture("llm_gateway_app.py"), std::to_string(port),
+                                 TestRedis::shared().tcp_url() + "/12"},
+        started.dir->path(), started.dir->path() + "/output.log", port);
+    return started;
+  }();
+  return app;
+}
+
 bool skipped(const Gateway& gateway, const char* missing) {
   if (gateway.server)
     return false;
