@@ -7,7 +7,7 @@
 
 namespace rlcheck::checks {
 
-inline constexpr std::array<std::string_view, 15> k_check_ids{"limit",
+inline constexpr std::array<std::string_view, 16> k_check_ids{"limit",
                                                               "exact",
                                                               "retry-after-present",
                                                               "retry-after-valid",
@@ -21,6 +21,7 @@ inline constexpr std::array<std::string_view, 15> k_check_ids{"limit",
                                                               "fail-mode",
                                                               "recovery",
                                                               "delay",
-                                                              "slo"};
+                                                              "slo",
+                                                              "remaining"};
 
 }  // namespace rlcheck::checks

@@ -263,6 +263,40 @@ std::string unknown_phase_note(const CheckParams& params, bool brief) {
 
 namespace {
 
+CheckResult check_remaining(const std::vector<RunStats>& runs, const CheckParams& params) {
+  int64_t judged = 0, wrong = 0;
+  const RunStats* first = nullptr;
+  std::string part;
+  for (const RunStats& run : runs) {
+    judged += run.remaining_units.judged;
+    wrong += run.remaining_units.wrong;
+    if (first == nullptr && run.remaining_units.first)
+      first = &run;
+    if (part.empty())
+      part = run.remaining_units.part;
+  }
+  if (judged == 0) {
+    return {"remaining", Status::skip,
+            "no admission said how many units were left (x-ratelimit-remaining-tokens, judged "
+            "with --cost or several contracts against a sliding one)"};
+  }
+  if (part.empty())
+    part = params.contract;
+  if (first != nullptr) {
+    const RemainingMismatch& m = *first->remaining_units.first;
+    return {"remaining", Status::fail,
+            fmt::format("{} of {} admissions said a count of units left that the admissions "
+                        "seen rule out; first: run {} identity {} request {} said {} left, the {} "
+                        "contract leaves {} to {} after it{}",
+                        wrong, judged, first->run, m.identity, m.seq, m.said, part, m.low, m.high,
+                        m.said > m.high ? " (a count of requests where units were asked?)" : "")};
+  }
+  return {"remaining", Status::pass,
+          fmt::format("{} admissions said the units left, each within what the {} contract "
+                      "leaves after the admissions seen",
+                      judged, part)};
+}
+
 // Several contracts: `check` judged for each part on its own (its worst span, its limit),
 // each detail named by the part; a fail in any part fails the check.
 template <typename Check>
@@ -283,6 +317,7 @@ CheckResult check_each_part(const std::vector<RunStats>& runs, const CheckParams
       run.contract = part.contract;
       run.peak = part.contract.worst;
       run.admitted_at_once = part.admitted_at_once;
+      run.weighted = run.weighted && !part.counts_requests;
     }
     const CheckResult result = check(part_runs, part_params);
     merged.id = result.id;
@@ -321,6 +356,7 @@ std::vector<CheckResult> evaluate_checks(const std::vector<RunStats>& runs,
           check_retry_bound(runs, params),
           check_retry_accuracy(runs, params),
           check_retry_honest(params, verification),
+          check_remaining(runs, params),
           check_key_ttl(runs, params),
           check_fail_mode(runs, params),
           check_recovery(runs, params),

@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "checks/lockout.hpp"
+#include "checks/remaining_units.hpp"
 #include "checks/retry_accuracy.hpp"
 #include "checks/run_stats.hpp"
 
@@ -128,6 +129,7 @@ IdentityRecords audit_composite(RunStats& stats, engine::RecordLog& records, int
     result.name = part.name;
     result.limit = rule.capacity();
     result.per_group = part.per_group;
+    result.counts_requests = part.counts_requests;
     result.contract = audit_contract(kept.judged_views, rule);
     if (result.contract.worst.exceeded())
       result.admitted_at_once = admitted_in_flight_at_once(kept.judged_views);
@@ -182,6 +184,16 @@ IdentityRecords audit_composite(RunStats& stats, engine::RecordLog& records, int
           shares[id] = share;
       }
     }
+  }
+
+  // The units responses said were left, against the first part that counts them per identity.
+  stats.remaining_units = {};
+  for (const ContractPart& part : audit.parts) {
+    if (part.per_group || part.counts_requests || part.rule.kind != AdmissionRule::Kind::sliding)
+      continue;
+    stats.remaining_units.part = part.spec;
+    judge_remaining_units(stats.remaining_units, identities, part.rule);
+    break;
   }
 
   // Over-admission: the part that exceeded most stands for the run in `peak`.

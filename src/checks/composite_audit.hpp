@@ -33,6 +33,7 @@ struct PartAudit {
   std::string name;
   int64_t limit = 0;  // the part's limit (a bucket's burst)
   bool per_group = false;
+  bool counts_requests = false;  // requests: under --cost
   ContractAudit contract;        // its worst span; worst_identity is a group for group parts
   int64_t admitted_at_once = 0;  // read only when the worst span exceeded the part
   int64_t memory_ns = 0;         // contract_memory_ns of the part

@@ -13,6 +13,7 @@
 #include "checks/fault_window.hpp"
 #include "checks/lockout.hpp"
 #include "checks/queue_audit.hpp"
+#include "checks/remaining_units.hpp"
 #include "checks/retry_accuracy.hpp"
 #include "checks/timeline.hpp"
 #include "engine/run.hpp"
@@ -134,6 +135,8 @@ struct RunStats {
   bool weighted = false;
   int64_t allowed_units = 0;
   int64_t denied_units = 0;
+  // The units responses said were left, against the first sliding part counting units.
+  RemainingUnits remaining_units;
 };
 
 // How a run is audited: the contract, the identities it is audited per, the retry bounds.

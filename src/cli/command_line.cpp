@@ -260,6 +260,10 @@ void add_http_options(CLI::App* app, RawOptions& raw) {
   app->add_option("--reset-cmd", raw.reset_cmd, "shell command run before each run");
   app->add_flag("--no-require-retry-after", raw.no_require_retry_after,
                 "a denial without Retry-After is not a failure");
+  optional_option(app, "--ratelimit-headers", raw.ratelimit_headers,
+                  "which rate-limit headers are read: auto (every form, the default), ietf "
+                  "(RateLimit, RateLimit-Policy), x (X-RateLimit-*) or llm "
+                  "(x-ratelimit-{limit,remaining,reset}-{requests,tokens})");
   optional_option(app, "--http-client", raw.http_client,
                   "native (HTTP/1.1, the default) or curl (also used for --http2 and proxies); "
                   "default from env RLCHECK_HTTP_CLIENT");

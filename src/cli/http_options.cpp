@@ -97,6 +97,14 @@ void fill_http(const RawOptions& raw, config::Config& config) {
   }
   http.reset_cmd = raw.reset_cmd;
   http.require_retry_after = !raw.no_require_retry_after;
+  if (raw.ratelimit_headers) {
+    const std::string& forms = *raw.ratelimit_headers;
+    if (forms != "auto" && forms != "ietf" && forms != "x" && forms != "llm") {
+      throw base::usage_error(
+          fmt::format("--ratelimit-headers: expected auto, ietf, x or llm, got '{}'", forms));
+    }
+    http.ratelimit_headers = forms;
+  }
 
   // Later runs must not inherit the first run's exhausted window.
   bool fresh_identity = http.between_runs.count() > 0 || !http.reset_cmd.empty();

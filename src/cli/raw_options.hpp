@@ -38,6 +38,7 @@ struct RawOptions {
   std::optional<int64_t> group_size;           // --group-size K
   std::optional<std::string> cost;             // --cost N | A-B
   std::optional<std::string> cost_dist;        // --cost-dist COST:WEIGHT,...
+  std::optional<std::string> ratelimit_headers;  // --ratelimit-headers auto|ietf|x|llm
   std::optional<std::string> anchor;           // --anchor clock|first-hit
   std::optional<std::string> rate;
   std::optional<std::string> duration;

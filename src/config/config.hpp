@@ -288,6 +288,7 @@ struct HttpConfig {
   Nanos between_runs{0};            // pause before every run but the first
   std::string reset_cmd;            // shell command run before each run
   bool require_retry_after = true;  // a 429 without Retry-After fails a check
+  std::string ratelimit_headers = "auto";  // --ratelimit-headers: auto, ietf, x or llm
   HttpClientChoice client = HttpClientChoice::automatic;
   bool http2 = false;  // --http2 (curl)
 };

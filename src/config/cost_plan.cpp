@@ -1,6 +1,7 @@
 #include "config/cost_plan.hpp"
 
 #include <charconv>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -8,14 +9,14 @@ namespace rlcheck::config {
 namespace {
 
 // splitmix64: a well-mixed 64-bit value from the seed and the request number.
-uint64_t mix(uint64_t seed, uint64_t seq) {
+uint64_t cost_mix(uint64_t seed, uint64_t seq) {
   uint64_t z = seed + 0x9e3779b97f4a7c15ULL * (seq + 1);
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
   return z ^ (z >> 31);
 }
 
-std::optional<int64_t> number(std::string_view text) {
+std::optional<int64_t> whole_value(std::string_view text) {
   int64_t value = 0;
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (error != std::errc() || end != text.data() + text.size() || text.empty())
@@ -24,7 +25,7 @@ std::optional<int64_t> number(std::string_view text) {
 }
 
 std::expected<int32_t, std::string> cost_value(std::string_view text) {
-  const auto value = number(text);
+  const auto value = whole_value(text);
   if (!value || *value < 1 || *value > k_max_cost) {
     return std::unexpected(
         fmt::format("'{}' is not a cost: a whole number from 1 to {}", text, k_max_cost));
@@ -37,7 +38,7 @@ std::expected<int32_t, std::string> cost_value(std::string_view text) {
 int32_t CostPlan::of(uint64_t seq) const {
   if (!weighted())
     return 1;
-  const uint64_t draw = mix(seed, seq);
+  const uint64_t draw = cost_mix(seed, seq);
   if (choices.empty()) {
     const auto span = static_cast<uint64_t>(high - low) + 1;
     return low + static_cast<int32_t>(draw % span);
@@ -103,7 +104,7 @@ std::expected<CostPlan, std::string> parse_cost_dist(std::string_view text) {
     const auto cost = cost_value(item.substr(0, colon));
     if (!cost)
       return std::unexpected(cost.error());
-    const auto weight = number(item.substr(colon + 1));
+    const auto weight = whole_value(item.substr(colon + 1));
     if (!weight || *weight < 1 || *weight > 1'000'000) {
       return std::unexpected(fmt::format("'{}' is not a weight: a whole number from 1 to 1000000",
                                          item.substr(colon + 1)));

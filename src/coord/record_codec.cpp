@@ -16,6 +16,7 @@ constexpr uint64_t k_skew_mask = 0xf;
 constexpr int k_resolution_shift = 6;
 // In the outcome byte, above the error kind: a cost other than 1 follows the resolution.
 constexpr uint8_t k_has_cost = 1 << 7;
+constexpr uint8_t k_has_remaining_units = 1 << 6;  // units left (x-ratelimit-remaining-tokens)
 
 // Which optional fields follow, and the booleans, in one byte.
 enum Flag : uint8_t {
@@ -107,8 +108,13 @@ std::expected<void, std::string> decode_one(Reader& in, uint64_t& seq, int64_t& 
     RLCHECK_READ(read_cost, in.varint());
     cost = *read_cost;
   }
+  std::optional<int64_t> remaining_units;
+  if ((*outcome_error & k_has_remaining_units) != 0) {
+    RLCHECK_READ(read_units, in.signed_varint());
+    remaining_units = *read_units;
+  }
   const auto outcome = *outcome_error & 3;
-  const auto error = (*outcome_error & ~k_has_cost) >> 2;
+  const auto error = (*outcome_error & ~(k_has_cost | k_has_remaining_units)) >> 2;
   if (outcome > static_cast<uint8_t>(engine::Outcome::error) ||
       error > static_cast<uint8_t>(engine::ErrorKind::too_large)) {
     return std::unexpected(fmt::format("an outcome or error kind out of range ({})",
@@ -141,6 +147,7 @@ std::expected<void, std::string> decode_one(Reader& in, uint64_t& seq, int64_t& 
   record.reset_from_date = (*resolution & k_reset_from_date) != 0;
   record.retry_from_date = (*resolution & k_retry_from_date) != 0;
   record.cost = static_cast<int32_t>(cost);
+  record.remaining_units = remaining_units;
   const std::pair<Flag, std::optional<int64_t>*> optionals[] = {
       {k_retry, &record.retry_ms},
       {k_remaining, &record.remaining},
@@ -178,7 +185,8 @@ std::string encode_records(engine::RecordView records, size_t begin, size_t end,
     put_signed(out, wrapping_sub(record.replied_ns, record.sent_ns));
     out.push_back(static_cast<char>(static_cast<uint8_t>(record.outcome) |
                                     static_cast<uint8_t>(static_cast<uint8_t>(record.error) << 2) |
-                                    (record.cost != 1 ? k_has_cost : 0)));
+                                    (record.cost != 1 ? k_has_cost : 0) |
+                                    (record.remaining_units ? k_has_remaining_units : 0)));
     uint8_t flags = 0;
     flags |= record.hint_expected ? k_hint_expected : 0;
     flags |= record.hint_invalid ? k_hint_invalid : 0;
@@ -198,6 +206,8 @@ std::string encode_records(engine::RecordView records, size_t begin, size_t end,
                  (record.retry_from_date ? k_retry_from_date : uint64_t{0}));
     if (record.cost != 1)
       put_varint(out, static_cast<uint64_t>(std::max(record.cost, 1)));
+    if (record.remaining_units)
+      put_signed(out, *record.remaining_units);
     for (const auto* field : {&record.retry_ms, &record.remaining, &record.advertised_limit,
                               &record.advertised_reset_s, &record.advertised_window_s}) {
       if (*field)

@@ -237,6 +237,7 @@ PackedRecord RecordLog::encode(const RequestRecord& record) {
   if (record.seq < tables.first_seq ||
       record.seq - tables.first_seq > std::numeric_limits<uint32_t>::max() || record.sent_ns < 0 ||
       latency < 0 || latency > std::numeric_limits<uint32_t>::max() || !retry || !remaining ||
+      record.remaining_units.has_value() ||
       tables.whole.size() >= std::numeric_limits<uint32_t>::max()) {
     return keep_whole();
   }

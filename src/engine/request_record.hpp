@@ -47,6 +47,8 @@ struct Decision {
   std::string error_message;         // first words of the reply, for the report
   std::optional<int64_t> retry_ms;   // the retry hint, when the reply carried one
   std::optional<int64_t> remaining;  // the remaining count, when the reply carried one
+  // The units left (an LLM gateway's x-ratelimit-remaining-tokens), when the reply said.
+  std::optional<int64_t> remaining_units;
   bool hint_expected = false;        // the reply shape has a place for a retry hint
   int64_t bucket = 0;                // fixed windows: the window index; else 0
   // leaky-queue (serve): how long the caller holds an admitted request before it leaves.
@@ -99,6 +101,7 @@ struct RequestRecord {
   std::optional<int64_t> advertised_limit;
   std::optional<int64_t> advertised_reset_s;
   std::optional<int64_t> advertised_window_s;
+  std::optional<int64_t> remaining_units;  // Decision::remaining_units (kept whole when set)
 };
 
 // An error that says the request never reached a connection: none could be made.

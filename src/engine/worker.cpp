@@ -410,6 +410,7 @@ void Worker::on_decision(int slot_index, Decision&& decision) {
   record.hint_expected = decision.hint_expected;
   record.retry_ms = decision.retry_ms;
   record.remaining = decision.remaining;
+  record.remaining_units = decision.remaining_units;
   record.bucket = decision.bucket;
   record.status = decision.status;
   record.hint_invalid = decision.hint_invalid;

@@ -53,7 +53,8 @@ engine::Decision decide_response(int status, const HeaderList& headers, const Re
     reference = parse_http_date(*date).value_or(local_unix_s);
   }
 
-  const RateLimitInfo advertised = parse_ratelimit_headers(headers, reference);
+  const HeaderList read = headers_of_forms(headers, rules.header_forms);
+  const RateLimitInfo advertised = parse_ratelimit_headers(read, reference);
   decision.advertised_limit = advertised.limit;
   decision.remaining = advertised.remaining;
   decision.advertised_reset_s = advertised.reset_s;
@@ -62,6 +63,18 @@ engine::Decision decide_response(int status, const HeaderList& headers, const Re
   if (!advertised.problems.empty()) {
     decision.header_problem = true;
     decision.header_note = advertised.problems.front();
+  }
+  // LLM gateways: the requests pair stands where the other forms' one limit does, when none
+  // of them spoke; the tokens pair's remaining is the units left (--cost).
+  const LlmLimits llm = parse_llm_headers(read);
+  if (advertised.source.empty()) {
+    decision.advertised_limit = llm.requests.limit;
+    decision.remaining = llm.requests.remaining;
+  }
+  decision.remaining_units = llm.tokens.remaining;
+  if (!llm.problems.empty() && !decision.header_problem) {
+    decision.header_problem = true;
+    decision.header_note = llm.problems.front();
   }
 
   if (rules.allowed.contains(status)) {

@@ -50,6 +50,11 @@ http::HttpTarget make_http_target(const config::Config& config, const std::strin
   target.rules.allowed = *http::StatusSet::parse(options.allowed_status);
   target.rules.denied = *http::StatusSet::parse(options.denied_status);
   target.rules.require_retry_after = options.require_retry_after;
+  target.rules.header_forms = options.ratelimit_headers == "ietf" ? http::HeaderForms::ietf
+                              : options.ratelimit_headers == "x"  ? http::HeaderForms::x
+                              : options.ratelimit_headers == "llm"
+                                  ? http::HeaderForms::llm
+                                  : http::HeaderForms::automatic;
   target.timeout = config.load.timeout;
   target.tls = config.tls;
   target.concurrency = config.load.concurrency;

@@ -182,12 +182,15 @@ TEST_CASE("an LLM gateway's requests and tokens per window, per key inside per o
   };
   const std::vector<json> reports =
       run_side_by_side({args("/correct/", "llm-correct"), args("/tokens-by-one/", "llm-by-one"),
-                        args("/shadows-org/", "llm-shadows")},
-                       {0, 1, 1});
+                        args("/shadows-org/", "llm-shadows"),
+                        args("/remaining-requests/", "llm-remaining")},
+                       {0, 1, 1, 1});
   const json& correct = reports[0];
   {
     INFO(checks_of(correct));
     CHECK(correct["runs"][0]["contracts"].size() == 3);
+    // Its x-ratelimit-remaining-tokens agrees with the tokens admitted.
+    CHECK(check_status(correct, "remaining") == "pass");
   }
   check_composite_held(correct);
 
@@ -205,4 +208,13 @@ TEST_CASE("an LLM gateway's requests and tokens per window, per key inside per o
   CHECK(check_detail(shadows, "contract").starts_with("group:sliding:60/2s:"));
   CHECK(shadows["runs"][0]["contracts"][1]["status"] == "pass");
   CHECK(shadows["runs"][0]["contracts"][2]["status"] == "fail");
+
+  // Deciding right but counting requests in its remaining-tokens header: remaining fails, and
+  // nothing else does.
+  const json& remaining = reports[3];
+  INFO(checks_of(remaining));
+  CHECK(check_status(remaining, "remaining") == "fail");
+  CHECK(check_status(remaining, "limit") == "pass");
+  CHECK(check_status(remaining, "contract") == "pass");
+  CHECK(check_status(remaining, "utilisation") == "pass");
 }

@@ -53,7 +53,7 @@ TEST_CASE("every check is reported once, under its stable id") {
   CHECK(ids == std::vector<std::string>{
                    "limit", "contract", "delay", "exact", "utilisation", "retry-after-present",
                    "retry-after-valid", "retry-after-bound", "retry-after-accuracy",
-                   "retry-after-honest", "key-ttl", "fail-mode", "recovery", "errors"});
+                   "retry-after-honest", "remaining", "key-ttl", "fail-mode", "recovery", "errors"});
 }
 
 TEST_CASE("limit passes when no run's peak exceeds its allowance") {

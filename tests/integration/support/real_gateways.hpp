@@ -33,7 +33,8 @@ const Gateway& flask_limiter_app();
 const Gateway& org_limits_app();
 // tests/fixtures/llm_gateway_app.py: per X-Api-Key 10 requests and 40 tokens (X-Tokens) per
 // 2 s, per X-Org 60 tokens per 2 s, OpenAI-style x-ratelimit-* headers, state in database 12
-// of the shared test redis-server: /correct/, /tokens-by-one/, /shadows-org/.
+// of the shared test redis-server: /correct/, /tokens-by-one/, /shadows-org/,
+// /remaining-requests/ (its remaining-tokens header counts requests).
 const Gateway& llm_gateway_app();
 // Database 11 of the shared test redis-server.
 std::string flask_limiter_redis_url();
