@@ -281,3 +281,27 @@ TEST_CASE("costs: a requests: part counts requests beside a part counting units"
   CHECK(over.parts[0].contract.worst.exceeded());
   CHECK_FALSE(over.parts[1].contract.worst.exceeded());
 }
+
+TEST_CASE("costs: the units a response says are left are judged against the admissions seen") {
+  // 40 units per 2 s: admissions of 30 and 10 at 0 and 500 ms leave 10 and then 0.
+  const auto part = sliding(40, 2000, "sliding:40/2s");
+  std::vector<RequestRecord> records = {costing(request(0, 0, Outcome::allowed), 30),
+                                        costing(request(1, 500, Outcome::allowed), 10)};
+  records[0].remaining_units = 10;
+  records[1].remaining_units = 0;
+  const RunStats right = audited(records, weighted(part));
+  CHECK(right.remaining_units.judged == 2);
+  CHECK(right.remaining_units.wrong == 0);
+  // A count of requests left (40 - 2 = 38) promises units already given away.
+  records[1].remaining_units = 38;
+  const RunStats wrong = audited(records, weighted(part));
+  CHECK(wrong.remaining_units.wrong == 1);
+  REQUIRE(wrong.remaining_units.first);
+  CHECK(wrong.remaining_units.first->said == 38);
+  CHECK(wrong.remaining_units.first->high == 0);
+  // Once the first admission has left the window (at 2001 ms), 30 more are left.
+  records.push_back(costing(request(2, 2100, Outcome::allowed), 5));
+  records[1].remaining_units = 0;
+  records[2].remaining_units = 25;
+  CHECK(audited(records, weighted(part)).remaining_units.wrong == 0);
+}
