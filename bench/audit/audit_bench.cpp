@@ -1,7 +1,9 @@
 // rlcheck_audit_bench N [IDENTITIES [CONTRACT]]: the CPU time of every audit of a run of N
 // requests, on a synthetic run (10 000 requests a second, limit 100 a second per identity, the rest
 // denied with an exact retry hint), once for each contract kind, and the memory the run's records
-// take. Built with the project (bench/CMakeLists.txt); run by bench/memory.sh.
+// take; then two contracts at once ("two parts": 100 per 1 s and 1000 per 10 s) and costs
+// ("costs 1-3": a run whose requests cost 1 to 3 units, 100 units a second). Built with the
+// project (bench/CMakeLists.txt); run by bench/memory.sh.
 
 #include <sys/resource.h>
 
@@ -36,7 +38,9 @@ long max_rss_kb() {
   return usage.ru_maxrss;
 }
 
-rlcheck::engine::RunResult synthetic_run(int64_t requests, int64_t identities) {
+// `weighted`: request i costs 1 + i mod 3 units, and the limit counts units.
+rlcheck::engine::RunResult synthetic_run(int64_t requests, int64_t identities,
+                                         bool weighted = false) {
   rlcheck::engine::RunResult result;
   result.records.reserve(static_cast<size_t>(requests));
   result.start_wall_ns = 1'700'000'000'000'000'000;
@@ -54,9 +58,10 @@ rlcheck::engine::RunResult synthetic_run(int64_t requests, int64_t identities) {
       window_of[r.identity] = window;
       count = 0;
     }
+    r.cost = weighted ? static_cast<int32_t>(1 + i % 3) : 1;
     // Leave a margin at the window's end so every admission sits surely inside a window.
-    if (count < k_limit && r.sent_ns % k_window_ns < k_window_ns / 2) {
-      ++count;
+    if (count + r.cost <= k_limit && r.sent_ns % k_window_ns < k_window_ns / 2) {
+      count += r.cost;
       r.outcome = Outcome::allowed;
       r.remaining = k_limit - count;
     } else {
@@ -128,6 +133,36 @@ int main(int argc, char** argv) {
                 contract.name, cpu_seconds() - start, static_cast<long long>(stats.allowed),
                 static_cast<long long>(stats.denied),
                 static_cast<long long>(stats.contract.worst.count));
+  }
+  // Several contracts, and costs: the composite audit (a copy of the records per part, in units).
+  const auto time_audit = [&](const char* name, rlcheck::engine::RunResult run,
+                              const rlcheck::checks::AuditParams& audit) {
+    const double start = cpu_seconds();
+    const rlcheck::checks::RunStats stats = rlcheck::checks::summarize_run(1, run, audit);
+    std::printf("  %-15s every check: %6.2f s CPU (allowed %lld, denied %lld, peak %lld)\n", name,
+                cpu_seconds() - start, static_cast<long long>(stats.allowed),
+                static_cast<long long>(stats.denied),
+                static_cast<long long>(stats.contract.worst.count));
+  };
+  rlcheck::checks::AuditParams base_audit;
+  base_audit.rule = contracts[0].rule;
+  base_audit.identities = identities;
+  base_audit.fresh_state = true;
+  base_audit.tolerance.window_ms = k_window_ns / 1'000'000;
+  if (only.empty() || only == "two parts") {
+    rlcheck::checks::AuditParams audit = base_audit;
+    AdmissionRule longer = contracts[0].rule;
+    longer.limit = 10 * k_limit;
+    longer.window_ns = 10 * k_window_ns;
+    audit.parts = {{"sliding:100/1s", "sliding", contracts[0].rule, false, false, false},
+                   {"sliding:1000/10s", "sliding", longer, false, false, false}};
+    audit.tolerance.window_ms = 10 * k_window_ns / 1'000'000;
+    time_audit("two parts", base, audit);
+  }
+  if (only.empty() || only == "costs 1-3") {
+    rlcheck::checks::AuditParams audit = base_audit;
+    audit.weighted = true;
+    time_audit("costs 1-3", synthetic_run(requests, identities, true), audit);
   }
   std::printf("peak RSS %.1f MB\n", static_cast<double>(max_rss_kb()) / 1024.0);
   return 0;

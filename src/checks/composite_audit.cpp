@@ -25,53 +25,58 @@ struct PartRecords {
   IdentityRecords used_views;
 };
 
-// Costs: every admission, and every request that may have been one unseen, as many records
-// as its units, so each audit counts units; a denial stays one record that needs its cost.
-std::vector<RequestRecord> in_units(const std::vector<RequestRecord>& records) {
-  std::vector<RequestRecord> units;
-  units.reserve(records.size());
-  for (const RequestRecord& record : records) {
-    const bool counts = record.outcome == Outcome::allowed || engine::is_unknown(record);
-    const int32_t copies = counts ? std::max(record.cost, 1) : 1;
-    for (int32_t k = 0; k < copies; ++k)
-      units.push_back(record);
-  }
-  return units;
+// How many records a request stands as: under costs, every admission and every request that
+// may have been one unseen as many as its units (so each audit counts units); a denial stays
+// one record that needs its cost.
+int32_t copies_of(const RequestRecord& record, bool in_units) {
+  const bool counts = record.outcome == Outcome::allowed || engine::is_unknown(record);
+  return in_units && counts ? std::max(record.cost, 1) : 1;
 }
 
-PartRecords part_records(const std::vector<RequestRecord>& plain, const ContractPart& part,
-                         const AuditParams& audit, int64_t start_wall_ns) {
-  PartRecords out;
-  out.judged = plain;
-  const int64_t keys = part.per_group ? group_count(audit.identities, audit.group_size)
-                                      : std::max<int64_t>(1, audit.identities);
+// The part's copy of `records` (ordered by identity, by seq within one), in one pass: keyed by
+// its group for group parts, costs of 1 for requests: parts, denials read as admissions when
+// `denials_admitted`, expanded to units under costs.
+std::vector<RequestRecord> part_copy(const engine::RecordLog& records, const ContractPart& part,
+                                     const AuditParams& audit, bool denials_admitted) {
   const int64_t size = audit.group_size > 0 ? audit.group_size : audit.identities;
-  for (RequestRecord& record : out.judged) {
+  const bool in_units = audit.weighted && !part.counts_requests;
+  std::vector<RequestRecord> copy;
+  copy.reserve(records.size());
+  engine::RecordCursor cursor(records.view());
+  for (size_t i = 0; i < records.size(); ++i) {
+    RequestRecord record = cursor[i];
     // The window a limiter named belongs to no part in particular: each places its own.
     record.bucket = 0;
     if (part.counts_requests)
       record.cost = 1;
     if (part.per_group)
       record.identity = static_cast<uint32_t>(record.identity / std::max<int64_t>(1, size));
+    if (denials_admitted && record.outcome == Outcome::denied)
+      record.outcome = Outcome::allowed;
+    for (int32_t k = copies_of(record, in_units); k > 0; --k)
+      copy.push_back(record);
   }
-  std::sort(out.judged.begin(), out.judged.end(), [](const auto& a, const auto& b) {
-    return std::tie(a.identity, a.seq) < std::tie(b.identity, b.seq);
-  });
-  if (part.counts_denials) {
-    out.used = out.judged;
-    for (RequestRecord& record : out.used) {
-      if (record.outcome == Outcome::denied)
-        record.outcome = Outcome::allowed;
-    }
-    if (audit.weighted && !part.counts_requests)
-      out.used = in_units(out.used);
-    if (part.rule.kind == AdmissionRule::Kind::fixed)
-      assign_wall_windows(out.used, start_wall_ns, part.rule);
+  // `records` come ordered by identity and seq; a group's members interleave by seq.
+  if (part.per_group) {
+    std::stable_sort(copy.begin(), copy.end(), [](const auto& a, const auto& b) {
+      return std::tie(a.identity, a.seq) < std::tie(b.identity, b.seq);
+    });
   }
-  if (audit.weighted && !part.counts_requests)
-    out.judged = in_units(out.judged);
-  if (part.rule.kind == AdmissionRule::Kind::fixed)
+  return copy;
+}
+
+PartRecords part_records(const engine::RecordLog& records, const ContractPart& part,
+                         const AuditParams& audit, int64_t start_wall_ns) {
+  PartRecords out;
+  const int64_t keys = part.per_group ? group_count(audit.identities, audit.group_size)
+                                      : std::max<int64_t>(1, audit.identities);
+  out.judged = part_copy(records, part, audit, false);
+  if (part.counts_denials)
+    out.used = part_copy(records, part, audit, true);
+  if (part.rule.kind == AdmissionRule::Kind::fixed) {
     assign_wall_windows(out.judged, start_wall_ns, part.rule);
+    assign_wall_windows(out.used, start_wall_ns, part.rule);
+  }
   out.judged_views = split_by_identity(out.judged, keys);
   out.used_views = part.counts_denials ? split_by_identity(out.used, keys) : out.judged_views;
   return out;
@@ -88,7 +93,42 @@ struct DenialRooms {
 
 struct DenialWaits {
   HintRange range{0, 0, false};
+  bool seen = false;
 };
+
+// What the parts said of each denial, by request number: a run's numbers are dense (one host:
+// 0..N-1; many hosts: a range of them), so a vector by offset, else a map.
+template <typename T>
+class BySeq {
+ public:
+  BySeq(uint64_t first, uint64_t last, size_t records) : first_(first) {
+    if (last >= first && last - first < 4 * static_cast<uint64_t>(records) + 16)
+      dense_.resize(static_cast<size_t>(last - first + 1));
+  }
+  T& operator[](uint64_t seq) {
+    if (!dense_.empty())
+      return dense_[static_cast<size_t>(seq - first_)];
+    return sparse_[seq];
+  }
+  const T* find(uint64_t seq) const {
+    if (!dense_.empty())
+      return &dense_[static_cast<size_t>(seq - first_)];
+    const auto found = sparse_.find(seq);
+    return found == sparse_.end() ? nullptr : &found->second;
+  }
+
+ private:
+  uint64_t first_;
+  std::vector<T> dense_;
+  std::unordered_map<uint64_t, T> sparse_;
+};
+
+// A part that counts as the run's records stand, by identity, with no window of its own to
+// place: judged on the identities' own views, without a copy.
+bool reads_records_as_they_are(const ContractPart& part, const AuditParams& audit) {
+  return !part.per_group && !part.counts_denials && !audit.weighted &&
+         part.rule.kind != AdmissionRule::Kind::fixed;
+}
 
 }  // namespace
 
@@ -101,11 +141,6 @@ int64_t group_count(int64_t identities, int64_t group_size) {
 IdentityRecords audit_composite(RunStats& stats, engine::RecordLog& records, int64_t start_wall_ns,
                                 const AuditParams& audit) {
   IdentityRecords identities = split_by_identity(records, audit.identities);
-  std::vector<RequestRecord> plain;
-  plain.reserve(records.size());
-  for (size_t i = 0; i < records.size(); ++i)
-    plain.push_back(records[i]);
-
   int64_t memory_ns = 0;
   int64_t longest_window_ns = 0;
   for (const ContractPart& part : audit.parts) {
@@ -114,15 +149,26 @@ IdentityRecords audit_composite(RunStats& stats, engine::RecordLog& records, int
   }
   const int64_t judge_from_ns = audit.fresh_state ? 0 : memory_ns;
 
-  std::unordered_map<uint64_t, DenialRooms> rooms;
-  std::unordered_map<uint64_t, DenialWaits> waits;
+  uint64_t first_seq = UINT64_MAX, last_seq = 0;
+  for (size_t i = 0; i < records.size(); ++i) {
+    first_seq = std::min(first_seq, records.seq(i));
+    last_seq = std::max(last_seq, records.seq(i));
+  }
+  BySeq<DenialRooms> rooms(first_seq, last_seq, records.size());
+  BySeq<DenialWaits> waits(first_seq, last_seq, records.size());
   std::vector<Utilisation> shares;  // per identity: the part allowing the least
   stats.parts.clear();
   for (size_t p = 0; p < audit.parts.size(); ++p) {
     const ContractPart& part = audit.parts[p];
     AdmissionRule rule = part.rule;
     rule.start_wall_ns = start_wall_ns;
-    const PartRecords kept = part_records(plain, part, audit, start_wall_ns);
+    PartRecords kept;
+    if (reads_records_as_they_are(part, audit)) {
+      kept.judged_views = identities;
+      kept.used_views = identities;
+    } else {
+      kept = part_records(records, part, audit, start_wall_ns);
+    }
 
     PartAudit result;
     result.spec = part.spec;
@@ -152,7 +198,9 @@ IdentityRecords audit_composite(RunStats& stats, engine::RecordLog& records, int
     // The soonest instant every part has room: the latest of their waits. A part with room
     // now (unexplained) waits nothing.
     const auto latest = [&](const RequestRecord& denial, const HintRange& range) {
-      HintRange& combined = waits[denial.seq].range;
+      DenialWaits& entry = waits[denial.seq];
+      entry.seen = true;
+      HintRange& combined = entry.range;
       if (range.never)
         combined.never = true;
       if (!range.explained)
@@ -223,18 +271,18 @@ IdentityRecords audit_composite(RunStats& stats, engine::RecordLog& records, int
       if (view.outcome(i) != Outcome::denied)
         continue;
       const RequestRecord denial = view[i];
-      if (const auto found = rooms.find(denial.seq);
-          found != rooms.end() && found->second.parts == static_cast<int>(audit.parts.size())) {
-        const DenialRooms& seen = found->second;
+      if (const DenialRooms* found = rooms.find(denial.seq);
+          found != nullptr && found->parts == static_cast<int>(audit.parts.size())) {
+        const DenialRooms& seen = *found;
         if (seen.room)
           locked[id] = true;
         judge_denial(stats.lockouts, denial, identity, seen.used, seen.capacity, seen.room);
         if (seen.room && stats.lockouts.worst && stats.lockouts.worst->seq == denial.seq)
           stats.lockouts.worst->part = audit.parts[seen.part].spec;
       }
-      if (const auto found = waits.find(denial.seq); found != waits.end()) {
+      if (const DenialWaits* found = waits.find(denial.seq); found != nullptr && found->seen) {
         grid.add(denial.sent_ns);
-        judge_hint(stats.retry_accuracy, denial, identity, found->second.range, audit.tolerance);
+        judge_hint(stats.retry_accuracy, denial, identity, found->range, audit.tolerance);
       }
     }
   }

@@ -40,21 +40,24 @@ void judge_remaining_units(RemainingUnits& found, const IdentityRecords& identit
     }
     if (said.empty())
       continue;
-    const auto by_send = [](const Admission& a, const Admission& b) { return a.sent_ns < b.sent_ns; };
+    const auto by_send = [](const Admission& a, const Admission& b) {
+      return a.sent_ns < b.sent_ns;
+    };
     std::sort(admitted.begin(), admitted.end(), by_send);
     for (const RequestRecord& x : said) {
       // Surely in its window: replied before it was sent, sent after its reply less the window
       // (plus the clock). Possibly: sent before its reply, replied after its send less the window.
       int64_t sure = 0, possible = 0;
       const int64_t earliest = x.sent_ns - rule.window_ns - rule.clock_ns - longest_latency;
-      auto y = std::lower_bound(admitted.begin(), admitted.end(), Admission{earliest, 0, 0, 0},
-                                by_send);
+      auto y =
+          std::lower_bound(admitted.begin(), admitted.end(), Admission{earliest, 0, 0, 0}, by_send);
       for (; y != admitted.end() && y->sent_ns < x.replied_ns + rule.clock_ns; ++y) {
         if (y->seq == x.seq)
           continue;
         if (y->replied_ns > x.sent_ns - rule.window_ns - rule.clock_ns)
           possible += y->cost;
-        if (y->replied_ns <= x.sent_ns && y->sent_ns > x.replied_ns - rule.window_ns + rule.clock_ns)
+        if (y->replied_ns <= x.sent_ns &&
+            y->sent_ns > x.replied_ns - rule.window_ns + rule.clock_ns)
           sure += y->cost;
       }
       for (const Admission& u : unknown) {

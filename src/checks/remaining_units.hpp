@@ -24,9 +24,9 @@ struct RemainingMismatch {
 };
 
 struct RemainingUnits {
-  std::string part;     // the contract judged against ("sliding:40/2s"); empty: not judged
-  int64_t judged = 0;   // admissions whose reply said the units left
-  int64_t wrong = 0;    // of those, a count outside what the admissions seen allow
+  std::string part;    // the contract judged against ("sliding:40/2s"); empty: not judged
+  int64_t judged = 0;  // admissions whose reply said the units left
+  int64_t wrong = 0;   // of those, a count outside what the admissions seen allow
   std::optional<RemainingMismatch> first;  // the earliest sent of those
 };
 

@@ -116,17 +116,17 @@ LlmLimits parse_llm_headers(const HeaderList& headers) {
     const bool reset = name_starts_with(name, "x-ratelimit-reset-");
     const std::optional<int64_t> read = reset ? parse_go_duration_ms(value) : llm_count(value);
     if (!read) {
-      limits.problems.push_back(fmt::format("{}: not {} '{}'", name,
-                                            reset ? "a duration" : "a count", value));
+      limits.problems.push_back(
+          fmt::format("{}: not {} '{}'", name, reset ? "a duration" : "a count", value));
       continue;
     }
-    std::optional<int64_t>& field = reset                                        ? pair.reset_ms
-                                    : name_starts_with(name, "x-ratelimit-limit-")   ? pair.limit
-                                                                                 : pair.remaining;
+    std::optional<int64_t>& field = reset                                          ? pair.reset_ms
+                                    : name_starts_with(name, "x-ratelimit-limit-") ? pair.limit
+                                                                                   : pair.remaining;
     field = *read;
   }
-  for (const auto& [pair, unit] : {std::pair{&limits.requests, "requests"},
-                                   std::pair{&limits.tokens, "tokens"}}) {
+  for (const auto& [pair, unit] :
+       {std::pair{&limits.requests, "requests"}, std::pair{&limits.tokens, "tokens"}}) {
     if (pair->limit && pair->remaining && *pair->remaining > *pair->limit) {
       limits.problems.push_back(fmt::format("x-ratelimit-remaining-{} {} is above the limit {}",
                                             unit, *pair->remaining, *pair->limit));

@@ -180,11 +180,10 @@ TEST_CASE("an LLM gateway's requests and tokens per window, per key inside per o
                      "-H X-Api-Key:" + test + "-k{id} -H X-Org:" + test +
                          "-o{group} -H X-Tokens:{cost} " + load);
   };
-  const std::vector<json> reports =
-      run_side_by_side({args("/correct/", "llm-correct"), args("/tokens-by-one/", "llm-by-one"),
-                        args("/shadows-org/", "llm-shadows"),
-                        args("/remaining-requests/", "llm-remaining")},
-                       {0, 1, 1, 1});
+  const std::vector<json> reports = run_side_by_side(
+      {args("/correct/", "llm-correct"), args("/tokens-by-one/", "llm-by-one"),
+       args("/shadows-org/", "llm-shadows"), args("/remaining-requests/", "llm-remaining")},
+      {0, 1, 1, 1});
   const json& correct = reports[0];
   {
     INFO(checks_of(correct));

@@ -50,10 +50,11 @@ TEST_CASE("every check is reported once, under its stable id") {
   std::vector<std::string> ids;
   for (const auto& r : results)
     ids.push_back(r.id);
-  CHECK(ids == std::vector<std::string>{
-                   "limit", "contract", "delay", "exact", "utilisation", "retry-after-present",
-                   "retry-after-valid", "retry-after-bound", "retry-after-accuracy",
-                   "retry-after-honest", "remaining", "key-ttl", "fail-mode", "recovery", "errors"});
+  CHECK(ids == std::vector<std::string>{"limit", "contract", "delay", "exact", "utilisation",
+                                        "retry-after-present", "retry-after-valid",
+                                        "retry-after-bound", "retry-after-accuracy",
+                                        "retry-after-honest", "remaining", "key-ttl", "fail-mode",
+                                        "recovery", "errors"});
 }
 
 TEST_CASE("limit passes when no run's peak exceeds its allowance") {

@@ -206,11 +206,10 @@ AuditParams weighted(const ContractPart& part) {
 TEST_CASE("costs: every contract counts units, and a denial needs room for its cost") {
   const auto part = sliding(10, 10'000, "sliding:10/10s");
   // 4 + 3 + 2 = 9 units admitted: a request of 2 had no room (not a lock-out), one of 1 had.
-  std::vector<RequestRecord> records = {costing(request(0, 0, Outcome::allowed), 4),
-                                        costing(request(1, 100, Outcome::allowed), 3),
-                                        costing(request(2, 200, Outcome::allowed), 2),
-                                        costing(request(3, 300, Outcome::denied), 2),
-                                        costing(request(4, 400, Outcome::denied), 1)};
+  std::vector<RequestRecord> records = {
+      costing(request(0, 0, Outcome::allowed), 4), costing(request(1, 100, Outcome::allowed), 3),
+      costing(request(2, 200, Outcome::allowed), 2), costing(request(3, 300, Outcome::denied), 2),
+      costing(request(4, 400, Outcome::denied), 1)};
   const RunStats stats = audited(records, weighted(part));
   CHECK(stats.parts.empty());  // one contract: reported as one
   CHECK(stats.weighted);
@@ -266,10 +265,9 @@ TEST_CASE("costs: a requests: part counts requests beside a part counting units"
   requests.counts_requests = true;
   auto audit = audit_of({requests, sliding(20, 10'000, "sliding:20/10s")});
   audit.weighted = true;
-  std::vector<RequestRecord> records = {costing(request(0, 0, Outcome::allowed), 5),
-                                        costing(request(1, 100, Outcome::allowed), 5),
-                                        costing(request(2, 200, Outcome::allowed), 5),
-                                        costing(request(3, 300, Outcome::denied), 1)};
+  std::vector<RequestRecord> records = {
+      costing(request(0, 0, Outcome::allowed), 5), costing(request(1, 100, Outcome::allowed), 5),
+      costing(request(2, 200, Outcome::allowed), 5), costing(request(3, 300, Outcome::denied), 1)};
   const RunStats held = audited(records, audit);
   CHECK(held.parts[0].contract.worst.count == 3);
   CHECK(held.parts[1].contract.worst.count == 15);

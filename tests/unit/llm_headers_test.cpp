@@ -24,12 +24,10 @@ TEST_CASE("LLM gateways' resets are Go durations") {
 }
 
 TEST_CASE("the requests and tokens pairs are read apart, any case") {
-  const HeaderList headers{{"x-ratelimit-limit-requests", "60"},
-                           {"X-RateLimit-Limit-Tokens", "150000"},
-                           {"x-ratelimit-remaining-requests", "59"},
-                           {"x-ratelimit-remaining-tokens", " 149984 "},
-                           {"x-ratelimit-reset-requests", "1s"},
-                           {"x-ratelimit-reset-tokens", "6m0s"}};
+  const HeaderList headers{
+      {"x-ratelimit-limit-requests", "60"},     {"X-RateLimit-Limit-Tokens", "150000"},
+      {"x-ratelimit-remaining-requests", "59"}, {"x-ratelimit-remaining-tokens", " 149984 "},
+      {"x-ratelimit-reset-requests", "1s"},     {"x-ratelimit-reset-tokens", "6m0s"}};
   const auto limits = parse_llm_headers(headers);
   CHECK(limits.requests.limit == 60);
   CHECK(limits.requests.remaining == 59);
