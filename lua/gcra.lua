@@ -8,12 +8,19 @@
 -- ARGV[4]  optional: now in unix milliseconds from the caller's clock (rlcheck --time-source
 --          client); absent or not a number, the script reads Redis TIME (microseconds), one
 --          clock for every caller
--- Returns {allowed (1|0), remaining, retry_ms until the next request would be allowed}.
+-- ARGV[5]  optional: the request's cost, in requests' worth of emission (rlcheck --cost;
+--          default 1)
+-- Returns {allowed (1|0), remaining, retry_ms until the request would be allowed}. A cost
+-- above the burst can never pass: denied with no retry hint (a bare 0).
 local burst = tonumber(ARGV[1])
 local rate = tonumber(ARGV[2])
 local period_us = tonumber(ARGV[3]) * 1000
 local emission_us = period_us / rate
 local tolerance_us = emission_us * burst
+local cost = tonumber(ARGV[5]) or 1
+if cost > burst then
+  return 0
+end
 
 local now
 local given_ms = tonumber(ARGV[4])
@@ -28,7 +35,7 @@ if tat == nil or tat < now then
   tat = now
 end
 
-local new_tat = tat + emission_us
+local new_tat = tat + emission_us * cost
 local allow_at = new_tat - tolerance_us
 local diff = now - allow_at
 if diff < 0 then

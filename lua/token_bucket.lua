@@ -8,11 +8,17 @@
 -- ARGV[4]  optional: now in unix milliseconds from the caller's clock (rlcheck --time-source
 --          client); absent or not a number, the script reads Redis TIME, one clock for
 --          every caller
--- Returns {allowed (1|0), remaining whole tokens, retry_ms until one token is there}.
+-- ARGV[5]  optional: the request's cost in tokens (rlcheck --cost; default 1)
+-- Returns {allowed (1|0), remaining whole tokens, retry_ms until its tokens are there}. A cost
+-- above the capacity can never pass: denied with no retry hint (a bare 0).
 local capacity = tonumber(ARGV[1])
 local refill_tokens = tonumber(ARGV[2])
 local period_ms = tonumber(ARGV[3])
 local rate = refill_tokens / period_ms -- tokens per millisecond
+local cost = tonumber(ARGV[5]) or 1
+if cost > capacity then
+  return 0
+end
 local now
 local given_ms = tonumber(ARGV[4])
 if given_ms then
@@ -33,11 +39,11 @@ tokens = math.min(capacity, tokens + math.max(0, now - ts) * rate)
 
 local allowed = 0
 local retry_ms = 0
-if tokens >= 1 then
-  tokens = tokens - 1
+if tokens >= cost then
+  tokens = tokens - cost
   allowed = 1
 else
-  retry_ms = math.ceil((1 - tokens) / rate)
+  retry_ms = math.ceil((cost - tokens) / rate)
 end
 redis.call('HSET', KEYS[1], 'tokens', tokens, 'ts', now)
 -- The key lives until the bucket would be full again; after that it carries no information.

@@ -7,6 +7,7 @@
 #include "cli/raw_options.hpp"
 #include "config/config.hpp"
 #include "config/contract_spec.hpp"
+#include "config/strategy_name.hpp"
 
 namespace rlcheck::cli {
 namespace {
@@ -134,13 +135,16 @@ void refuse_costs_for_strategies(const config::Config& config) {
   if (!config.load.costs.weighted())
     return;
   const bool compare = config.command == config::Command::compare;
-  const bool builtin = compare ? !config.compare_strategies.empty()
-                               : config.redis.strategy != config::Strategy::script;
-  if (builtin) {
-    throw usage_error(
-        "--cost: the built-in strategies count one unit a request; give your limiter's "
-        "--script with {cost} among its --arg values (compare: --script only), or an HTTP "
-        "endpoint with {cost} in a header, the URL or the body");
+  std::vector<config::Strategy> strategies = config.compare_strategies;
+  if (!compare)
+    strategies = {config.redis.strategy};
+  for (const config::Strategy strategy : strategies) {
+    if (strategy == config::Strategy::script || config::strategy_takes_cost(strategy))
+      continue;
+    throw usage_error(fmt::format(
+        "--cost: the {} strategy counts requests; naive, sliding-window (lua), token-bucket and "
+        "gcra take a cost, as does your --script with {{cost}} among its --arg values",
+        config::strategy_name(strategy)));
   }
 }
 

@@ -59,6 +59,11 @@ std::optional<TimeSource> clock_read(Strategy strategy, TimeSource chosen) {
   return std::nullopt;
 }
 
+bool strategy_takes_cost(Strategy strategy) {
+  return strategy == Strategy::naive || strategy == Strategy::sliding_window ||
+         strategy == Strategy::token_bucket || strategy == Strategy::gcra;
+}
+
 bool time_source_matters(Strategy strategy) {
   return clock_read(strategy, TimeSource::redis) != clock_read(strategy, TimeSource::client);
 }

@@ -22,5 +22,9 @@ std::optional<TimeSource> clock_read(Strategy strategy, TimeSource chosen);
 
 // Whether --time-source changes what the strategy reads.
 bool time_source_matters(Strategy strategy);
+// Whether the built-in strategy counts a request's cost (--cost): naive (INCRBY), and the
+// sliding window, token bucket and GCRA scripts (their ARGV[5]). The other counters count
+// requests.
+bool strategy_takes_cost(Strategy strategy);
 
 }  // namespace rlcheck::config

@@ -117,6 +117,7 @@ struct StrategyParams {
   std::string key;  // the limiter key of this run (of identity 0..K-1: key:<id> when K > 1)
   int64_t identities = 1;
   int64_t group_size = 0;  // --group-size, for {group}
+  bool weighted = false;   // --cost: the built-in strategies that take a cost are given it
   int64_t limit = 10;
   int64_t window_ms = 60'000;
   int64_t burst = 10;                      // token-bucket / gcra capacity

@@ -135,6 +135,7 @@ redis::StrategyParams RedisTarget::params_of(const StateChoice& state) const {
   params.key = config_.redis.key.value_or(fresh_key);
   params.identities = config_.load.identities;
   params.group_size = config_.load.group_size;
+  params.weighted = config_.load.costs.weighted();
   params.hash_tag_each_identity =
       !config_.redis.key && session_.target.control->slot_map().has_value();
   return params;

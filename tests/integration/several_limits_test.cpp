@@ -1,8 +1,11 @@
-// Several limits at once, against real parts on loopback: nginx with two limit_req zones on one
-// location, Flask-Limiter 3.3's "5/second;20/minute" (memory and Redis storage), and a plan's
-// per-user limit inside a per-organisation one (tests/fixtures/org_limits_app.py). Each is
-// passed as the composite it is, and fails when judged as one of its parts alone. Each case
-// speaks for clients of its own; only verdicts and check statuses are asserted.
+// Several limits at once and weighted costs, against real parts on loopback: nginx with two
+// limit_req zones on one location, Flask-Limiter 3.3's "5/second;20/minute" and cost= (memory
+// and Redis storage), a plan's per-user limit inside a per-organisation one
+// (tests/fixtures/org_limits_app.py), an LLM gateway's requests and tokens
+// (tests/fixtures/llm_gateway_app.py, database 12), and the built-in strategies with costs
+// (database 13 of the shared test redis-server). Each is passed as the composite it is, and
+// fails when judged as one of its parts alone, or for the bug its variant has. Each case speaks
+// for clients of its own; only verdicts and check statuses are asserted.
 
 #include <doctest/doctest.h>
 
@@ -15,6 +18,7 @@
 #include "support/real_gateways.hpp"
 #include "support/run_binary.hpp"
 #include "support/side_by_side.hpp"
+#include "support/test_redis.hpp"
 
 using namespace rlcheck::testing;
 using nlohmann::json;
@@ -216,4 +220,45 @@ TEST_CASE("an LLM gateway's requests and tokens per window, per key inside per o
   CHECK(check_status(remaining, "limit") == "pass");
   CHECK(check_status(remaining, "contract") == "pass");
   CHECK(check_status(remaining, "utilisation") == "pass");
+}
+
+TEST_CASE("the built-in strategies take a cost: naive still races, the atomic ones hold in units") {
+  // 20 units per 2 s, requests of 1, 3 or 5 units, 50 at once: the compare of the seed
+  // article, counted in units.
+  const std::vector<json> reports = run_side_by_side({{"compare",
+                                                       "--redis",
+                                                       TestRedis::shared().tcp_url() + "/13",
+                                                       "--strategies",
+                                                       "naive,lua,token-bucket,gcra",
+                                                       "--cost-dist",
+                                                       "1:60,3:30,5:10",
+                                                       "--limit",
+                                                       "20",
+                                                       "-w",
+                                                       "2s",
+                                                       "--burst",
+                                                       "20",
+                                                       "--refill",
+                                                       "10/s",
+                                                       "-n",
+                                                       "200",
+                                                       "-p",
+                                                       "50",
+                                                       "-r",
+                                                       "2",
+                                                       "--json"}},
+                                                     {1});
+  const json& compared = reports[0];
+  REQUIRE(compared["reports"].size() == 4);
+  for (const json& report : compared["reports"]) {
+    const std::string strategy = report["target"]["strategy"];
+    INFO(strategy, checks_of(report));
+    CHECK(report["params"]["cost"] == "1:60,3:30,5:10");
+    if (strategy == "naive") {
+      CHECK(check_status(report, "limit") == "fail");
+      CHECK(check_detail(report, "limit").find("units") != std::string::npos);
+    } else {
+      CHECK(report["verdict"] == "pass");
+    }
+  }
 }

@@ -65,15 +65,19 @@ class NaiveStrategy final : public SingleKeyStrategy {
       case get:
         if (!value)
           return unexpected_reply("GET", reply);
-        if (*value >= limit_)
+        // --cost: room for the request's units (1 each without costs).
+        if (*value + state.cost > limit_)
           return denied_decision(std::nullopt, false);
         state.step = incr;
-        io.send({"INCR", keys_.of(state)});
+        if (state.cost == 1)
+          io.send({"INCR", keys_.of(state)});
+        else
+          io.send({"INCRBY", keys_.of(state), std::to_string(state.cost)});
         return std::nullopt;
       case incr:
         if (!value)
           return unexpected_reply("INCR", reply);
-        if (*value != 1)
+        if (*value != state.cost)
           return allowed_decision();
         state.step = expire;
         io.send({"PEXPIRE", keys_.of(state), window_ms_text_});

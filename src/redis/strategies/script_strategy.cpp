@@ -42,8 +42,16 @@ std::vector<std::string> builtin_arg_templates_of(const StrategyParams& p) {
 
 std::vector<std::string> builtin_arg_templates(const StrategyParams& p) {
   std::vector<std::string> templates = builtin_arg_templates_of(p);
-  if (config::time_source_matters(p.kind) && p.time_source == config::TimeSource::client)
+  const bool client_time =
+      config::time_source_matters(p.kind) && p.time_source == config::TimeSource::client;
+  if (client_time)
     templates.emplace_back("{now_ms}");
+  // --cost: ARGV[5] of the scripts that take one (ARGV[4], the caller's time, read as absent).
+  if (p.weighted && config::strategy_takes_cost(p.kind)) {
+    if (!client_time)
+      templates.emplace_back("-");
+    templates.emplace_back("{cost}");
+  }
   return templates;
 }
 
