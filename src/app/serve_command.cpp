@@ -51,6 +51,7 @@ int run_serve(const config::Config& config) {
   options.address = config.serve.listen.substr(0, colon);
   options.port = std::stoi(config.serve.listen.substr(colon + 1));
   options.identity_header = config.serve.identity_header;
+  options.cost_header = config.serve.cost_header;
   options.fail_open = config.serve.fail_open;
   options.timeout = config.load.timeout;
   options.log = log_line;

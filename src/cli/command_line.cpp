@@ -360,6 +360,9 @@ void add_serve_options(CLI::App* serve, RawOptions& raw) {
                   "leaky-queue: how many requests may wait their turn (default: the limit)");
   serve->add_option("--identity-header", raw.identity_header,
                     "header naming the client (default: the client address)");
+  serve->add_option("--cost-header", raw.cost_header,
+                    "header holding a request's cost in units (naive, lua, token-bucket, gcra; "
+                    "default: 1 each)");
   serve->add_flag("--fail-closed", raw.fail_closed, "answer 503 while Redis is down (default)");
   serve->add_flag("--fail-open", raw.fail_open, "let requests through while Redis is down");
   serve->add_option("--timeout", raw.timeout, "Redis decision timeout (default 5s)");

@@ -6,6 +6,7 @@
 
 #include "base/exit_code.hpp"
 #include "cli/raw_options.hpp"
+#include "config/strategy_name.hpp"
 #include "http/status_set.hpp"
 
 namespace rlcheck::cli {
@@ -136,6 +137,14 @@ void fill_serve(const RawOptions& raw, config::Config& config) {
   }
   config.serve.listen = raw.listen;
   config.serve.identity_header = raw.identity_header;
+  config.serve.cost_header = raw.cost_header;
+  if (!raw.cost_header.empty() && config.redis.strategy != config::Strategy::script &&
+      !config::strategy_takes_cost(config.redis.strategy)) {
+    throw base::usage_error(fmt::format(
+        "--cost-header: the {} strategy counts requests; naive, lua, token-bucket and gcra take "
+        "a cost",
+        config::strategy_name(config.redis.strategy)));
+  }
   config.serve.fail_open = raw.fail_open;
 }
 

@@ -39,6 +39,7 @@ struct RawOptions {
   std::optional<std::string> cost;             // --cost N | A-B
   std::optional<std::string> cost_dist;        // --cost-dist COST:WEIGHT,...
   std::optional<std::string> ratelimit_headers;  // --ratelimit-headers auto|ietf|x|llm
+  std::string cost_header;                       // serve --cost-header NAME
   std::optional<std::string> anchor;           // --anchor clock|first-hit
   std::optional<std::string> rate;
   std::optional<std::string> duration;

@@ -296,7 +296,8 @@ struct HttpConfig {
 struct ServeConfig {
   std::string listen = "127.0.0.1:8080";  // ADDR:PORT
   std::string identity_header;            // empty: the client address
-  bool fail_open = false;                 // Redis down: let requests through (else 503)
+  std::string cost_header;  // --cost-header: a request's cost in units; empty: 1 each
+  bool fail_open = false;   // Redis down: let requests through (else 503)
 };
 
 // rlcheck probe: the target is config.http.urls (one), else the Redis limiter of config.redis.

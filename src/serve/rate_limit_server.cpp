@@ -7,8 +7,13 @@
 
 #include <sys/socket.h>
 
+#include <charconv>
+#include <optional>
+#include <string_view>
+
 #include <fmt/format.h>
 
+#include "config/cost_plan.hpp"
 #include "engine/event_time.hpp"
 
 namespace rlcheck::serve {
@@ -22,6 +27,8 @@ const char* reason_of(int status) {
   switch (status) {
     case 200:
       return "OK";
+    case 400:
+      return "Bad Request";
     case 429:
       return "Too Many Requests";
     case 503:
@@ -130,6 +137,17 @@ void RateLimitServer::accept(evhttp_request* request) {
   pending.request = request;
   pending.connection = evhttp_request_get_connection(request);
   pending.limiter = limiter_for(identity_of(request));
+  if (!options_.cost_header.empty()) {
+    const auto cost = cost_of(request);
+    if (!cost) {
+      respond(id, {400,
+                   {},
+                   fmt::format("{{\"error\": \"{}: expected a cost from 1 to {}\"}}",
+                               options_.cost_header, config::k_max_cost)});
+      return;
+    }
+    pending.cost = *cost;
+  }
   pending_by_connection_[pending.connection] = id;
   evhttp_connection_set_closecb(pending.connection, &RateLimitServer::on_http_close, this);
 
@@ -156,8 +174,23 @@ std::string RateLimitServer::identity_of(evhttp_request* request) const {
   return host != nullptr ? host : "unknown";
 }
 
+std::optional<int32_t> RateLimitServer::cost_of(evhttp_request* request) const {
+  const char* value =
+      evhttp_find_header(evhttp_request_get_input_headers(request), options_.cost_header.c_str());
+  if (value == nullptr)
+    return 1;
+  int64_t cost = 0;
+  const std::string_view text(value);
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), cost);
+  if (text.empty() || error != std::errc() || end != text.data() + text.size() || cost < 1 ||
+      cost > config::k_max_cost)
+    return std::nullopt;
+  return static_cast<int32_t>(cost);
+}
+
 std::unique_ptr<redis::Strategy> RateLimitServer::limiter_for(const std::string& identity) const {
   redis::StrategyParams params = options_.limiter;
+  params.weighted = !options_.cost_header.empty();
   params.key = fmt::format("rlcheck:serve:{}:{}", options_.limiter.instance_id, identity);
   return redis::make_strategy(params);
 }
@@ -187,7 +220,8 @@ void RateLimitServer::dispatch() {
     const timeval limit = to_timeval(options_.timeout);
     evtimer_add(free_connection->timeout, &limit);
     // Each identity has a limiter (and key) of its own: the request is its identity 0's.
-    free_connection->client->start_with(*it->second.limiter, engine::RequestTicket{id, 0, {}});
+    free_connection->client->start_with(*it->second.limiter,
+                                        engine::RequestTicket{id, 0, {}, it->second.cost});
   }
 }
 

@@ -28,6 +28,9 @@ struct ServerOptions {
   std::string address = "127.0.0.1";
   int port = 8080;              // 0: any free port (see bound_port())
   std::string identity_header;  // empty: the client address
+  // A request's cost in units (--cost-header), given to the strategy; empty: 1 each. A value
+  // that is no cost from 1 to config::k_max_cost is answered 400.
+  std::string cost_header;
   bool fail_open = false;
   redis::StrategyParams limiter;                   // kind, limit, window, burst, refill, script, id
   config::Nanos timeout{std::chrono::seconds(5)};  // per Redis decision
@@ -56,6 +59,7 @@ class RateLimitServer final : public engine::ClientListener {
     evhttp_request* request = nullptr;  // null once its HTTP connection closed
     evhttp_connection* connection = nullptr;
     std::unique_ptr<redis::Strategy> limiter;  // this identity's key; lives while in flight
+    int32_t cost = 1;                          // --cost-header
   };
 
   static void on_request(evhttp_request* request, void* self);
@@ -66,6 +70,8 @@ class RateLimitServer final : public engine::ClientListener {
 
   void accept(evhttp_request* request);
   std::string identity_of(evhttp_request* request) const;
+  // --cost-header's value: 1 when absent, nullopt when it is no cost.
+  std::optional<int32_t> cost_of(evhttp_request* request) const;
   void dispatch();
   bool any_usable_connection() const;  // ready, or still connecting
   void answer_queue_as_outage();

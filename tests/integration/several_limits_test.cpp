@@ -17,6 +17,7 @@
 #include "support/json_outcome.hpp"
 #include "support/real_gateways.hpp"
 #include "support/run_binary.hpp"
+#include "support/serve_process.hpp"
 #include "support/side_by_side.hpp"
 #include "support/test_redis.hpp"
 
@@ -31,6 +32,23 @@ std::vector<std::string> http_args(const Gateway& gateway, const std::string& pa
   for (std::string& word : words_of(flags))
     args.push_back(std::move(word));
   return args;
+}
+
+// `rlcheck http <url> --json <flags>`.
+std::vector<std::string> http_args_to(const std::string& url, const std::string& flags) {
+  std::vector<std::string> args{"http", url, "--json"};
+  for (std::string& word : words_of(flags))
+    args.push_back(std::move(word));
+  return args;
+}
+
+// One contract, in units: it held, and no denial came while it had room.
+void check_held_in_units(const json& report) {
+  INFO(checks_of(report));
+  CHECK(check_status(report, "limit") == "pass");
+  CHECK(check_status(report, "contract") == "pass");
+  CHECK(check_status(report, "utilisation") == "pass");
+  CHECK(report["verdict"] == "pass");
 }
 
 // Both parts held, and no denial came while both had room.
@@ -261,4 +279,23 @@ TEST_CASE("the built-in strategies take a cost: naive still races, the atomic on
       CHECK(report["verdict"] == "pass");
     }
   }
+}
+
+TEST_CASE("rlcheck serve --cost-header: the sliding window it serves holds in units") {
+  ServeProcess serve({"--redis", TestRedis::shared().tcp_url() + "/13", "--listen", "127.0.0.1:0",
+                      "--strategy", "lua", "--limit", "20", "--window", "2s", "--identity-header",
+                      "X-Client", "--cost-header", "X-Cost"});
+  const std::vector<json> reports = run_side_by_side(
+      {http_args_to(serve.url(),
+                    "-H X-Client:served-{id} -H X-Cost:{cost} --cost-dist "
+                    "1:60,3:30,5:10 --rate 20/s --duration 3s --exact --contract "
+                    "sliding:20/2s"),
+       // Told nothing of the costs, the server counts one unit a request: in units, over.
+       http_args_to(serve.url(),
+                    "-H X-Client:unpriced-{id} --cost-dist 1:60,3:30,5:10 --rate "
+                    "20/s --duration 3s --exact --contract sliding:20/2s")},
+      {0, 1});
+  check_held_in_units(reports[0]);
+  INFO(checks_of(reports[1]));
+  CHECK(check_status(reports[1], "limit") == "fail");
 }
