@@ -254,6 +254,11 @@ IdentityRecords audit_composite(RunStats& stats, engine::RecordLog& records, int
   stats.peak = stats.contract.worst;
   stats.admitted_at_once = stats.parts[worst].admitted_at_once;
   stats.memory_ns = memory_ns;
+  // A replay of the requests one by one, each a unit and counted only when admitted, knows
+  // nothing of shared group allowances, costs or counted denials.
+  stats.share_judged = !audit.weighted && std::ranges::none_of(audit.parts, [](const auto& part) {
+    return part.per_group || part.counts_denials;
+  });
   for (size_t id = 0; id < shares.size(); ++id) {
     if (id == 0 || shares[id].ratio() < stats.utilisation.ratio())
       stats.utilisation = shares[id];

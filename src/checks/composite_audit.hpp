@@ -7,7 +7,9 @@
 // --consume-on-deny checked: a denied request may still have counted in the parts checked
 // before the one that denied it. From outside, which part denied is unknown, so every part but
 // the last counts every denial, as the reading that favours the limiter: for lock-outs its
-// room, for hints the longest wait (the shortest still counts admissions alone).
+// room, for hints the longest wait (the shortest still counts admissions alone). The share a
+// replay of the requests gives is then not judged (RunStats::share_judged), nor with group
+// parts or costs.
 
 #include <cstdint>
 #include <string>

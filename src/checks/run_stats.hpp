@@ -135,6 +135,9 @@ struct RunStats {
   bool weighted = false;
   int64_t allowed_units = 0;
   int64_t denied_units = 0;
+  // Whether the share a replay of the requests gives (utilisation) says anything: not when a
+  // group's allowance is shared, the audits count units, or a part may count denials.
+  bool share_judged = true;
   // The units responses said were left, against the first sliding part counting units.
   RemainingUnits remaining_units;
 };

@@ -324,12 +324,9 @@ CheckResult check_utilisation(const std::vector<RunStats>& runs, const CheckPara
                     worst.used, worst.capacity, lockouts, denials, ratio + unknown,
                     denial_counting_text(judged, params))};
   }
-  // A group's allowance is shared by its members: how much of it one member got says nothing
-  // of the limiter, so under-admission is judged only without group parts.
-  const bool shared_allowance =
-      std::ranges::any_of(lowest->parts, [](const PartAudit& part) { return part.per_group; });
-  // Counted in units, a replay of requests one by one says nothing of the share either.
-  if (params.exact && !shared_allowance && !lowest->weighted && share.ratio() < k_min_utilisation) {
+  // Under-admission is judged where the replay's share means something (RunStats::share_judged:
+  // not for a group's shared allowance, costs, or parts that count denials).
+  if (params.exact && lowest->share_judged && share.ratio() < k_min_utilisation) {
     return {"utilisation", Status::fail,
             ratio + unknown + fmt::format(" < {:.0f}%", k_min_utilisation * 100)};
   }

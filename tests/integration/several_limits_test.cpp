@@ -299,3 +299,41 @@ TEST_CASE("rlcheck serve --cost-header: the sliding window it serves holds in un
   INFO(checks_of(reports[1]));
   CHECK(check_status(reports[1], "limit") == "fail");
 }
+
+TEST_CASE(
+    "real Flask-Limiter counts a denied request in the limits checked before: "
+    "--consume-on-deny checked") {
+  const Gateway& app = flask_limiter_app();
+  if (skipped(app, k_flask_limiter_missing))
+    return;
+  // "5 per second;10 per 4 seconds". Flask-Limiter (extension.py, __evaluate_limits) sorts a
+  // route's limits by window, shortest first, and hit()s each in turn until one refuses: a
+  // request the 4-second limit denies has already taken a place in the per-second one.
+  // The load: 10/s for 2 s (the first two seconds' five admissions fill the 4-second limit),
+  // a pause, then 10/s again from 3.6 s: those requests fill the per-second limit while the
+  // 4-second one denies them, so from 4.1 s, when the 4-second limit has room again, the
+  // per-second one is full of denials although it admitted only one in the last second.
+  const std::string load =
+      "--stages 10ms:10/s,2s:10/s,10ms:0/s,1.5s:0/s,10ms:10/s,1.5s:10/s --exact "
+      "--contract sliding:5/1s --contract sliding:10/4s ";
+  const std::vector<json> reports = run_side_by_side(
+      {http_args(app, "/consume/", "-H X-Client:consume-strict-{id} " + load),
+       http_args(app, "/consume/",
+                 "-H X-Client:consume-checked-{id} " + load + "--consume-on-deny checked")},
+      {1, k_any_verdict});
+  // Read strictly (a denial counts nowhere), those denials came while both limits had room.
+  const json& strict = reports[0];
+  {
+    INFO(checks_of(strict));
+    CHECK(check_status(strict, "limit") == "pass");
+    CHECK(check_status(strict, "utilisation") == "fail");
+    CHECK(check_detail(strict, "utilisation").find("had room") != std::string::npos);
+  }
+  // Read as Flask-Limiter counts, nothing is wrong with its decisions.
+  const json& checked = reports[1];
+  INFO(checks_of(checked));
+  CHECK(checked["params"]["consume_on_deny"] == "checked");
+  CHECK(check_status(checked, "limit") == "pass");
+  CHECK(check_status(checked, "contract") == "pass");
+  CHECK(check_status(checked, "utilisation") == "pass");
+}
