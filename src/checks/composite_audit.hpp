@@ -24,8 +24,8 @@ struct ContractPart {
   std::string spec;  // as given: "sliding:10/1s", "group:fixed:1000/1m"
   std::string name;  // sliding, fixed, sliding-counter, token-bucket, gcra
   AdmissionRule rule;
-  bool per_group = false;       // counted over a group of identities (--group-size)
-  bool counts_denials = false;  // --consume-on-deny checked, and not the last part
+  bool per_group = false;        // counted over a group of identities (--group-size)
+  bool counts_denials = false;   // --consume-on-deny checked, and not the last part
   bool counts_requests = false;  // --cost: this part counts requests, not units
 };
 

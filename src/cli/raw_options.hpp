@@ -33,14 +33,14 @@ struct RawOptions {
   int64_t threads = 1;
   std::optional<std::string> interval;
   std::optional<std::string> start_before_boundary;
-  std::vector<std::string> contracts;          // --contract, repeatable
-  std::optional<std::string> consume_on_deny;  // --consume-on-deny none|checked
-  std::optional<int64_t> group_size;           // --group-size K
-  std::optional<std::string> cost;             // --cost N | A-B
-  std::optional<std::string> cost_dist;        // --cost-dist COST:WEIGHT,...
+  std::vector<std::string> contracts;            // --contract, repeatable
+  std::optional<std::string> consume_on_deny;    // --consume-on-deny none|checked
+  std::optional<int64_t> group_size;             // --group-size K
+  std::optional<std::string> cost;               // --cost N | A-B
+  std::optional<std::string> cost_dist;          // --cost-dist COST:WEIGHT,...
   std::optional<std::string> ratelimit_headers;  // --ratelimit-headers auto|ietf|x|llm
   std::string cost_header;                       // serve --cost-header NAME
-  std::optional<std::string> anchor;           // --anchor clock|first-hit
+  std::optional<std::string> anchor;             // --anchor clock|first-hit
   std::optional<std::string> rate;
   std::optional<std::string> duration;
   std::optional<std::string> stages;    // --stages LIST

@@ -285,9 +285,9 @@ struct HttpConfig {
   std::optional<std::string> body;         // --data, @file already read
   std::string allowed_status = "200-299";  // validated lists, parsed again by http/
   std::string denied_status = "429";
-  Nanos between_runs{0};            // pause before every run but the first
-  std::string reset_cmd;            // shell command run before each run
-  bool require_retry_after = true;  // a 429 without Retry-After fails a check
+  Nanos between_runs{0};                   // pause before every run but the first
+  std::string reset_cmd;                   // shell command run before each run
+  bool require_retry_after = true;         // a 429 without Retry-After fails a check
   std::string ratelimit_headers = "auto";  // --ratelimit-headers: auto, ietf, x or llm
   HttpClientChoice client = HttpClientChoice::automatic;
   bool http2 = false;  // --http2 (curl)
@@ -296,8 +296,8 @@ struct HttpConfig {
 struct ServeConfig {
   std::string listen = "127.0.0.1:8080";  // ADDR:PORT
   std::string identity_header;            // empty: the client address
-  std::string cost_header;  // --cost-header: a request's cost in units; empty: 1 each
-  bool fail_open = false;   // Redis down: let requests through (else 503)
+  std::string cost_header;                // --cost-header: a request's cost in units; empty: 1 each
+  bool fail_open = false;                 // Redis down: let requests through (else 503)
 };
 
 // rlcheck probe: the target is config.http.urls (one), else the Redis limiter of config.redis.

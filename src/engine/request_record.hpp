@@ -6,6 +6,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace rlcheck::engine {
 
@@ -49,8 +51,8 @@ struct Decision {
   std::optional<int64_t> remaining;  // the remaining count, when the reply carried one
   // The units left (an LLM gateway's x-ratelimit-remaining-tokens), when the reply said.
   std::optional<int64_t> remaining_units;
-  bool hint_expected = false;        // the reply shape has a place for a retry hint
-  int64_t bucket = 0;                // fixed windows: the window index; else 0
+  bool hint_expected = false;  // the reply shape has a place for a retry hint
+  int64_t bucket = 0;          // fixed windows: the window index; else 0
   // leaky-queue (serve): how long the caller holds an admitted request before it leaves.
   int64_t hold_ms = 0;
   uint16_t status = 0;                         // http: the response status
@@ -59,8 +61,11 @@ struct Decision {
   std::optional<int64_t> advertised_limit;     // http: the limit the response advertised
   std::optional<int64_t> advertised_reset_s;   // http: its reset / t, in seconds
   std::optional<int64_t> advertised_window_s;  // http: its policy's window (w=), in seconds
-  bool header_problem = false;                 // http: a rate-limit header was malformed
-  std::string header_note;                     // what was malformed in it
+  // http: every policy the response advertised (quota, window in seconds), when it advertised
+  // several (RateLimit-Policy: "burst";q=100;w=60, "daily";q=1000;w=86400); else empty.
+  std::vector<std::pair<int64_t, int64_t>> policies;
+  bool header_problem = false;  // http: a rate-limit header was malformed
+  std::string header_note;      // what was malformed in it
   // The unit the retry hint counts in, which bounds how exactly it can be judged: 1 (a
   // script's retry_ms), 1000 (whole seconds: HTTP Retry-After, RateLimit reset / t).
   int32_t hint_resolution_ms = 1;

@@ -140,6 +140,8 @@ RunResult execute_run(ClientFactory& factory, const config::LoadConfig& load,
       result.error_samples.emplace(kind, message);
     for (const auto& [node, requests] : worker->by_node)
       result.by_node[node] += requests;
+    for (const auto& [policies, responses] : worker->policy_sets)
+      result.policy_sets[policies] += responses;
   }
   result.stopped_on_errors = shared.stopped.load();
   result.cancelled = shared.cancelled;

@@ -79,6 +79,9 @@ struct RunResult {
   std::string hint_sample;                         // the first malformed retry hint
   std::string header_sample;                       // the first malformed rate-limit header
   std::map<std::string, int64_t> by_node;          // Redis Cluster: requests decided per master
+  // http: responses per set of several policies they advertised ((quota, window s) each, in
+  // the order given); what rlcheck http reads as several contracts when given none.
+  std::map<std::vector<std::pair<int64_t, int64_t>>, int64_t> policy_sets;
   bool stopped_on_errors = false;  // more requests errored than load.stop_after_errors
   bool cancelled = false;          // load.start_gate said not to start: no request left
   bool abandoned = false;          // load.abandon was set: records hold the requests sent

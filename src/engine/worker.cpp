@@ -426,6 +426,8 @@ void Worker::on_decision(int slot_index, Decision&& decision) {
   if (!decision.header_note.empty() && header_sample.empty()) {
     header_sample = decision.header_note;
   }
+  if (!decision.policies.empty())
+    ++policy_sets[decision.policies];
   if (!decision.node.empty()) {
     if (auto node = by_node.find(decision.node); node != by_node.end()) {
       ++node->second;

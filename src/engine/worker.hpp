@@ -83,6 +83,8 @@ class Worker final : public ClientListener {
   bool was_interrupted = false;
   // Requests per node (Decision::node); std::less<> finds a string_view without a copy.
   std::map<std::string, int64_t, std::less<>> by_node;
+  // Responses per set of several policies advertised (Decision::policies).
+  std::map<std::vector<std::pair<int64_t, int64_t>>, int64_t> policy_sets;
 
   void on_connected(int slot, bool ok, const std::string& error) override;
   void on_decision(int slot, Decision&& decision) override;

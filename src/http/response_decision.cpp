@@ -60,6 +60,14 @@ engine::Decision decide_response(int status, const HeaderList& headers, const Re
   decision.advertised_reset_s = advertised.reset_s;
   decision.reset_from_date = advertised.reset_from_timestamp;
   decision.advertised_window_s = advertised.window_s;
+  if (advertised.policies.size() >= 2) {
+    for (const RateLimitPolicy& policy : advertised.policies) {
+      if (policy.quota && policy.window_s && *policy.window_s > 0)
+        decision.policies.emplace_back(*policy.quota, *policy.window_s);
+    }
+    if (decision.policies.size() < 2)
+      decision.policies.clear();
+  }
   if (!advertised.problems.empty()) {
     decision.header_problem = true;
     decision.header_note = advertised.problems.front();

@@ -8,9 +8,9 @@
 namespace rlcheck::http {
 
 struct ResponseRules {
-  StatusSet allowed;                // --allowed-status (200-299)
-  StatusSet denied;                 // --denied-status (429)
-  bool require_retry_after = true;  // a denial must carry Retry-After
+  StatusSet allowed;                                  // --allowed-status (200-299)
+  StatusSet denied;                                   // --denied-status (429)
+  bool require_retry_after = true;                    // a denial must carry Retry-After
   HeaderForms header_forms = HeaderForms::automatic;  // --ratelimit-headers
 };
 

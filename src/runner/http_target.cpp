@@ -50,11 +50,10 @@ http::HttpTarget make_http_target(const config::Config& config, const std::strin
   target.rules.allowed = *http::StatusSet::parse(options.allowed_status);
   target.rules.denied = *http::StatusSet::parse(options.denied_status);
   target.rules.require_retry_after = options.require_retry_after;
-  target.rules.header_forms = options.ratelimit_headers == "ietf" ? http::HeaderForms::ietf
-                              : options.ratelimit_headers == "x"  ? http::HeaderForms::x
-                              : options.ratelimit_headers == "llm"
-                                  ? http::HeaderForms::llm
-                                  : http::HeaderForms::automatic;
+  target.rules.header_forms = options.ratelimit_headers == "ietf"  ? http::HeaderForms::ietf
+                              : options.ratelimit_headers == "x"   ? http::HeaderForms::x
+                              : options.ratelimit_headers == "llm" ? http::HeaderForms::llm
+                                                                   : http::HeaderForms::automatic;
   target.timeout = config.load.timeout;
   target.tls = config.tls;
   target.concurrency = config.load.concurrency;
@@ -158,9 +157,46 @@ struct Judged {
 // (said so in the report and, for the window, on stderr). Throws when the limit cannot be
 // known: usage when the endpoint decided requests without advertising one, cannot_test when
 // it only answered errors (no --limit would make that testable).
+// The set of several policies most responses advertised (IETF RateLimit-Policy), each as a
+// sliding window of its quota: what the endpoint promises when no flag says otherwise.
+std::vector<config::ContractSpec> advertised_parts(const std::vector<engine::RunResult>& results) {
+  std::map<std::vector<std::pair<int64_t, int64_t>>, int64_t> sets;
+  for (const engine::RunResult& result : results) {
+    for (const auto& [policies, responses] : result.policy_sets)
+      sets[policies] += responses;
+  }
+  const auto most = std::ranges::max_element(
+      sets, [](const auto& a, const auto& b) { return a.second < b.second; });
+  std::vector<config::ContractSpec> parts;
+  if (most == sets.end())
+    return parts;
+  for (const auto& [quota, window_s] : most->first) {
+    auto spec = config::parse_contract_spec(fmt::format("sliding:{}/{}s", quota, window_s));
+    if (!spec || quota < 1)
+      return {};
+    spec->burst = spec->limit;
+    spec->refill = config::Rate{*spec->limit, *spec->window};
+    parts.push_back(std::move(*spec));
+  }
+  return parts;
+}
+
 Judged judged_config(const config::Config& config, const std::string& url,
                      const std::vector<engine::RunResult>& results, bool interrupted) {
   Judged judged{config};
+  // Several policies advertised, and no flag naming the promise: each policy a part.
+  const auto& given = config.checks;
+  if (!given.limit_given && !given.window_given && !given.contract && given.parts.empty()) {
+    if (std::vector<config::ContractSpec> parts = advertised_parts(results); parts.size() >= 2) {
+      judged.config.checks.limit = *parts.front().limit;
+      judged.config.checks.window = *parts.front().window;
+      judged.config.checks.contract = "sliding";
+      judged.config.checks.parts = std::move(parts);
+      judged.limit_source = "advertised";
+      judged.window_source = "advertised";
+      return judged;
+    }
+  }
   const AdvertisedParams advertised = read_advertised_params(results);
   const std::string statuses = statuses_seen(results);
   // A bucket or a queue named whole by its flags needs no limit: its capacity is the limit.

@@ -337,3 +337,25 @@ TEST_CASE(
   CHECK(check_status(checked, "contract") == "pass");
   CHECK(check_status(checked, "utilisation") == "pass");
 }
+
+TEST_CASE("several IETF policies advertised, no flags: each policy is a part") {
+  const Gateway& app = org_limits_app();
+  // 10/s for 4 s against 5 per 2 s and 8 per 6 s, told nothing: RateLimit-Policy names both.
+  const std::string load = "--rate 10/s --duration 4s --exact";
+  const std::vector<json> reports = run_side_by_side(
+      {http_args(app, "/two-policies/", "-H X-User:policies-{id} " + load),
+       http_args(app, "/two-policies-ignored/", "-H X-User:policies-ignored-{id} " + load)},
+      {0, 1});
+  const json& kept = reports[0];
+  {
+    INFO(checks_of(kept));
+    CHECK(kept["params"]["contracts"] == json::array({"sliding:5/2s", "sliding:8/6s"}));
+    CHECK(kept["params"]["sources"]["limit"] == "advertised");
+  }
+  check_held_in_units(kept);
+  // Advertised, never kept: the 6-second policy fails on its own part.
+  const json& ignored = reports[1];
+  INFO(checks_of(ignored));
+  CHECK(check_status(ignored, "contract") == "fail");
+  CHECK(check_detail(ignored, "contract").starts_with("sliding:8/6s:"));
+}

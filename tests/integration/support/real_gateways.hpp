@@ -29,7 +29,9 @@ const Gateway& haproxy();
 // fixed-window-elastic-expiry), run with /usr/bin/python3.
 const Gateway& flask_limiter_app();
 // tests/fixtures/org_limits_app.py: 5 per 2 s per X-User inside 8 per 2 s per X-Org, /correct/
-// and /shadowing/ (the organisation's limit never checked); the standard library's server.
+// and /shadowing/ (the organisation's limit never checked); /two-policies/ (per X-User 5 per 2 s
+// and 8 per 6 s, advertised as IETF policies) and /two-policies-ignored/ (the second advertised,
+// never kept); the standard library's server.
 const Gateway& org_limits_app();
 // tests/fixtures/llm_gateway_app.py: per X-Api-Key 10 requests and 40 tokens (X-Tokens) per
 // 2 s, per X-Org 60 tokens per 2 s, OpenAI-style x-ratelimit-* headers, state in database 12
