@@ -53,6 +53,8 @@ struct CheckParams {
   bool key_ttl_applies = true;       // redis targets have keys to inspect
   bool retry_hint_optional = false;  // http --no-require-retry-after
   std::string contract = "sliding";  // the promise audited over time
+  // Several contracts: --consume-on-deny as given ("none" or "checked"); empty with one.
+  std::string consume_on_deny;
   // First-hit windows (fixed or a counter's) whose phase state from before the run may have set
   // (no fresh limiter state): the audits judge little, and their passes say so.
   bool phase_unknown = false;

@@ -300,6 +300,49 @@ IdentityRecords audit_composite(RunStats& stats, engine::RecordLog& records, int
                      counting->denials > stats.lockouts.denial_counting->denials))
       stats.lockouts.denial_counting = counting;
   }
+  // Lock-outs under the strict reading: would --consume-on-deny checked explain them all?
+  // (Only where every part but the last may count denials: sliding, fixed on the clock, buckets.)
+  const auto may_count_denials = [](const ContractPart& part) {
+    return part.rule.kind != AdmissionRule::Kind::first_hit &&
+           part.rule.kind != AdmissionRule::Kind::sliding_counter;
+  };
+  const bool strict = std::ranges::none_of(
+      audit.parts, [](const ContractPart& part) { return part.counts_denials; });
+  if (strict && stats.lockouts.count > 0 && audit.parts.size() >= 2 &&
+      std::all_of(audit.parts.begin(), audit.parts.end() - 1, may_count_denials)) {
+    BySeq<DenialRooms> checked(first_seq, last_seq, records.size());
+    for (size_t p = 0; p < audit.parts.size(); ++p) {
+      ContractPart part = audit.parts[p];
+      part.counts_denials = p + 1 < audit.parts.size();
+      part.rule.start_wall_ns = start_wall_ns;
+      PartRecords kept;
+      if (reads_records_as_they_are(part, audit)) {
+        kept.judged_views = identities;
+        kept.used_views = identities;
+      } else {
+        kept = part_records(records, part, audit, start_wall_ns);
+      }
+      visit_denial_rooms(kept.judged_views, kept.used_views, part.rule, start_wall_ns,
+                         judge_from_ns, part.counts_denials, audit.weighted,
+                         [&](const RequestRecord& denial, double, double, bool room) {
+                           DenialRooms& seen = checked[denial.seq];
+                           ++seen.parts;
+                           seen.room = seen.room && room;
+                         });
+    }
+    int64_t locked = 0;
+    for (const RecordSpan& view : identities) {
+      for (size_t i = 0; i < view.size(); ++i) {
+        if (view.outcome(i) != Outcome::denied)
+          continue;
+        const DenialRooms* seen = checked.find(view[i].seq);
+        if (seen != nullptr && seen->parts == static_cast<int>(audit.parts.size()) && seen->room)
+          ++locked;
+      }
+    }
+    stats.lockouts_if_checked = locked;
+  }
+
   auto& resolutions = stats.retry_accuracy.resolutions;
   std::sort(resolutions.begin(), resolutions.end());
   stats.retry_accuracy.instants_off_second_grid = grid.off();

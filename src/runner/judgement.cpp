@@ -120,8 +120,10 @@ checks::CheckParams check_params(const config::Config& config, int64_t limit,
   const int64_t max_retry_after_ms = contract.audit.max_retry_after_ms;
   // The details name it: "fixed first-hit contract", "sliding-counter first-hit contract".
   params.contract = contract.anchor == "first-hit" ? contract.name + " first-hit" : contract.name;
-  if (!contract.audit.parts.empty())
+  if (!contract.audit.parts.empty()) {
     params.contract = parts_text(contract);
+    params.consume_on_deny = config.checks.consume_on_deny ? "checked" : "none";
+  }
   params.phase_unknown = contract.anchor == "first-hit" && !contract.audit.fresh_state;
   params.fresh_state = contract.audit.fresh_state || !config.http.reset_cmd.empty();
   params.retry_tolerance = contract.audit.tolerance;

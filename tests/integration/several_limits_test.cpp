@@ -328,6 +328,9 @@ TEST_CASE(
     CHECK(check_status(strict, "limit") == "pass");
     CHECK(check_status(strict, "utilisation") == "fail");
     CHECK(check_detail(strict, "utilisation").find("had room") != std::string::npos);
+    // ... and the flag that reads it as Flask-Limiter counts is named.
+    CHECK(check_detail(strict, "utilisation").find("with --consume-on-deny checked") !=
+          std::string::npos);
   }
   // Read as Flask-Limiter counts, nothing is wrong with its decisions.
   const json& checked = reports[1];

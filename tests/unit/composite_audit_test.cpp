@@ -132,9 +132,11 @@ TEST_CASE("--consume-on-deny checked: denials may have used up the parts checked
   records.push_back(request(seq++, 10'100, Outcome::denied));
   auto first = sliding(5, 1000, "sliding:5/1s");
   auto second = sliding(10, 10'000, "sliding:10/10s");
-  // The strict reading: at 10'100 ms both parts had room by the admissions alone.
+  // The strict reading: at 10'100 ms both parts had room by the admissions alone; read as
+  // checked, none would (what utilisation's detail suggests).
   const RunStats strict = audited(records, audit_of({first, second}));
   CHECK(strict.lockouts.count == 1);
+  CHECK(strict.lockouts_if_checked == 0);
   // Checked: the first part counts the five denials before it: no room, no lock-out. The
   // denials at 9500..9900 ms are no lock-outs either way (the second part was full).
   first.counts_denials = true;
