@@ -31,6 +31,15 @@ inline std::string check_status(const nlohmann::json& report, const std::string&
   return "absent";
 }
 
+// Check `id` of a rlcheck.report/v1 document whole; null when the report has no such check.
+inline nlohmann::json check_json(const nlohmann::json& report, const std::string& id) {
+  for (const auto& check : report.at("checks")) {
+    if (check.at("id") == id)
+      return check;
+  }
+  return nullptr;
+}
+
 // The detail of check `id`, empty when the report has no such check.
 inline std::string check_detail(const nlohmann::json& report, const std::string& id) {
   for (const auto& check : report.at("checks")) {
