@@ -130,6 +130,42 @@ bool reads_records_as_they_are(const ContractPart& part, const AuditParams& audi
          part.rule.kind != AdmissionRule::Kind::fixed;
 }
 
+// The part's views of the run: the identities' own, or its copy of the records.
+PartRecords part_views(const engine::RecordLog& records, const IdentityRecords& identities,
+                       const ContractPart& part, const AuditParams& audit, int64_t start_wall_ns) {
+  if (!reads_records_as_they_are(part, audit))
+    return part_records(records, part, audit, start_wall_ns);
+  PartRecords shared;
+  shared.judged_views = identities;
+  shared.used_views = identities;
+  return shared;
+}
+
+// Adds what part `p` says of each denial it judges to `rooms`: room or not, and whether it is
+// the part with the least room so far.
+void note_rooms(BySeq<DenialRooms>& rooms, const PartRecords& kept, const ContractPart& part,
+                size_t p, const AdmissionRule& rule, const AuditParams& audit,
+                int64_t start_wall_ns, int64_t judge_from_ns) {
+  visit_denial_rooms(
+      kept.judged_views, kept.used_views, rule, start_wall_ns, judge_from_ns, part.counts_denials,
+      audit.weighted, [&](const RequestRecord& denial, double used, double capacity, bool room) {
+        DenialRooms& seen = rooms[denial.seq];
+        const bool tighter = seen.parts == 0 || used / capacity > seen.used / seen.capacity;
+        ++seen.parts;
+        seen.room = seen.room && room;
+        if (tighter) {
+          seen.used = used;
+          seen.capacity = capacity;
+          seen.part = p;
+        }
+      });
+}
+
+// Every part judged the denial, and every one had room: a lock-out.
+bool room_in_every_part(const DenialRooms* seen, size_t parts) {
+  return seen != nullptr && seen->parts == static_cast<int>(parts) && seen->room;
+}
+
 }  // namespace
 
 int64_t group_count(int64_t identities, int64_t group_size) {
@@ -162,13 +198,7 @@ IdentityRecords audit_composite(RunStats& stats, engine::RecordLog& records, int
     const ContractPart& part = audit.parts[p];
     AdmissionRule rule = part.rule;
     rule.start_wall_ns = start_wall_ns;
-    PartRecords kept;
-    if (reads_records_as_they_are(part, audit)) {
-      kept.judged_views = identities;
-      kept.used_views = identities;
-    } else {
-      kept = part_records(records, part, audit, start_wall_ns);
-    }
+    const PartRecords kept = part_views(records, identities, part, audit, start_wall_ns);
 
     PartAudit result;
     result.spec = part.spec;
@@ -182,19 +212,7 @@ IdentityRecords audit_composite(RunStats& stats, engine::RecordLog& records, int
     result.memory_ns = contract_memory_ns(rule);
     stats.parts.push_back(result);
 
-    visit_denial_rooms(
-        kept.judged_views, kept.used_views, rule, start_wall_ns, judge_from_ns, part.counts_denials,
-        audit.weighted, [&](const RequestRecord& denial, double used, double capacity, bool room) {
-          DenialRooms& seen = rooms[denial.seq];
-          const bool tighter = seen.parts == 0 || used / capacity > seen.used / seen.capacity;
-          ++seen.parts;
-          seen.room = seen.room && room;
-          if (tighter) {
-            seen.used = used;
-            seen.capacity = capacity;
-            seen.part = p;
-          }
-        });
+    note_rooms(rooms, kept, part, p, rule, audit, start_wall_ns, judge_from_ns);
     // The soonest instant every part has room: the latest of their waits. A part with room
     // now (unexplained) waits nothing.
     const auto latest = [&](const RequestRecord& denial, const HintRange& range) {
@@ -276,14 +294,13 @@ IdentityRecords audit_composite(RunStats& stats, engine::RecordLog& records, int
       if (view.outcome(i) != Outcome::denied)
         continue;
       const RequestRecord denial = view[i];
-      if (const DenialRooms* found = rooms.find(denial.seq);
-          found != nullptr && found->parts == static_cast<int>(audit.parts.size())) {
-        const DenialRooms& seen = *found;
-        if (seen.room)
-          locked[id] = true;
-        judge_denial(stats.lockouts, denial, identity, seen.used, seen.capacity, seen.room);
-        if (seen.room && stats.lockouts.worst && stats.lockouts.worst->seq == denial.seq)
-          stats.lockouts.worst->part = audit.parts[seen.part].spec;
+      if (const DenialRooms* seen = rooms.find(denial.seq);
+          seen != nullptr && seen->parts == static_cast<int>(audit.parts.size())) {
+        const bool room = room_in_every_part(seen, audit.parts.size());
+        locked[id] = locked[id] || room;
+        judge_denial(stats.lockouts, denial, identity, seen->used, seen->capacity, room);
+        if (room && stats.lockouts.worst && stats.lockouts.worst->seq == denial.seq)
+          stats.lockouts.worst->part = audit.parts[seen->part].spec;
       }
       if (const DenialWaits* found = waits.find(denial.seq); found != nullptr && found->seen) {
         grid.add(denial.sent_ns);
@@ -315,28 +332,15 @@ IdentityRecords audit_composite(RunStats& stats, engine::RecordLog& records, int
       ContractPart part = audit.parts[p];
       part.counts_denials = p + 1 < audit.parts.size();
       part.rule.start_wall_ns = start_wall_ns;
-      PartRecords kept;
-      if (reads_records_as_they_are(part, audit)) {
-        kept.judged_views = identities;
-        kept.used_views = identities;
-      } else {
-        kept = part_records(records, part, audit, start_wall_ns);
-      }
-      visit_denial_rooms(kept.judged_views, kept.used_views, part.rule, start_wall_ns,
-                         judge_from_ns, part.counts_denials, audit.weighted,
-                         [&](const RequestRecord& denial, double, double, bool room) {
-                           DenialRooms& seen = checked[denial.seq];
-                           ++seen.parts;
-                           seen.room = seen.room && room;
-                         });
+      const PartRecords kept = part_views(records, identities, part, audit, start_wall_ns);
+      note_rooms(checked, kept, part, p, part.rule, audit, start_wall_ns, judge_from_ns);
     }
     int64_t locked = 0;
     for (const RecordSpan& view : identities) {
       for (size_t i = 0; i < view.size(); ++i) {
         if (view.outcome(i) != Outcome::denied)
           continue;
-        const DenialRooms* seen = checked.find(view[i].seq);
-        if (seen != nullptr && seen->parts == static_cast<int>(audit.parts.size()) && seen->room)
+        if (room_in_every_part(checked.find(view[i].seq), audit.parts.size()))
           ++locked;
       }
     }

@@ -118,6 +118,7 @@ struct Worker::Slot {
   Clock::time_point due;  // when the request may leave (the start line when unpaced)
   Clock::time_point sent;
   uint32_t identity = 0;  // the identity the request speaks for (drawn when it is sent)
+  int32_t cost = 1;       // its units (--cost), drawn with it
 };
 
 void Worker::EventFree::operator()(event* e) const {
@@ -378,7 +379,8 @@ void Worker::send(int slot_index, Clock::time_point freed_at) {
       live_->reached_virtual(slot.virtual_ns);
   }
   slot.identity = shared_.identities.of(slot.seq);
-  slot.client->start({slot.seq, slot.identity, clock, shared_.load.costs.of(slot.seq)});
+  slot.cost = shared_.load.costs.of(slot.seq);
+  slot.client->start({slot.seq, slot.identity, clock, slot.cost});
 }
 
 void Worker::on_decision(int slot_index, Decision&& decision) {
@@ -394,7 +396,7 @@ void Worker::on_decision(int slot_index, Decision&& decision) {
   RequestRecord record;
   record.seq = slot.seq;
   record.identity = slot.identity;
-  record.cost = shared_.load.costs.of(slot.seq);
+  record.cost = slot.cost;
   if (slot.cursor) {
     // The limiter decided at exactly the instant it was given: a zero-width interval is exact.
     record.sent_ns = record.replied_ns = slot.virtual_ns;

@@ -6,30 +6,17 @@
 
 #include <fmt/format.h>
 
+#include "http/field_text.hpp"
+
 namespace rlcheck::http {
 namespace {
 
-bool names_equal(std::string_view a, std::string_view b) {
-  if (a.size() != b.size())
-    return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) !=
-        std::tolower(static_cast<unsigned char>(b[i])))
-      return false;
-  }
-  return true;
-}
-
 bool name_starts_with(std::string_view text, std::string_view prefix) {
-  return text.size() >= prefix.size() && names_equal(text.substr(0, prefix.size()), prefix);
+  return text.size() >= prefix.size() && iequals(text.substr(0, prefix.size()), prefix);
 }
 
-std::string_view trimmed_value(std::string_view text) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())))
-    text.remove_prefix(1);
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())))
-    text.remove_suffix(1);
-  return text;
+bool name_ends_with(std::string_view text, std::string_view suffix) {
+  return text.size() >= suffix.size() && iequals(text.substr(text.size() - suffix.size()), suffix);
 }
 
 std::optional<int64_t> llm_count(std::string_view text) {
@@ -41,20 +28,26 @@ std::optional<int64_t> llm_count(std::string_view text) {
 }
 
 bool is_x_ratelimit_field(std::string_view name) {
-  return names_equal(name, "X-RateLimit-Limit") || names_equal(name, "X-RateLimit-Remaining") ||
-         names_equal(name, "X-RateLimit-Reset");
+  return iequals(name, "X-RateLimit-Limit") || iequals(name, "X-RateLimit-Remaining") ||
+         iequals(name, "X-RateLimit-Reset");
 }
 
 bool is_ietf_field(std::string_view name) {
   return name_starts_with(name, "RateLimit");
 }
 
+// x-ratelimit-{limit,remaining,reset}-{requests,tokens}, read for every header of every
+// response: compared in place.
 bool is_llm_field(std::string_view name) {
-  for (const char* field : {"limit", "remaining", "reset"}) {
-    for (const char* unit : {"requests", "tokens"}) {
-      if (names_equal(name, fmt::format("x-ratelimit-{}-{}", field, unit)))
-        return true;
-    }
+  constexpr std::string_view k_prefix = "x-ratelimit-";
+  if (!name_starts_with(name, k_prefix))
+    return false;
+  name.remove_prefix(k_prefix.size());
+  for (const std::string_view unit : {"-requests", "-tokens"}) {
+    if (!name_ends_with(name, unit))
+      continue;
+    const std::string_view field = name.substr(0, name.size() - unit.size());
+    return iequals(field, "limit") || iequals(field, "remaining") || iequals(field, "reset");
   }
   return false;
 }
@@ -62,7 +55,7 @@ bool is_llm_field(std::string_view name) {
 }  // namespace
 
 std::optional<int64_t> parse_go_duration_ms(std::string_view text) {
-  text = trimmed_value(text);
+  text = trim_ows(text);
   if (text.empty())
     return std::nullopt;
   double total_ms = 0;
@@ -110,14 +103,14 @@ LlmLimits parse_llm_headers(const HeaderList& headers) {
   for (const auto& [name, raw] : headers) {
     if (!is_llm_field(name))
       continue;
-    const std::string_view value = trimmed_value(raw);
-    const bool tokens = name.size() > 7 && names_equal(name.substr(name.size() - 7), "-tokens");
+    const std::string_view value = trim_ows(raw);
+    const bool tokens = name_ends_with(name, "-tokens");
     LlmPair& pair = tokens ? limits.tokens : limits.requests;
     const bool reset = name_starts_with(name, "x-ratelimit-reset-");
     const std::optional<int64_t> read = reset ? parse_go_duration_ms(value) : llm_count(value);
     if (!read) {
       limits.problems.push_back(
-          fmt::format("{}: not {} '{}'", name, reset ? "a duration" : "a count", value));
+          fmt::format("{}: not {} {}", name, reset ? "a duration" : "a count", quoted(value)));
       continue;
     }
     std::optional<int64_t>& field = reset                                          ? pair.reset_ms

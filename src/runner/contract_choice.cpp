@@ -48,6 +48,12 @@ checks::AdmissionRule rule_for(const std::string& name, const std::string& ancho
   return rule;
 }
 
+// How long a bucket refilling at `refill` takes to free one token, in whole ms up.
+int64_t refill_interval_ms(const config::Rate& refill) {
+  return static_cast<int64_t>(std::ceil(static_cast<double>(refill.period.count()) /
+                                        static_cast<double>(refill.tokens) / 1e6));
+}
+
 // Several contracts: each part's rule; hints are bounded by the longest part's wait.
 void choose_parts(const config::Config& config, ContractChoice& choice) {
   const auto& parts = config.checks.parts;
@@ -64,9 +70,7 @@ void choose_parts(const config::Config& config, ContractChoice& choice) {
                          *spec.burst, *spec.refill);
     part.rule.fresh_state = choice.audit.fresh_state;
     const bool bucket = part.rule.kind == checks::AdmissionRule::Kind::bucket;
-    const double refill_ms = static_cast<double>(spec.refill->period.count()) /
-                             static_cast<double>(spec.refill->tokens) / 1e6;
-    longest_ms = std::max(longest_ms, bucket ? static_cast<int64_t>(std::ceil(refill_ms))
+    longest_ms = std::max(longest_ms, bucket ? refill_interval_ms(*spec.refill)
                                              : config::to_milliseconds(*spec.window));
     choice.audit.parts.push_back(std::move(part));
   }
@@ -105,10 +109,8 @@ ContractChoice choose_contract(const config::Config& config,
   // A bucket (or queue) that is empty frees its next request one refill interval on: a hint that
   // long is honest, however short the window (which such a contract does not judge by).
   if (!config.checks.max_retry_after && rule.kind == checks::AdmissionRule::Kind::bucket) {
-    const auto interval_ms =
-        static_cast<int64_t>(std::ceil(static_cast<double>(choice.refill.period.count()) /
-                                       static_cast<double>(choice.refill.tokens) / 1e6));
-    choice.audit.max_retry_after_ms = std::max(choice.audit.max_retry_after_ms, interval_ms);
+    choice.audit.max_retry_after_ms =
+        std::max(choice.audit.max_retry_after_ms, refill_interval_ms(choice.refill));
   }
   // Each hint's tolerance follows from its resolution (checks::hint_tolerance) and the window.
   choice.audit.tolerance.window_ms = window_ms;

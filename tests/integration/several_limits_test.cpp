@@ -26,20 +26,18 @@ using nlohmann::json;
 
 namespace {
 
-std::vector<std::string> http_args(const Gateway& gateway, const std::string& path,
-                                   const std::string& flags) {
-  std::vector<std::string> args{"http", gateway.server->base_url() + path, "--json"};
-  for (std::string& word : words_of(flags))
-    args.push_back(std::move(word));
-  return args;
-}
-
 // `rlcheck http <url> --json <flags>`.
 std::vector<std::string> http_args_to(const std::string& url, const std::string& flags) {
   std::vector<std::string> args{"http", url, "--json"};
   for (std::string& word : words_of(flags))
     args.push_back(std::move(word));
   return args;
+}
+
+// The same against one of the gateways, at `path`.
+std::vector<std::string> http_args(const Gateway& gateway, const std::string& path,
+                                   const std::string& flags) {
+  return http_args_to(gateway.server->base_url() + path, flags);
 }
 
 // One contract, in units: it held, and no denial came while it had room.
