@@ -15,12 +15,12 @@ namespace {
 using engine::Outcome;
 using engine::RequestRecord;
 
-// One part's records: keyed by identity or group, each key's by seq, fixed windows placed by
-// the part's own window; and, when the part counts denials, the same with denials read as
-// admissions.
+// One part's records (packed, as the run's): keyed by identity or group, each key's by seq,
+// fixed windows placed by the part's own window; and, when the part counts denials, the same
+// with denials read as admissions.
 struct PartRecords {
-  std::vector<RequestRecord> judged;
-  std::vector<RequestRecord> used;
+  engine::RecordLog judged;
+  engine::RecordLog used;
   IdentityRecords judged_views;
   IdentityRecords used_views;
 };
@@ -36,15 +36,12 @@ int32_t copies_of(const RequestRecord& record, bool in_units) {
 // The part's copy of `records` (ordered by identity, by seq within one), in one pass: keyed by
 // its group for group parts, costs of 1 for requests: parts, denials read as admissions when
 // `denials_admitted`, expanded to units under costs.
-std::vector<RequestRecord> part_copy(const engine::RecordLog& records, const ContractPart& part,
-                                     const AuditParams& audit, bool denials_admitted) {
+engine::RecordLog part_copy(const engine::RecordLog& records, uint64_t first_seq,
+                            const ContractPart& part, const AuditParams& audit,
+                            bool denials_admitted) {
   const int64_t size = audit.group_size > 0 ? audit.group_size : audit.identities;
   const bool in_units = audit.weighted && !part.counts_requests;
-  std::vector<RequestRecord> copy;
-  copy.reserve(records.size());
-  engine::RecordCursor cursor(records.view());
-  for (size_t i = 0; i < records.size(); ++i) {
-    RequestRecord record = cursor[i];
+  const auto read = [&](RequestRecord record) {
     // The window a limiter named belongs to no part in particular: each places its own.
     record.bucket = 0;
     if (part.counts_requests)
@@ -53,26 +50,38 @@ std::vector<RequestRecord> part_copy(const engine::RecordLog& records, const Con
       record.identity = static_cast<uint32_t>(record.identity / std::max<int64_t>(1, size));
     if (denials_admitted && record.outcome == Outcome::denied)
       record.outcome = Outcome::allowed;
+    return record;
+  };
+  engine::RecordCursor cursor(records.view());
+  size_t count = records.size();
+  if (in_units) {
+    count = 0;
+    for (size_t i = 0; i < records.size(); ++i)
+      count += static_cast<size_t>(copies_of(read(cursor[i]), in_units));
+  }
+  engine::RecordLog copy(first_seq);
+  copy.reserve(count);
+  for (size_t i = 0; i < records.size(); ++i) {
+    const RequestRecord record = read(cursor[i]);
     for (int32_t k = copies_of(record, in_units); k > 0; --k)
       copy.push_back(record);
   }
   // `records` come ordered by identity and seq; a group's members interleave by seq.
   if (part.per_group) {
-    std::stable_sort(copy.begin(), copy.end(), [](const auto& a, const auto& b) {
-      return std::tie(a.identity, a.seq) < std::tie(b.identity, b.seq);
-    });
+    copy.sort_by_seq();  // split_by_identity then keeps each group's in seq order
   }
   return copy;
 }
 
-PartRecords part_records(const engine::RecordLog& records, const ContractPart& part,
-                         const AuditParams& audit, int64_t start_wall_ns) {
+PartRecords part_records(const engine::RecordLog& records, uint64_t first_seq,
+                         const ContractPart& part, const AuditParams& audit,
+                         int64_t start_wall_ns) {
   PartRecords out;
   const int64_t keys = part.per_group ? group_count(audit.identities, audit.group_size)
                                       : std::max<int64_t>(1, audit.identities);
-  out.judged = part_copy(records, part, audit, false);
+  out.judged = part_copy(records, first_seq, part, audit, false);
   if (part.counts_denials)
-    out.used = part_copy(records, part, audit, true);
+    out.used = part_copy(records, first_seq, part, audit, true);
   if (part.rule.kind == AdmissionRule::Kind::fixed) {
     assign_wall_windows(out.judged, start_wall_ns, part.rule);
     assign_wall_windows(out.used, start_wall_ns, part.rule);
@@ -84,16 +93,22 @@ PartRecords part_records(const engine::RecordLog& records, const ContractPart& p
 
 // What the parts said of one denial.
 struct DenialRooms {
-  int parts = 0;     // parts that judged it
-  bool room = true;  // every one of them had room
-  double used = 0;   // the part with the least room: its use...
+  uint16_t parts = 0;  // parts that judged it
+  uint16_t part = 0;   // the part with the least room...
+  bool room = true;    // every one of them had room
+  double used = 0;     // ...its use, of its capacity
   double capacity = 1;
-  size_t part = 0;  // ...and which
 };
 
 struct DenialWaits {
   HintRange range{0, 0, false};
   bool seen = false;
+};
+
+// Both, kept side by side: one table, one entry a denial (a run's records are mostly denials).
+struct DenialVerdicts {
+  DenialRooms rooms;
+  DenialWaits waits;
 };
 
 // What the parts said of each denial, by request number: a run's numbers are dense (one host:
@@ -131,10 +146,11 @@ bool reads_records_as_they_are(const ContractPart& part, const AuditParams& audi
 }
 
 // The part's views of the run: the identities' own, or its copy of the records.
-PartRecords part_views(const engine::RecordLog& records, const IdentityRecords& identities,
-                       const ContractPart& part, const AuditParams& audit, int64_t start_wall_ns) {
+PartRecords part_views(const engine::RecordLog& records, uint64_t first_seq,
+                       const IdentityRecords& identities, const ContractPart& part,
+                       const AuditParams& audit, int64_t start_wall_ns) {
   if (!reads_records_as_they_are(part, audit))
-    return part_records(records, part, audit, start_wall_ns);
+    return part_records(records, first_seq, part, audit, start_wall_ns);
   PartRecords shared;
   shared.judged_views = identities;
   shared.used_views = identities;
@@ -143,20 +159,21 @@ PartRecords part_views(const engine::RecordLog& records, const IdentityRecords& 
 
 // Adds what part `p` says of each denial it judges to `rooms`: room or not, and whether it is
 // the part with the least room so far.
-void note_rooms(BySeq<DenialRooms>& rooms, const PartRecords& kept, const ContractPart& part,
-                size_t p, const AdmissionRule& rule, const AuditParams& audit,
-                int64_t start_wall_ns, int64_t judge_from_ns) {
+template <typename Entry, typename RoomsOf>
+void note_rooms(BySeq<Entry>& rooms, const RoomsOf& rooms_of, const PartRecords& kept,
+                const ContractPart& part, size_t p, const AdmissionRule& rule,
+                const AuditParams& audit, int64_t start_wall_ns, int64_t judge_from_ns) {
   visit_denial_rooms(
       kept.judged_views, kept.used_views, rule, start_wall_ns, judge_from_ns, part.counts_denials,
-      audit.weighted, [&](const RequestRecord& denial, double used, double capacity, bool room) {
-        DenialRooms& seen = rooms[denial.seq];
+      audit.weighted, [&](uint64_t denial_seq, double used, double capacity, bool room) {
+        DenialRooms& seen = rooms_of(rooms[denial_seq]);
         const bool tighter = seen.parts == 0 || used / capacity > seen.used / seen.capacity;
         ++seen.parts;
         seen.room = seen.room && room;
         if (tighter) {
           seen.used = used;
           seen.capacity = capacity;
-          seen.part = p;
+          seen.part = static_cast<uint16_t>(p);
         }
       });
 }
@@ -190,15 +207,15 @@ IdentityRecords audit_composite(RunStats& stats, engine::RecordLog& records, int
     first_seq = std::min(first_seq, records.seq(i));
     last_seq = std::max(last_seq, records.seq(i));
   }
-  BySeq<DenialRooms> rooms(first_seq, last_seq, records.size());
-  BySeq<DenialWaits> waits(first_seq, last_seq, records.size());
+  BySeq<DenialVerdicts> verdicts(first_seq, last_seq, records.size());
+  const auto rooms_of = [](DenialVerdicts& entry) -> DenialRooms& { return entry.rooms; };
   std::vector<Utilisation> shares;  // per identity: the part allowing the least
   stats.parts.clear();
   for (size_t p = 0; p < audit.parts.size(); ++p) {
     const ContractPart& part = audit.parts[p];
     AdmissionRule rule = part.rule;
     rule.start_wall_ns = start_wall_ns;
-    const PartRecords kept = part_views(records, identities, part, audit, start_wall_ns);
+    const PartRecords kept = part_views(records, first_seq, identities, part, audit, start_wall_ns);
 
     PartAudit result;
     result.spec = part.spec;
@@ -212,11 +229,11 @@ IdentityRecords audit_composite(RunStats& stats, engine::RecordLog& records, int
     result.memory_ns = contract_memory_ns(rule);
     stats.parts.push_back(result);
 
-    note_rooms(rooms, kept, part, p, rule, audit, start_wall_ns, judge_from_ns);
+    note_rooms(verdicts, rooms_of, kept, part, p, rule, audit, start_wall_ns, judge_from_ns);
     // The soonest instant every part has room: the latest of their waits. A part with room
     // now (unexplained) waits nothing.
     const auto latest = [&](const RequestRecord& denial, const HintRange& range) {
-      DenialWaits& entry = waits[denial.seq];
+      DenialWaits& entry = verdicts[denial.seq].waits;
       entry.seen = true;
       HintRange& combined = entry.range;
       if (range.never)
@@ -232,7 +249,7 @@ IdentityRecords audit_composite(RunStats& stats, engine::RecordLog& records, int
       // Denials it may have counted make the wait longer, never shorter.
       visit_hint_ranges(kept.judged_views, kept.used_views, rule, start_wall_ns,
                         [&](const RequestRecord& denial, const HintRange& range) {
-                          HintRange& combined = waits[denial.seq].range;
+                          HintRange& combined = verdicts[denial.seq].waits.range;
                           if (range.explained) {
                             combined.high_ns = std::max(combined.high_ns, range.high_ns);
                             combined.explained = true;
@@ -290,19 +307,23 @@ IdentityRecords audit_composite(RunStats& stats, engine::RecordLog& records, int
   for (size_t id = 0; id < identities.size(); ++id) {
     const RecordSpan view = identities[id];
     const auto identity = static_cast<uint32_t>(id);
+    engine::RecordCursor cursor(view);
     for (size_t i = 0; i < view.size(); ++i) {
       if (view.outcome(i) != Outcome::denied)
         continue;
-      const RequestRecord denial = view[i];
-      if (const DenialRooms* seen = rooms.find(denial.seq);
-          seen != nullptr && seen->parts == static_cast<int>(audit.parts.size())) {
+      const DenialVerdicts* verdict = verdicts.find(view.seq(i));
+      if (verdict == nullptr)
+        continue;
+      const RequestRecord& denial = cursor[i];
+      if (const DenialRooms* seen = &verdict->rooms;
+          seen->parts == static_cast<int>(audit.parts.size())) {
         const bool room = room_in_every_part(seen, audit.parts.size());
         locked[id] = locked[id] || room;
         judge_denial(stats.lockouts, denial, identity, seen->used, seen->capacity, room);
         if (room && stats.lockouts.worst && stats.lockouts.worst->seq == denial.seq)
           stats.lockouts.worst->part = audit.parts[seen->part].spec;
       }
-      if (const DenialWaits* found = waits.find(denial.seq); found != nullptr && found->seen) {
+      if (const DenialWaits* found = &verdict->waits; found->seen) {
         grid.add(denial.sent_ns);
         judge_hint(stats.retry_accuracy, denial, identity, found->range, audit.tolerance);
       }
@@ -332,8 +353,11 @@ IdentityRecords audit_composite(RunStats& stats, engine::RecordLog& records, int
       ContractPart part = audit.parts[p];
       part.counts_denials = p + 1 < audit.parts.size();
       part.rule.start_wall_ns = start_wall_ns;
-      const PartRecords kept = part_views(records, identities, part, audit, start_wall_ns);
-      note_rooms(checked, kept, part, p, part.rule, audit, start_wall_ns, judge_from_ns);
+      const PartRecords kept =
+          part_views(records, first_seq, identities, part, audit, start_wall_ns);
+      note_rooms(
+          checked, [](DenialRooms& entry) -> DenialRooms& { return entry; }, kept, part, p,
+          part.rule, audit, start_wall_ns, judge_from_ns);
     }
     int64_t locked = 0;
     for (const RecordSpan& view : identities) {

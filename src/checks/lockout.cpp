@@ -322,7 +322,7 @@ void walk_denials(const IdentityRecords& judged_views, const IdentityRecords& us
     };
     // What the denial asks for, and what it counts in `used` itself.
     const auto need = [&](size_t i) {
-      return weighted ? static_cast<double>(records[i].cost) : 1.0;
+      return weighted ? static_cast<double>(records.cost(i)) : 1.0;
     };
     const auto self = [&](size_t i) { return counts_self ? need(i) : 0.0; };
     // For rules that read a denial's instants alone: no denial is decoded.
@@ -415,7 +415,7 @@ void visit_denial_rooms(const IdentityRecords& judged, const IdentityRecords& us
                         bool used_counts_denials, bool weighted, const DenialRoomVisitor& visit) {
   walk_denials(judged, used, rule, start_wall_ns, judge_from_ns, used_counts_denials, weighted,
                [&](uint32_t, RecordSpan records, size_t i, double used_now, double capacity,
-                   bool room) { visit(records[i], used_now, capacity, room); });
+                   bool room) { visit(records.seq(i), used_now, capacity, room); });
 }
 
 }  // namespace rlcheck::checks

@@ -86,8 +86,9 @@ LockOuts find_lockouts(const IdentityRecords& identities, const AdmissionRule& r
 // `judged`, each the same records or, `used_counts_denials`, with every denial read as an
 // admission (--consume-on-deny checked: the part counts denials too; the denial judged does not
 // count against itself). Sliding, fixed and bucket rules read denials so; others read `judged`.
-using DenialRoomVisitor = std::function<void(const engine::RequestRecord& denial, double used,
-                                             double capacity, bool room)>;
+// The denial is named by its seq.
+using DenialRoomVisitor =
+    std::function<void(uint64_t denial_seq, double used, double capacity, bool room)>;
 // `weighted`: each request needs its cost (records counted in units, an admission of cost c
 // being c records).
 void visit_denial_rooms(const IdentityRecords& judged, const IdentityRecords& used,

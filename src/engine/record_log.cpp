@@ -1,6 +1,7 @@
 #include "engine/record_log.hpp"
 
 #include <algorithm>
+#include <array>
 #include <limits>
 #include <map>
 #include <tuple>
@@ -91,12 +92,17 @@ struct RecordTables {
   // Per context (by index), a record holding its fields: decoding copies it and sets the rest.
   std::vector<RequestRecord> context_records;
   std::map<Context, uint16_t> context_index;
-  std::optional<std::pair<Context, uint16_t>> last;  // interned last: most records repeat it
+  // The contexts interned last: most records repeat one of a few (a run's costs drawn from a
+  // distribution alternate between them), so the map is searched only for the others.
+  std::array<std::optional<std::pair<Context, uint16_t>>, 8> recent;
+  size_t next_recent = 0;
   std::vector<RequestRecord> whole;  // records a field of which does not fit its packed range
 
   std::optional<uint16_t> intern(const RequestRecord& record) {
-    if (last && last->first.matches(record))
-      return last->second;
+    for (const auto& seen : recent) {
+      if (seen && seen->first.matches(record))
+        return seen->second;
+    }
     const Context context = context_of(record);
     auto found = context_index.find(context);
     if (found == context_index.end()) {
@@ -106,7 +112,8 @@ struct RecordTables {
       context_records.push_back(record_of(context));
       found = context_index.emplace(context, index).first;
     }
-    last = *found;
+    recent[next_recent] = *found;
+    next_recent = (next_recent + 1) % recent.size();
     return found->second;
   }
 
@@ -162,6 +169,18 @@ const RequestRecord& RecordCursor::operator[](size_t index) {
   }
   view_.fill_packed(p, record_);
   return record_;
+}
+
+int32_t RecordView::cost(size_t index) const {
+  if (const RequestRecord* record = unpacked(index))
+    return record->cost;
+  return tables_->context_records[packed_[index].context].cost;
+}
+
+uint64_t RecordView::seq(size_t index) const {
+  if (const RequestRecord* record = unpacked(index))
+    return record->seq;
+  return tables_->first_seq + packed_[index].seq_offset;
 }
 
 const RequestRecord* RecordView::unpacked(size_t index) const {

@@ -74,6 +74,9 @@ class RecordView {
       return static_cast<Outcome>(p->outcome_error & 3U);
     return unpacked(index)->outcome;
   }
+  // The record's seq and cost, without decoding it.
+  uint64_t seq(size_t index) const;
+  int32_t cost(size_t index) const;
   RequestRecord front() const { return (*this)[0]; }
   RequestRecord back() const { return (*this)[size_ - 1]; }
   RecordIterator begin() const;
