@@ -501,6 +501,54 @@ std::optional<ContractFit> fit_contract(std::vector<RecordedRun>& runs,
   return std::move(found->fit);
 }
 
+std::optional<ContractFit> fit_consume_on_deny(std::vector<RecordedRun>& runs,
+                                               const std::vector<RunStats>& stats,
+                                               const std::vector<CheckResult>& checks,
+                                               const CheckParams& params,
+                                               const AuditParams& audit) {
+  if (runs.size() != stats.size() || runs.empty() || audit.parts.size() < 2 ||
+      std::ranges::any_of(audit.parts,
+                          [](const ContractPart& part) { return part.counts_denials; }))
+    return std::nullopt;
+  std::vector<std::string> failed;
+  for (const CheckResult& check : checks) {
+    if (check.status == Status::fail && contract_decides(check.id))
+      failed.push_back(check.id);
+  }
+  if (failed.empty())
+    return std::nullopt;
+  AuditParams replay = audit;
+  for (size_t p = 0; p + 1 < replay.parts.size(); ++p)
+    replay.parts[p].counts_denials = true;
+  replay.timeline = false;
+  std::vector<RunStats> replayed = stats;
+  for (size_t i = 0; i < runs.size(); ++i)
+    audit_run(replayed[i], runs[i].records, runs[i].start_wall_ns, replay);
+  settle_hint_resolution(replayed, params.hint_resolution, params.retry_tolerance);
+  CheckParams judged = params;
+  judged.consume_on_deny = "checked";
+  const std::vector<CheckResult> replayed_checks = evaluate_checks(replayed, judged);
+  // The reading is how denials count, not a promise of its own: it is named on the checks it
+  // clears when it fails none that held and leaves no denial with room; what it does not
+  // clear (a hint wrong under every reading) stays failed.
+  const bool fails_another = std::ranges::any_of(replayed_checks, [&](const CheckResult& check) {
+    return check.status == Status::fail && status_of(checks, check.id) != Status::fail;
+  });
+  if (fails_another || any_denied_with_room(replayed))
+    return std::nullopt;
+  ContractFit fit;
+  fit.contract = params.contract;
+  fit.consume_on_deny = "checked";
+  fit.flags = "--consume-on-deny checked";
+  for (const std::string& id : failed) {
+    if (status_of(replayed_checks, id) == Status::pass)
+      fit.clears.push_back(id);
+  }
+  if (fit.clears.empty())
+    return std::nullopt;
+  return fit;
+}
+
 int64_t admitted_at_once(const std::vector<RecordedRun>& runs) {
   int64_t most = 0;
   for (const RecordedRun& run : runs) {

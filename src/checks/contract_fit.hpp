@@ -31,12 +31,15 @@ struct ContractFit {
   std::string contract;  // sliding, fixed, sliding-counter, token-bucket or queue
   std::string anchor;    // fixed, sliding-counter: "clock" or "first-hit"; empty otherwise
   AdmissionRule rule;
-  int64_t limit = 0;                // sliding, fixed
-  int64_t window_ms = 0;            // sliding, fixed
-  int64_t burst = 0;                // token-bucket
-  std::string refill;               // token-bucket, queue: "1/s", "1/2s"
-  std::optional<int64_t> queue;     // queue: how many may wait
-  std::string flags;                // "--contract token-bucket --burst 5 --refill 1/s"
+  int64_t limit = 0;             // sliding, fixed
+  int64_t window_ms = 0;         // sliding, fixed
+  int64_t burst = 0;             // token-bucket
+  std::string refill;            // token-bucket, queue: "1/s", "1/2s"
+  std::optional<int64_t> queue;  // queue: how many may wait
+  std::string flags;             // "--contract token-bucket --burst 5 --refill 1/s"
+  // Several contracts: "checked" when the fit is the same parts with every denial counted by
+  // those before the one that denied it (--consume-on-deny checked); empty otherwise.
+  std::string consume_on_deny;
   std::vector<std::string> clears;  // ids of the failed checks that pass under it
 };
 
@@ -53,6 +56,17 @@ std::optional<ContractFit> fit_contract(std::vector<RecordedRun>& runs,
                                         const std::vector<RunStats>& stats,
                                         const std::vector<CheckResult>& checks,
                                         const CheckParams& params, const AuditParams& audit);
+
+// Several contracts read strictly (--consume-on-deny none) whose test failed a check the
+// contracts decide: the runs replayed with every part but the last counting denials too
+// (--consume-on-deny checked, what libraries that hit each limit in turn do), and judged again.
+// The fit, clearing the failed checks that pass under that reading, when it fails no check
+// that held and leaves no denial with room; nullopt otherwise, or when nothing such failed
+// (a hint wrong under both readings stays failed). `runs` may be reordered.
+std::optional<ContractFit> fit_consume_on_deny(std::vector<RecordedRun>& runs,
+                                               const std::vector<RunStats>& stats,
+                                               const std::vector<CheckResult>& checks,
+                                               const CheckParams& params, const AuditParams& audit);
 
 // The readings of an advertised policy of `limit` per `window_ms` (IETF RateLimit-Policy
 // q;w, which leaves the algorithm open): a token bucket of burst q refilled q per w, fixed

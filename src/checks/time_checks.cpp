@@ -313,19 +313,6 @@ CheckResult check_utilisation(const std::vector<RunStats>& runs, const CheckPara
                                         "possibly admitted)",
                                         share.unknown)
                                   : std::string();
-  // Several parts read strictly, whose lock-outs all vanish when a denial may still count in
-  // the parts checked before the one that denied it: the flag that says so (libraries that hit
-  // each limit in turn count that way).
-  const bool checked_clears =
-      params.consume_on_deny == "none" && std::ranges::all_of(judged, [](const RunStats* run) {
-        return run->lockouts.count == 0 || run->lockouts_if_checked == 0;
-      });
-  const std::string consume_hint =
-      checked_clears
-          ? "; with --consume-on-deny checked (a denial still counted by the contracts given "
-            "before the one that denied it, as libraries that hit each limit in turn count) "
-            "none came with room: pass it if the limiter counts so"
-          : "";
   if (worst_run != nullptr) {
     const LockOut& worst = *worst_run->lockouts.worst;
     return {
@@ -335,7 +322,7 @@ CheckResult check_utilisation(const std::vector<RunStats>& runs, const CheckPara
                     "with room; {}{}",
                     worst_run->run, worst.identity, worst.seq, ms_of(worst.sent_ns), room,
                     worst.used, worst.capacity, lockouts, denials, ratio + unknown,
-                    denial_counting_text(judged, params) + consume_hint)};
+                    denial_counting_text(judged, params))};
   }
   // Under-admission is judged where the replay's share means something (RunStats::share_judged:
   // not for a group's shared allowance, costs, or parts that count denials).

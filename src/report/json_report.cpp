@@ -414,7 +414,9 @@ json to_json(const Report& report) {
   if (report.contract_fit) {
     const checks::ContractFit& fit = *report.contract_fit;
     json fitted = {{"contract", fit.contract}, {"flags", fit.flags}, {"clears", fit.clears}};
-    if (fit.contract == "token-bucket") {
+    if (!fit.consume_on_deny.empty()) {
+      fitted["consume_on_deny"] = fit.consume_on_deny;
+    } else if (fit.contract == "token-bucket") {
       fitted["burst"] = fit.burst;
       fitted["refill"] = fit.refill;
     } else if (fit.queue) {

@@ -11,7 +11,11 @@ constexpr int64_t k_max_fit_records = 1'000'000;
 
 }  // namespace
 
-FitRecords::FitRecords(const config::Config& config) : wanted_(!config.checks.contract) {}
+// A fit is wanted when no contract was named, and of several contracts read strictly, the
+// reading that counts denials (fit_consume_on_deny).
+FitRecords::FitRecords(const config::Config& config)
+    : wanted_(!config.checks.contract ||
+              (config.checks.parts.size() >= 2 && !config.checks.consume_on_deny)) {}
 
 void FitRecords::keep(engine::RunResult& result) {
   if (!wanted_)
@@ -31,6 +35,15 @@ void FitRecords::explain(report::Report& report, const checks::CheckParams& para
                          const ContractChoice& contract) {
   if (!wanted_ || report.verdict != checks::Verdict::fail)
     return;
+  if (!contract.audit.parts.empty()) {
+    auto fit =
+        checks::fit_consume_on_deny(runs_, report.runs, report.checks, params, contract.audit);
+    if (!fit)
+      return;
+    checks::note_fit(report.checks, *fit);
+    report.contract_fit = std::move(*fit);
+    return;
+  }
   const int64_t capacity = contract.audit.rule.capacity();
   if (const int64_t at_once = checks::admitted_at_once(runs_); at_once > capacity)
     checks::note_race(report.checks, at_once, capacity);

@@ -1,7 +1,9 @@
 #pragma once
 // The contract fit of a failed test: each run's records are kept while the test runs (only when
-// --contract was not given, and only up to a bound on memory), and once the verdict is a
-// failure the other contracts are fitted to them (checks::fit_contract). The verdict stands.
+// --contract was not given, or several were read strictly, and only up to a bound on memory),
+// and once the verdict is a failure the other contracts are fitted to them
+// (checks::fit_contract), or the several contracts read as counting denials
+// (checks::fit_consume_on_deny). The verdict stands.
 
 #include <cstdint>
 #include <vector>
@@ -37,7 +39,7 @@ class FitRecords {
                               const ContractChoice& contract);
 
  private:
-  bool wanted_;  // --contract not given
+  bool wanted_;  // --contract not given, or several read strictly
   int64_t kept_ = 0;
   std::vector<checks::RecordedRun> runs_;
 };

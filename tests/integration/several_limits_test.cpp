@@ -326,9 +326,13 @@ TEST_CASE(
     CHECK(check_status(strict, "limit") == "pass");
     CHECK(check_status(strict, "utilisation") == "fail");
     CHECK(check_detail(strict, "utilisation").find("had room") != std::string::npos);
-    // ... and the flag that reads it as Flask-Limiter counts is named.
-    CHECK(check_detail(strict, "utilisation").find("with --consume-on-deny checked") !=
+    // ... and the fit, the runs replayed reading it as Flask-Limiter counts, names the flag.
+    CHECK(check_detail(strict, "utilisation").find("fit --consume-on-deny checked") !=
           std::string::npos);
+    REQUIRE(strict.contains("contract_fit"));
+    CHECK(strict["contract_fit"]["consume_on_deny"] == "checked");
+    CHECK(strict["contract_fit"]["flags"] == "--consume-on-deny checked");
+    CHECK(strict["contract_fit"]["clears"].dump().find("utilisation") != std::string::npos);
   }
   // Read as Flask-Limiter counts, nothing is wrong with its decisions.
   const json& checked = reports[1];

@@ -18,8 +18,10 @@ using rlcheck::checks::AuditParams;
 using rlcheck::checks::CheckParams;
 using rlcheck::checks::CheckResult;
 using rlcheck::checks::ContractFit;
+using rlcheck::checks::ContractPart;
 using rlcheck::checks::evaluate_checks;
 using rlcheck::checks::fit_candidates;
+using rlcheck::checks::fit_consume_on_deny;
 using rlcheck::checks::fit_contract;
 using rlcheck::checks::note_fit;
 using rlcheck::checks::note_race;
@@ -108,13 +110,22 @@ Limiter sliding_counter(int64_t limit, int64_t window_ms) {
   };
 }
 
-// One request every `every_ms` for `duration_ms`, decided 0.5 ms after it is sent and answered
-// 1 ms after.
-RunResult paced_run(Limiter limiter, int64_t every_ms, int64_t duration_ms) {
+// A pause in a paced run: no request from `from_ms` until `to_ms`.
+struct Pause {
+  int64_t from_ms = 0;
+  int64_t to_ms = 0;
+};
+
+// One request every `every_ms` for `duration_ms` (none during `pause`), decided 0.5 ms after it
+// is sent and answered 1 ms after.
+RunResult paced_run(Limiter limiter, int64_t every_ms, int64_t duration_ms, Pause pause = {}) {
   RunResult result;
-  for (int64_t at = 0, seq = 0; at < duration_ms; at += every_ms, ++seq) {
+  for (int64_t at = 0, seq = 0; at < duration_ms; at += every_ms) {
+    if (at >= pause.from_ms && at < pause.to_ms)
+      continue;
+    ++seq;
     RequestRecord record;
-    record.seq = static_cast<uint64_t>(seq);
+    record.seq = static_cast<uint64_t>(seq - 1);
     record.sent_ns = at * k_ms;
     record.replied_ns = record.sent_ns + k_ms;
     const Decided decided = limiter(record.sent_ns + k_ms / 2);
@@ -191,15 +202,55 @@ struct Judged {
 };
 
 Judged judge(const std::function<Limiter()>& make_limiter, int runs, int64_t every_ms,
-             int64_t duration_ms, const AuditParams& audit, const CheckParams& params) {
+             int64_t duration_ms, const AuditParams& audit, const CheckParams& params,
+             Pause pause = {}) {
   Judged judged;
   for (int run = 1; run <= runs; ++run) {
-    RunResult result = paced_run(make_limiter(), every_ms, duration_ms);
+    RunResult result = paced_run(make_limiter(), every_ms, duration_ms, pause);
     judged.stats.push_back(summarize_run(run, result, audit));
     judged.recorded.push_back({std::move(result.records), result.start_wall_ns});
   }
   judged.checks = evaluate_checks(judged.stats, params);
   return judged;
+}
+
+// Sliding logs checked in turn, each taking its place before the next is asked (as
+// Flask-Limiter hit()s a route's limits): a request the second denies still counts in the
+// first. No hints. `counts_in_first`: false for a limiter that asks every log before any takes
+// a place.
+Limiter logs_in_turn(int64_t first_limit, int64_t first_ms, int64_t second_limit, int64_t second_ms,
+                     bool counts_in_first) {
+  auto logs = std::make_shared<std::array<std::deque<int64_t>, 2>>();
+  return [=](int64_t now_ns) {
+    const std::array<std::pair<int64_t, int64_t>, 2> limits{
+        {{first_limit, first_ms * k_ms}, {second_limit, second_ms * k_ms}}};
+    bool every_has_room = true;
+    for (size_t p = 0; p < 2; ++p) {
+      auto& log = (*logs)[p];
+      while (!log.empty() && log.front() <= now_ns - limits[p].second)
+        log.pop_front();
+      if (static_cast<int64_t>(log.size()) >= limits[p].first) {
+        every_has_room = false;
+        break;
+      }
+      if (counts_in_first && p == 0)
+        log.push_back(now_ns);
+    }
+    if (!every_has_room)
+      return Decided{false, std::nullopt};
+    if (!counts_in_first)
+      (*logs)[0].push_back(now_ns);
+    (*logs)[1].push_back(now_ns);
+    return Decided{true, std::nullopt};
+  };
+}
+
+ContractPart sliding_part(int64_t limit, int64_t window_ms) {
+  ContractPart part;
+  part.spec = "sliding:" + std::to_string(limit) + "/" + std::to_string(window_ms) + "ms";
+  part.name = "sliding";
+  part.rule = sliding_audit(limit, window_ms).rule;
+  return part;
 }
 
 Status status_of(const std::vector<CheckResult>& checks, const std::string& id) {
@@ -492,4 +543,68 @@ TEST_CASE("an advertised q per w read as a token bucket explains a bucket of q r
   Judged racy = judge([] { return token_bucket(9, 5); }, 1, 50, 3000, audit, params);
   CHECK_FALSE(rejudge(policy_readings(5, 1000, audit.rule), racy.recorded, racy.stats, racy.checks,
                       params, audit));
+}
+
+TEST_CASE("several limits read strictly fit --consume-on-deny checked when a denial counts") {
+  // 5 per 1 s then 10 per 4 s at 20/s for 8 s, paused from 2 s to 3.6 s: the first two
+  // seconds fill the second log; from 3.6 s five requests take places in the first log before
+  // the second denies them, so when the second frees (4 s on) the first is full of those
+  // denials until 4.6 s. Read strictly, the denials from 4 s came with room in both; read as
+  // counting, none did.
+  AuditParams audit = sliding_audit(5, 1000);
+  audit.parts = {sliding_part(5, 1000), sliding_part(10, 4000)};
+  CheckParams params = sliding_params(5, 1000, 160);
+  params.contract = "sliding:5/1000ms + sliding:10/4000ms";
+  params.consume_on_deny = "none";
+  params.retry_hint_optional = true;
+  const auto in_turn = [] { return logs_in_turn(5, 1000, 10, 4000, true); };
+  const Pause k_pause{2000, 3600};
+  Judged judged = judge(in_turn, 1, 50, 8000, audit, params, k_pause);
+  REQUIRE(status_of(judged.checks, "utilisation") == Status::fail);
+  const auto fit = fit_consume_on_deny(judged.recorded, judged.stats, judged.checks, params, audit);
+  REQUIRE(fit);
+  CHECK(fit->flags == "--consume-on-deny checked");
+  CHECK(fit->consume_on_deny == "checked");
+  CHECK(std::find(fit->clears.begin(), fit->clears.end(), "utilisation") != fit->clears.end());
+
+  // Pasted back: judged as counting from the start, the same limiter passes.
+  AuditParams checked = audit;
+  checked.parts[0].counts_denials = true;
+  CheckParams checked_params = params;
+  checked_params.consume_on_deny = "checked";
+  const Judged rejudged = judge(in_turn, 1, 50, 8000, checked, checked_params, k_pause);
+  CHECK(status_of(rejudged.checks, "utilisation") == Status::pass);
+  CHECK(status_of(rejudged.checks, "limit") == Status::pass);
+
+  // A limiter that asks both before either counts passes strictly: nothing to fit.
+  Judged strict =
+      judge([] { return logs_in_turn(5, 1000, 10, 4000, false); }, 1, 50, 8000, audit, params);
+  CHECK(status_of(strict.checks, "utilisation") == Status::pass);
+  CHECK_FALSE(fit_consume_on_deny(strict.recorded, strict.stats, strict.checks, params, audit));
+}
+
+TEST_CASE("a lock-out no counting of denials explains gets no --consume-on-deny fit") {
+  // Correct logs, but every request for 3 s after a denial is denied too (a penalty). The
+  // client pauses from 1 s to 2.5 s, longer than the first window: when it comes back, even
+  // counting every denial the first log has room, and so does the second (five admissions).
+  AuditParams audit = sliding_audit(5, 1000);
+  audit.parts = {sliding_part(5, 1000), sliding_part(10, 4000)};
+  CheckParams params = sliding_params(5, 1000, 160);
+  params.consume_on_deny = "none";
+  params.retry_hint_optional = true;
+  const auto penalised = [] {
+    auto inner = logs_in_turn(5, 1000, 10, 4000, false);
+    auto banned_until = std::make_shared<int64_t>(-1);
+    return Limiter([=](int64_t now_ns) {
+      if (now_ns < *banned_until)
+        return Decided{false, std::nullopt};
+      const Decided decided = inner(now_ns);
+      if (!decided.allowed)
+        *banned_until = now_ns + 3000 * k_ms;
+      return decided;
+    });
+  };
+  Judged judged = judge(penalised, 1, 50, 8000, audit, params, Pause{1000, 2500});
+  REQUIRE(status_of(judged.checks, "utilisation") == Status::fail);
+  CHECK_FALSE(fit_consume_on_deny(judged.recorded, judged.stats, judged.checks, params, audit));
 }
