@@ -305,7 +305,7 @@ int run_main(int argc, const char* const* argv) {
     if (!config.output.records_path.empty() && writes_records) {
       auto opened = report::RecordsWriter::open_file(
           config.output.records_path, config.command == config::Command::compare,
-          config::clock_skews_ms(config.load.clock_skews));
+          config::clock_skews_ms(config.load.clock_skews), config.load.costs.weighted());
       if (!opened)
         throw base::cannot_test(fmt::format("--records: {}", opened.error()));
       records = std::move(*opened);

@@ -148,7 +148,7 @@ void append_json(fmt::memory_buffer& out, const std::string& target_json, int ru
 }
 
 void append_csv(fmt::memory_buffer& out, const std::string& target_csv, bool with_target, int run,
-                const engine::RequestRecord& record, std::optional<int64_t> skew_ms,
+                const engine::RequestRecord& record, bool with_cost, std::optional<int64_t> skew_ms,
                 const Derived& derived) {
   const Fields fields = fields_of(record);
   auto it = std::back_inserter(out);
@@ -168,6 +168,8 @@ void append_csv(fmt::memory_buffer& out, const std::string& target_csv, bool wit
   fmt::format_to(it, ",");
   if (record.retry_ms)
     fmt::format_to(it, "{}", *record.retry_ms);
+  if (with_cost)
+    fmt::format_to(it, ",{}", record.cost);
   if (skew_ms)
     fmt::format_to(it, ",{}", *skew_ms);
   fmt::format_to(it, ",");
@@ -193,22 +195,27 @@ RecordsWriter::Format RecordsWriter::format_for(std::string_view path) {
 }
 
 RecordsWriter::RecordsWriter(std::ostream& out, Format format, bool with_target,
-                             std::vector<int64_t> skews_ms)
-    : out_(&out), format_(format), with_target_(with_target), skews_ms_(std::move(skews_ms)) {
+                             std::vector<int64_t> skews_ms, bool with_cost)
+    : out_(&out),
+      format_(format),
+      with_target_(with_target),
+      skews_ms_(std::move(skews_ms)),
+      with_cost_(with_cost) {
   if (format_ == Format::csv) {
     *out_ << (with_target_ ? "target," : "")
           << "run,seq,identity,send_us,reply_us,outcome,status,error_kind,retry_ms"
-          << (skews_ms_.empty() ? "" : ",skew_ms") << ",due_us,wall_ms,worker\n";
+          << (with_cost_ ? ",cost" : "") << (skews_ms_.empty() ? "" : ",skew_ms")
+          << ",due_us,wall_ms,worker\n";
   }
 }
 
 std::expected<std::unique_ptr<RecordsWriter>, std::string> RecordsWriter::open_file(
-    const std::string& path, bool with_target, std::vector<int64_t> skews_ms) {
+    const std::string& path, bool with_target, std::vector<int64_t> skews_ms, bool with_cost) {
   auto file = StagedFile::create(path);
   if (!file)
     return std::unexpected(file.error());
   auto writer = std::make_unique<RecordsWriter>((*file)->stream(), format_for(path), with_target,
-                                                std::move(skews_ms));
+                                                std::move(skews_ms), with_cost);
   writer->file_ = std::move(*file);
   return writer;
 }
@@ -224,7 +231,7 @@ void RecordsWriter::write_run(std::string_view target, int run, engine::RecordVi
     const std::optional<int64_t> skew_ms = skew_of(skews_ms_, record);
     const Derived derived = derive.of(record);
     if (format_ == Format::csv)
-      append_csv(buffer, target_text, with_target_, run, record, skew_ms, derived);
+      append_csv(buffer, target_text, with_target_, run, record, with_cost_, skew_ms, derived);
     else
       append_json(buffer, target_text, run, record, skew_ms, derived);
     if (buffer.size() >= k_flush_bytes) {

@@ -57,13 +57,16 @@ class RecordsWriter {
 
   // Writes to `out`, which must outlive the writer; the CSV header goes out now. `skews_ms`:
   // --clock-skew's offsets, that records' clock_skew indexes (empty: no skew_ms field).
+  // `with_cost`: the CSV has a cost column (--cost); JSON lines carry a cost other than 1
+  // either way.
   RecordsWriter(std::ostream& out, Format format, bool with_target,
-                std::vector<int64_t> skews_ms = {});
+                std::vector<int64_t> skews_ms = {}, bool with_cost = false);
 
   // Writes to a temporary file beside `path` that finish() renames over it (report_file.hpp):
   // `path` is untouched until then. The error is "cannot write PATH: why".
   static std::expected<std::unique_ptr<RecordsWriter>, std::string> open_file(
-      const std::string& path, bool with_target, std::vector<int64_t> skews_ms = {});
+      const std::string& path, bool with_target, std::vector<int64_t> skews_ms = {},
+      bool with_cost = false);
 
   // Appends every record of one run.
   void write_run(std::string_view target, int run, engine::RecordView records,
@@ -79,6 +82,7 @@ class RecordsWriter {
   Format format_;
   bool with_target_;
   std::vector<int64_t> skews_ms_;
+  bool with_cost_;
 };
 
 }  // namespace rlcheck::report

@@ -109,6 +109,24 @@ TEST_CASE("records as CSV: a header line, then one row per request, empty cells 
   CHECK(all[5] == "1,4,0,,,error,,not-sent,,,,0");
 }
 
+TEST_CASE("records as CSV under --cost: a cost column after retry_ms, every row's units") {
+  std::vector<RequestRecord> run = sample_run();
+  run[0].cost = 7;
+  run[1].cost = 3;
+  std::ostringstream out;
+  RecordsWriter writer(out, RecordsWriter::Format::csv, false, {}, true);
+  writer.write_run("", 1, run);
+  CHECK(writer.finish());
+  const auto all = lines(out.str());
+  REQUIRE(all.size() == 6);
+  CHECK(all[0] ==
+        "run,seq,identity,send_us,reply_us,outcome,status,error_kind,retry_ms,cost,due_us,"
+        "wall_ms,worker");
+  CHECK(all[1] == "1,0,0,1,2250,allowed,200,,,7,,0,0");
+  CHECK(all[2] == "1,1,1,3,4000,denied,429,,9000,3,,0,0");
+  CHECK(all[3] == "1,2,0,5,6,error,503,status-503,,1,,0,0");
+}
+
 TEST_CASE("records with a target (compare): first field, escaped for the format") {
   const std::vector<RequestRecord> one{sample_run().front()};
   const std::string target = "http://h/a,\"b\"";
