@@ -241,8 +241,9 @@ RunStats summarize_run(int run, engine::RunResult& result, const AuditParams& au
   measure_faults(stats.faults, result.records);
   const IdentityRecords identities = audit_run(stats, result.records, result.start_wall_ns, audit);
   if (audit.timeline) {
-    stats.timeline =
-        build_timeline(identities, audit.rule, result.duration_ns, stats.contract.worst_identity);
+    stats.timeline = build_timeline(identities, audit.rule, result.duration_ns,
+                                    stats.contract.worst_identity, audit.weighted);
+    add_timeline_parts(*stats.timeline, audit.parts);
     if (result.schedule)
       add_offered_rate(*stats.timeline, identities, *result.schedule);
   }

@@ -2,12 +2,20 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <utility>
+#include <vector>
 
 namespace rlcheck::checks {
 namespace {
 
 using engine::Outcome;
 using engine::RequestRecord;
+
+// An admission as the trailing window counts it: when its reply came, and what it weighs.
+struct TimedAdmission {
+  int64_t replied_ns = 0;
+  uint32_t weight = 1;
+};
 
 TimelineSeries bin_identity(RecordSpan records, uint32_t identity, const Timeline& timeline,
                             int64_t window_ns) {
@@ -18,49 +26,60 @@ TimelineSeries bin_identity(RecordSpan records, uint32_t identity, const Timelin
   series.denied.assign(bins, 0);
   series.errors.assign(bins, 0);
   series.in_window.assign(bins, 0);
-  std::vector<int64_t> admitted_at;  // reply instants
+  std::vector<TimedAdmission> admitted;
   for (const RequestRecord& record : records) {
     const auto bin = std::min(
         bins - 1, static_cast<size_t>(std::max<int64_t>(0, record.sent_ns) / timeline.bin_ns));
+    const auto weight = timeline.in_units ? static_cast<uint32_t>(std::max(record.cost, 0)) : 1U;
     switch (record.outcome) {
       case Outcome::allowed:
-        ++series.allowed[bin];
-        admitted_at.push_back(record.replied_ns);
+        series.allowed[bin] += weight;
+        admitted.push_back({record.replied_ns, weight});
         break;
       case Outcome::denied:
-        ++series.denied[bin];
+        series.denied[bin] += weight;
         break;
       case Outcome::error:
-        ++series.errors[bin];
+        series.errors[bin] += weight;
         break;
     }
   }
-  std::sort(admitted_at.begin(), admitted_at.end());
+  std::sort(admitted.begin(), admitted.end(), [](const TimedAdmission& a, const TimedAdmission& b) {
+    return a.replied_ns < b.replied_ns;
+  });
   size_t entered = 0, left = 0;
+  uint32_t held = 0;  // the weight of admissions [left, entered)
   for (size_t bin = 0; bin < bins; ++bin) {
     const int64_t end = static_cast<int64_t>(bin + 1) * timeline.bin_ns;
-    while (entered < admitted_at.size() && admitted_at[entered] <= end)
-      ++entered;
-    while (left < entered && admitted_at[left] <= end - window_ns)
-      ++left;
-    series.in_window[bin] = static_cast<uint32_t>(entered - left);
+    while (entered < admitted.size() && admitted[entered].replied_ns <= end)
+      held += admitted[entered++].weight;
+    while (left < entered && admitted[left].replied_ns <= end - window_ns)
+      held -= admitted[left++].weight;
+    series.in_window[bin] = held;
   }
   return series;
+}
+
+// What one window of `window_ns` may hold under `rule`: a bucket's burst and what it refills
+// over the window, else the limit.
+double window_allowance(const AdmissionRule& rule, int64_t window_ns) {
+  return rule.kind == AdmissionRule::Kind::bucket
+             ? static_cast<double>(rule.burst) + rule.tokens_per_ns * static_cast<double>(window_ns)
+             : static_cast<double>(rule.limit);
 }
 
 }  // namespace
 
 Timeline build_timeline(const IdentityRecords& identities, const AdmissionRule& rule,
-                        int64_t duration_ns, uint32_t worst_identity) {
+                        int64_t duration_ns, uint32_t worst_identity, bool in_units) {
   Timeline timeline;
   timeline.duration_ns = std::max<int64_t>(duration_ns, 1);
   timeline.bin_ns =
       std::max<int64_t>(1, (timeline.duration_ns + k_timeline_bins - 1) / k_timeline_bins);
   timeline.identities = static_cast<int64_t>(identities.size());
-  timeline.contract_line = rule.kind == AdmissionRule::Kind::bucket
-                               ? static_cast<double>(rule.burst) +
-                                     rule.tokens_per_ns * static_cast<double>(rule.window_ns)
-                               : static_cast<double>(rule.limit);
+  timeline.contract_line = window_allowance(rule, rule.window_ns);
+  timeline.window_ns = rule.window_ns;
+  timeline.in_units = in_units;
   std::vector<uint32_t> shown{worst_identity};
   for (uint32_t id = 0; id < identities.size() && shown.size() < k_timeline_series; ++id) {
     if (id != worst_identity)
@@ -71,6 +90,23 @@ Timeline build_timeline(const IdentityRecords& identities, const AdmissionRule& 
       timeline.series.push_back(bin_identity(identities[id], id, timeline, rule.window_ns));
   }
   return timeline;
+}
+
+void add_timeline_parts(Timeline& timeline, const std::vector<ContractPart>& parts) {
+  timeline.parts.clear();
+  for (const ContractPart& part : parts) {
+    TimelinePart drawn{part.spec, part.rule.window_ns, PartLineFit::drawn, 0};
+    if (part.per_group)
+      drawn.fit = PartLineFit::per_group;
+    else if (timeline.in_units && part.counts_requests)
+      drawn.fit = PartLineFit::counts_requests;
+    else if (part.rule.kind != AdmissionRule::Kind::bucket &&
+             part.rule.window_ns != timeline.window_ns)
+      drawn.fit = PartLineFit::other_window;
+    else
+      drawn.line = window_allowance(part.rule, timeline.window_ns);
+    timeline.parts.push_back(std::move(drawn));
+  }
 }
 
 void add_offered_rate(Timeline& timeline, const IdentityRecords& identities,

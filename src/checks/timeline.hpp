@@ -1,17 +1,21 @@
 #pragma once
 // A run binned over time for the HTML report: per identity, what was allowed, denied and
 // errored in each slice, and how many admissions the last window held at each slice's end.
+// Under --cost every figure counts units (each request its cost), as the audits do.
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "checks/admission_peak.hpp"
+#include "checks/composite_audit.hpp"
 #include "checks/contract_audit.hpp"
 #include "checks/offered_rate.hpp"
 #include "engine/schedule.hpp"
 
 namespace rlcheck::checks {
 
+// Each count is of requests, or of their units when the timeline is in_units.
 struct TimelineSeries {
   uint32_t identity = 0;
   std::vector<uint32_t> allowed;    // per bin, by send instant
@@ -20,11 +24,31 @@ struct TimelineSeries {
   std::vector<uint32_t> in_window;  // at each bin's end: admissions replied within one window
 };
 
+// Several contracts: whether a part's limit can be drawn against `in_window` (one identity's
+// admissions in the timeline's window), and why not when it cannot.
+enum class PartLineFit {
+  drawn,
+  other_window,    // a window of its own: its limit says nothing of another window's count
+  per_group,       // counted over a group of identities; the series are one identity's
+  counts_requests  // counts requests while the series count units (--cost)
+};
+
+struct TimelinePart {
+  std::string spec;       // as given: "sliding:5/1s"
+  int64_t window_ns = 0;  // the part's own window
+  PartLineFit fit = PartLineFit::drawn;
+  double line = 0;  // drawn: what one of the timeline's windows may hold under the part
+};
+
 struct Timeline {
   int64_t duration_ns = 0;   // the run, start line to last reply
   int64_t bin_ns = 1;        // width of one bin
   int64_t identities = 1;    // identities in the run; series shows at most k_timeline_series
   double contract_line = 0;  // what one window may hold: the limit, or burst + refill x window
+  int64_t window_ns = 0;     // the trailing window in_window counts over (the rule's)
+  bool in_units = false;     // --cost: the series count units, not requests
+  // Several contracts: every part, in the order given (empty for one contract).
+  std::vector<TimelinePart> parts;
   std::vector<TimelineSeries> series;  // the worst identity first, then by identity
   // The open model: requests sent per second over every identity, and the rate the schedule
   // planned, in bins of their own (checks/offered_rate; empty for the closed model).
@@ -34,8 +58,16 @@ struct Timeline {
 inline constexpr int k_timeline_bins = 400;
 inline constexpr size_t k_timeline_series = 4;
 
+// `in_units`: count each request's cost (--cost), not the request.
 Timeline build_timeline(const IdentityRecords& identities, const AdmissionRule& rule,
-                        int64_t duration_ns, uint32_t worst_identity);
+                        int64_t duration_ns, uint32_t worst_identity, bool in_units = false);
+
+// Fills timeline.parts from several contracts' parts: a part's limit is drawn only where it
+// bounds what in_window counts. A sliding, fixed or sliding-counter part's limit holds for its
+// own window, so it is drawn only when that is the timeline's window; a bucket allows
+// burst + refill x d in any span d, so it is drawn at that for the timeline's window. Group
+// parts and, under costs, parts counting requests are never drawn.
+void add_timeline_parts(Timeline& timeline, const std::vector<ContractPart>& parts);
 
 // Fills timeline.rate from every identity's sends against `schedule` (the open model only;
 // nothing otherwise).

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "report/html_layout.hpp"
+#include "report/html_parts.hpp"
 #include "report/html_report.hpp"
 #include "report/html_text.hpp"
 #include "report/junit_report.hpp"
@@ -42,6 +43,39 @@ std::string contract_label(const Report& report, double contract_line) {
   return fmt::format("contract ({}): {} per {}",
                      report.params.contract.empty() ? "sliding" : report.params.contract,
                      number_text(contract_line), window_text(report.params.window_ms));
+}
+
+// A dashed line across the timeline at what one window may hold, with its label.
+struct LimitLine {
+  double value = 0;
+  std::string label;
+  std::string_view colour;
+  std::string line_class;
+  std::string label_class;
+};
+
+// One contract's line; with several contracts, a line per part the timeline can draw
+// (checks::add_timeline_parts), in the part's colour.
+std::vector<LimitLine> limit_lines(const Report& report, const checks::Timeline& timeline) {
+  if (timeline.parts.empty()) {
+    return {{timeline.contract_line, contract_label(report, timeline.contract_line), k_contract,
+             "contract-line", "contract-label"}};
+  }
+  std::vector<LimitLine> lines;
+  for (size_t p = 0; p < timeline.parts.size(); ++p) {
+    const checks::TimelinePart& part = timeline.parts[p];
+    if (part.fit != checks::PartLineFit::drawn)
+      continue;
+    lines.push_back({part.line, part_line_label(part, timeline.window_ns), part_colour(p),
+                     fmt::format("part-line part-{}", p + 1),
+                     fmt::format("part-label part-{}", p + 1)});
+  }
+  return lines;
+}
+
+// Under --cost the timeline counts units: its axes and captions say so.
+std::string unit_text(const checks::Timeline& timeline, std::string_view what) {
+  return timeline.in_units ? fmt::format("units {}", what) : std::string(what);
 }
 
 // One identity of one run over time; fixed size so screenshots are predictable.
@@ -150,7 +184,7 @@ std::string offered_rate_svg(const checks::Timeline& timeline, const XOf& x_of,
 
 std::string timeline_svg(const std::string& id, const checks::Timeline& timeline,
                          const checks::TimelineSeries& series, const checks::AdmissionPeak* worst,
-                         const std::string& contract_text,
+                         const std::vector<LimitLine>& limits,
                          const std::vector<checks::FaultWindow>& faults) {
   using namespace frame;
   const double duration = static_cast<double>(std::max<int64_t>(timeline.duration_ns, 1));
@@ -166,8 +200,10 @@ std::string timeline_svg(const std::string& id, const checks::Timeline& timeline
     bar_max = std::max({bar_max, series.allowed[bin], series.denied[bin] + series.errors[bin]});
     line_peak = std::max(line_peak, series.in_window[bin]);
   }
-  const Axis line_axis = nice_axis(
-      std::max(1.0, std::max(timeline.contract_line, static_cast<double>(line_peak))) * 1.12);
+  double line_max = static_cast<double>(line_peak);
+  for (const LimitLine& limit : limits)
+    line_max = std::max(line_max, limit.value);
+  const Axis line_axis = nice_axis(std::max(1.0, line_max) * 1.12);
   auto line_y = [&](double value) { return baseline - value / line_axis.top * (baseline - top); };
   auto bar_h = [&](uint32_t count) { return static_cast<double>(count) / bar_max * bar_span; };
 
@@ -183,11 +219,13 @@ std::string timeline_svg(const std::string& id, const checks::Timeline& timeline
 
   // The margins' labels: the axes' names, the bars' scale (the same above and below the
   // baseline), and the worst span's figures above the plot.
+  text.always({16, (top + baseline) / 2, Anchor::middle, -90, font,
+               unit_text(timeline, "in window"), fill(k_in_window)});
   text.always(
-      {16, (top + baseline) / 2, Anchor::middle, -90, font, "in window", fill(k_in_window)});
-  text.always({width - 14, (top + bottom) / 2, Anchor::middle, 90, font,
-               fmt::format("per {} bin", ms_text(static_cast<double>(timeline.bin_ns) / 1e6)),
-               fill(k_axis)});
+      {width - 14, (top + bottom) / 2, Anchor::middle, 90, font,
+       unit_text(timeline,
+                 fmt::format("per {} bin", ms_text(static_cast<double>(timeline.bin_ns) / 1e6))),
+       fill(k_axis)});
   for (double y : {baseline - bar_span + 4, baseline + bar_span + 4})
     text.always({right + 5, y, Anchor::start, 0, font, std::to_string(bar_max), fill(k_axis)});
   if (!timeline.rate.empty()) {
@@ -287,11 +325,12 @@ std::string timeline_svg(const std::string& id, const checks::Timeline& timeline
       left, right, baseline);
 
   // What one window may hold, and what it held.
-  const double contract_y = line_y(timeline.contract_line);
-  out += fmt::format(
-      "<line class=\"contract-line\" x1=\"{0}\" x2=\"{1}\" y1=\"{2:.1f}\" y2=\"{2:.1f}\" "
-      "stroke=\"{3}\" stroke-width=\"1.5\" stroke-dasharray=\"7 4\"/>\n",
-      left, right, contract_y, k_contract);
+  for (const LimitLine& limit : limits) {
+    out += fmt::format(
+        "<line class=\"{4}\" x1=\"{0}\" x2=\"{1}\" y1=\"{2:.1f}\" y2=\"{2:.1f}\" "
+        "stroke=\"{3}\" stroke-width=\"1.5\" stroke-dasharray=\"7 4\"/>\n",
+        left, right, line_y(limit.value), limit.colour, limit.line_class);
+  }
   std::string points = fmt::format("{},{}", left, baseline);
   for (size_t bin = 0; bin < bins && bin_start(bin) < duration; ++bin) {
     points +=
@@ -304,37 +343,45 @@ std::string timeline_svg(const std::string& id, const checks::Timeline& timeline
   std::vector<Label> rate_ticks;
   out += offered_rate_svg(timeline, x_of, rate_ticks);
 
-  // The contract's label above its line at the right, else where it covers no other label:
+  // Each contract's label above its line at the right, else where it covers no other label:
   // below the line, then beside the rate's ticks, then at the left; the ticks give way only
   // when it fits nowhere.
-  const std::string attributes =
-      " class=\"contract-label\"" + fill(k_contract) + std::string(k_halo);
-  const double above = contract_y - 5, below = contract_y + 5 + k_ascent_em * font;
   double beside = right - 4;
   for (const Label& tick : rate_ticks)
     beside = std::min(beside, tick.box().left - 8);
-  std::vector<Label> places;
-  for (const auto& [x, anchor] : {std::pair{right - 4, Anchor::end}, std::pair{beside, Anchor::end},
-                                  std::pair{left + 4, Anchor::start}}) {
-    for (double y : {above, below})
-      places.push_back({x, y, anchor, 0, font, contract_text, attributes});
+  for (const LimitLine& limit : limits) {
+    const std::string attributes =
+        " class=\"" + limit.label_class + "\"" + fill(limit.colour) + std::string(k_halo);
+    const double limit_y = line_y(limit.value);
+    const double above = limit_y - 5, below = limit_y + 5 + k_ascent_em * font;
+    std::vector<Label> places;
+    for (const auto& [x, anchor] :
+         {std::pair{right - 4, Anchor::end}, std::pair{beside, Anchor::end},
+          std::pair{left + 4, Anchor::start}}) {
+      for (double y : {above, below})
+        places.push_back({x, y, anchor, 0, font, limit.label, attributes});
+    }
+    text.best_of(places, rate_ticks);
   }
-  text.best_of(places, rate_ticks);
   for (const Label& tick : rate_ticks)
     text.if_clear(tick);
   return out + text.svg() + "</svg>\n";
 }
 
-std::string legend_html(bool faults, bool offered) {
+std::string legend_html(bool faults, bool offered, bool parts, bool units) {
   auto item = [](std::string_view style, std::string_view text) {
     return fmt::format("<span><i style=\"{}\"></i>{}</span>", style, text);
   };
-  return "<p class=\"legend\">" + item(fmt::format("background:{}", k_allowed), "allowed (up)") +
-         item(fmt::format("background:{}", k_denied), "denied (down)") +
-         item(fmt::format("background:{}", k_errors), "errors") +
+  return "<p class=\"legend\">" +
+         item(fmt::format("background:{}", k_allowed),
+              units ? "units allowed (up)" : "allowed (up)") +
+         item(fmt::format("background:{}", k_denied),
+              units ? "units denied (down)" : "denied (down)") +
+         item(fmt::format("background:{}", k_errors), units ? "units in errors" : "errors") +
          item(fmt::format("height:0;border-top:2px solid {}", k_in_window),
-              "admitted in the trailing window") +
-         item(fmt::format("height:0;border-top:2px dashed {}", k_contract), "contract") +
+              units ? "units admitted in the trailing window" : "admitted in the trailing window") +
+         item(fmt::format("height:0;border-top:2px dashed {}", k_contract),
+              parts ? "a contract part, its colour in the bands above" : "contract") +
          item(fmt::format("background:{};border:1px solid {}", k_span_fill, k_span_stroke),
               "worst span") +
          (faults ? item(fmt::format("background:{};border:1px dashed {}", k_fault_fill,
@@ -360,7 +407,10 @@ std::string timelines_html(const Report& report, const std::string& prefix) {
   const bool offered = std::any_of(report.runs.begin(), report.runs.end(), [](const auto& run) {
     return run.timeline && !run.timeline->rate.empty();
   });
-  std::string out = "<h3>Timeline</h3>\n" + legend_html(faults, offered);
+  const bool units = std::any_of(report.runs.begin(), report.runs.end(), [](const auto& run) {
+    return run.timeline && run.timeline->in_units;
+  });
+  std::string out = "<h3>Timeline</h3>\n" + legend_html(faults, offered, has_parts(report), units);
   size_t drawn = 0;
   for (const checks::RunStats& run : report.runs) {
     if (drawn == k_html_timeline_runs)
@@ -386,11 +436,12 @@ std::string timelines_html(const Report& report, const std::string& prefix) {
       }
       const std::string id = fmt::format("{}run-{}-identity-{}", prefix, run.run, series.identity);
       out += fmt::format(
-          "<figure>\n<figcaption><b>Run {}</b> &middot; identity {}{} &middot; {} allowed, {} "
+          "<figure>\n<figcaption><b>Run {}</b> &middot; identity {}{} &middot; {}{} allowed, {} "
           "denied, {} errors</figcaption>\n",
-          run.run, series.identity, is_worst ? " (worst span)" : "", allowed, denied, errors);
+          run.run, series.identity, is_worst ? " (worst span)" : "",
+          timeline.in_units ? "units: " : "", allowed, denied, errors);
       out += timeline_svg(id, timeline, series, is_worst ? &run.contract.worst : nullptr,
-                          contract_label(report, timeline.contract_line), run.faults);
+                          limit_lines(report, timeline), run.faults);
       out += "</figure>\n";
     }
   }

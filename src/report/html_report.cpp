@@ -1,5 +1,6 @@
 #include "report/html_report.hpp"
 
+#include <algorithm>
 #include <string_view>
 
 #include <fmt/format.h>
@@ -8,6 +9,7 @@
 #include "config/count_text.hpp"
 #include "report/html_charts.hpp"
 #include "report/html_compare.hpp"
+#include "report/html_parts.hpp"
 #include "report/html_text.hpp"
 #include "report/human_report.hpp"
 #include "report/junit_report.hpp"
@@ -197,6 +199,7 @@ std::string report_html(const Report& report, size_t number, const std::string& 
   out += header_html(report);
   out += "<h3>Checks</h3>\n" + checks_html(report);
   out += "<h3>Runs</h3>\n" + runs_html(report);
+  out += html::part_bands_html(report, prefix);
   out += html::timelines_html(report, prefix);
   out += html::retry_histogram_html(report, prefix);
   return out + "</section>\n";
@@ -209,6 +212,8 @@ std::string page_html(const std::vector<Report>& reports, const std::string& top
       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
       "<title>rlcheck report</title>\n<style>";
   out += k_style;
+  if (std::any_of(reports.begin(), reports.end(), html::has_parts))
+    out += html::parts_style().substr(1);  // after k_style's own line break
   out += "</style>\n</head>\n<body>\n<main>\n";
   out += fmt::format("<h1>rlcheck report<small>{} target{}</small></h1>\n", reports.size(),
                      reports.size() == 1 ? "" : "s");

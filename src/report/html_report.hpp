@@ -13,6 +13,8 @@
 // for the open model `polyline.offered-rate` and `polyline.planned-rate` (a point per rate
 // bin, checks/offered_rate); `svg.retry-histogram`, or `p.no-hints` when no denial carried a
 // usable hint; compare's `section.compare` holding `table.compare`, a `tr.target` per target.
+// Several contracts add a band per part and a limit line per drawable part (report/html_parts
+// lists their classes); under --cost the timelines count units and say so.
 
 #include <string>
 #include <vector>

@@ -208,3 +208,40 @@ TEST_CASE("html timeline: a window of tens of thousands keeps every tick, shorte
        {">5000</text>", ">10k</text>", ">15k</text>", ">20k</text>", ">25k</text>"})
     CHECK_MESSAGE(svg.find(tick) != std::string::npos, tick);
 }
+TEST_CASE("html timeline: under costs the axes and the caption count units") {
+  // The uniform 40/s report, each request costing 1 to 4 units.
+  Report report = uniform_report(40, 3, [](uint64_t) { return int64_t{0}; });
+  std::vector<RequestRecord> records;
+  uint64_t seq = 0;
+  int64_t allowed_units = 0, denied_units = 0;
+  for (int64_t t = 0; t < 3000; t += 25) {
+    RequestRecord r;
+    r.seq = seq++;
+    r.sent_ns = t * k_ms;
+    r.replied_ns = r.sent_ns + k_ms / 2;
+    r.cost = static_cast<int32_t>(1 + seq % 4);
+    r.outcome = t % 1000 < 250 ? Outcome::allowed : Outcome::denied;
+    (r.outcome == Outcome::allowed ? allowed_units : denied_units) += r.cost;
+    records.push_back(r);
+  }
+  rlcheck::checks::AdmissionRule rule;
+  rule.limit = 40;
+  rule.window_ns = 1000 * k_ms;
+  const auto identities = rlcheck::checks::split_by_identity(records, 1);
+  RunStats& run = report.runs.front();
+  run.timeline = rlcheck::checks::build_timeline(identities, rule, 3000 * k_ms, 0, true);
+  const std::string html = rlcheck::report::render_html({report});
+  const std::string svg = first_timeline(html);
+  CHECK(svg.find(">units in window</text>") != std::string::npos);
+  CHECK(svg.find(">units per 7.5 ms bin</text>") != std::string::npos);
+  CHECK(html.find(fmt::format("units: {} allowed, {} denied, 0 errors", allowed_units,
+                              denied_units)) != std::string::npos);
+  CHECK(html.find("units admitted in the trailing window") != std::string::npos);
+  check_no_overlap(texts_of(svg));
+
+  // Counted by request, the same page says nothing of units.
+  run.timeline = rlcheck::checks::build_timeline(identities, rule, 3000 * k_ms, 0);
+  const std::string by_request = rlcheck::report::render_html({report});
+  CHECK(by_request.find("units") == std::string::npos);
+  CHECK(by_request.find(">in window</text>") != std::string::npos);
+}

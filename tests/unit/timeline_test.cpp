@@ -1,0 +1,124 @@
+// The HTML report's timeline as checks/timeline bins it: under costs every figure counts units,
+// and with several contracts each part's limit is drawn only where it bounds what the window
+// line counts.
+
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <numeric>
+#include <vector>
+
+#include "checks/contract_audit.hpp"
+#include "checks/timeline.hpp"
+
+using rlcheck::checks::AdmissionRule;
+using rlcheck::checks::ContractPart;
+using rlcheck::checks::PartLineFit;
+using rlcheck::checks::Timeline;
+using rlcheck::engine::Outcome;
+using rlcheck::engine::RequestRecord;
+
+namespace {
+
+constexpr int64_t k_ms = 1'000'000;
+
+RequestRecord costing(uint64_t seq, int64_t sent_ms, Outcome outcome, int32_t cost) {
+  RequestRecord r;
+  r.seq = seq;
+  r.sent_ns = sent_ms * k_ms;
+  r.replied_ns = r.sent_ns + k_ms;
+  r.outcome = outcome;
+  r.cost = cost;
+  return r;
+}
+
+// Over one second: three admissions of 3, 5 and 7 units, a denial of 2, an error of 4.
+std::vector<RequestRecord> costed_records() {
+  return {costing(0, 0, Outcome::allowed, 3), costing(1, 100, Outcome::allowed, 5),
+          costing(2, 200, Outcome::denied, 2), costing(3, 300, Outcome::error, 4),
+          costing(4, 600, Outcome::allowed, 7)};
+}
+
+AdmissionRule half_second(int64_t limit) {
+  AdmissionRule rule;
+  rule.limit = limit;
+  rule.window_ns = 500 * k_ms;
+  return rule;
+}
+
+uint32_t total(const std::vector<uint32_t>& bins) {
+  return std::accumulate(bins.begin(), bins.end(), 0U);
+}
+
+// What `outcome`'s records weigh: their costs, or one each.
+uint32_t weight_of(const std::vector<RequestRecord>& records, Outcome outcome, bool units) {
+  uint32_t sum = 0;
+  for (const RequestRecord& record : records) {
+    if (record.outcome == outcome)
+      sum += units ? static_cast<uint32_t>(record.cost) : 1U;
+  }
+  return sum;
+}
+
+// The window line's value at the end of the bin holding `at_ms`.
+uint32_t in_window_at(const Timeline& timeline, int64_t at_ms) {
+  return timeline.series.front().in_window[static_cast<size_t>(at_ms * k_ms / timeline.bin_ns)];
+}
+
+}  // namespace
+
+TEST_CASE("timeline: under costs the bars and the window line count units") {
+  std::vector<RequestRecord> records = costed_records();
+  const auto identities = rlcheck::checks::split_by_identity(records, 1);
+  for (const bool units : {false, true}) {
+    CAPTURE(units);
+    const Timeline timeline =
+        rlcheck::checks::build_timeline(identities, half_second(10), 1000 * k_ms, 0, units);
+    CHECK(timeline.in_units == units);
+    REQUIRE(timeline.series.size() == 1);
+    const auto& series = timeline.series.front();
+    CHECK(total(series.allowed) == weight_of(records, Outcome::allowed, units));
+    CHECK(total(series.denied) == weight_of(records, Outcome::denied, units));
+    CHECK(total(series.errors) == weight_of(records, Outcome::error, units));
+    // Just before 500 ms the window holds the admissions sent at 0 and 100 ms; at 650 ms only
+    // the one at 600 ms.
+    CHECK(in_window_at(timeline, 450) == (units ? 3U + 5U : 2U));
+    CHECK(in_window_at(timeline, 650) == (units ? 7U : 1U));
+  }
+}
+
+TEST_CASE("timeline: a part's limit is drawn only against the window it bounds") {
+  std::vector<RequestRecord> records = costed_records();
+  const auto identities = rlcheck::checks::split_by_identity(records, 1);
+  Timeline timeline =
+      rlcheck::checks::build_timeline(identities, half_second(10), 1000 * k_ms, 0, true);
+  ContractPart same_window{"sliding:10/500ms", "sliding", half_second(10)};
+  ContractPart longer{"sliding:50/1m", "sliding", half_second(50)};
+  longer.rule.window_ns = 60'000 * k_ms;
+  ContractPart group = same_window;
+  group.spec = "group:sliding:30/500ms";
+  group.per_group = true;
+  ContractPart requests = same_window;
+  requests.spec = "requests:sliding:4/500ms";
+  requests.counts_requests = true;
+  ContractPart bucket{"token-bucket:6,2/s", "token-bucket", {}};
+  bucket.rule.kind = AdmissionRule::Kind::bucket;
+  bucket.rule.burst = 6;
+  bucket.rule.tokens_per_ns = 2e-9;
+  rlcheck::checks::add_timeline_parts(timeline, {same_window, longer, group, requests, bucket});
+  REQUIRE(timeline.parts.size() == 5);
+  CHECK(timeline.parts[0].fit == PartLineFit::drawn);
+  CHECK(timeline.parts[0].line == doctest::Approx(10));
+  CHECK(timeline.parts[1].fit == PartLineFit::other_window);
+  CHECK(timeline.parts[2].fit == PartLineFit::per_group);
+  CHECK(timeline.parts[3].fit == PartLineFit::counts_requests);
+  // A bucket over the timeline's half second: its burst and a half second's refill.
+  CHECK(timeline.parts[4].fit == PartLineFit::drawn);
+  CHECK(timeline.parts[4].line == doctest::Approx(6 + 2 * 0.5));
+
+  // Counting requests, a requests: part is drawn like any other.
+  Timeline by_request =
+      rlcheck::checks::build_timeline(identities, half_second(10), 1000 * k_ms, 0, false);
+  rlcheck::checks::add_timeline_parts(by_request, {requests});
+  CHECK(by_request.parts.front().fit == PartLineFit::drawn);
+}
