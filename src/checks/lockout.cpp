@@ -358,7 +358,7 @@ void walk_denials(const IdentityRecords& judged_views, const IdentityRecords& us
         const FirstHitWindows windows(admissions, rule);
         each_judged([&](size_t i, const RequestRecord& record) {
           const auto used = static_cast<double>(windows.used_before(record, rule.limit));
-          report(i, used, limit, had_room(used, limit));
+          report(i, used, limit, had_room(used, limit, need(i)));
         });
         break;
       }

@@ -111,20 +111,19 @@ void fill_costs(const RawOptions& raw, config::Config& config) {
         flag, units, config.load.requests, plan->mean(), config::k_max_kept_requests));
   }
   const auto refuse = [&](const std::string& contract) {
-    throw usage_error(fmt::format(
-        "{}: costs are counted by sliding, fixed (on the clock) and bucket contracts; not yet by "
-        "{}",
-        flag, contract));
+    throw usage_error(
+        fmt::format("{}: costs are counted by sliding, fixed and bucket contracts; not yet by {}",
+                    flag, contract));
   };
   const auto& checks = config.checks;
   for (const ContractSpec& part : checks.parts) {
-    if (part.anchor == "first-hit" || part.name == "sliding-counter")
+    if (part.name == "sliding-counter" || part.name == "queue")
       refuse(part.text);
   }
   if (checks.parts.empty()) {
     const std::string contract = checks.contract.value_or("");
-    if (contract == "sliding-counter" || contract == "queue" || checks.anchor == "first-hit")
-      refuse(contract + (checks.anchor == "first-hit" ? " --anchor first-hit" : ""));
+    if (contract == "sliding-counter" || contract == "queue")
+      refuse(contract);
   }
   if (config.command == config::Command::probe)
     throw usage_error(fmt::format("{}: probe sends requests of one unit", flag));

@@ -624,3 +624,16 @@ TEST_CASE(
         "--junit-skipped: needs --junit (it lists skipped checks there)");
   CHECK(rlcheck::cli::names_a_file("summary-md"));
 }
+
+TEST_CASE("costs are counted by window and bucket contracts, first-hit windows too") {
+  const auto first_hit = parse({"http", "http://127.0.0.1:1/", "--cost", "1-3", "--contract",
+                                "fixed:10/1s@first-hit"})
+                             .config;
+  CHECK(first_hit.load.costs.weighted());
+  CHECK(mentions(usage_error({"http", "http://127.0.0.1:1/", "--cost", "1-3", "--contract",
+                              "sliding-counter:10/1s"}),
+                 "not yet by sliding-counter"));
+  CHECK(mentions(usage_error({"http", "http://127.0.0.1:1/", "--cost", "2", "--contract",
+                              "sliding:10/1s", "--contract", "sliding-counter:50/1m"}),
+                 "--cost"));
+}

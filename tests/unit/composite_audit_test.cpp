@@ -229,6 +229,34 @@ TEST_CASE("costs: every contract counts units, and a denial needs room for its c
   CHECK(over.peak.exceeded());
 }
 
+TEST_CASE("costs: a first-hit window counts units, and a denial needs room for its cost") {
+  ContractPart part;
+  part.spec = "fixed:10/10s@first-hit";
+  part.name = "fixed";
+  part.rule.kind = AdmissionRule::Kind::first_hit;
+  part.rule.limit = 10;
+  part.rule.window_ns = 10'000 * k_ms;
+  part.rule.clock_ns = k_ms;
+  part.rule.first_hit_anchor = true;
+  // The window opens at 0: 4 + 3 + 2 = 9 units; a request of 2 had no room, one of 1 had.
+  std::vector<RequestRecord> records = {
+      costing(request(0, 0, Outcome::allowed), 4), costing(request(1, 100, Outcome::allowed), 3),
+      costing(request(2, 200, Outcome::allowed), 2), costing(request(3, 300, Outcome::denied), 2),
+      costing(request(4, 400, Outcome::denied), 1)};
+  const RunStats stats = audited(records, weighted(part));
+  CHECK(stats.peak.count == 9);
+  CHECK_FALSE(stats.peak.exceeded());
+  CHECK(stats.lockouts.judged == 2);
+  CHECK(stats.lockouts.count == 1);
+  REQUIRE(stats.lockouts.worst);
+  CHECK(stats.lockouts.worst->seq == 4);
+  // 4 + 3 + 5 units in one window: over.
+  records[2].cost = 5;
+  const RunStats over = audited(records, weighted(part));
+  CHECK(over.peak.count == 12);
+  CHECK(over.peak.exceeded());
+}
+
 TEST_CASE("costs: a hint is the wait until the request's own cost fits") {
   // 10 per 10 s: 4 units at 0 ms, 6 at 1000 ms. A request of 5 at 2000 ms needs 5 free: the
   // first 4 leaving leaves 6, so it waits for both, until 11'000 ms. A request of 4 at 2500 ms
