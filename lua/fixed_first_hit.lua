@@ -4,11 +4,18 @@
 -- KEYS[1]  limiter key (the window's count, expiring when the window ends)
 -- ARGV[1]  limit
 -- ARGV[2]  window in milliseconds
+-- ARGV[3]  optional: the request's cost in units (rlcheck --cost): the window holds at most
+--          ARGV[1] units; a cost above the limit can never pass: denied with no retry hint
+--          (a bare 0), and not counted.
 -- Returns {allowed (1|0), remaining, retry_ms}: retry_ms is the wait until the window ends,
 -- 0 when allowed.
 local limit = tonumber(ARGV[1])
-local count = redis.call('INCR', KEYS[1])
-if count == 1 then
+local cost = tonumber(ARGV[3]) or 1
+if cost > limit then
+  return 0
+end
+local count = redis.call('INCRBY', KEYS[1], cost)
+if count == cost then
   redis.call('PEXPIRE', KEYS[1], ARGV[2])
 end
 if count <= limit then

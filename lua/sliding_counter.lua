@@ -10,9 +10,16 @@
 -- ARGV[3]  optional: now in unix milliseconds from the caller's clock (rlcheck --time-source
 --          client); absent or not a number, the script reads Redis TIME, one clock for
 --          every caller
+-- ARGV[4]  optional: the request's cost in units (rlcheck --cost): admitted while
+--          estimate + cost - 1 < ARGV[1] (cost 1: the rule above), counted cost times; a cost
+--          above the limit can never pass: denied with no retry hint (a bare 0).
 -- Returns {allowed (1|0), remaining, retry_ms}: retry_ms is the wait until the estimate drops
--- below the limit, 0 when allowed.
+-- below the limit (less the cost's other units), 0 when allowed.
 local limit = tonumber(ARGV[1])
+local cost = tonumber(ARGV[4]) or 1
+if cost > limit then
+  return 0
+end
 local window_ms = tonumber(ARGV[2])
 local window_us = window_ms * 1000
 local now_us
@@ -41,19 +48,21 @@ end
 
 local f = (now_us - start_us) / window_us
 local estimate = prev * (1 - f) + curr
-if estimate < limit then
-  curr = curr + 1
+-- The estimate must be below this for the request's units to fit (the limit, for one unit).
+local below = limit - cost + 1
+if estimate < below then
+  curr = curr + cost
   redis.call('HSET', KEYS[1], 'w', index, 'c', curr, 'p', prev)
   redis.call('PEXPIRE', KEYS[1], 2 * window_ms)
-  return {1, math.max(0, math.ceil(limit - (estimate + 1))), 0}
+  return {1, math.max(0, math.ceil(limit - (estimate + cost))), 0}
 end
 
--- The first instant the estimate is below the limit: later in this window while curr alone
+-- The first instant the estimate is below that: later in this window while curr alone
 -- leaves room, else in the next one, where this window's count is the previous.
 local drop_us
-if curr < limit then
-  drop_us = start_us + window_us * (1 - (limit - curr) / prev)
+if curr < below then
+  drop_us = start_us + window_us * (1 - (below - curr) / prev)
 else
-  drop_us = start_us + window_us + window_us * (1 - limit / curr)
+  drop_us = start_us + window_us + window_us * (1 - below / curr)
 end
 return {0, 0, math.max(1, math.ceil((drop_us - now_us) / 1000))}

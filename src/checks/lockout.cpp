@@ -363,11 +363,12 @@ void walk_denials(const IdentityRecords& judged_views, const IdentityRecords& us
         break;
       }
       case AdmissionRule::Kind::sliding_counter: {
-        // Room: the estimate, read as high as any placement makes it, below the limit.
+        // Room: the estimate, read as high as any placement makes it, below the limit less
+        // the request's other units.
         const SlidingCounter counter(admissions, rule);
         each_judged([&](size_t i, const RequestRecord& record) {
           const double used = counter.most_used(record);
-          report(i, used, limit, used < limit - 1e-9);
+          report(i, used, limit, used + need(i) - 1 < limit - 1e-9);
         });
         break;
       }

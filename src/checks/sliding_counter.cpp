@@ -190,9 +190,8 @@ double SlidingCounter::most_used(const RequestRecord& denial) const {
   return most;
 }
 
-double SlidingCounter::drop_instant(int64_t prev, int64_t curr, int64_t start) const {
+double SlidingCounter::drop_instant(int64_t prev, int64_t curr, int64_t start, double limit) const {
   const auto window = static_cast<double>(rule_.window_ns);
-  const auto limit = static_cast<double>(rule_.limit);
   const auto p = static_cast<double>(prev);
   const auto c = static_cast<double>(curr);
   if (c < limit) {
@@ -213,14 +212,16 @@ std::optional<SlidingCounter::Wait> SlidingCounter::wait(const RequestRecord& de
   if (k_last - k_first >= k_most_windows)
     return std::nullopt;
   const int64_t window = rule_.window_ns;
+  // A request of cost c fits once the estimate is below L - c + 1 (L for one unit).
+  const double below = static_cast<double>(rule_.limit - std::max(denial.cost, 1) + 1);
   std::optional<Wait> wait;
   for (int64_t k = k_first; k <= k_last; ++k) {
     const Upper reading = upper(lo, hi, k);
-    if (reading.estimate < static_cast<double>(rule_.limit))
+    if (reading.estimate < below)
       continue;
     const double earliest =
-        drop_instant(surely_in(k - 1), surely_in_before(k, lo), origin_lo_ + k * window);
-    const double latest = drop_instant(reading.prev, reading.curr, origin_hi_ + k * window);
+        drop_instant(surely_in(k - 1), surely_in_before(k, lo), origin_lo_ + k * window, below);
+    const double latest = drop_instant(reading.prev, reading.curr, origin_hi_ + k * window, below);
     const double low = earliest - static_cast<double>(denial.replied_ns);
     const double high = latest - static_cast<double>(denial.sent_ns);
     widen(wait, low, high);

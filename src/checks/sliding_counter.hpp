@@ -41,8 +41,9 @@ class SlidingCounter {
   double most_used(const engine::RequestRecord& denial) const;
 
   // For a denial: the shortest and longest wait, in ns from its reply and from its send, until
-  // the estimate drops below L, over the windows it may fall in where the estimate may have been
-  // >= L; nullopt when in none (the admissions seen leave room).
+  // the estimate drops below L - c + 1 (c its cost; L for one unit), over the windows it may
+  // fall in where the estimate may have been at or above that; nullopt when in none (the
+  // admissions seen leave room). Records count units: an admission of cost c is c records.
   using Wait = WaitRange;
   std::optional<Wait> wait(const engine::RequestRecord& denial) const;
 
@@ -64,8 +65,8 @@ class SlidingCounter {
     int64_t curr = 0;
   };
   Upper upper(int64_t lo, int64_t hi, int64_t window) const;
-  // The first instant after which the estimate is below L, the windows' start at `start`.
-  double drop_instant(int64_t prev, int64_t curr, int64_t start) const;
+  // The first instant after which the estimate is below `limit`, the windows' start at `start`.
+  double drop_instant(int64_t prev, int64_t curr, int64_t start, double limit) const;
 
   const AdmissionRule& rule_;
   int64_t origin_lo_ = 0;  // boundaries lie at origin + k W, origin in [lo, hi]

@@ -361,7 +361,7 @@ void add_serve_options(CLI::App* serve, RawOptions& raw) {
   serve->add_option("--identity-header", raw.identity_header,
                     "header naming the client (default: the client address)");
   serve->add_option("--cost-header", raw.cost_header,
-                    "header holding a request's cost in units (naive, lua, token-bucket, gcra; "
+                    "header holding a request's cost in units (every strategy but leaky-queue; "
                     "default: 1 each)");
   serve->add_flag("--fail-closed", raw.fail_closed, "answer 503 while Redis is down (default)");
   serve->add_flag("--fail-open", raw.fail_open, "let requests through while Redis is down");

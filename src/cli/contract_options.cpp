@@ -112,17 +112,18 @@ void fill_costs(const RawOptions& raw, config::Config& config) {
   }
   const auto refuse = [&](const std::string& contract) {
     throw usage_error(
-        fmt::format("{}: costs are counted by sliding, fixed and bucket contracts; not yet by {}",
+        fmt::format("{}: costs are counted by every contract but a queue, whose places are "
+                    "requests: {}",
                     flag, contract));
   };
   const auto& checks = config.checks;
   for (const ContractSpec& part : checks.parts) {
-    if (part.name == "sliding-counter" || part.name == "queue")
+    if (part.name == "queue")
       refuse(part.text);
   }
   if (checks.parts.empty()) {
     const std::string contract = checks.contract.value_or("");
-    if (contract == "sliding-counter" || contract == "queue")
+    if (contract == "queue")
       refuse(contract);
   }
   if (config.command == config::Command::probe)
@@ -141,8 +142,8 @@ void refuse_costs_for_strategies(const config::Config& config) {
     if (strategy == config::Strategy::script || config::strategy_takes_cost(strategy))
       continue;
     throw usage_error(fmt::format(
-        "--cost: the {} strategy counts requests; naive, sliding-window (lua), token-bucket and "
-        "gcra take a cost, as does your --script with {{cost}} among its --arg values",
+        "--cost: the {} strategy's places are requests; every other built-in strategy takes a "
+        "cost, as does your --script with {{cost}} among its --arg values",
         config::strategy_name(strategy)));
   }
 }

@@ -141,8 +141,7 @@ void fill_serve(const RawOptions& raw, config::Config& config) {
   if (!raw.cost_header.empty() && config.redis.strategy != config::Strategy::script &&
       !config::strategy_takes_cost(config.redis.strategy)) {
     throw base::usage_error(fmt::format(
-        "--cost-header: the {} strategy counts requests; naive, lua, token-bucket and gcra take "
-        "a cost",
+        "--cost-header: the {} strategy's places are requests; every other strategy takes a cost",
         config::strategy_name(config.redis.strategy)));
   }
   config.serve.fail_open = raw.fail_open;

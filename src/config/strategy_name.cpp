@@ -60,8 +60,7 @@ std::optional<TimeSource> clock_read(Strategy strategy, TimeSource chosen) {
 }
 
 bool strategy_takes_cost(Strategy strategy) {
-  return strategy == Strategy::naive || strategy == Strategy::sliding_window ||
-         strategy == Strategy::token_bucket || strategy == Strategy::gcra;
+  return strategy != Strategy::leaky_queue && strategy != Strategy::script;
 }
 
 bool time_source_matters(Strategy strategy) {

@@ -22,9 +22,8 @@ std::optional<TimeSource> clock_read(Strategy strategy, TimeSource chosen);
 
 // Whether --time-source changes what the strategy reads.
 bool time_source_matters(Strategy strategy);
-// Whether the built-in strategy counts a request's cost (--cost): naive (INCRBY), and the
-// sliding window, token bucket and GCRA scripts (their ARGV[5]). The other counters count
-// requests.
+// Whether the built-in strategy counts a request's cost (--cost): the counters by INCRBY, the
+// scripts by their last argument. Not the leaky queue (serve's), whose places are requests.
 bool strategy_takes_cost(Strategy strategy);
 
 }  // namespace rlcheck::config

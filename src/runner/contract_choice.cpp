@@ -54,6 +54,21 @@ int64_t refill_interval_ms(const config::Rate& refill) {
                                         static_cast<double>(refill.tokens) / 1e6));
 }
 
+// Under costs, the longest wait a request of `cost` units (at most the contract's capacity:
+// a larger one never passes, and is told no wait) can honestly be told: a bucket refills its
+// units one interval each; a sliding-window counter's estimate falls below L - c + 1 up to
+// (c - 1) / L of a window into the next window. Windows and logs free it within a window.
+int64_t longest_costly_wait_ms(const checks::AdmissionRule& rule, const config::Rate& refill,
+                               int64_t cost) {
+  const int64_t units = std::clamp<int64_t>(cost, 1, std::max<int64_t>(1, rule.capacity()));
+  const int64_t window_ms = rule.window_ns / 1'000'000;
+  if (rule.kind == checks::AdmissionRule::Kind::bucket)
+    return units * refill_interval_ms(refill);
+  if (rule.kind == checks::AdmissionRule::Kind::sliding_counter && rule.limit > 0)
+    return window_ms + (window_ms * (units - 1) + rule.limit - 1) / rule.limit;
+  return window_ms;
+}
+
 // Several contracts: each part's rule; hints are bounded by the longest part's wait.
 void choose_parts(const config::Config& config, ContractChoice& choice) {
   const auto& parts = config.checks.parts;
@@ -72,6 +87,10 @@ void choose_parts(const config::Config& config, ContractChoice& choice) {
     const bool bucket = part.rule.kind == checks::AdmissionRule::Kind::bucket;
     longest_ms = std::max(longest_ms, bucket ? refill_interval_ms(*spec.refill)
                                              : config::to_milliseconds(*spec.window));
+    if (config.load.costs.weighted() && !spec.counts_requests) {
+      longest_ms = std::max(
+          longest_ms, longest_costly_wait_ms(part.rule, *spec.refill, config.load.costs.largest()));
+    }
     choice.audit.parts.push_back(std::move(part));
   }
   choice.audit.group_size = config.load.group_size;
@@ -112,6 +131,10 @@ ContractChoice choose_contract(const config::Config& config,
     choice.audit.max_retry_after_ms =
         std::max(choice.audit.max_retry_after_ms, refill_interval_ms(choice.refill));
   }
+  if (!config.checks.max_retry_after && config.load.costs.weighted())
+    choice.audit.max_retry_after_ms =
+        std::max(choice.audit.max_retry_after_ms,
+                 longest_costly_wait_ms(rule, choice.refill, config.load.costs.largest()));
   // Each hint's tolerance follows from its resolution (checks::hint_tolerance) and the window.
   choice.audit.tolerance.window_ms = window_ms;
   // Many hosts: any worker may ask for the HTML report worker 0 renders.

@@ -240,12 +240,15 @@ TEST_CASE("an LLM gateway's requests and tokens per window, per key inside per o
 
 TEST_CASE("the built-in strategies take a cost: naive still races, the atomic ones hold in units") {
   // 20 units per 2 s, requests of 1, 3 or 5 units, 50 at once: the compare of the seed
-  // article, counted in units.
+  // article, counted in units, with every built-in strategy that takes a cost (each judged by
+  // its own contract: the counters as fixed windows, the sliding-window counter as one).
   const std::vector<json> reports = run_side_by_side({{"compare",
                                                        "--redis",
                                                        TestRedis::shared().tcp_url() + "/13",
                                                        "--strategies",
-                                                       "naive,lua,token-bucket,gcra",
+                                                       "naive,lua,token-bucket,gcra,incr-"
+                                                       "expire,fixed-window,fixed-first-hit,"
+                                                       "sliding-counter",
                                                        "--cost-dist",
                                                        "1:60,3:30,5:10",
                                                        "--limit",
@@ -265,7 +268,7 @@ TEST_CASE("the built-in strategies take a cost: naive still races, the atomic on
                                                        "--json"}},
                                                      {1});
   const json& compared = reports[0];
-  REQUIRE(compared["reports"].size() == 4);
+  REQUIRE(compared["reports"].size() == 8);
   for (const json& report : compared["reports"]) {
     const std::string strategy = report["target"]["strategy"];
     INFO(strategy, checks_of(report));

@@ -625,15 +625,21 @@ TEST_CASE(
   CHECK(rlcheck::cli::names_a_file("summary-md"));
 }
 
-TEST_CASE("costs are counted by window and bucket contracts, first-hit windows too") {
-  const auto first_hit = parse({"http", "http://127.0.0.1:1/", "--cost", "1-3", "--contract",
-                                "fixed:10/1s@first-hit"})
-                             .config;
-  CHECK(first_hit.load.costs.weighted());
-  CHECK(mentions(usage_error({"http", "http://127.0.0.1:1/", "--cost", "1-3", "--contract",
-                              "sliding-counter:10/1s"}),
-                 "not yet by sliding-counter"));
-  CHECK(mentions(usage_error({"http", "http://127.0.0.1:1/", "--cost", "2", "--contract",
-                              "sliding:10/1s", "--contract", "sliding-counter:50/1m"}),
-                 "--cost"));
+TEST_CASE("costs are counted by every contract but a queue, and every counter strategy") {
+  for (const char* contract : {"fixed:10/1s@first-hit", "sliding-counter:10/1s", "gcra:5,1/s"}) {
+    INFO(contract);
+    CHECK(parse({"http", "http://127.0.0.1:1/", "--cost", "1-3", "--contract", contract})
+              .config.load.costs.weighted());
+  }
+  CHECK(mentions(
+      usage_error({"http", "http://127.0.0.1:1/", "--cost", "1-3", "--contract", "queue:5/s,10"}),
+      "but a queue"));
+  CHECK(parse({"http", "http://127.0.0.1:1/", "--cost", "2", "--contract", "sliding:10/1s",
+               "--contract", "sliding-counter:50/1m"})
+            .config.load.costs.weighted());
+  for (const char* strategy :
+       {"incr-expire", "fixed-window", "fixed-first-hit", "sliding-counter"}) {
+    INFO(strategy);
+    CHECK(parse({"redis", "--strategy", strategy, "--cost", "1-3"}).config.load.costs.weighted());
+  }
 }

@@ -257,6 +257,37 @@ TEST_CASE("costs: a first-hit window counts units, and a denial needs room for i
   CHECK(over.peak.exceeded());
 }
 
+TEST_CASE("costs: a sliding-window counter fits a cost c while its estimate is below L - c + 1") {
+  ContractPart part;
+  part.spec = "sliding-counter:10/10s";
+  part.name = "sliding-counter";
+  part.rule.kind = AdmissionRule::Kind::sliding_counter;
+  part.rule.limit = 10;
+  part.rule.window_ns = 10'000 * k_ms;
+  part.rule.clock_ns = k_ms;
+  // Window 0 admits 4 + 3 + 2 = 9 units (from 1 s: surely in it, whatever the clock). At 10.5 s
+  // the estimate is 9 x 0.95 = 8.55: a request of 3 does not fit (10.55 >= 10), one of 1 at
+  // 10.6 s does (8.46 < 10). The request of 3 fits once 9 x (1 - f) < 8, at 11.111 s: 611 ms
+  // after it.
+  std::vector<RequestRecord> records = {costing(request(0, 1000, Outcome::allowed), 4),
+                                        costing(request(1, 1100, Outcome::allowed), 3),
+                                        costing(request(2, 1200, Outcome::allowed), 2),
+                                        costing(request(3, 10'500, Outcome::denied, 0, 611), 3),
+                                        costing(request(4, 10'600, Outcome::denied, 0, 0), 1)};
+  const RunStats stats = audited(records, weighted(part));
+  CHECK(stats.lockouts.judged == 2);
+  CHECK(stats.lockouts.count == 1);
+  REQUIRE(stats.lockouts.worst);
+  CHECK(stats.lockouts.worst->seq == 4);
+  // The hint of the request of 3: right (the one of 1, with room, is not judged).
+  CHECK(stats.retry_accuracy.errors.size() == 1);
+  CHECK(stats.retry_accuracy.early == 0);
+  CHECK(stats.retry_accuracy.late == 0);
+  // Told the wait for one unit (the estimate below 10 at once): early.
+  records[3].retry_ms = 100;
+  CHECK(audited(records, weighted(part)).retry_accuracy.early == 1);
+}
+
 TEST_CASE("costs: a hint is the wait until the request's own cost fits") {
   // 10 per 10 s: 4 units at 0 ms, 6 at 1000 ms. A request of 5 at 2000 ms needs 5 free: the
   // first 4 leaving leaves 6, so it waits for both, until 11'000 ms. A request of 4 at 2500 ms

@@ -93,7 +93,11 @@ class IncrExpireStrategy final : public SingleKeyStrategy {
   using SingleKeyStrategy::SingleKeyStrategy;
 
   void begin(RequestState& state, DecisionIo& io) const override {
-    io.send({"INCR", keys_.of(state)});
+    // --cost: INCRBY the request's units (a denial's count too, as INCR counts every request).
+    if (state.cost == 1)
+      io.send({"INCR", keys_.of(state)});
+    else
+      io.send({"INCRBY", keys_.of(state), std::to_string(state.cost)});
   }
 
   std::optional<Decision> on_reply(RequestState& state, const redisReply& reply,
@@ -104,7 +108,7 @@ class IncrExpireStrategy final : public SingleKeyStrategy {
       case incr:
         if (!value)
           return unexpected_reply("INCR", reply);
-        if (*value == 1) {
+        if (*value == state.cost) {
           state.step = expire;
           io.send({"PEXPIRE", keys_.of(state), window_ms_text_});
           return std::nullopt;
@@ -145,7 +149,10 @@ class FixedWindowStrategy final : public Strategy {
     state.bucket = engine::floor_div(state.now_ms, window_ms_);
     const std::string key = window_key(keys_.of(state), state.bucket);
     io.send({"MULTI"});
-    io.send({"INCR", key});
+    if (state.cost == 1)
+      io.send({"INCR", key});
+    else
+      io.send({"INCRBY", key, std::to_string(state.cost)});
     io.send({"PEXPIRE", key, window_ms_text_});
     io.send({"EXEC"});
   }

@@ -46,9 +46,10 @@ std::vector<std::string> builtin_arg_templates(const StrategyParams& p) {
       config::time_source_matters(p.kind) && p.time_source == config::TimeSource::client;
   if (client_time)
     templates.emplace_back("{now_ms}");
-  // --cost: ARGV[5] of the scripts that take one (ARGV[4], the caller's time, read as absent).
+  // --cost: the last argument of the scripts that take one, after the caller's time where they
+  // read one ("-" when they read Redis's: not a number, read as absent).
   if (p.weighted && config::strategy_takes_cost(p.kind)) {
-    if (!client_time)
+    if (!client_time && config::time_source_matters(p.kind))
       templates.emplace_back("-");
     templates.emplace_back("{cost}");
   }
