@@ -1,6 +1,7 @@
 #include "checks/composite_audit.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <tuple>
 #include <unordered_map>
 
@@ -262,8 +263,10 @@ IdentityRecords audit_composite(RunStats& stats, engine::RecordLog& records, int
   std::vector<PartRecords> kept_parts;
   kept_parts.reserve(audit.parts.size());
   std::vector<PartDenialViews> denial_views;
-  BySeq<DenialVerdicts> verdicts(first_seq, at_once ? first_seq : last_seq,
-                                 at_once ? 0 : records.size());
+  // Else what the parts said of each denial, by request number.
+  std::optional<BySeq<DenialVerdicts>> verdicts;
+  if (!at_once)
+    verdicts.emplace(first_seq, last_seq, records.size());
   std::vector<Utilisation> shares;  // per identity: the part allowing the least
   stats.parts.clear();
   for (size_t p = 0; p < audit.parts.size(); ++p) {
@@ -285,7 +288,7 @@ IdentityRecords audit_composite(RunStats& stats, engine::RecordLog& records, int
     stats.parts.push_back(result);
 
     if (!at_once)
-      note_part_verdicts(verdicts, kept, part, p, rule, audit, start_wall_ns, judge_from_ns);
+      note_part_verdicts(*verdicts, kept, part, p, rule, audit, start_wall_ns, judge_from_ns);
     // A group's allowance is shared by its members: a member's share is judged by the parts of
     // its own.
     if (!part.per_group) {
@@ -339,7 +342,7 @@ IdentityRecords audit_composite(RunStats& stats, engine::RecordLog& records, int
   DenialVerdictTotals totals =
       at_once ? judge_denials_at_once(identities, denial_views, start_wall_ns, judge_from_ns,
                                       audit.weighted, audit.tolerance)
-              : judge_noted_verdicts(verdicts, identities, audit);
+              : judge_noted_verdicts(*verdicts, identities, audit);
   kept_parts.clear();  // the parts' copies
   stats.lockouts = std::move(totals.lockouts);
   stats.retry_accuracy = std::move(totals.retry_accuracy);
