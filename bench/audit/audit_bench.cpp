@@ -129,7 +129,7 @@ int main(int argc, char** argv) {
     audit.tolerance.window_ms = k_window_ns / 1'000'000;
     const double start = cpu_seconds();
     const rlcheck::checks::RunStats stats = rlcheck::checks::summarize_run(1, run, audit);
-    std::printf("  %-15s every check: %6.2f s CPU (allowed %lld, denied %lld, peak %lld)\n",
+    std::printf("  %-15s every check: %6.3f s CPU (allowed %lld, denied %lld, peak %lld)\n",
                 contract.name, cpu_seconds() - start, static_cast<long long>(stats.allowed),
                 static_cast<long long>(stats.denied),
                 static_cast<long long>(stats.contract.worst.count));
@@ -139,7 +139,7 @@ int main(int argc, char** argv) {
                               const rlcheck::checks::AuditParams& audit) {
     const double start = cpu_seconds();
     const rlcheck::checks::RunStats stats = rlcheck::checks::summarize_run(1, run, audit);
-    std::printf("  %-15s every check: %6.2f s CPU (allowed %lld, denied %lld, peak %lld)\n", name,
+    std::printf("  %-15s every check: %6.3f s CPU (allowed %lld, denied %lld, peak %lld)\n", name,
                 cpu_seconds() - start, static_cast<long long>(stats.allowed),
                 static_cast<long long>(stats.denied),
                 static_cast<long long>(stats.contract.worst.count));

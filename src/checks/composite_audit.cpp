@@ -1,9 +1,11 @@
 #include "checks/composite_audit.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <tuple>
 #include <unordered_map>
 
+#include "checks/composite_denials.hpp"
 #include "checks/lockout.hpp"
 #include "checks/remaining_units.hpp"
 #include "checks/retry_accuracy.hpp"
@@ -25,47 +27,23 @@ struct PartRecords {
   IdentityRecords used_views;
 };
 
-// How many records a request stands as: under costs, every admission and every request that
-// may have been one unseen as many as its units (so each audit counts units); a denial stays
-// one record that needs its cost.
-int32_t copies_of(const RequestRecord& record, bool in_units) {
-  const bool counts = record.outcome == Outcome::allowed || engine::is_unknown(record);
-  return in_units && counts ? std::max(record.cost, 1) : 1;
-}
-
 // The part's copy of `records` (ordered by identity, by seq within one), in one pass: keyed by
 // its group for group parts, costs of 1 for requests: parts, denials read as admissions when
-// `denials_admitted`, expanded to units under costs.
-engine::RecordLog part_copy(const engine::RecordLog& records, uint64_t first_seq,
-                            const ContractPart& part, const AuditParams& audit,
-                            bool denials_admitted) {
+// `denials_admitted`. Under costs every admission and every request that may have been one
+// unseen stands as many records as its units (so each audit counts units); a denial stays one
+// record that needs its cost.
+engine::RecordLog part_copy(const engine::RecordLog& records, const ContractPart& part,
+                            const AuditParams& audit, bool denials_admitted) {
   const int64_t size = audit.group_size > 0 ? audit.group_size : audit.identities;
-  const bool in_units = audit.weighted && !part.counts_requests;
-  const auto read = [&](RequestRecord record) {
-    // The window a limiter named belongs to no part in particular: each places its own.
-    record.bucket = 0;
-    if (part.counts_requests)
-      record.cost = 1;
-    if (part.per_group)
-      record.identity = static_cast<uint32_t>(record.identity / std::max<int64_t>(1, size));
-    if (denials_admitted && record.outcome == Outcome::denied)
-      record.outcome = Outcome::allowed;
-    return record;
-  };
-  engine::RecordCursor cursor(records.view());
-  size_t count = records.size();
-  if (in_units) {
-    count = 0;
-    for (size_t i = 0; i < records.size(); ++i)
-      count += static_cast<size_t>(copies_of(read(cursor[i]), in_units));
-  }
-  engine::RecordLog copy(first_seq);
-  copy.reserve(count);
-  for (size_t i = 0; i < records.size(); ++i) {
-    const RequestRecord record = read(cursor[i]);
-    for (int32_t k = copies_of(record, in_units); k > 0; --k)
-      copy.push_back(record);
-  }
+  engine::RecordEdit edit;
+  // The window a limiter named belongs to no part in particular: each places its own.
+  edit.forget_window = true;
+  edit.unit_cost = part.counts_requests;
+  if (part.per_group)
+    edit.identity_divisor = static_cast<uint32_t>(std::clamp<int64_t>(size, 1, UINT32_MAX));
+  edit.denials_as_admissions = denials_admitted;
+  edit.admissions_in_units = audit.weighted && !part.counts_requests;
+  engine::RecordLog copy = records.edited_copy(edit);
   // `records` come ordered by identity and seq; a group's members interleave by seq.
   if (part.per_group) {
     copy.sort_by_seq();  // split_by_identity then keeps each group's in seq order
@@ -73,15 +51,14 @@ engine::RecordLog part_copy(const engine::RecordLog& records, uint64_t first_seq
   return copy;
 }
 
-PartRecords part_records(const engine::RecordLog& records, uint64_t first_seq,
-                         const ContractPart& part, const AuditParams& audit,
-                         int64_t start_wall_ns) {
+PartRecords part_records(const engine::RecordLog& records, const ContractPart& part,
+                         const AuditParams& audit, int64_t start_wall_ns) {
   PartRecords out;
   const int64_t keys = part.per_group ? group_count(audit.identities, audit.group_size)
                                       : std::max<int64_t>(1, audit.identities);
-  out.judged = part_copy(records, first_seq, part, audit, false);
+  out.judged = part_copy(records, part, audit, false);
   if (part.counts_denials)
-    out.used = part_copy(records, first_seq, part, audit, true);
+    out.used = part_copy(records, part, audit, true);
   if (part.rule.kind == AdmissionRule::Kind::fixed) {
     assign_wall_windows(out.judged, start_wall_ns, part.rule);
     assign_wall_windows(out.used, start_wall_ns, part.rule);
@@ -146,11 +123,10 @@ bool reads_records_as_they_are(const ContractPart& part, const AuditParams& audi
 }
 
 // The part's views of the run: the identities' own, or its copy of the records.
-PartRecords part_views(const engine::RecordLog& records, uint64_t first_seq,
-                       const IdentityRecords& identities, const ContractPart& part,
-                       const AuditParams& audit, int64_t start_wall_ns) {
+PartRecords part_views(const engine::RecordLog& records, const IdentityRecords& identities,
+                       const ContractPart& part, const AuditParams& audit, int64_t start_wall_ns) {
   if (!reads_records_as_they_are(part, audit))
-    return part_records(records, first_seq, part, audit, start_wall_ns);
+    return part_records(records, part, audit, start_wall_ns);
   PartRecords shared;
   shared.judged_views = identities;
   shared.used_views = identities;
@@ -178,9 +154,80 @@ void note_rooms(BySeq<Entry>& rooms, const RoomsOf& rooms_of, const PartRecords&
       });
 }
 
+// Adds what part `p` says of each denial to `verdicts`: its room (note_rooms), and its wait
+// combined with the other parts' (the latest of them).
+void note_part_verdicts(BySeq<DenialVerdicts>& verdicts, const PartRecords& kept,
+                        const ContractPart& part, size_t p, const AdmissionRule& rule,
+                        const AuditParams& audit, int64_t start_wall_ns, int64_t judge_from_ns) {
+  note_rooms(
+      verdicts, [](DenialVerdicts& entry) -> DenialRooms& { return entry.rooms; }, kept, part, p,
+      rule, audit, start_wall_ns, judge_from_ns);
+  // The soonest instant every part has room: the latest of their waits. A part with room
+  // now (unexplained) waits nothing.
+  const auto latest = [&](const RequestRecord& denial, const HintRange& range) {
+    DenialWaits& entry = verdicts[denial.seq].waits;
+    entry.seen = true;
+    HintRange& combined = entry.range;
+    if (range.never)
+      combined.never = true;
+    if (!range.explained)
+      return;
+    combined.low_ns = std::max(combined.low_ns, range.low_ns);
+    combined.high_ns = std::max(combined.high_ns, range.high_ns);
+    combined.explained = true;
+  };
+  visit_hint_ranges(kept.judged_views, kept.judged_views, rule, start_wall_ns, latest);
+  if (part.counts_denials) {
+    // Denials it may have counted make the wait longer, never shorter.
+    visit_hint_ranges(kept.judged_views, kept.used_views, rule, start_wall_ns,
+                      [&](const RequestRecord& denial, const HintRange& range) {
+                        HintRange& combined = verdicts[denial.seq].waits.range;
+                        if (range.explained) {
+                          combined.high_ns = std::max(combined.high_ns, range.high_ns);
+                          combined.explained = true;
+                        }
+                      });
+  }
+}
+
 // Every part judged the denial, and every one had room: a lock-out.
 bool room_in_every_part(const DenialRooms* seen, size_t parts) {
   return seen != nullptr && seen->parts == static_cast<int>(parts) && seen->room;
+}
+
+// What the parts said of each denial (note_part_verdicts), judged: each denial once, by
+// identity in record order.
+DenialVerdictTotals judge_noted_verdicts(const BySeq<DenialVerdicts>& verdicts,
+                                         const IdentityRecords& identities,
+                                         const AuditParams& audit) {
+  DenialVerdictTotals totals;
+  totals.locked.assign(identities.size(), false);
+  for (size_t id = 0; id < identities.size(); ++id) {
+    const RecordSpan view = identities[id];
+    const auto identity = static_cast<uint32_t>(id);
+    engine::RecordCursor cursor(view);
+    for (size_t i = 0; i < view.size(); ++i) {
+      if (view.outcome(i) != Outcome::denied)
+        continue;
+      const DenialVerdicts* verdict = verdicts.find(view.seq(i));
+      if (verdict == nullptr)
+        continue;
+      const RequestRecord& denial = cursor[i];
+      if (const DenialRooms* seen = &verdict->rooms;
+          seen->parts == static_cast<int>(audit.parts.size())) {
+        const bool room = room_in_every_part(seen, audit.parts.size());
+        totals.locked[id] = totals.locked[id] || room;
+        judge_denial(totals.lockouts, denial, identity, seen->used, seen->capacity, room);
+        if (room && totals.lockouts.worst && totals.lockouts.worst->seq == denial.seq)
+          totals.lockouts.worst->part = audit.parts[seen->part].spec;
+      }
+      if (const DenialWaits* found = &verdict->waits; found->seen) {
+        totals.grid.add(denial.sent_ns);
+        judge_hint(totals.retry_accuracy, denial, identity, found->range, audit.tolerance);
+      }
+    }
+  }
+  return totals;
 }
 
 }  // namespace
@@ -192,7 +239,7 @@ int64_t group_count(int64_t identities, int64_t group_size) {
 }
 
 IdentityRecords audit_composite(RunStats& stats, engine::RecordLog& records, int64_t start_wall_ns,
-                                const AuditParams& audit) {
+                                const AuditParams& audit, CompositePath path) {
   IdentityRecords identities = split_by_identity(records, audit.identities);
   int64_t memory_ns = 0;
   int64_t longest_window_ns = 0;
@@ -207,15 +254,26 @@ IdentityRecords audit_composite(RunStats& stats, engine::RecordLog& records, int
     first_seq = std::min(first_seq, records.seq(i));
     last_seq = std::max(last_seq, records.seq(i));
   }
-  BySeq<DenialVerdicts> verdicts(first_seq, last_seq, records.size());
-  const auto rooms_of = [](DenialVerdicts& entry) -> DenialRooms& { return entry.rooms; };
+  // Parts keyed by identity that count no denials are judged in one pass over the denials
+  // (composite_denials.hpp): their views are kept until then.
+  const bool at_once =
+      path == CompositePath::fastest && std::ranges::none_of(audit.parts, [](const auto& part) {
+        return part.per_group || part.counts_denials;
+      });
+  std::vector<PartRecords> kept_parts;
+  kept_parts.reserve(audit.parts.size());
+  std::vector<PartDenialViews> denial_views;
+  // Else what the parts said of each denial, by request number.
+  std::optional<BySeq<DenialVerdicts>> verdicts;
+  if (!at_once)
+    verdicts.emplace(first_seq, last_seq, records.size());
   std::vector<Utilisation> shares;  // per identity: the part allowing the least
   stats.parts.clear();
   for (size_t p = 0; p < audit.parts.size(); ++p) {
     const ContractPart& part = audit.parts[p];
     AdmissionRule rule = part.rule;
     rule.start_wall_ns = start_wall_ns;
-    const PartRecords kept = part_views(records, first_seq, identities, part, audit, start_wall_ns);
+    PartRecords kept = part_views(records, identities, part, audit, start_wall_ns);
 
     PartAudit result;
     result.spec = part.spec;
@@ -229,33 +287,8 @@ IdentityRecords audit_composite(RunStats& stats, engine::RecordLog& records, int
     result.memory_ns = contract_memory_ns(rule);
     stats.parts.push_back(result);
 
-    note_rooms(verdicts, rooms_of, kept, part, p, rule, audit, start_wall_ns, judge_from_ns);
-    // The soonest instant every part has room: the latest of their waits. A part with room
-    // now (unexplained) waits nothing.
-    const auto latest = [&](const RequestRecord& denial, const HintRange& range) {
-      DenialWaits& entry = verdicts[denial.seq].waits;
-      entry.seen = true;
-      HintRange& combined = entry.range;
-      if (range.never)
-        combined.never = true;
-      if (!range.explained)
-        return;
-      combined.low_ns = std::max(combined.low_ns, range.low_ns);
-      combined.high_ns = std::max(combined.high_ns, range.high_ns);
-      combined.explained = true;
-    };
-    visit_hint_ranges(kept.judged_views, kept.judged_views, rule, start_wall_ns, latest);
-    if (part.counts_denials) {
-      // Denials it may have counted make the wait longer, never shorter.
-      visit_hint_ranges(kept.judged_views, kept.used_views, rule, start_wall_ns,
-                        [&](const RequestRecord& denial, const HintRange& range) {
-                          HintRange& combined = verdicts[denial.seq].waits.range;
-                          if (range.explained) {
-                            combined.high_ns = std::max(combined.high_ns, range.high_ns);
-                            combined.explained = true;
-                          }
-                        });
-    }
+    if (!at_once)
+      note_part_verdicts(*verdicts, kept, part, p, rule, audit, start_wall_ns, judge_from_ns);
     // A group's allowance is shared by its members: a member's share is judged by the parts of
     // its own.
     if (!part.per_group) {
@@ -267,7 +300,13 @@ IdentityRecords audit_composite(RunStats& stats, engine::RecordLog& records, int
           shares[id] = share;
       }
     }
+    if (at_once) {
+      denial_views.push_back({nullptr, reads_records_as_they_are(part, audit), rule, part.spec});
+      kept_parts.push_back(std::move(kept));  // its views keep pointing at the moved records
+    }
   }
+  for (size_t p = 0; p < denial_views.size(); ++p)
+    denial_views[p].views = &kept_parts[p].judged_views;
 
   // The units responses said were left, against the first part that counts them per identity.
   stats.remaining_units = {};
@@ -299,36 +338,16 @@ IdentityRecords audit_composite(RunStats& stats, engine::RecordLog& records, int
       stats.utilisation = shares[id];
   }
 
-  // Lock-outs and hints, each denial once, by identity in send order of the records.
-  stats.lockouts = {};
-  stats.retry_accuracy = {};
-  SecondGrid grid;
-  std::vector<bool> locked(identities.size(), false);
-  for (size_t id = 0; id < identities.size(); ++id) {
-    const RecordSpan view = identities[id];
-    const auto identity = static_cast<uint32_t>(id);
-    engine::RecordCursor cursor(view);
-    for (size_t i = 0; i < view.size(); ++i) {
-      if (view.outcome(i) != Outcome::denied)
-        continue;
-      const DenialVerdicts* verdict = verdicts.find(view.seq(i));
-      if (verdict == nullptr)
-        continue;
-      const RequestRecord& denial = cursor[i];
-      if (const DenialRooms* seen = &verdict->rooms;
-          seen->parts == static_cast<int>(audit.parts.size())) {
-        const bool room = room_in_every_part(seen, audit.parts.size());
-        locked[id] = locked[id] || room;
-        judge_denial(stats.lockouts, denial, identity, seen->used, seen->capacity, room);
-        if (room && stats.lockouts.worst && stats.lockouts.worst->seq == denial.seq)
-          stats.lockouts.worst->part = audit.parts[seen->part].spec;
-      }
-      if (const DenialWaits* found = &verdict->waits; found->seen) {
-        grid.add(denial.sent_ns);
-        judge_hint(stats.retry_accuracy, denial, identity, found->range, audit.tolerance);
-      }
-    }
-  }
+  // Lock-outs and hints, each denial once.
+  DenialVerdictTotals totals =
+      at_once ? judge_denials_at_once(identities, denial_views, start_wall_ns, judge_from_ns,
+                                      audit.weighted, audit.tolerance)
+              : judge_noted_verdicts(*verdicts, identities, audit);
+  kept_parts.clear();  // the parts' copies
+  stats.lockouts = std::move(totals.lockouts);
+  stats.retry_accuracy = std::move(totals.retry_accuracy);
+  const SecondGrid& grid = totals.grid;
+  const std::vector<bool>& locked = totals.locked;
   for (size_t id = 0; id < identities.size(); ++id) {
     if (!locked[id])
       continue;
@@ -353,8 +372,7 @@ IdentityRecords audit_composite(RunStats& stats, engine::RecordLog& records, int
       ContractPart part = audit.parts[p];
       part.counts_denials = p + 1 < audit.parts.size();
       part.rule.start_wall_ns = start_wall_ns;
-      const PartRecords kept =
-          part_views(records, first_seq, identities, part, audit, start_wall_ns);
+      const PartRecords kept = part_views(records, identities, part, audit, start_wall_ns);
       note_rooms(
           checked, [](DenialRooms& entry) -> DenialRooms& { return entry; }, kept, part, p,
           part.rule, audit, start_wall_ns, judge_from_ns);

@@ -47,8 +47,13 @@ struct AuditParams;
 // The audits of a run under several parts, written into `stats` (parts, peak and contract of
 // the part that exceeded most, utilisation, lock-outs, retry accuracy, send span, memory).
 // `records` end up ordered by identity; each identity's view is returned.
+// `path`: general judges each part over the whole run first and combines what they said of
+// every denial after; fastest does so in one pass over the denials where the parts allow
+// (composite_denials.hpp). Both give the same stats (the tests compare them).
+enum class CompositePath { fastest, general };
 IdentityRecords audit_composite(RunStats& stats, engine::RecordLog& records, int64_t start_wall_ns,
-                                const AuditParams& audit);
+                                const AuditParams& audit,
+                                CompositePath path = CompositePath::fastest);
 
 // The groups `identities` make, `group_size` to a group (0: one group of all).
 int64_t group_count(int64_t identities, int64_t group_size);

@@ -26,7 +26,12 @@ void judge_remaining_units(RemainingUnits& found, const IdentityRecords& identit
     std::vector<Admission> unknown;  // may have been admitted unseen
     std::vector<RequestRecord> said;
     int64_t longest_latency = 0;
-    for (const RequestRecord record : records) {
+    engine::RecordCursor cursor(records);
+    for (size_t i = 0; i < records.size(); ++i) {
+      // Denials count nothing: only admissions and errors are decoded.
+      if (records.outcome(i) == Outcome::denied)
+        continue;
+      const RequestRecord& record = cursor[i];
       const Admission one{record.sent_ns, record.replied_ns, std::max<int64_t>(record.cost, 1),
                           record.seq};
       if (record.outcome == Outcome::allowed) {

@@ -229,6 +229,94 @@ void RecordLog::append(const RecordLog& other) {
     push_back(from[i]);
 }
 
+namespace {
+
+RequestRecord edited(RequestRecord record, const RecordEdit& edit) {
+  if (edit.forget_window)
+    record.bucket = 0;
+  if (edit.unit_cost)
+    record.cost = 1;
+  record.identity /= std::max<uint32_t>(1, edit.identity_divisor);
+  if (edit.denials_as_admissions && record.outcome == Outcome::denied)
+    record.outcome = Outcome::allowed;
+  return record;
+}
+
+}  // namespace
+
+RecordLog RecordLog::edited_copy(const RecordEdit& edit) const {
+  RecordLog copy;
+  copy.tables_ = tables_;
+  RecordTables& tables = *tables_;
+  const RecordView from = view();
+  // How many times record `i` is copied: its units, when it counts them.
+  const auto times_of = [&](size_t i) -> int32_t {
+    if (!edit.admissions_in_units)
+      return 1;
+    const PackedRecord& p = packed_[i];
+    if (p.context == k_whole_context) {
+      const RequestRecord record = edited(tables.whole[p.seq_offset], edit);
+      const bool counts = record.outcome == Outcome::allowed || is_unknown(record);
+      return counts ? std::max(record.cost, 1) : 1;
+    }
+    Outcome outcome = static_cast<Outcome>(p.outcome_error & 3U);
+    if (edit.denials_as_admissions && outcome == Outcome::denied)
+      outcome = Outcome::allowed;
+    const auto error = static_cast<ErrorKind>(p.outcome_error >> 2U);
+    const bool counts = outcome == Outcome::allowed ||
+                        (outcome == Outcome::error && may_have_reached_limiter(error));
+    return counts && !edit.unit_cost ? std::max(tables.context_records[p.context].cost, 1) : 1;
+  };
+  // A context's edited one, interned on first use (k_whole_context: not yet).
+  std::vector<uint16_t> edited_contexts(tables.context_records.size(), k_whole_context);
+  const auto edited_context = [&](uint16_t context) -> std::optional<uint16_t> {
+    uint16_t& edited_one = edited_contexts[context];
+    if (edited_one == k_whole_context) {
+      const auto interned = tables.intern(edited(tables.context_records[context], edit));
+      if (!interned)
+        return std::nullopt;
+      edited_one = *interned;
+    }
+    return edited_one;
+  };
+  // The packed record edited; nullopt when it is kept whole (or its edit must be).
+  const auto packed_edit = [&](const PackedRecord& p) -> std::optional<PackedRecord> {
+    if (p.context == k_whole_context)
+      return std::nullopt;
+    PackedRecord q = p;
+    if (edit.unit_cost) {
+      const auto context = edited_context(p.context);
+      if (!context)
+        return std::nullopt;
+      q.context = *context;
+    }
+    if (edit.forget_window) {
+      q.bucket = 0;
+      q.flags = static_cast<uint8_t>(q.flags & ~k_bucket_relative);
+    }
+    q.identity /= std::max<uint32_t>(1, edit.identity_divisor);
+    constexpr unsigned k_outcome_bits = 3U;
+    if (edit.denials_as_admissions &&
+        (q.outcome_error & k_outcome_bits) == static_cast<unsigned>(Outcome::denied)) {
+      q.outcome_error = static_cast<uint8_t>((q.outcome_error & ~k_outcome_bits) |
+                                             static_cast<unsigned>(Outcome::allowed));
+    }
+    return q;
+  };
+  size_t count = 0;
+  for (size_t i = 0; i < size(); ++i)
+    count += static_cast<size_t>(times_of(i));
+  copy.packed_.reserve(count);
+  for (size_t i = 0; i < size(); ++i) {
+    std::optional<PackedRecord> q = packed_edit(packed_[i]);
+    if (!q)
+      q = copy.encode(edited(from[i], edit));
+    for (int32_t k = times_of(i); k > 0; --k)
+      copy.packed_.push_back(*q);
+  }
+  return copy;
+}
+
 uint64_t RecordLog::seq(size_t index) const {
   const PackedRecord& p = packed_[index];
   return p.context == k_whole_context ? tables_->whole[p.seq_offset].seq

@@ -173,6 +173,17 @@ class RecordCursor {
 // records (by seq) are mostly in send order already: that costs one pass.
 void stable_sort_by_send(RecordView records, std::vector<uint32_t>& indices);
 
+// What RecordLog::edited_copy changes of every record; the rest is kept as it is.
+struct RecordEdit {
+  bool forget_window = false;          // bucket 0: the copy places its own windows
+  bool unit_cost = false;              // cost 1
+  uint32_t identity_divisor = 1;       // identity / divisor (a group of identities)
+  bool denials_as_admissions = false;  // a denial reads as an admission
+  // An admission, or a request that may have been one unseen (is_unknown), repeated once per
+  // unit of its cost (at least once): the copy counts units.
+  bool admissions_in_units = false;
+};
+
 // The records of one run, packed. Copies share the (append-only) tables.
 class RecordLog {
  public:
@@ -188,6 +199,9 @@ class RecordLog {
   void push_back(const RequestRecord& record) { packed_.push_back(encode(record)); }
   // Appends every record of `other` (re-encoded: the two logs' tables differ).
   void append(const RecordLog& other);
+  // The records, in order, with `edit` applied; sharing this log's tables, so packed records
+  // are copied without decoding (only a changed cost interns a context, once a context).
+  RecordLog edited_copy(const RecordEdit& edit) const;
   // Replaces record `index`.
   void set(size_t index, const RequestRecord& record) { packed_[index] = encode(record); }
 

@@ -304,3 +304,53 @@ TEST_CASE("record view: replied_ns reads one field; indices sort stably by send"
   rlcheck::engine::stable_sort_by_send(view, in_order);
   CHECK(in_order == std::vector<uint32_t>{0, 2, 3, 4, 1, 5});
 }
+
+TEST_CASE("record log: an edited copy reads as every record edited, packed or kept whole") {
+  std::vector<RequestRecord> records;
+  for (uint64_t seq = 0; seq < 24; ++seq) {
+    RequestRecord r = typical(seq);
+    r.outcome = seq % 4 == 0 ? Outcome::allowed : seq % 4 == 1 ? Outcome::denied : Outcome::error;
+    r.error = seq % 4 == 2   ? ErrorKind::timeout
+              : seq % 4 == 3 ? ErrorKind::refused
+                             : ErrorKind::none;
+    r.bucket = seq % 5 == 0 ? 42'000'000'000 + static_cast<int64_t>(seq) : 7;  // relative, plain
+    if (seq % 7 == 0)
+      r.retry_ms = k_max;  // kept whole
+    records.push_back(r);
+  }
+  RecordLog log(records);
+  const RecordView before = log.view();
+  for (int variant = 0; variant < 16; ++variant) {
+    CAPTURE(variant);
+    rlcheck::engine::RecordEdit edit;
+    edit.forget_window = (variant & 1) != 0;
+    edit.unit_cost = (variant & 2) != 0;
+    edit.identity_divisor = (variant & 4) != 0 ? 2 : 1;
+    edit.denials_as_admissions = (variant & 8) != 0;
+    edit.admissions_in_units = variant % 3 == 0;
+    std::vector<RequestRecord> expected;
+    for (RequestRecord r : records) {
+      if (edit.forget_window)
+        r.bucket = 0;
+      if (edit.unit_cost)
+        r.cost = 1;
+      r.identity /= edit.identity_divisor;
+      if (edit.denials_as_admissions && r.outcome == Outcome::denied)
+        r.outcome = Outcome::allowed;
+      const bool counts = r.outcome == Outcome::allowed || rlcheck::engine::is_unknown(r);
+      for (int k = edit.admissions_in_units && counts ? r.cost : 1; k > 0; --k)
+        expected.push_back(r);
+    }
+    const RecordLog copy = log.edited_copy(edit);
+    REQUIRE(copy.size() == expected.size());
+    for (size_t i = 0; i < expected.size(); ++i) {
+      CAPTURE(i);
+      CHECK(same(copy[i], expected[i]));
+      CHECK(copy.view().cost(i) == expected[i].cost);
+      CHECK(copy.identity(i) == expected[i].identity);
+    }
+    // The original reads as it did.
+    for (size_t i = 0; i < records.size(); ++i)
+      CHECK(same(before[i], records[i]));
+  }
+}
