@@ -39,7 +39,7 @@ bool any_denial_hinted(const std::vector<engine::RunResult>& results) {
 // judges alike any run whose requests all cost N.
 void count_in_units(checks::InferredContract& inferred, int64_t cost) {
   inferred.cost = cost;
-  if (cost == 1)
+  if (cost == 1 || (!inferred.limit && !inferred.burst && !inferred.refill_per_s))
     return;
   const auto times = [cost](std::optional<int64_t>& count) {
     if (count)

@@ -100,8 +100,7 @@ void Sequence::look_for_second_limit() {
       if (request.outcome == Outcome::allowed && second_denial_ns)
         break;  // readmitted: the second limit's window is known
       if (request.outcome == Outcome::denied && !second_denial_ns &&
-          checks::first_limit_had_room(*first, std::span(phase).first(phase.size() - 1),
-                                       request.at_ns)) {
+          checks::first_limit_had_room(*first, std::span(phase).first(phase.size() - 1), request)) {
         second_denial_ns = request.at_ns;
         hint_ms = request.retry_ms;
         // A hint that puts the readmission past the budget: the window is read off it.

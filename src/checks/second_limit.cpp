@@ -51,16 +51,18 @@ int64_t first_span_ns(const FirstLimit& first) {
 }
 
 bool first_limit_had_room(const FirstLimit& first, std::span<const ProbeRequest> before,
-                          int64_t at_ns) {
+                          const ProbeRequest& request) {
+  const int64_t earliest = request.at_ns - request.latency_ns / 2 - first.slack_ns;
+  const auto latest = [&](const ProbeRequest& r) { return r.at_ns + r.latency_ns / 2; };
   if (!first.bucket) {
-    const int64_t from = at_ns - first.window_ns - first.slack_ns;
+    const int64_t from = earliest - first.window_ns;
     const auto held = std::count_if(before.begin(), before.end(), [&](const ProbeRequest& r) {
-      return r.outcome == Outcome::allowed && r.at_ns > from && r.at_ns <= at_ns;
+      return r.outcome == Outcome::allowed && latest(r) > from && r.at_ns <= request.at_ns;
     });
     return held < first.limit;
   }
-  // Full at the start; each admission takes a token, a little early (its slack), and tokens
-  // come back at the slowest rate allowed.
+  // Full at the start; each admission takes a token as late as it may have, and tokens come
+  // back at the slowest rate allowed.
   double tokens = static_cast<double>(first.burst);
   std::optional<int64_t> last;
   const auto refill_until = [&](int64_t ns) {
@@ -70,13 +72,13 @@ bool first_limit_had_room(const FirstLimit& first, std::span<const ProbeRequest>
     }
     last = ns;
   };
-  for (const ProbeRequest& request : before) {
-    if (request.outcome != Outcome::allowed || request.at_ns > at_ns)
+  for (const ProbeRequest& admitted : before) {
+    if (admitted.outcome != Outcome::allowed || admitted.at_ns > request.at_ns)
       continue;
-    refill_until(request.at_ns + first.slack_ns);
+    refill_until(std::max(latest(admitted) + first.slack_ns, last.value_or(0)));
     tokens -= 1;
   }
-  refill_until(std::max(at_ns - first.slack_ns, last.value_or(at_ns)));
+  refill_until(std::max(earliest, last.value_or(earliest)));
   return tokens >= 1;
 }
 
@@ -103,8 +105,7 @@ SustainedReading read_sustained(const FirstLimit& first, std::span<const ProbeRe
     if (request.outcome != Outcome::denied)
       continue;
     if (!reading.second_denial_ns) {
-      if (first_limit_had_room(first, phase.subspan(0, i), request.at_ns) &&
-          reading.first_admitted_ns) {
+      if (first_limit_had_room(first, phase.subspan(0, i), request) && reading.first_admitted_ns) {
         reading.second_denial_ns = request.at_ns;
         reading.second_hint_ms = request.retry_ms;
       } else {

@@ -36,11 +36,13 @@ double first_rate_per_s(const FirstLimit& first);
 // How long the first limit takes to fill once (W, or burst / refill): the phase is measured in it.
 int64_t first_span_ns(const FirstLimit& first);
 
-// Whether the first limit surely had room for a request decided at `at_ns`, given the
-// phase's earlier requests (`before`, in order, on a fresh identity): a window held fewer than
-// its limit over its window and slack, a bucket (full at the start) kept a token.
+// Whether the first limit surely had room for `request`, given the phase's earlier requests
+// (`before`, in order, on a fresh identity): a window held fewer than its limit over its window
+// and slack, a bucket (full at the start) kept a token. Each request was decided within half
+// its send-to-reply time of its instant: the admissions are taken as late, and `request` as
+// early, as that allows.
 bool first_limit_had_room(const FirstLimit& first, std::span<const ProbeRequest> before,
-                          int64_t at_ns);
+                          const ProbeRequest& request);
 
 // What a sustained phase's requests say. `second_denial` is the first denial the first limit
 // cannot explain; `readmission` the bracket of the first admission after it.

@@ -60,11 +60,12 @@ void check_both_found(const SecondProbe& probed) {
   CHECK(report["parts"] == json::array({"sliding:5/1s", "sliding:15/5s"}));
 }
 
-// `rlcheck http URL -H 'HEADER: <who>-{run}' FLAGS` for 3 s at 20/s: 15 admissions reach the
-// second limit within it.
+// `rlcheck http URL -H HEADER FLAGS --rate 20/s EXTRA`: 15 admissions reach the second limit
+// within 3 s.
 ProcessOutcome pasted_into_http(const std::string& url, const std::string& header,
-                                const std::string& flags, const std::string& extra = "-q") {
-  std::vector<std::string> args{"http", url, "-H", header, "--rate", "20/s", "--duration", "3s"};
+                                const std::string& flags,
+                                const std::string& extra = "--duration 3s -q") {
+  std::vector<std::string> args{"http", url, "-H", header, "--rate", "20/s"};
   append_words(args, flags + " " + extra);
   return run_rlcheck(args);
 }
@@ -79,16 +80,22 @@ TEST_CASE("probe second limit: 5/1s and 15/5s are found, and the flags naming bo
   check_both_found(probed);
 
   const std::string flags = probed.report["flags"];
-  const ProcessOutcome both = pasted_into_http(url, "X-User: pasted-both-{run}", flags);
+  // 6 s: the second limit frees its first slots within the run.
+  const ProcessOutcome both =
+      pasted_into_http(url, "X-User: pasted-both-{run}", flags, "--duration 6s -q");
   INFO("flags: " << flags);
   INFO("stdout: " << both.out);
   INFO("stderr: " << both.err);
   CHECK(both.exit_code == 0);
-  // The first limit alone, as probe suggested before: the second limit's denials had room.
-  const ProcessOutcome first_alone =
-      pasted_into_http(url, "X-User: pasted-first-{run}", "--contract sliding:5/1s");
-  INFO("first alone: " << first_alone.out);
+  // The first limit alone, as probe suggested before: over 5 s the second limit's denials
+  // come while the first has room.
+  const ProcessOutcome first_alone = pasted_into_http(
+      url, "X-User: pasted-first-{run}", "--contract sliding:5/1s", "--duration 5s --json");
   CHECK(first_alone.exit_code == 1);
+  const json alone = json::parse(first_alone.out, nullptr, false);
+  REQUIRE_FALSE(alone.is_discarded());
+  INFO(checks_of(alone));
+  CHECK(check_status(alone, "utilisation") == "fail");
 }
 
 TEST_CASE("real probe: Flask-Limiter's \"5 per second;15 per 5 seconds\" is found as both") {
@@ -103,8 +110,8 @@ TEST_CASE("real probe: Flask-Limiter's \"5 per second;15 per 5 seconds\" is foun
   CHECK(probed.report["advertised_matches"] == true);
   // Pasted back, both parts hold and no denial came with room in both; Flask-Limiter's
   // Retry-After is seconds off (docs/probe.md), so only these checks are asserted.
-  const ProcessOutcome pasted =
-      pasted_into_http(url, "X-Client: pasted-{run}", probed.report["flags"], "--json --runs 1");
+  const ProcessOutcome pasted = pasted_into_http(url, "X-Client: pasted-{run}",
+                                                 probed.report["flags"], "--duration 3s --json");
   const json report = json::parse(pasted.out, nullptr, false);
   REQUIRE_FALSE(report.is_discarded());
   INFO(checks_of(report));

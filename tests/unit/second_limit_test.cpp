@@ -1,9 +1,12 @@
 #include <doctest/doctest.h>
 
+#include <chrono>
+#include <string>
 #include <vector>
 
 #include "checks/contract_inference.hpp"
 #include "checks/second_limit.hpp"
+#include "config/contract_spec.hpp"
 
 using namespace rlcheck::checks;
 using rlcheck::engine::Outcome;
@@ -82,17 +85,24 @@ TEST_CASE("first_limit_had_room: a window counts its admissions over its window 
   std::vector<ProbeRequest> paced;
   for (int64_t at = 0; at < 2000; at += 222)
     paced.push_back(admitted_at(at));
-  CHECK(first_limit_had_room(first, paced, 2220 * k_ms));
+  CHECK(first_limit_had_room(first, paced, denied_at(2220)));
   // Five within the last second: the first limit explains a denial.
   const std::vector<ProbeRequest> bunched{admitted_at(100), admitted_at(200), admitted_at(300),
                                           admitted_at(400), admitted_at(500)};
-  CHECK_FALSE(first_limit_had_room(first, bunched, 1000 * k_ms));
+  CHECK_FALSE(first_limit_had_room(first, bunched, denied_at(1000)));
   // The oldest left the window (and its slack) by 1133 ms.
-  CHECK(first_limit_had_room(first, bunched, 1133 * k_ms));
+  CHECK(first_limit_had_room(first, bunched, denied_at(1133)));
+  // Slow replies widen it: admitted 80 ms either side of 100 and a denial 80 ms either side of
+  // 1133 may have been 1 s apart.
+  std::vector<ProbeRequest> slow = bunched;
+  slow.front().latency_ns = 160 * k_ms;
+  ProbeRequest slow_denial = denied_at(1133);
+  slow_denial.latency_ns = 160 * k_ms;
+  CHECK_FALSE(first_limit_had_room(first, slow, slow_denial));
   // Denials take no slot.
   const std::vector<ProbeRequest> denials{denied_at(100), denied_at(200), denied_at(300),
                                           denied_at(400), denied_at(500)};
-  CHECK(first_limit_had_room(first, denials, 600 * k_ms));
+  CHECK(first_limit_had_room(first, denials, denied_at(600)));
 }
 
 TEST_CASE("first_limit_had_room: a bucket full at the start, refilled at its slowest rate") {
@@ -101,10 +111,10 @@ TEST_CASE("first_limit_had_room: a bucket full at the start, refilled at its slo
   first.burst = 2;
   first.refill_per_s = 1;
   const std::vector<ProbeRequest> two{admitted_at(0), admitted_at(10)};
-  CHECK_FALSE(first_limit_had_room(first, two, 500 * k_ms));  // 0.5 token back
-  CHECK(first_limit_had_room(first, two, 1100 * k_ms));       // one token back
+  CHECK_FALSE(first_limit_had_room(first, two, denied_at(500)));  // 0.5 token back
+  CHECK(first_limit_had_room(first, two, denied_at(1100)));       // one token back
   const std::vector<ProbeRequest> one{admitted_at(0)};
-  CHECK(first_limit_had_room(first, one, 5 * k_ms));
+  CHECK(first_limit_had_room(first, one, denied_at(5)));
 }
 
 TEST_CASE("read_sustained: the second limit's count, denial and readmission") {
@@ -165,6 +175,10 @@ TEST_CASE("second_limit_spec: a sliding part, its window snapped; nothing unless
   second.window_ms = 4976;
   second.window_tolerance_ms = 113;
   CHECK(second_limit_spec(second) == "sliding:15/5s");
+  const auto parsed = rlcheck::config::parse_contract_spec(second_limit_spec(second));
+  REQUIRE(parsed.has_value());
+  CHECK(parsed->limit == 15);
+  CHECK(parsed->window == std::chrono::seconds(5));
   second.window_ms.reset();
   CHECK(second_limit_spec(second).empty());
   second.outcome = "none-seen";
@@ -188,4 +202,10 @@ TEST_CASE("contract_spec: the first contract as a --contract part") {
   bucket.refill_per_s = 10;
   bucket.refill_interval = RateInterval{9.6, 10.4};
   CHECK(contract_spec(bucket) == "token-bucket:5,10/s");
+  // Each as --contract reads it.
+  for (const std::string& spec :
+       {contract_spec(sliding), contract_spec(bucket), std::string("sliding:5/1s")}) {
+    CAPTURE(spec);
+    CHECK(rlcheck::config::parse_contract_spec(spec).has_value());
+  }
 }
