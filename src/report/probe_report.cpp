@@ -157,9 +157,15 @@ json probe_to_json(const ProbeReport& report) {
 }
 
 std::string render_probe(const ProbeReport& report, bool quiet) {
+  // A second limit found is part of the result: the quiet line names it too.
+  const auto& second = report.inferred.second;
+  const std::string also =
+      second && second->outcome == "found" && second->limit && second->window_ms
+          ? fmt::format("; and a second limit of {} per {} ms", *second->limit, *second->window_ms)
+          : std::string();
   const std::string first = fmt::format(
-      "rlcheck probe  {}  {} requests in {:.1f} s: {}\n", report.target, report.requests,
-      static_cast<double>(report.elapsed_ms) / 1000, contract_text(report.inferred));
+      "rlcheck probe  {}  {} requests in {:.1f} s: {}{}\n", report.target, report.requests,
+      static_cast<double>(report.elapsed_ms) / 1000, contract_text(report.inferred), also);
   if (quiet)
     return first;
   std::string text = first;

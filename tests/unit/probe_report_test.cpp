@@ -61,6 +61,9 @@ TEST_CASE("probe report: a second limit found, as JSON and as the human line") {
   CHECK(rlcheck::report::render_probe(report, false)
             .find("  second      sliding window, limit 15 per 5032 ms (±114), sustained at "
                   "4.47/s\n") != std::string::npos);
+  CHECK(rlcheck::report::render_probe(report, true) ==
+        "rlcheck probe  http://127.0.0.1:8080/  0 requests in 0.0 s: sliding window, limit 5 per "
+        "991 ms (±30); and a second limit of 15 per 5032 ms\n");
 }
 
 TEST_CASE("probe report: none seen, and not looked for with the --max-time that would") {
