@@ -1,7 +1,6 @@
 #include "checks/second_limit.hpp"
 
 #include <algorithm>
-#include <cmath>
 
 namespace rlcheck::checks {
 namespace {
