@@ -1,7 +1,10 @@
 #include "app/probe_command.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -31,6 +34,87 @@ bool any_denial_hinted(const std::vector<engine::RunResult>& results) {
   return false;
 }
 
+// --cost N: every request cost N units, so what was counted in requests is N times as many
+// units. A window admitted k requests of N: its limit in units is kN to kN + N - 1, and kN
+// judges alike any run whose requests all cost N.
+void count_in_units(checks::InferredContract& inferred, int64_t cost) {
+  inferred.cost = cost;
+  if (cost == 1 || (!inferred.limit && !inferred.burst && !inferred.refill_per_s))
+    return;
+  const auto times = [cost](std::optional<int64_t>& count) {
+    if (count)
+      *count *= cost;
+  };
+  times(inferred.limit);
+  times(inferred.burst);
+  if (inferred.refill_per_s) {
+    *inferred.refill_per_s *= static_cast<double>(cost);
+    inferred.refill_interval.low_per_s *= static_cast<double>(cost);
+    inferred.refill_interval.high_per_s *= static_cast<double>(cost);
+  }
+  if (inferred.second)
+    times(inferred.second->limit);
+  inferred.notes.push_back(fmt::format(
+      "every request cost {} units (--cost): limits are in units, the requests admitted times {}; "
+      "the true limit may be up to {} units more",
+      cost, cost, cost - 1));
+}
+
+// Whether a contract in units can be judged by a pasted run (the audits count units in sliding
+// and clock-anchored fixed windows; a bucket's burst in units is only known to within a cost).
+bool units_judged(const checks::InferredContract& inferred) {
+  return inferred.algorithm == "sliding" ||
+         (inferred.algorithm == "fixed" && inferred.anchor != "first-hit");
+}
+
+// The flags that name what was found: the first contract alone as it always was, or, with a
+// second limit, both as --contract parts; --cost N when requests cost N.
+std::string flags_for(checks::InferredContract& inferred,
+                      const checks::AdvertisedContract& advertised) {
+  std::string flags = checks::suggest_flags(inferred, advertised);
+  if (flags.empty())
+    return flags;
+  if (inferred.cost > 1 && !units_judged(inferred)) {
+    inferred.notes.push_back(fmt::format(
+        "no flags: with --cost, a {} cannot be named in units exactly (a run's audits count "
+        "units in sliding and clock-anchored fixed windows)",
+        inferred.algorithm));
+    return "";
+  }
+  if (inferred.second && inferred.second->outcome == "found") {
+    const std::string second = checks::second_limit_spec(*inferred.second);
+    if (second.empty())
+      return "";
+    flags = fmt::format("--contract {} --contract {}", checks::contract_spec(inferred, advertised),
+                        second);
+  }
+  if (inferred.cost > 1)
+    flags += fmt::format(" --cost {}", inferred.cost);
+  return flags;
+}
+
+// The limiter is sent each request's cost: {cost} where an HTTP endpoint reads it, a built-in
+// strategy that takes one, or a --script with {cost} among its --arg values.
+void refuse_cost_unsent(const config::Config& config, const ProbeTarget& target) {
+  if (!config.load.costs.weighted())
+    return;
+  if (!config.http.urls.empty()) {
+    if (target.where_written("{cost}").empty()) {
+      throw base::usage_error(
+          "--cost: probe sends each request's cost where {cost} stands (the URL, a header or the "
+          "body), and there is none: without it the limiter counts requests");
+    }
+    return;
+  }
+  const auto& args = config.redis.script_args;
+  if (config.redis.strategy == config::Strategy::script &&
+      std::find(args.begin(), args.end(), "{cost}") == args.end()) {
+    throw base::usage_error(
+        "--cost: probe sends each request's cost to your --script as {cost} among its --arg "
+        "values, and there is none");
+  }
+}
+
 }  // namespace
 
 int run_probe(const config::Config& config) {
@@ -41,8 +125,14 @@ int run_probe(const config::Config& config) {
   report::ProbeReport report;
   report.mode = config.http.urls.empty() ? "redis" : "http";
   report.target = target->describe();
+  refuse_cost_unsent(config, *target);
   report.inferred = infer_contract(*target, started, started + config.probe.max_time);
-  const runner::AdvertisedParams advertised = runner::read_advertised_params(target->results());
+  count_in_units(report.inferred, config.load.costs.weighted() ? config.load.costs.low : 1);
+  // What the headers advertised before the sustained phase: its denials may name the second
+  // limit, which is not the first one's to be judged by.
+  const runner::AdvertisedParams advertised = runner::read_advertised_params(
+      target->results(),
+      report.inferred.second ? report.inferred.second->runs_before : target->results().size());
   report.advertised.limit = advertised.limit;
   report.advertised.window_s = advertised.window_s;
   // A window read off a timestamp reset may be a second either way (window_readings_s): the
@@ -55,7 +145,12 @@ int run_probe(const config::Config& config) {
     }
   }
   report.judgement = checks::judge_advertised(report.inferred, report.advertised);
-  report.flags = checks::suggest_flags(report.inferred, report.advertised);
+  report.flags = flags_for(report.inferred, report.advertised);
+  if (!report.flags.empty()) {
+    report.parts.push_back(checks::contract_spec(report.inferred, report.advertised));
+    if (report.inferred.second && report.inferred.second->outcome == "found")
+      report.parts.push_back(checks::second_limit_spec(*report.inferred.second));
+  }
   if (report.mode == "http" && !report.flags.empty() && !any_denial_hinted(target->results()))
     report.flags += " --no-require-retry-after";
   if (config.load.virtual_clock) {

@@ -39,6 +39,7 @@ int64_t whole_seconds_above(double ns) {
 checks::InferredContract Sequence::run() {
   try {
     infer();
+    look_for_second_limit();
   } catch (const CountsDenials& locked) {
     result_.algorithm = "denial-counting";
     result_.confidence = "high";

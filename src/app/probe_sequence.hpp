@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "checks/contract_inference.hpp"
+#include "checks/second_limit.hpp"
 #include "runner/probe_target.hpp"
 
 namespace rlcheck::app::probe {
@@ -38,6 +39,13 @@ constexpr int k_control_identity = 3;                 // drained beside the firs
 constexpr int k_queue_identity = 4;                   // the first identity a queue's bursts use
 constexpr int64_t k_max_queue_burst = 256;            // a queue's burst sent at once, at most
 constexpr int64_t k_finest_interval_ns = 20'000'000;  // a counter's phase is read from here up
+// The sustained phase that looks for a second, longer limit: a fresh identity (a queue's
+// first, which never meets it) paced at 90 % of the first limit's rate for up to 5 of its
+// windows (burst / refill for a bucket), run only when the budget holds 2 of them at least.
+constexpr int k_sustained_identity = 4;
+constexpr double k_sustained_pace = 0.9;
+constexpr int64_t k_sustained_spans = 5;
+constexpr int64_t k_least_sustained_spans = 2;
 
 // Ends the sequence: the deadline, an errored request, Ctrl-C.
 struct Halt {
@@ -112,6 +120,16 @@ class Sequence {
   std::vector<ProbeRequest> first_burst(int64_t from_ns = 0);
 
   void infer();
+
+  // Once a contract is known (probe_sustained.cpp): one sustained phase just under its rate on
+  // a fresh identity, for as long as the budget allows up to k_sustained_spans of its windows;
+  // fills result_.second. Never throws: what ends the phase (the budget, Ctrl-C) ends it with
+  // what it saw, and the first contract stands.
+  void look_for_second_limit();
+  void conclude_second_limit(const checks::FirstLimit& first,
+                             const std::vector<ProbeRequest>& phase, const std::string& stopped);
+  // Whether a phase's request due at `at_ns` still ends within the budget.
+  bool sustained_send_fits(int64_t at_ns) const;
 
   // Drains the control identity right after the first one (when a third identity of its own
   // exists): `limit` + 1 requests, then it is left alone until search() asks it.

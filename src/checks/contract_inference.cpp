@@ -375,6 +375,7 @@ namespace {
 struct Flags {
   std::string text;
   std::string unsnapped;  // why a value went in as measured; "" when every one was snapped
+  std::string spec;       // the same contract as a --contract spec ("sliding:5/1s")
 };
 
 Flags flags_of(const InferredContract& inferred, const AdvertisedContract& advertised) {
@@ -388,9 +389,12 @@ Flags flags_of(const InferredContract& inferred, const AdvertisedContract& adver
                                                     inferred.window_tolerance_ms, advertised_ms);
     const std::string anchor =
         inferred.anchor == "first-hit" ? std::string(" --anchor first-hit") : std::string();
-    Flags flags{fmt::format("--contract {}{} --limit {} --window {}", inferred.algorithm, anchor,
-                            *inferred.limit, duration_flag(window.ms)),
-                ""};
+    Flags flags{
+        fmt::format("--contract {}{} --limit {} --window {}", inferred.algorithm, anchor,
+                    *inferred.limit, duration_flag(window.ms)),
+        "",
+        fmt::format("{}:{}/{}{}", inferred.algorithm, *inferred.limit, duration_flag(window.ms),
+                    inferred.anchor == "first-hit" ? "@first-hit" : "")};
     if (window.basis == "measured") {
       flags.unsnapped = fmt::format(
           "no round window lies within the measured {} ms (±{:.0f}): the flags carry the "
@@ -414,14 +418,15 @@ Flags flags_of(const InferredContract& inferred, const AdvertisedContract& adver
                                          advertised.limit, advertised.window_s);
     return {fmt::format("--contract {} --burst {} --refill {}", inferred.algorithm, *inferred.burst,
                         refill.text),
-            refill_flag(refill)};
+            refill_flag(refill),
+            fmt::format("{}:{},{}", inferred.algorithm, *inferred.burst, refill.text)};
   }
   if (inferred.algorithm == "queue" && inferred.queue && inferred.refill_per_s &&
       *inferred.refill_per_s > 0) {
     const SnappedRate refill =
         snap_rate(*inferred.refill_per_s, inferred.refill_interval, std::nullopt, std::nullopt);
     return {fmt::format("--contract queue --refill {} --queue {}", refill.text, *inferred.queue),
-            refill_flag(refill)};
+            refill_flag(refill), fmt::format("queue:{},{}", refill.text, *inferred.queue)};
   }
   return {};
 }
@@ -439,6 +444,18 @@ std::string suggest_flags(InferredContract& inferred, const AdvertisedContract& 
     inferred.notes.push_back(std::move(flags.unsnapped));
   }
   return flags.text;
+}
+
+std::string contract_spec(const InferredContract& inferred, const AdvertisedContract& advertised) {
+  return flags_of(inferred, advertised).spec;
+}
+
+std::string second_limit_spec(const SecondLimitSearch& second) {
+  if (second.outcome != "found" || !second.limit || !second.window_ms)
+    return "";
+  const SnappedDuration window = snap_duration_ms(static_cast<double>(*second.window_ms),
+                                                  second.window_tolerance_ms, std::nullopt);
+  return fmt::format("sliding:{}/{}", *second.limit, duration_flag(window.ms));
 }
 
 }  // namespace rlcheck::checks

@@ -168,6 +168,30 @@ struct RateInterval {
 std::optional<RateInterval> refill_interval(std::span<const ProbeRequest> timed,
                                             int64_t resolution_ns);
 
+// The sustained phase that looks for a second, longer limit once the first is known
+// (app/probe_sustained, checks/second_limit).
+struct SecondLimitSearch {
+  // "found"; "none-seen" (the phase ran its span without a denial the first limit could not
+  // explain); "not-run" (`reason` says why: the budget, one identity, the first contract).
+  std::string outcome = "not-run";
+  std::string reason;
+  int64_t requests = 0;   // the phase's requests
+  int64_t admitted = 0;   // of which admitted
+  int64_t span_ms = 0;    // from its first request to its last
+  double rate_per_s = 0;  // the rate it was paced at
+  // found: admissions before the second limit's first denial, and the wait from the phase's
+  // first admission until one was admitted again (else the hint), as measured.
+  std::optional<int64_t> limit;
+  std::optional<int64_t> window_ms;
+  double window_tolerance_ms = 0;
+  bool window_from_hint = false;
+  // not-run for the budget: the --max-time that would leave room for the phase.
+  std::optional<int64_t> max_time_needed_ms;
+  // How many of the target's runs came before the phase: the headers read for the first
+  // limit are theirs (the phase's denials may advertise the second).
+  size_t runs_before = 0;
+};
+
 struct InferredContract {
   // fixed, sliding, sliding-counter, token-bucket, gcra, queue, denial-counting, none, unknown
   std::string algorithm = "unknown";
@@ -191,6 +215,11 @@ struct InferredContract {
   std::vector<std::string> evidence;  // what was observed, one sentence each
   std::vector<std::string> notes;     // caveats
   std::string reason;                 // unknown: why it could not tell
+  // Unset when no contract was inferred (nothing to pace a sustained phase against).
+  std::optional<SecondLimitSearch> second;
+  // --cost N: every request cost N units, and the limit, burst, refill and the second limit
+  // above are in units (the requests' counts times N).
+  int64_t cost = 1;
 };
 
 // What the responses' headers advertised (http; nothing for a Redis limiter).
@@ -253,5 +282,14 @@ std::string contract_flags(const InferredContract& inferred,
 // snapping rule placed inside the measurement's interval goes into the flags as measured, the
 // confidence becomes low and a note says why (a round value nearby would have been a guess).
 std::string suggest_flags(InferredContract& inferred, const AdvertisedContract& advertised = {});
+
+// The same contract as one --contract spec ("sliding:5/1s", "fixed:5/1s@first-hit",
+// "token-bucket:5,10/s"), snapped alike, for naming it as a part of several; "" when nothing
+// was inferred.
+std::string contract_spec(const InferredContract& inferred,
+                          const AdvertisedContract& advertised = {});
+// A second limit the sustained phase found, as a sliding part ("sliding:15/5s", its window
+// snapped as snap_duration_ms does with nothing advertised); "" unless found.
+std::string second_limit_spec(const SecondLimitSearch& second);
 
 }  // namespace rlcheck::checks

@@ -384,6 +384,9 @@ void add_probe_options(CLI::App* probe, RawOptions& raw) {
   probe->add_option("-w,--window", raw.window, "--strategy: its window (default 60s)");
   optional_option(probe, "--burst", raw.burst, "--strategy: token-bucket / gcra capacity");
   optional_option(probe, "--refill", raw.refill, "--strategy: token-bucket / gcra refill rate");
+  optional_option(probe, "--cost", raw.cost,
+                  "units each request costs, one N throughout; {cost} sends it, and the limits "
+                  "are reported in units");
   probe->add_option("--max-time", raw.max_time,
                     "give up (exit 3) when it cannot tell within DUR (default 60s)");
   probe->add_option("--timeout", raw.timeout, "per-request timeout (default 5s)");

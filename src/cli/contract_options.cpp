@@ -126,8 +126,13 @@ void fill_costs(const RawOptions& raw, config::Config& config) {
     if (contract == "queue")
       refuse(contract);
   }
-  if (config.command == config::Command::probe)
-    throw usage_error(fmt::format("{}: probe sends requests of one unit", flag));
+  // The probe counts admissions and reads them in units: every request must cost the same.
+  if (config.command == config::Command::probe &&
+      (!plan->choices.empty() || plan->low != plan->high))
+    throw usage_error(fmt::format(
+        "{}: probe sends one cost throughout (--cost N): with costs that vary, the admissions it "
+        "counts would not say how many units a limit holds",
+        flag));
   config.load.costs = *std::move(plan);
 }
 

@@ -72,6 +72,45 @@ json refill_interval(const checks::InferredContract& inferred) {
                                               : json(nullptr)});
 }
 
+json second_limit(const checks::InferredContract& inferred) {
+  if (!inferred.second)
+    return nullptr;
+  const checks::SecondLimitSearch& second = *inferred.second;
+  return {{"search", second.outcome},
+          {"reason", second.reason.empty() ? json(nullptr) : json(second.reason)},
+          {"requests", second.requests},
+          {"admitted", second.admitted},
+          {"span_ms", second.span_ms},
+          {"rate_per_s", second.rate_per_s},
+          {"limit", or_null(second.limit)},
+          {"window_ms", or_null(second.window_ms)},
+          {"window_tolerance_ms",
+           second.window_ms ? json(std::llround(second.window_tolerance_ms)) : json(nullptr)},
+          {"window_from", !second.window_ms         ? json(nullptr)
+                          : second.window_from_hint ? json("hint")
+                                                    : json("readmission")},
+          {"max_time_needed_ms", or_null(second.max_time_needed_ms)}};
+}
+
+std::string second_text(const checks::InferredContract& inferred) {
+  const checks::SecondLimitSearch& second = *inferred.second;
+  const double span_s = static_cast<double>(second.span_ms) / 1000;
+  if (second.outcome == "found" && second.limit && second.window_ms) {
+    return fmt::format("sliding window, limit {} per {} ms (±{:.0f}), sustained at {:.3g}/s",
+                       *second.limit, *second.window_ms, second.window_tolerance_ms,
+                       second.rate_per_s);
+  }
+  if (second.outcome == "found" && second.limit)
+    return fmt::format("a limit of {}, its window not measured", *second.limit);
+  if (second.outcome == "none-seen") {
+    return fmt::format(
+        "none seen: {} requests over {:.1f} s at {:.3g}/s (a longer one not ruled "
+        "out)",
+        second.admitted, span_s, second.rate_per_s);
+  }
+  return fmt::format("not looked for: {}", second.reason);
+}
+
 }  // namespace
 
 json probe_to_json(const ProbeReport& report) {
@@ -104,6 +143,9 @@ json probe_to_json(const ProbeReport& report) {
           {"evidence", inferred.evidence},
           {"notes", inferred.notes},
           {"flags", report.flags},
+          {"parts", report.parts},
+          {"cost", inferred.cost},
+          {"second_limit", second_limit(inferred)},
           {"requests", report.requests},
           {"elapsed_ms", report.elapsed_ms},
           {"clock", report.virtual_clock ? "virtual" : "wall"},
@@ -115,9 +157,15 @@ json probe_to_json(const ProbeReport& report) {
 }
 
 std::string render_probe(const ProbeReport& report, bool quiet) {
+  // A second limit found is part of the result: the quiet line names it too.
+  const auto& second = report.inferred.second;
+  const std::string also =
+      second && second->outcome == "found" && second->limit && second->window_ms
+          ? fmt::format("; and a second limit of {} per {} ms", *second->limit, *second->window_ms)
+          : std::string();
   const std::string first = fmt::format(
-      "rlcheck probe  {}  {} requests in {:.1f} s: {}\n", report.target, report.requests,
-      static_cast<double>(report.elapsed_ms) / 1000, contract_text(report.inferred));
+      "rlcheck probe  {}  {} requests in {:.1f} s: {}{}\n", report.target, report.requests,
+      static_cast<double>(report.elapsed_ms) / 1000, contract_text(report.inferred), also);
   if (quiet)
     return first;
   std::string text = first;
@@ -125,6 +173,8 @@ std::string render_probe(const ProbeReport& report, bool quiet) {
   if (inferred.algorithm != "unknown")
     text += fmt::format("  confidence  {}\n", inferred.confidence);
   text += fmt::format("  advertised  {}\n", advertised_text(report));
+  if (inferred.second)
+    text += fmt::format("  second      {}\n", second_text(inferred));
   if (!report.flags.empty())
     text += fmt::format("  flags       {}\n", report.flags);
   text += "  evidence\n";

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -17,6 +18,9 @@ struct ProbeReport {
   checks::AdvertisedContract advertised;
   checks::AdvertisedJudgement judgement;
   std::string flags;  // --contract ... for rlcheck redis / http, snapped; "" when nothing inferred
+  // The contract's parts as --contract specs ("sliding:5/1s", then a second limit's); empty
+  // when there are no flags.
+  std::vector<std::string> parts;
   int64_t requests = 0;
   int64_t elapsed_ms = 0;
   bool virtual_clock = false;  // --virtual-clock: "clock": "virtual" (else "wall")
@@ -33,8 +37,12 @@ struct ProbeReport {
 // denials; false: the control identity showed it is not; null: not tested), "confidence", "reason",
 // "max_time_needed_ms" (the budget was too short), "advertised": {"limit", "window_ms"},
 // "advertised_matches" (null when nothing was advertised), "evidence", "notes", "flags" (snapped:
-// checks::contract_flags), "clock" ("wall" | "virtual"), ...}; parameters that do not apply are
-// null.
+// checks::contract_flags), "parts" (the flags' contracts as specs), "cost" (units a request),
+// "second_limit" (null when no contract was inferred, else {"search": "found" | "none-seen" |
+// "not-run" | "unclear", "reason", "requests", "admitted", "span_ms", "rate_per_s", "limit",
+// "window_ms", "window_tolerance_ms", "window_from" ("readmission" | "hint"),
+// "max_time_needed_ms"}), "clock" ("wall" | "virtual"), ...}; parameters that do not apply
+// are null.
 nlohmann::json probe_to_json(const ProbeReport& report);
 
 // A few aligned lines; with `quiet` only the first.

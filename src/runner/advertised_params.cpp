@@ -2,13 +2,14 @@
 
 #include <algorithm>
 #include <map>
+#include <span>
 
 namespace rlcheck::runner {
 namespace {
 
 // The value most records carry in `field`; the smaller on a tie.
 template <typename Field>
-std::optional<int64_t> most_advertised(const std::vector<engine::RunResult>& results, Field field) {
+std::optional<int64_t> most_advertised(std::span<const engine::RunResult> results, Field field) {
   std::map<int64_t, int64_t> votes;
   for (const auto& result : results) {
     for (const auto& record : result.records) {
@@ -28,7 +29,7 @@ struct LargestReset {
   bool from_date = false;  // one that read so was a timestamp read against Date
 };
 
-std::optional<LargestReset> largest_allowed_reset(const std::vector<engine::RunResult>& results) {
+std::optional<LargestReset> largest_allowed_reset(std::span<const engine::RunResult> results) {
   std::optional<LargestReset> largest;
   for (const auto& result : results) {
     for (const auto& record : result.records) {
@@ -48,7 +49,8 @@ std::optional<LargestReset> largest_allowed_reset(const std::vector<engine::RunR
 
 }  // namespace
 
-AdvertisedParams read_advertised_params(const std::vector<engine::RunResult>& results) {
+AdvertisedParams read_advertised_params(const std::vector<engine::RunResult>& all, size_t runs) {
+  const std::span<const engine::RunResult> results(all.data(), std::min(runs, all.size()));
   AdvertisedParams params;
   params.limit = most_advertised(results, &engine::RequestRecord::advertised_limit);
   if (auto window = most_advertised(results, &engine::RequestRecord::advertised_window_s);

@@ -3,6 +3,7 @@
 // runs: what `rlcheck http` judges against when --limit or --window is not given. Pure.
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <vector>
 
@@ -43,6 +44,8 @@ struct AdvertisedParams {
 //     reply that crosses a second boundary reads a rounded-down reset as the window less one;
 //     that reading is not tried.)
 //  Neither: unset. No supported header advertises a burst or a refill rate.
-AdvertisedParams read_advertised_params(const std::vector<engine::RunResult>& results);
+// With `runs`, only the first `runs` of them are read (the probe's before its sustained phase).
+AdvertisedParams read_advertised_params(const std::vector<engine::RunResult>& results,
+                                        size_t runs = std::numeric_limits<size_t>::max());
 
 }  // namespace rlcheck::runner
