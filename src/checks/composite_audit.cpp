@@ -133,16 +133,15 @@ PartRecords part_views(const engine::RecordLog& records, const IdentityRecords& 
   return shared;
 }
 
-// Adds what part `p` says of each denial it judges to `rooms`: room or not, and whether it is
-// the part with the least room so far.
-template <typename Entry, typename RoomsOf>
-void note_rooms(BySeq<Entry>& rooms, const RoomsOf& rooms_of, const PartRecords& kept,
-                const ContractPart& part, size_t p, const AdmissionRule& rule,
-                const AuditParams& audit, int64_t start_wall_ns, int64_t judge_from_ns) {
+// Adds what part `p` says of each denial it judges to `verdicts`: room or not, and whether it
+// is the part with the least room so far.
+void note_rooms(BySeq<DenialVerdicts>& verdicts, const PartRecords& kept, const ContractPart& part,
+                size_t p, const AdmissionRule& rule, const AuditParams& audit,
+                int64_t start_wall_ns, int64_t judge_from_ns) {
   visit_denial_rooms(
       kept.judged_views, kept.used_views, rule, start_wall_ns, judge_from_ns, part.counts_denials,
       audit.weighted, [&](uint64_t denial_seq, double used, double capacity, bool room) {
-        DenialRooms& seen = rooms_of(rooms[denial_seq]);
+        DenialRooms& seen = verdicts[denial_seq].rooms;
         const bool tighter = seen.parts == 0 || used / capacity > seen.used / seen.capacity;
         ++seen.parts;
         seen.room = seen.room && room;
@@ -159,9 +158,7 @@ void note_rooms(BySeq<Entry>& rooms, const RoomsOf& rooms_of, const PartRecords&
 void note_part_verdicts(BySeq<DenialVerdicts>& verdicts, const PartRecords& kept,
                         const ContractPart& part, size_t p, const AdmissionRule& rule,
                         const AuditParams& audit, int64_t start_wall_ns, int64_t judge_from_ns) {
-  note_rooms(
-      verdicts, [](DenialVerdicts& entry) -> DenialRooms& { return entry.rooms; }, kept, part, p,
-      rule, audit, start_wall_ns, judge_from_ns);
+  note_rooms(verdicts, kept, part, p, rule, audit, start_wall_ns, judge_from_ns);
   // The soonest instant every part has room: the latest of their waits. A part with room
   // now (unexplained) waits nothing.
   const auto latest = [&](const RequestRecord& denial, const HintRange& range) {
@@ -325,6 +322,14 @@ IdentityRecords audit_composite(RunStats& stats, engine::RecordLog& records, int
       worst = p;
   }
   stats.contract = stats.parts[worst].contract;
+  // The run's worst identity is one (the timeline shows its admissions): a group part's worst
+  // span names a group, which stands here as its first member (the part keeps the group).
+  if (audit.parts[worst].per_group) {
+    const int64_t size = audit.group_size > 0 ? audit.group_size : audit.identities;
+    stats.contract.worst_identity = static_cast<uint32_t>(std::min<int64_t>(
+        static_cast<int64_t>(stats.contract.worst_identity) * std::max<int64_t>(1, size),
+        std::max<int64_t>(0, audit.identities - 1)));
+  }
   stats.peak = stats.contract.worst;
   stats.admitted_at_once = stats.parts[worst].admitted_at_once;
   stats.memory_ns = memory_ns;
@@ -357,38 +362,6 @@ IdentityRecords audit_composite(RunStats& stats, engine::RecordLog& records, int
                      counting->denials > stats.lockouts.denial_counting->denials))
       stats.lockouts.denial_counting = counting;
   }
-  // Lock-outs under the strict reading: would --consume-on-deny checked explain them all?
-  // (Only where every part but the last may count denials: sliding, fixed on the clock, buckets.)
-  const auto may_count_denials = [](const ContractPart& part) {
-    return part.rule.kind != AdmissionRule::Kind::first_hit &&
-           part.rule.kind != AdmissionRule::Kind::sliding_counter;
-  };
-  const bool strict = std::ranges::none_of(
-      audit.parts, [](const ContractPart& part) { return part.counts_denials; });
-  if (strict && stats.lockouts.count > 0 && audit.parts.size() >= 2 &&
-      std::all_of(audit.parts.begin(), audit.parts.end() - 1, may_count_denials)) {
-    BySeq<DenialRooms> checked(first_seq, last_seq, records.size());
-    for (size_t p = 0; p < audit.parts.size(); ++p) {
-      ContractPart part = audit.parts[p];
-      part.counts_denials = p + 1 < audit.parts.size();
-      part.rule.start_wall_ns = start_wall_ns;
-      const PartRecords kept = part_views(records, identities, part, audit, start_wall_ns);
-      note_rooms(
-          checked, [](DenialRooms& entry) -> DenialRooms& { return entry; }, kept, part, p,
-          part.rule, audit, start_wall_ns, judge_from_ns);
-    }
-    int64_t locked = 0;
-    for (const RecordSpan& view : identities) {
-      for (size_t i = 0; i < view.size(); ++i) {
-        if (view.outcome(i) != Outcome::denied)
-          continue;
-        if (room_in_every_part(checked.find(view[i].seq), audit.parts.size()))
-          ++locked;
-      }
-    }
-    stats.lockouts_if_checked = locked;
-  }
-
   auto& resolutions = stats.retry_accuracy.resolutions;
   std::sort(resolutions.begin(), resolutions.end());
   stats.retry_accuracy.instants_off_second_grid = grid.off();

@@ -138,9 +138,6 @@ struct RunStats {
   // Whether the share a replay of the requests gives (utilisation) says anything: not when a
   // group's allowance is shared, the audits count units, or a part may count denials.
   bool share_judged = true;
-  // Several parts read strictly (--consume-on-deny none) that found lock-outs: how many remain
-  // when every part but the last may count denials (checked); unset when not asked.
-  std::optional<int64_t> lockouts_if_checked;
   // The units responses said were left, against the first sliding part counting units.
   RemainingUnits remaining_units;
 };
