@@ -73,6 +73,20 @@ void forget_windows(engine::RecordLog& records) {
   }
 }
 
+// --contract ban: denials and hints are judged against the bans, not the window alone; a
+// replay of the window (the share) says nothing of a limiter that bans.
+void apply_ban_audit(RunStats& stats, const IdentityRecords& identities, const AdmissionRule& rule,
+                     const BanRule& ban, int64_t start_wall_ns, const AuditParams& audit) {
+  BanAudit bans =
+      audit_bans(identities, rule, ban, start_wall_ns, audit.fresh_state, audit.tolerance);
+  stats.lockouts = std::move(bans.lockouts);
+  stats.retry_accuracy = std::move(bans.retry);
+  bans.lockouts = {};
+  bans.retry = {};
+  stats.ban = std::move(bans);
+  stats.share_judged = false;
+}
+
 }  // namespace
 
 IdentityRecords audit_run(RunStats& stats, engine::RecordLog& records, int64_t start_wall_ns,
@@ -119,6 +133,8 @@ IdentityRecords audit_run(RunStats& stats, engine::RecordLog& records, int64_t s
   stats.lockouts =
       find_lockouts(identities, rule, start_wall_ns, audit.fresh_state ? 0 : stats.memory_ns);
   stats.retry_accuracy = measure_retry_accuracy(identities, rule, start_wall_ns, audit.tolerance);
+  if (audit.ban)
+    apply_ban_audit(stats, identities, rule, *audit.ban, start_wall_ns, audit);
   return identities;
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "checks/admission_peak.hpp"
+#include "checks/ban_audit.hpp"
 #include "checks/composite_audit.hpp"
 #include "checks/contract_audit.hpp"
 #include "checks/fault_window.hpp"
@@ -140,6 +141,9 @@ struct RunStats {
   bool share_judged = true;
   // The units responses said were left, against the first sliding part counting units.
   RemainingUnits remaining_units;
+  // --contract ban: the bans proved and the admissions during them (its lock-outs and hints are
+  // `lockouts` and `retry_accuracy`).
+  std::optional<BanAudit> ban;
 };
 
 // How a run is audited: the contract, the identities it is audited per, the retry bounds.
@@ -166,6 +170,8 @@ struct AuditParams {
   int64_t group_size = 0;  // --group-size (0: one group of every identity)
   // --cost: requests cost units; every admission counts its cost (audited as parts are).
   bool weighted = false;
+  // --contract ban: `rule` is its window, and more than its limit bans for this long.
+  std::optional<BanRule> ban;
 };
 
 // The audits of a run against `audit.rule`, written into `stats` (contract, peak, utilisation,

@@ -153,6 +153,33 @@ const RunStats* run_with_worst_span(const std::vector<RunStats>& runs) {
   return worst;
 }
 
+// --contract ban: how many bans the runs proved, and the first admission during one.
+void add_ban_verdict(const std::vector<RunStats>& runs, std::string& detail, Status& status) {
+  int64_t bans = 0, breaches = 0;
+  const RunStats* first = nullptr;
+  for (const RunStats& run : runs) {
+    if (!run.ban)
+      continue;
+    bans += run.ban->bans;
+    breaches += run.ban->breaches;
+    if (first == nullptr && run.ban->first)
+      first = &run;
+  }
+  if (first == nullptr) {
+    if (std::ranges::any_of(runs, [](const RunStats& run) { return run.ban.has_value(); }))
+      detail += fmt::format("; {} proved, none admitted during one", config::counted(bans, "ban"));
+    return;
+  }
+  const BanBreach& breach = *first->ban->first;
+  status = Status::fail;
+  detail = fmt::format(
+      "run {} identity {}: request {} sent {:.1f}ms into the run was admitted during a ban (begun "
+      "by {:.1f}ms, not over before {:.1f}ms); {} of {} proved; {}",
+      first->run, breach.identity, breach.seq, ms_of(breach.sent_ns), ms_of(breach.banned_ns),
+      ms_of(breach.ban_end_ns), config::counted(breaches, "admission"),
+      config::counted(bans, "ban"), detail);
+}
+
 }  // namespace
 
 CheckResult check_contract(const std::vector<RunStats>& runs, const CheckParams& params) {
@@ -187,11 +214,12 @@ CheckResult check_contract(const std::vector<RunStats>& runs, const CheckParams&
     detail += "; departures against 1 + refill over the span (a queue lets one leave at a time)";
   }
   detail += " (each admission placed where it favours the limiter, between its send and reply)";
-  const Status status = worst->contract.worst.exceeded() ? Status::fail : Status::pass;
+  Status status = worst->contract.worst.exceeded() ? Status::fail : Status::pass;
   if (status == Status::pass)
     detail += unknown_phase_note(params, true);
   else
     detail += skew_detail(*worst, params);
+  add_ban_verdict(runs, detail, status);
   return {"contract", status, std::move(detail)};
 }
 
@@ -262,7 +290,12 @@ std::optional<CheckResult> nothing_admitted(const std::vector<RunStats>& runs,
 CheckResult check_utilisation(const std::vector<RunStats>& runs, const CheckParams& params) {
   const bool queue = params.contract == "queue";
   const bool bucket = bucket_contract(params.contract);
-  const char* room = queue ? "queue" : bucket ? "bucket" : "window";
+  const bool banned =
+      std::ranges::any_of(runs, [](const RunStats& run) { return run.ban.has_value(); });
+  const char* room = queue    ? "queue"
+                     : bucket ? "bucket"
+                     : banned ? "window (no ban could still be in force)"
+                              : "window";
   if (auto nothing = nothing_admitted(runs, params))
     return *std::move(nothing);
   // One window (or a bucket's refill) proves nothing: state from before the run may explain a
@@ -303,10 +336,15 @@ CheckResult check_utilisation(const std::vector<RunStats>& runs, const CheckPara
       lowest = run;
   }
   const Utilisation& share = lowest->utilisation;
-  const std::string ratio = fmt::format(
-      "run {} identity {} admitted {} of the {} the {} contract allows for its requests ({:.0f}%)",
-      lowest->run, share.identity, share.admitted, share.allowed, params.contract,
-      share.ratio() * 100.0);
+  // A replay of the window alone says nothing of a ban's share.
+  const std::string ratio =
+      banned ? fmt::format("run {} identity {} admitted {}", lowest->run, share.identity,
+                           share.admitted)
+             : fmt::format(
+                   "run {} identity {} admitted {} of the {} the {} contract allows for its "
+                   "requests ({:.0f}%)",
+                   lowest->run, share.identity, share.admitted, share.allowed, params.contract,
+                   share.ratio() * 100.0);
   const std::string unknown = share.unknown > 0
                                   ? fmt::format(
                                         " ({} of them unknown: errored after sending, counted as "

@@ -112,7 +112,8 @@ void add_common_options(CLI::App* app, RawOptions& raw, LoadCommand command) {
                   "gcra or queue (default: the strategy's own), with its parameters or not "
                   "(sliding:10/1s, fixed:1000/1d@first-hit, token-bucket:20,10/s); repeatable: an "
                   "admission needs room in every one; group: counts one over --group-size "
-                  "identities");
+                  "identities; ban:5/10s,60s[,renew] bans for 60s after more than 5 in 10s "
+                  "(ban:fixed:...: on fixed windows)");
   optional_option(app, "--consume-on-deny", raw.consume_on_deny,
                   "with several --contract: none (the default: a denial counts nowhere) or "
                   "checked (it may still count in the parts given before the one that denied it)");

@@ -58,6 +58,13 @@ void apply_single(const RawOptions& raw, const ContractSpec& spec, config::Check
     checks.queue = spec.queue;
   if (spec.refill)
     checks.refill = spec.refill;
+  checks.ban = spec.ban;
+  checks.ban_renews = spec.ban_renews;
+  if (spec.ban && raw.anchor && *raw.anchor != "clock") {
+    throw usage_error(
+        fmt::format("--anchor {}: a ban's fixed windows are on the clock (--contract {})",
+                    *raw.anchor, spec.text));
+  }
 }
 
 }  // namespace
@@ -72,6 +79,12 @@ std::optional<std::string> read_contracts(const RawOptions& raw, config::CheckCo
     return specs.front().name;
   }
   for (const ContractSpec& spec : specs) {
+    if (spec.ban) {
+      throw usage_error(fmt::format(
+          "--contract {}: a ban locks the identity out of every limit, so it is a contract of "
+          "its own, not a part of several",
+          spec.text));
+    }
     if (spec.name == "queue") {
       throw usage_error(fmt::format(
           "--contract {}: a queue delays rather than denies, so it is a contract of its own, not "
@@ -126,6 +139,8 @@ void fill_costs(const RawOptions& raw, config::Config& config) {
     if (contract == "queue")
       refuse(contract);
   }
+  if (checks.ban)
+    throw usage_error(fmt::format("{}: a ban counts requests, whatever they cost", flag));
   // The probe counts admissions and reads them in units: every request must cost the same.
   if (config.command == config::Command::probe &&
       (!plan->choices.empty() || plan->low != plan->high))

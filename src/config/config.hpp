@@ -185,6 +185,10 @@ struct CheckConfig {
   // queue (--queue): how many requests may wait while one leaves at the refill rate; the
   // contract's and leaky-queue's.
   std::optional<int64_t> queue;
+  // --contract ban:...,B[,renew]: more than `limit` in the window (contract: its inner kind)
+  // bans the identity for B (ContractSpec::ban).
+  std::optional<Nanos> ban;
+  bool ban_renews = false;
   // Several contracts (--contract repeated, or a group: part): every part in the order given,
   // its parameters resolved (from the flags where the spec gave none). Empty: one contract
   // (contract, limit, window, burst, refill above, which hold the first part's otherwise).

@@ -74,6 +74,40 @@ std::expected<void, std::string> read_bucket(ContractSpec& spec, std::string_vie
   return {};
 }
 
+// "[KIND:]L/W[@ANCHOR],B[,renew]" after "ban:": the window's kind defaults to sliding.
+std::expected<ContractSpec, std::string> parse_ban_spec(ContractSpec spec, std::string_view text) {
+  const auto fail = [&](std::string_view why) {
+    return std::unexpected(fmt::format(
+        "'{}': {}; e.g. ban:5/10s,60s, ban:fixed:5/10s,60s or ban:sliding:5/10s,60s,renew",
+        spec.text, why));
+  };
+  spec.name = "sliding";
+  if (const size_t colon = text.find(':'); colon != std::string_view::npos) {
+    spec.name = std::string(text.substr(0, colon));
+    text.remove_prefix(colon + 1);
+    if (spec.name != "sliding" && spec.name != "fixed")
+      return fail(fmt::format("a ban's window is sliding or fixed, not '{}'", spec.name));
+  }
+  if (text.ends_with(",renew")) {
+    spec.ban_renews = true;
+    text.remove_suffix(6);
+  }
+  const size_t comma = text.rfind(',');
+  if (comma == std::string_view::npos)
+    return fail("needs a limit, a window and how long the ban lasts");
+  const auto ban = parse_duration(text.substr(comma + 1));
+  if (!ban || ban->count() <= 0)
+    return fail(fmt::format("'{}' is not a duration", text.substr(comma + 1)));
+  spec.ban = *ban;
+  if (const auto read = read_window(spec, text.substr(0, comma)); !read)
+    return fail(read.error());
+  if (spec.anchor == "first-hit")
+    return fail("a ban's fixed windows are on the clock (@first-hit is not audited)");
+  if (spec.name == "fixed")
+    spec.anchor = "clock";
+  return spec;
+}
+
 }  // namespace
 
 bool known_contract(std::string_view name) {
@@ -98,12 +132,18 @@ std::expected<ContractSpec, std::string> parse_contract_spec(std::string_view te
       text.remove_prefix(9);
     }
   }
+  if (text.starts_with("ban:")) {
+    if (spec.per_group || spec.counts_requests)
+      return std::unexpected(
+          fmt::format("'{}': a ban is per identity and counts requests", spec.text));
+    return parse_ban_spec(std::move(spec), text.substr(4));
+  }
   const size_t colon = text.find(':');
   spec.name = std::string(text.substr(0, colon));
   if (!known_contract(spec.name)) {
     return std::unexpected(fmt::format(
-        "'{}': expected sliding, fixed, sliding-counter, token-bucket, gcra or queue{}", spec.text,
-        colon == std::string_view::npos ? "" : ", then ':' and its parameters"));
+        "'{}': expected sliding, fixed, sliding-counter, token-bucket, gcra, queue or ban{}",
+        spec.text, colon == std::string_view::npos ? "" : ", then ':' and its parameters"));
   }
   if (colon == std::string_view::npos)
     return spec;

@@ -4,7 +4,9 @@
 // sliding-counter:50/1m, token-bucket:20,10/s (burst, refill), gcra:20,10/s, queue:5/s,10
 // (rate, depth). A `group:` prefix counts the part over a group of identities (--group-size); a
 // `requests:` prefix counts requests in it whatever they cost (--cost): an LLM API's requests
-// per minute beside its tokens per minute. Both may be given, in either order.
+// per minute beside its tokens per minute. Both may be given, in either order. A ban wraps a
+// window: ban:5/10s,60s (sliding), ban:fixed:5/10s,60s, ban:sliding:5/10s,60s,renew: more than
+// L in W bans the identity for B (renewed by every request during it).
 
 #include <expected>
 #include <optional>
@@ -28,6 +30,9 @@ struct ContractSpec {
   std::optional<int64_t> burst;       // token-bucket, gcra
   std::optional<Rate> refill;         // token-bucket, gcra, queue (its rate)
   std::optional<int64_t> queue;       // queue: its depth
+  // ban: how long; `name` is then its window's kind (sliding or fixed).
+  std::optional<Nanos> ban;
+  bool ban_renews = false;
   bool has_parameters() const { return limit || burst || refill; }
 };
 

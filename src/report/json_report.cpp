@@ -54,6 +54,20 @@ json audit_to_json(const checks::RunStats& run) {
                          {"tolerance_ms", ms_of(queue->tolerance_ns)},
                          {"waited_too_long", queue->waited_too_long()}};
   }
+  // ban: the bans proved, and the first admission during one.
+  if (const auto& ban = run.ban) {
+    json first = nullptr;
+    if (ban->first) {
+      first = {{"identity", ban->first->identity},
+               {"seq", ban->first->seq},
+               {"sent_ms", ms_of(ban->first->sent_ns)},
+               {"banned_by_ms", ms_of(ban->first->banned_ns)},
+               {"ban_end_from_ms", ms_of(ban->first->ban_end_ns)}};
+    }
+    contract["ban"] = {{"bans_proved", ban->bans},
+                       {"admitted_during_ban", ban->breaches},
+                       {"first_admitted_during_ban", first}};
+  }
   json utilisation = {{"admitted", run.utilisation.admitted},
                       {"contract_allows", run.utilisation.allowed},
                       {"identity", run.utilisation.identity},

@@ -99,6 +99,16 @@ void choose_parts(const config::Config& config, ContractChoice& choice) {
   choice.audit.tolerance.window_ms = std::max(choice.audit.tolerance.window_ms, longest_ms);
 }
 
+// --contract ban: a denial may be told to wait out the whole ban.
+void choose_ban(const config::Config& config, ContractChoice& choice) {
+  const config::Nanos ban = *config.checks.ban;
+  choice.audit.ban = checks::BanRule{ban.count(), config.checks.ban_renews};
+  const int64_t ban_ms = config::to_milliseconds(ban);
+  if (!config.checks.max_retry_after)
+    choice.audit.max_retry_after_ms = std::max(choice.audit.max_retry_after_ms, ban_ms);
+  choice.audit.tolerance.window_ms = std::max(choice.audit.tolerance.window_ms, ban_ms);
+}
+
 }  // namespace
 
 ContractChoice choose_contract(const config::Config& config,
@@ -146,6 +156,9 @@ ContractChoice choose_contract(const config::Config& config,
   // --clock-skew: judged on rlcheck's clock, whatever window a skewed client named.
   choice.audit.clock_skews = config.load.clock_skews.size();
   choice.audit.own_clock_windows = !config.load.clock_skews.empty();
+  if (config.checks.ban) {
+    choose_ban(config, choice);
+  }
   if (!config.checks.parts.empty())
     choose_parts(config, choice);
   choice.audit.weighted = config.load.costs.weighted();

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "config/clock_skew.hpp"
+#include "config/duration.hpp"
 #include "config/identity_dist.hpp"
 #include "runner/find_max.hpp"
 
@@ -61,6 +62,12 @@ report::Params configured_params(const config::Config& config, const ContractCho
   params.clock_skew_ms = config::clock_skews_ms(config.load.clock_skews);
   params.contract = contract.name;
   params.anchor = contract.anchor;
+  if (config.checks.ban) {
+    params.contract = fmt::format("ban:{}:{}/{},{}{}", contract.name, config.checks.limit,
+                                  config::format_duration(config.checks.window),
+                                  config::format_duration(*config.checks.ban),
+                                  config.checks.ban_renews ? ",renew" : "");
+  }
   if (!contract.audit.parts.empty()) {
     params.contract = parts_text(contract);
     params.anchor.clear();
