@@ -17,8 +17,10 @@ packages=(
   clang-16 libclang-rt-16-dev
   # The limiters teams run, started by the integration tests on loopback (real_*_test.cpp):
   # nginx limit_req, HAProxy stick tables, Flask-Limiter and the limits library (its Lua
-  # scripts too), with the Redis client they use for Redis storage.
+  # scripts too), with the Redis client they use for Redis storage; rack-attack (Allow2Ban)
+  # served by WEBrick.
   nginx-light haproxy python3-flask python3-flask-limiter python3-limits python3-redis
+  ruby-rack-attack ruby-webrick
   # --metrics-listen's tests: a real Prometheus scrapes rlcheck, promtool checks the text.
   prometheus
 )

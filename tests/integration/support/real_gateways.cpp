@@ -97,6 +97,15 @@ bool flask_limiter_installed() {
   return run_process({k_python, "-c", "import flask, flask_limiter, limits, redis"}).exit_code == 0;
 }
 
+constexpr const char* k_ruby = "/usr/bin/ruby";
+
+bool rack_attack_installed() {
+  if (!std::filesystem::exists(k_ruby))
+    return false;
+  return run_process({k_ruby, "-e", "require 'rack/attack'; require 'rack/handler/webrick'"})
+             .exit_code == 0;
+}
+
 }  // namespace
 
 const Gateway& nginx() {
@@ -186,6 +195,21 @@ const Gateway& llm_gateway_app() {
     started.server = std::make_unique<RealServer>(
         std::vector<std::string>{k_python, fixture("llm_gateway_app.py"), std::to_string(port),
                                  TestRedis::shared().tcp_url() + "/12"},
+        started.dir->path(), started.dir->path() + "/output.log", port);
+    return started;
+  }();
+  return app;
+}
+
+const Gateway& rack_attack_app() {
+  static const Gateway app = [] {
+    Gateway started;
+    if (!rack_attack_installed())
+      return started;
+    started.dir = std::make_unique<ScratchDir>("rack-attack");
+    const int port = free_loopback_port();
+    started.server = std::make_unique<RealServer>(
+        std::vector<std::string>{k_ruby, fixture("rack_attack/server.rb"), std::to_string(port)},
         started.dir->path(), started.dir->path() + "/output.log", port);
     return started;
   }();

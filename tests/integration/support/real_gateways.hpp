@@ -38,6 +38,10 @@ const Gateway& org_limits_app();
 // of the shared test redis-server: /correct/, /tokens-by-one/, /shadows-org/,
 // /remaining-requests/ (its remaining-tokens header counts requests).
 const Gateway& llm_gateway_app();
+// rack-attack 6.6's Allow2Ban in tests/fixtures/rack_attack/server.rb, served by WEBrick: per
+// X-Client on /allow2ban/, the 3rd request in a fixed 2-second window of the clock bans for 3 s
+// (429 with Retry-After); run with /usr/bin/ruby.
+const Gateway& rack_attack_app();
 // Database 11 of the shared test redis-server.
 std::string flask_limiter_redis_url();
 
@@ -50,5 +54,8 @@ constexpr const char* k_haproxy_missing =
     "haproxy not installed (apt-get install haproxy): skipped";
 constexpr const char* k_flask_limiter_missing =
     "Flask-Limiter not installed (apt-get install python3-flask-limiter python3-redis): skipped";
+
+constexpr const char* k_rack_attack_missing =
+    "rack-attack not installed (apt-get install ruby-rack-attack ruby-webrick): skipped";
 
 }  // namespace rlcheck::testing

@@ -1,0 +1,79 @@
+// rack-attack's Allow2Ban as Debian ships it (ruby-rack-attack, served by WEBrick from
+// tests/fixtures/rack_attack/server.rb): the 3rd request of a client in a fixed 2-second window
+// of the clock bans it for 3 s. Judged against the ban it keeps, it passes; against a ban stated
+// shorter its denials after that ban's end are lock-outs, against one stated longer its
+// admissions after 3 s come during the ban; judged as a window alone, its bans are lock-outs.
+// The four run side by side, each with clients of its own. scripts/install-deps.sh installs
+// the packages; where one is missing the case says so in one line and passes.
+
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "support/json_outcome.hpp"
+#include "support/real_gateways.hpp"
+#include "support/real_server.hpp"
+#include "support/run_binary.hpp"
+#include "support/side_by_side.hpp"
+
+using namespace rlcheck::testing;
+using nlohmann::json;
+
+namespace {
+
+// `rlcheck http <app>/allow2ban/ --json -H X-Client:<client>-{id}` at 4 requests a second for
+// each of 6 clients for 8 s: every client is banned at least once, and asks through its bans.
+std::vector<std::string> allow2ban_args(const std::string& client, const std::string& contract) {
+  std::vector<std::string> args{"http",
+                                rack_attack_app().server->base_url() + "/allow2ban/",
+                                "--json",
+                                "-H",
+                                "X-Client: " + client + "-{id}",
+                                "--contract",
+                                contract};
+  for (std::string& word : words_of("--identities 6 --rate 24/s --duration 8s"))
+    args.push_back(std::move(word));
+  return args;
+}
+
+}  // namespace
+
+TEST_CASE("real rack-attack Allow2Ban keeps its ban contract; a ban stated otherwise fails") {
+  if (skipped(rack_attack_app(), k_rack_attack_missing))
+    return;
+  const std::vector<json> reports = run_side_by_side(
+      {allow2ban_args("kept", "ban:fixed:3/2s,3s"), allow2ban_args("shorter", "ban:fixed:3/2s,1s"),
+       allow2ban_args("longer", "ban:fixed:3/2s,6s"), allow2ban_args("window", "fixed:3/2s@clock")},
+      {0, 1, 1, 1});
+  const json& kept = reports[0];
+  INFO(checks_of(kept));
+  CHECK(check_status(kept, "limit") == "pass");
+  CHECK(check_status(kept, "contract") == "pass");
+  CHECK(check_detail(kept, "contract").find("none admitted during one") != std::string::npos);
+  CHECK(check_status(kept, "utilisation") == "pass");
+  CHECK(check_status(kept, "retry-after-accuracy") == "pass");
+
+  // Stated 1 s, the 3 s ban denies long after any 1 s ban (or one begun again) had ended.
+  const json& shorter = reports[1];
+  INFO(checks_of(shorter));
+  CHECK(check_status(shorter, "contract") == "pass");
+  CHECK(check_status(shorter, "utilisation") == "fail");
+  CHECK(check_detail(shorter, "utilisation").find("no ban could still be in force") !=
+        std::string::npos);
+
+  // Stated 6 s, rack-attack admits again 3 s after a ban began.
+  const json& longer = reports[2];
+  INFO(checks_of(longer));
+  CHECK(check_status(longer, "contract") == "fail");
+  CHECK(check_detail(longer, "contract").find("admitted during a ban") != std::string::npos);
+  CHECK(check_status(longer, "utilisation") == "pass");
+
+  // Without the ban, the window alone cannot explain the denials.
+  const json& window = reports[3];
+  INFO(checks_of(window));
+  CHECK(check_status(window, "limit") == "pass");
+  CHECK(check_status(window, "utilisation") == "fail");
+}
