@@ -153,6 +153,10 @@ const RunStats* run_with_worst_span(const std::vector<RunStats>& runs) {
   return worst;
 }
 
+bool judged_as_ban(const std::vector<RunStats>& runs) {
+  return std::ranges::any_of(runs, [](const RunStats& run) { return run.ban.has_value(); });
+}
+
 // --contract ban: how many bans the runs proved, and the first admission during one.
 void add_ban_verdict(const std::vector<RunStats>& runs, std::string& detail, Status& status) {
   int64_t bans = 0, breaches = 0;
@@ -166,7 +170,7 @@ void add_ban_verdict(const std::vector<RunStats>& runs, std::string& detail, Sta
       first = &run;
   }
   if (first == nullptr) {
-    if (std::ranges::any_of(runs, [](const RunStats& run) { return run.ban.has_value(); }))
+    if (judged_as_ban(runs))
       detail += fmt::format("; {} proved, none admitted during one", config::counted(bans, "ban"));
     return;
   }
@@ -290,8 +294,7 @@ std::optional<CheckResult> nothing_admitted(const std::vector<RunStats>& runs,
 CheckResult check_utilisation(const std::vector<RunStats>& runs, const CheckParams& params) {
   const bool queue = params.contract == "queue";
   const bool bucket = bucket_contract(params.contract);
-  const bool banned =
-      std::ranges::any_of(runs, [](const RunStats& run) { return run.ban.has_value(); });
+  const bool banned = judged_as_ban(runs);
   const char* room = queue    ? "queue"
                      : bucket ? "bucket"
                      : banned ? "window (no ban could still be in force)"
@@ -448,9 +451,13 @@ CheckResult check_retry_accuracy(const std::vector<RunStats>& runs, const CheckP
         "a schedule of whole seconds), so --hint-resolution auto judged them to the "
         "millisecond (--hint-resolution 1s judges them as whole seconds)";
   }
+  // --contract ban: hints are held to the ban's end, not to the window's.
+  const bool banned = judged_as_ban(runs);
+  const std::string against =
+      banned ? std::string("the ban's end") : fmt::format("the {} contract", params.contract);
   std::string detail =
-      fmt::format("{} against the {} contract: error median {}ms, from {}ms to {}ms{}",
-                  config::counted(judged, "hint"), params.contract, median, errors.begin()->first,
+      fmt::format("{} against {}: error median {}ms, from {}ms to {}ms{}",
+                  config::counted(judged, "hint"), against, median, errors.begin()->first,
                   errors.rbegin()->first, tolerances.empty() ? "" : " (" + tolerances + ")") +
       unjudged;
   if (early == 0 && late == 0)

@@ -55,6 +55,8 @@ TEST_CASE("real rack-attack Allow2Ban keeps its ban contract; a ban stated other
   CHECK(check_detail(kept, "contract").find("none admitted during one") != std::string::npos);
   CHECK(check_status(kept, "utilisation") == "pass");
   CHECK(check_status(kept, "retry-after-accuracy") == "pass");
+  CHECK(check_detail(kept, "retry-after-accuracy").find("against the ban's end") !=
+        std::string::npos);
 
   // Stated 1 s, the 3 s ban denies long after any 1 s ban (or one begun again) had ended.
   const json& shorter = reports[1];
