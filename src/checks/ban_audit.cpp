@@ -182,13 +182,13 @@ class IdentityBans {
       counted_before_[j] = count;
       // A ban's requests do not count. A denial is one of them when it surely came during a
       // proved ban, or when its window held fewer than L: else it was wrong, and that is
-      // proof enough.
+      // proof enough. Requests from before the run may fill its window: its count is unknown.
+      const bool before_run = !fresh_state_ && windows_.may_share_with_before_run(item.sent);
       const bool denied = item.outcome == Outcome::denied;
-      const bool counted =
-          item.reached && !(denied && (count < inner_.limit || sure_end_[j] != k_never));
+      const bool few = count < inner_.limit && !before_run;
+      const bool counted = item.reached && !(denied && (few || sure_end_[j] != k_never));
       counted_upto[j + 1] = counted_upto[j] + (counted ? 1 : 0);
       // The L-th request may start a ban (Allow2Ban), and so may any after it.
-      const bool before_run = !fresh_state_ && windows_.may_share_with_before_run(item.sent);
       if (counted && (count + 1 >= inner_.limit || before_run))
         latest_end_[j] = item.replied + ban_.ban_ns + tolerance_;
     }

@@ -77,11 +77,11 @@ AdmissionRule inner_rule(AdmissionRule::Kind kind, int64_t limit, int64_t window
 }
 
 BanAudit audit(const std::vector<RequestRecord>& records, AdmissionRule::Kind kind, int64_t ban_ms,
-               bool renews = false) {
+               bool renews = false, bool fresh_state = true) {
   AccuracyTolerance tolerance;
   tolerance.window_ms = 2000;
   return audit_bans(IdentityRecords{records}, inner_rule(kind, 3, 1000),
-                    BanRule{ban_ms * k_ms, renews}, 0, true, tolerance);
+                    BanRule{ban_ms * k_ms, renews}, 0, fresh_state, tolerance);
 }
 
 constexpr auto k_fixed = AdmissionRule::Kind::fixed;
@@ -179,4 +179,31 @@ TEST_CASE("a denial before any ban could begin is a lock-out; one after a full w
   records[1].outcome = Outcome::allowed;
   records[3].outcome = Outcome::denied;
   CHECK(audit(records, k_sliding, 2000).lockouts.count == 0);
+}
+
+TEST_CASE("a fail2ban-style ban longer than stated locks out on a sliding window too") {
+  BanningLimiter limiter;
+  limiter.kind = k_sliding;
+  limiter.ban_ms = 4000;
+  const BanAudit found = audit(limiter.serve(100, 9000), k_sliding, 2000);
+  CHECK(found.breaches == 0);
+  CHECK(found.lockouts.count > 0);
+}
+
+TEST_CASE("state from before the run may hold a ban: early denials are not judged") {
+  // Every request denied for the first 2.5 s, then admitted as a fresh client would be.
+  BanningLimiter limiter;
+  auto records = limiter.serve(250, 6000);
+  for (RequestRecord& r : records) {
+    if (r.sent_ns < 2500 * k_ms) {
+      r.outcome = Outcome::denied;
+      r.retry_ms.reset();
+    }
+  }
+  // On fresh state, a denial before any ban could begin is a lock-out...
+  CHECK(audit(records, k_fixed, 2000).lockouts.count > 0);
+  // ...but a ban begun before the run may last 2 s into it, and any request of the run's
+  // first window (whose count from before the run is unknown) may have begun another.
+  const BanAudit unknown = audit(records, k_fixed, 2000, false, false);
+  CHECK(unknown.lockouts.count == 0);
 }
