@@ -468,6 +468,19 @@ config::Config build_config(const RawOptions& raw) {
   }
   if (contract == "queue" && raw.command != config::Command::serve)
     fit_timeout_to_queue(raw, checks, config.load);
+  if (raw.hold) {
+    if (contract != "concurrency") {
+      throw base::usage_error(
+          "--hold: only with --contract concurrency: the least time the endpoint holds each "
+          "admitted request, which proves how many were in progress at once");
+    }
+    checks.hold = positive_duration("--hold", *raw.hold);
+  }
+  if (contract == "concurrency" && raw.virtual_clock) {
+    throw base::usage_error(
+        "--virtual-clock: a concurrency cap counts requests in progress, which only real time "
+        "shows; drop --virtual-clock or --contract concurrency");
+  }
   resolve_contract_parts(raw, config);
   checks.verify_retry_after = raw.verify_retry_after;
 

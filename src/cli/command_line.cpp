@@ -107,12 +107,14 @@ void add_common_options(CLI::App* app, RawOptions& raw, LoadCommand command) {
   optional_option(app, "--start-before-boundary", raw.start_before_boundary,
                   "start the run DUR before a window boundary of the wall clock (where fixed "
                   "windows turn), to expose boundary bursts");
-  app->add_option("--contract", raw.contracts,
-                  "the promise audited over time: sliding, fixed, sliding-counter, token-bucket, "
-                  "gcra or queue (default: the strategy's own), with its parameters or not "
-                  "(sliding:10/1s, fixed:1000/1d@first-hit, token-bucket:20,10/s); repeatable: an "
-                  "admission needs room in every one; group: counts one over --group-size "
-                  "identities");
+  app->add_option(
+      "--contract", raw.contracts,
+      "the promise audited over time: sliding, fixed, sliding-counter, token-bucket, "
+      "gcra, queue or concurrency (default: the strategy's own), with its parameters or "
+      "not (sliding:10/1s, fixed:1000/1d@first-hit, token-bucket:20,10/s, "
+      "concurrency:2); repeatable: an "
+      "admission needs room in every one; group: counts one over --group-size "
+      "identities");
   optional_option(app, "--consume-on-deny", raw.consume_on_deny,
                   "with several --contract: none (the default: a denial counts nowhere) or "
                   "checked (it may still count in the parts given before the one that denied it)");
@@ -173,6 +175,10 @@ void add_common_options(CLI::App* app, RawOptions& raw, LoadCommand command) {
   optional_option(app, "--queue", raw.queue,
                   "with --contract queue: how many requests may wait their turn (default: the "
                   "limit)");
+  optional_option(app, "--hold", raw.hold,
+                  "with --contract concurrency: the least time the endpoint holds each admitted "
+                  "request before it replies (default: measured, the fastest admission less a "
+                  "denial's latency, less a tenth)");
 }
 
 // redis and compare: the unit a limiter's retry hints are judged in.

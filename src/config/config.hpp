@@ -185,6 +185,9 @@ struct CheckConfig {
   // queue (--queue): how many requests may wait while one leaves at the refill rate; the
   // contract's and leaky-queue's.
   std::optional<int64_t> queue;
+  // concurrency (--hold): the least time the endpoint holds each admitted request before it
+  // replies; unset: measured from the run (checks/concurrency_audit).
+  std::optional<Nanos> hold;
   // Several contracts (--contract repeated, or a group: part): every part in the order given,
   // its parameters resolved (from the flags where the spec gave none). Empty: one contract
   // (contract, limit, window, burst, refill above, which hold the first part's otherwise).

@@ -116,6 +116,13 @@ ContractChoice choose_contract(const config::Config& config,
     choice.audit.queue_depth = config.checks.queue.value_or(limit);
     choice.burst = *choice.audit.queue_depth + 1;
   }
+  // A concurrency cap counts requests in progress: the limit is the cap, and no window applies.
+  if (choice.name == "concurrency") {
+    checks::ConcurrencyRule& cap = choice.audit.concurrency.emplace();
+    cap.cap = limit;
+    if (config.checks.hold)
+      cap.hold_ns = config.checks.hold->count();
+  }
 
   checks::AdmissionRule& rule = choice.audit.rule;
   rule = rule_for(choice.name, choice.anchor, limit, config.checks.window, choice.burst,
