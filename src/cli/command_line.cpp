@@ -364,10 +364,14 @@ void add_serve_options(CLI::App* serve, RawOptions& raw) {
                   "token-bucket / gcra refill rate, leaky-queue rate");
   optional_option(serve, "--queue", raw.queue,
                   "leaky-queue: how many requests may wait their turn (default: the limit)");
+  optional_option(serve, "--hold", raw.hold,
+                  "concurrency: how long each admitted request is held before its reply (its "
+                  "place, up to --limit at once, is released once the reply is sent)");
   serve->add_option("--identity-header", raw.identity_header,
                     "header naming the client (default: the client address)");
   serve->add_option("--cost-header", raw.cost_header,
-                    "header holding a request's cost in units (every strategy but leaky-queue; "
+                    "header holding a request's cost in units (every strategy but leaky-queue and "
+                    "concurrency; "
                     "default: 1 each)");
   serve->add_flag("--fail-closed", raw.fail_closed, "answer 503 while Redis is down (default)");
   serve->add_flag("--fail-open", raw.fail_open, "let requests through while Redis is down");

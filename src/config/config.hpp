@@ -40,6 +40,7 @@ enum class Strategy {
   sliding_counter,
   fixed_first_hit,  // INCR + PEXPIRE on the first hit, in one script (incr-expire done right)
   leaky_queue,      // serve only: admitted requests wait their turn, denied past the queue
+  concurrency,      // serve only: a semaphore with leases, held --hold and released on reply
   script
 };
 

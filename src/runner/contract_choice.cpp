@@ -17,6 +17,8 @@ std::string own_contract(std::optional<config::Strategy> strategy) {
     return "fixed";
   if (strategy == config::Strategy::leaky_queue)
     return "queue";
+  if (strategy == config::Strategy::concurrency)
+    return "concurrency";
   if (strategy == config::Strategy::token_bucket)
     return "token-bucket";
   if (strategy == config::Strategy::gcra)

@@ -669,3 +669,14 @@ TEST_CASE("--contract concurrency:C caps requests in progress; --hold states the
                               "--virtual-clock"}),
                  "only real time"));
 }
+
+TEST_CASE("--strategy concurrency is serve's, with --hold") {
+  const auto config =
+      parse({"serve", "--strategy", "concurrency", "--limit", "2", "--hold", "400ms"}).config;
+  CHECK(config.redis.strategy == rlcheck::config::Strategy::concurrency);
+  REQUIRE(config.checks.hold);
+  CHECK(*config.checks.hold == std::chrono::milliseconds(400));
+  CHECK(mentions(usage_error({"serve", "--strategy", "concurrency"}), "--hold"));
+  CHECK(mentions(usage_error({"redis", "--strategy", "concurrency"}), "only an HTTP server"));
+  CHECK(mentions(usage_error({"compare", "--strategies", "lua,concurrency"}), "rlcheck serve"));
+}
