@@ -32,6 +32,9 @@ std::string kept_text(const redis::StrategyParams& limiter) {
       return fmt::format("burst {}, refill {}", limiter.burst, config::format_rate(limiter.refill));
     case config::Strategy::leaky_queue:
       return fmt::format("queue {}, rate {}", limiter.burst, config::format_rate(limiter.refill));
+    case config::Strategy::concurrency:
+      return fmt::format("cap {} in progress, lease {}", limiter.limit,
+                         config::format_duration(std::chrono::milliseconds(limiter.window_ms)));
     default:
       return fmt::format("limit {} per {}", limiter.limit,
                          config::format_duration(std::chrono::milliseconds(limiter.window_ms)));
@@ -66,6 +69,12 @@ int run_serve(const config::Config& config) {
   limiter.refill =
       config.checks.refill.value_or(config::Rate{config.checks.limit, config.checks.window});
   limiter.instance_id = session.instance_id;
+  // concurrency: each admission held --hold, its lease (the script's window) longer by the
+  // decision timeout and a second, so only a release lost for good leaves it to expire.
+  if (strategy == config::Strategy::concurrency) {
+    options.hold_ms = config::to_milliseconds(config.checks.hold.value_or(config::Nanos{0}));
+    limiter.window_ms = options.hold_ms + config::to_milliseconds(options.timeout) + 1000;
+  }
   limiter.script = script ? &*script : nullptr;
 
   redis::RunTarget redis_target;

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "checks/concurrency_checks.hpp"
 #include "checks/fault_checks.hpp"
 #include "checks/key_ttl.hpp"
 #include "checks/time_checks.hpp"
@@ -33,6 +34,8 @@ bool decided_any(const RunStats& run) {
 constexpr const char* k_nothing_decided = "no request was decided (every one errored)";
 
 CheckResult check_limit(const std::vector<RunStats>& runs, const CheckParams& params) {
+  if (params.contract == "concurrency")
+    return check_concurrency_limit(runs, params);
   const RunStats* worst = nullptr;
   int over = 0;
   for (const RunStats& run : runs) {

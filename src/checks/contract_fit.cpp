@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "checks/concurrency_audit.hpp"
 #include "checks/queue_audit.hpp"
 #include "checks/retry_accuracy.hpp"
 #include "config/duration.hpp"
@@ -352,6 +353,41 @@ std::string refill_text(double tokens_per_s) {
   return rate_text(refill_rate(tokens_per_s));
 }
 
+namespace {
+
+// A concurrency cap in front of a slow backend, judged as a rate, "fits" a window or a queue
+// that merely describes the backend's latency. The cap the run proves at least: the most
+// admissions of one identity surely in progress at once, by the floor measured from each run;
+// nullopt when none was surely in progress (no floor: nothing to tell it by).
+std::optional<ContractFit> concurrency_fit(const std::vector<RecordedRun>& runs,
+                                           const AdmissionRule& chosen) {
+  int64_t most = 0;
+  for (const RecordedRun& run : runs) {
+    const engine::RecordView records = run.records.view();
+    std::map<uint32_t, std::vector<RequestRecord>> by_identity;
+    for (size_t i = 0; i < records.size(); ++i)
+      by_identity[run.records.identity(i)].push_back(records[i]);
+    IdentityRecords identities;
+    for (const auto& [identity, list] : by_identity)
+      identities.emplace_back(list);
+    const int64_t hold_ns = measured_hold_ns(identities);
+    for (const RecordSpan& identity : identities)
+      most = std::max(most, most_surely_in_progress(identity, hold_ns).count);
+  }
+  if (most < 1)
+    return std::nullopt;
+  ContractFit fit;
+  fit.contract = "concurrency";
+  fit.rule = chosen;  // unused: the cap is audited on its own
+  fit.limit = most;
+  fit.window_ms = chosen.window_ns / k_ns_per_ms;
+  fit.concurrency = most;
+  fit.flags = fmt::format("--contract concurrency:{}", most);
+  return fit;
+}
+
+}  // namespace
+
 std::vector<ContractFit> fit_candidates(const std::vector<RecordedRun>& runs,
                                         const AdmissionRule& chosen) {
   const Evidence evidence = gather(runs);
@@ -359,18 +395,25 @@ std::vector<ContractFit> fit_candidates(const std::vector<RecordedRun>& runs,
   // nothing but denials fits any contract generous enough (a race's overshoot included).
   if (evidence.most_after_burst == 0)
     return {};
+  std::vector<ContractFit> candidates;
+  std::set<std::string> seen;
+  // Admissions held far longer than denials: a concurrency cap first (a queue or a window would
+  // only describe the backend's latency). Its own audit tells overlap from a race's overshoot
+  // (sure spans, not send..reply ones), so the test below does not apply to it.
+  if (auto fit = concurrency_fit(runs, chosen)) {
+    seen.insert(fit->flags);
+    candidates.push_back(*std::move(fit));
+  }
   // More admitted at once than the capacity under test is a race's overshoot: a larger
   // capacity would disguise it, and a smaller one explains it only where the instants cannot
   // be told apart (windows shorter than the requests took).
   const int64_t capacity = chosen.capacity();
   if (admitted_at_once(runs) > capacity)
-    return {};
+    return candidates;
   // Windows keep the limit named: a larger one would "explain" any over-admission.
   std::vector<int64_t> limits;
   add_distinct(limits, chosen.limit);
 
-  std::vector<ContractFit> candidates;
-  std::set<std::string> seen;
   const auto add = [&](ContractFit fit) {
     if (!same_promise(fit.rule, chosen) && seen.insert(fit.flags).second)
       candidates.push_back(std::move(fit));
@@ -454,6 +497,9 @@ std::optional<Rejudged> rejudge(std::vector<ContractFit> candidates, std::vector
     AuditParams replay = audit;
     replay.rule = candidate.rule;
     replay.queue_depth = candidate.queue;
+    replay.concurrency.reset();
+    if (candidate.concurrency)
+      replay.concurrency.emplace().cap = *candidate.concurrency;
     replay.timeline = false;
     std::vector<RunStats> replayed = stats;
     for (size_t i = 0; i < runs.size(); ++i) {

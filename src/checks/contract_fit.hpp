@@ -28,15 +28,16 @@ struct RecordedRun {
 
 // A contract that explains what a test observed, and the flags that name it.
 struct ContractFit {
-  std::string contract;  // sliding, fixed, sliding-counter, token-bucket or queue
+  std::string contract;  // sliding, fixed, sliding-counter, token-bucket, queue or concurrency
   std::string anchor;    // fixed, sliding-counter: "clock" or "first-hit"; empty otherwise
   AdmissionRule rule;
-  int64_t limit = 0;             // sliding, fixed
-  int64_t window_ms = 0;         // sliding, fixed
-  int64_t burst = 0;             // token-bucket
-  std::string refill;            // token-bucket, queue: "1/s", "1/2s"
-  std::optional<int64_t> queue;  // queue: how many may wait
-  std::string flags;             // "--contract token-bucket --burst 5 --refill 1/s"
+  int64_t limit = 0;                   // sliding, fixed
+  int64_t window_ms = 0;               // sliding, fixed
+  int64_t burst = 0;                   // token-bucket
+  std::string refill;                  // token-bucket, queue: "1/s", "1/2s"
+  std::optional<int64_t> queue;        // queue: how many may wait
+  std::optional<int64_t> concurrency;  // concurrency: the cap (also `limit`)
+  std::string flags;                   // "--contract token-bucket --burst 5 --refill 1/s"
   // Several contracts: "checked" when the fit is the same parts with every denial counted by
   // those before the one that denied it (--consume-on-deny checked); empty otherwise.
   std::string consume_on_deny;

@@ -89,8 +89,34 @@ void apply_ban_audit(RunStats& stats, const IdentityRecords& identities, const A
 
 }  // namespace
 
+namespace {
+
+// A concurrency cap has no window: its own audit stands for the contract, limit and lock-outs
+// (a replay's share and window-bound hints mean nothing for it, and are left unjudged).
+IdentityRecords audit_concurrency_run(RunStats& stats, engine::RecordLog& records,
+                                      const AuditParams& audit) {
+  IdentityRecords identities = split_by_identity(records, audit.identities);
+  const ConcurrencyAudit& found =
+      stats.concurrency.emplace(audit_concurrency(identities, *audit.concurrency, stats.lockouts));
+  AdmissionPeak worst;
+  worst.count = found.surely_at_once;
+  worst.allowance = static_cast<double>(found.cap);
+  worst.start_ns = found.surely_at_ns;
+  stats.contract.worst = worst;
+  stats.contract.worst_identity = found.surely_identity;
+  stats.peak = worst;
+  stats.admitted_at_once = found.possibly_at_once;
+  stats.share_judged = false;
+  stats.send_span_ns = send_span(records);
+  return identities;
+}
+
+}  // namespace
+
 IdentityRecords audit_run(RunStats& stats, engine::RecordLog& records, int64_t start_wall_ns,
                           const AuditParams& audit) {
+  if (audit.concurrency)
+    return audit_concurrency_run(stats, records, audit);
   // Sliding-window counters on the clock place their windows by the run's start.
   if (!audit.parts.empty() || audit.weighted) {
     // Costs: one contract audited as a part of its own, over records counted in units.

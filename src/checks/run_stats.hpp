@@ -10,6 +10,7 @@
 #include "checks/admission_peak.hpp"
 #include "checks/ban_audit.hpp"
 #include "checks/composite_audit.hpp"
+#include "checks/concurrency_audit.hpp"
 #include "checks/contract_audit.hpp"
 #include "checks/fault_window.hpp"
 #include "checks/lockout.hpp"
@@ -130,6 +131,9 @@ struct RunStats {
   // --contract queue: departures and waits (contract.worst is then the departures' span, and
   // peak the arrivals' against the bucket a queue is to them).
   std::optional<QueueAudit> queue;
+  // --contract concurrency: the most admissions surely (and possibly) in progress at once
+  // (contract.worst and peak then hold the sure count against the cap).
+  std::optional<ConcurrencyAudit> concurrency;
   // Several contracts: each part's audit, in the order given (empty for one contract).
   std::vector<PartAudit> parts;
   // --cost: the audits counted units; the units of the allowed and denied requests.
@@ -158,6 +162,8 @@ struct AuditParams {
   bool fresh_state = false;
   // --contract queue: how many may wait (the rule is the bucket arrivals see: B + 1 at R).
   std::optional<int64_t> queue_depth;
+  // --contract concurrency: the cap and the hold floor (the rule is then only a stand-in).
+  std::optional<ConcurrencyRule> concurrency;
   // --clock-skew: how many offsets the records' clock_skew indexes (0: none given); the worst
   // span's admissions are tallied by them (ContractAudit::worst_by_skew).
   size_t clock_skews = 0;

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "checks/concurrency_checks.hpp"
 #include "checks/key_ttl.hpp"
 #include "config/clock_skew.hpp"
 #include "config/count_text.hpp"
@@ -187,6 +188,8 @@ void add_ban_verdict(const std::vector<RunStats>& runs, std::string& detail, Sta
 }  // namespace
 
 CheckResult check_contract(const std::vector<RunStats>& runs, const CheckParams& params) {
+  if (params.contract == "concurrency")
+    return check_concurrency_contract(runs, params);
   const RunStats* worst = run_with_worst_span(runs);
   if (worst == nullptr || worst->contract.worst.count == 0)
     return {"contract", Status::skip, "no admissions to audit"};
@@ -301,6 +304,8 @@ CheckResult check_utilisation(const std::vector<RunStats>& runs, const CheckPara
                               : "window";
   if (auto nothing = nothing_admitted(runs, params))
     return *std::move(nothing);
+  if (params.contract == "concurrency")
+    return check_concurrency_utilisation(runs, params);
   // One window (or a bucket's refill) proves nothing: state from before the run may explain a
   // denial there, and under-admission within one burst is what --exact judges.
   std::vector<const RunStats*> judged;
@@ -377,6 +382,11 @@ CheckResult check_utilisation(const std::vector<RunStats>& runs, const CheckPara
 }
 
 CheckResult check_retry_accuracy(const std::vector<RunStats>& runs, const CheckParams& params) {
+  if (params.contract == "concurrency") {
+    return {"retry-after-accuracy", Status::skip,
+            "a concurrency cap frees a place when a request finishes, which no hint can know "
+            "(hints are judged present, valid and bounded)"};
+  }
   std::map<int64_t, int64_t> errors;  // error_ms -> hints, over every run
   int64_t judged = 0;
   int64_t early = 0, late = 0, unexplained = 0;

@@ -153,6 +153,12 @@ void fill_redis(const RawOptions& raw, config::Config& config) {
         "server can do: run `rlcheck serve --strategy leaky-queue` and test it with `rlcheck "
         "http URL --contract queue`");
   }
+  if (redis.strategy == config::Strategy::concurrency && config.command != config::Command::serve) {
+    throw base::usage_error(
+        "--strategy: concurrency holds admitted requests and releases them once answered, which "
+        "only an HTTP server can do: run `rlcheck serve --strategy concurrency --hold DUR` and "
+        "test it with `rlcheck http URL --contract concurrency:C`");
+  }
   if (raw.script) {
     check_script_file(*raw.script);
     redis.strategy = config::Strategy::script;
@@ -195,9 +201,11 @@ void fill_compare(const RawOptions& raw, config::Config& config) {
     if (name.empty())
       throw base::usage_error("--strategies: empty name in the list");
     config.compare_strategies.push_back(strategy_named("--strategies", name));
-    if (config.compare_strategies.back() == config::Strategy::leaky_queue) {
+    if (config.compare_strategies.back() == config::Strategy::leaky_queue ||
+        config.compare_strategies.back() == config::Strategy::concurrency) {
       throw base::usage_error(
-          "--strategies: leaky-queue holds admitted requests, which only `rlcheck serve` can "
+          "--strategies: leaky-queue and concurrency hold admitted requests, which only `rlcheck "
+          "serve` can "
           "do; compare its URL with `rlcheck compare --url`");
     }
     start = comma + 1;
@@ -468,6 +476,25 @@ config::Config build_config(const RawOptions& raw) {
   }
   if (contract == "queue" && raw.command != config::Command::serve)
     fit_timeout_to_queue(raw, checks, config.load);
+  const bool concurrency_strategy = raw.strategy == "concurrency";
+  if (raw.hold) {
+    if (contract != "concurrency" && !concurrency_strategy) {
+      throw base::usage_error(
+          "--hold: only with --contract concurrency (the least time the endpoint holds each "
+          "admitted request, which proves how many were in progress at once) or serve "
+          "--strategy concurrency (how long it holds each)");
+    }
+    checks.hold = positive_duration("--hold", *raw.hold);
+  } else if (concurrency_strategy && raw.command == config::Command::serve) {
+    throw base::usage_error(
+        "--hold: serve --strategy concurrency needs it: how long each admitted request is held "
+        "before its reply (the service time a cap is there to bound)");
+  }
+  if (contract == "concurrency" && raw.virtual_clock) {
+    throw base::usage_error(
+        "--virtual-clock: a concurrency cap counts requests in progress, which only real time "
+        "shows; drop --virtual-clock or --contract concurrency");
+  }
   resolve_contract_parts(raw, config);
   checks.verify_retry_after = raw.verify_retry_after;
 

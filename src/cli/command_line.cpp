@@ -109,11 +109,11 @@ void add_common_options(CLI::App* app, RawOptions& raw, LoadCommand command) {
                   "windows turn), to expose boundary bursts");
   app->add_option("--contract", raw.contracts,
                   "the promise audited over time: sliding, fixed, sliding-counter, token-bucket, "
-                  "gcra or queue (default: the strategy's own), with its parameters or not "
-                  "(sliding:10/1s, fixed:1000/1d@first-hit, token-bucket:20,10/s); repeatable: an "
-                  "admission needs room in every one; group: counts one over --group-size "
-                  "identities; ban:5/10s,60s[,renew] bans for 60s after more than 5 in 10s "
-                  "(ban:fixed:...: on fixed windows)");
+                  "gcra, queue or concurrency (default: the strategy's own), with its parameters "
+                  "or not (sliding:10/1s, fixed:1000/1d@first-hit, token-bucket:20,10/s, "
+                  "concurrency:2); repeatable: an admission needs room in every one; group: "
+                  "counts one over --group-size identities; ban:5/10s,60s[,renew] bans for 60s "
+                  "after more than 5 in 10s (ban:fixed:...: on fixed windows)");
   optional_option(app, "--consume-on-deny", raw.consume_on_deny,
                   "with several --contract: none (the default: a denial counts nowhere) or "
                   "checked (it may still count in the parts given before the one that denied it)");
@@ -174,6 +174,10 @@ void add_common_options(CLI::App* app, RawOptions& raw, LoadCommand command) {
   optional_option(app, "--queue", raw.queue,
                   "with --contract queue: how many requests may wait their turn (default: the "
                   "limit)");
+  optional_option(app, "--hold", raw.hold,
+                  "with --contract concurrency: the least time the endpoint holds each admitted "
+                  "request before it replies (default: measured, the fastest admission less a "
+                  "denial's latency, less a tenth)");
 }
 
 // redis and compare: the unit a limiter's retry hints are judged in.
@@ -359,10 +363,14 @@ void add_serve_options(CLI::App* serve, RawOptions& raw) {
                   "token-bucket / gcra refill rate, leaky-queue rate");
   optional_option(serve, "--queue", raw.queue,
                   "leaky-queue: how many requests may wait their turn (default: the limit)");
+  optional_option(serve, "--hold", raw.hold,
+                  "concurrency: how long each admitted request is held before its reply (its "
+                  "place, up to --limit at once, is released once the reply is sent)");
   serve->add_option("--identity-header", raw.identity_header,
                     "header naming the client (default: the client address)");
   serve->add_option("--cost-header", raw.cost_header,
-                    "header holding a request's cost in units (every strategy but leaky-queue; "
+                    "header holding a request's cost in units (every strategy but leaky-queue and "
+                    "concurrency; "
                     "default: 1 each)");
   serve->add_flag("--fail-closed", raw.fail_closed, "answer 503 while Redis is down (default)");
   serve->add_flag("--fail-open", raw.fail_open, "let requests through while Redis is down");

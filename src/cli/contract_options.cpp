@@ -85,6 +85,12 @@ std::optional<std::string> read_contracts(const RawOptions& raw, config::CheckCo
           "its own, not a part of several",
           spec.text));
     }
+    if (spec.name == "concurrency") {
+      throw usage_error(fmt::format(
+          "--contract {}: a concurrency cap counts requests in progress, not over time, so it is "
+          "a contract of its own, not a part of several",
+          spec.text));
+    }
     if (spec.name == "queue") {
       throw usage_error(fmt::format(
           "--contract {}: a queue delays rather than denies, so it is a contract of its own, not "
@@ -125,8 +131,8 @@ void fill_costs(const RawOptions& raw, config::Config& config) {
   }
   const auto refuse = [&](const std::string& contract) {
     throw usage_error(
-        fmt::format("{}: costs are counted by every contract but a queue, whose places are "
-                    "requests: {}",
+        fmt::format("{}: costs are counted by every contract but a queue or a concurrency cap, "
+                    "whose places are requests: {}",
                     flag, contract));
   };
   const auto& checks = config.checks;
@@ -136,7 +142,7 @@ void fill_costs(const RawOptions& raw, config::Config& config) {
   }
   if (checks.parts.empty()) {
     const std::string contract = checks.contract.value_or("");
-    if (contract == "queue")
+    if (contract == "queue" || contract == "concurrency")
       refuse(contract);
   }
   if (checks.ban)

@@ -40,6 +40,7 @@ enum class Strategy {
   sliding_counter,
   fixed_first_hit,  // INCR + PEXPIRE on the first hit, in one script (incr-expire done right)
   leaky_queue,      // serve only: admitted requests wait their turn, denied past the queue
+  concurrency,      // serve only: a semaphore with leases, held --hold and released on reply
   script
 };
 
@@ -189,6 +190,9 @@ struct CheckConfig {
   // bans the identity for B (ContractSpec::ban).
   std::optional<Nanos> ban;
   bool ban_renews = false;
+  // concurrency (--hold): the least time the endpoint holds each admitted request before it
+  // replies; unset: measured from the run (checks/concurrency_audit).
+  std::optional<Nanos> hold;
   // Several contracts (--contract repeated, or a group: part): every part in the order given,
   // its parameters resolved (from the flags where the spec gave none). Empty: one contract
   // (contract, limit, window, burst, refill above, which hold the first part's otherwise).

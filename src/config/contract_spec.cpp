@@ -8,8 +8,8 @@
 namespace rlcheck::config {
 namespace {
 
-constexpr std::array<std::string_view, 6> k_contracts{"sliding",      "fixed", "sliding-counter",
-                                                      "token-bucket", "gcra",  "queue"};
+constexpr std::array<std::string_view, 7> k_contracts{
+    "sliding", "fixed", "sliding-counter", "token-bucket", "gcra", "queue", "concurrency"};
 
 // How a contract's parameters are written, for errors.
 std::string_view example_of(std::string_view name) {
@@ -23,6 +23,8 @@ std::string_view example_of(std::string_view name) {
     return "gcra:20,10/s (burst, refill)";
   if (name == "queue")
     return "queue:5/s,10 (rate, depth)";
+  if (name == "concurrency")
+    return "concurrency:2 (requests in progress at once)";
   return "sliding:10/1s";
 }
 
@@ -108,6 +110,15 @@ std::expected<ContractSpec, std::string> parse_ban_spec(ContractSpec spec, std::
   return spec;
 }
 
+// "C": at most C in progress at once.
+std::expected<void, std::string> read_cap(ContractSpec& spec, std::string_view params) {
+  const auto cap = whole_number(params);
+  if (!cap || *cap < 1)
+    return std::unexpected(fmt::format("'{}' is not a cap (1 or more)", params));
+  spec.limit = *cap;
+  return {};
+}
+
 }  // namespace
 
 bool known_contract(std::string_view name) {
@@ -142,7 +153,8 @@ std::expected<ContractSpec, std::string> parse_contract_spec(std::string_view te
   spec.name = std::string(text.substr(0, colon));
   if (!known_contract(spec.name)) {
     return std::unexpected(fmt::format(
-        "'{}': expected sliding, fixed, sliding-counter, token-bucket, gcra, queue or ban{}",
+        "'{}': expected sliding, fixed, sliding-counter, token-bucket, gcra, queue, concurrency "
+        "or ban{}",
         spec.text, colon == std::string_view::npos ? "" : ", then ':' and its parameters"));
   }
   if (colon == std::string_view::npos)
@@ -150,7 +162,9 @@ std::expected<ContractSpec, std::string> parse_contract_spec(std::string_view te
   const std::string_view params = text.substr(colon + 1);
   const bool windowed =
       spec.name == "sliding" || spec.name == "fixed" || spec.name == "sliding-counter";
-  const auto read = windowed ? read_window(spec, params) : read_bucket(spec, params);
+  const auto read = windowed                     ? read_window(spec, params)
+                    : spec.name == "concurrency" ? read_cap(spec, params)
+                                                 : read_bucket(spec, params);
   if (!read) {
     return std::unexpected(
         fmt::format("'{}': {}; e.g. {}", spec.text, read.error(), example_of(spec.name)));

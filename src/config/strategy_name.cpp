@@ -6,7 +6,7 @@
 namespace rlcheck::config {
 namespace {
 
-constexpr std::array<std::pair<std::string_view, Strategy>, 10> k_names{{
+constexpr std::array<std::pair<std::string_view, Strategy>, 11> k_names{{
     {"naive", Strategy::naive},
     {"incr-expire", Strategy::incr_expire},
     {"fixed-window", Strategy::fixed_window},
@@ -17,6 +17,7 @@ constexpr std::array<std::pair<std::string_view, Strategy>, 10> k_names{{
     {"sliding-counter", Strategy::sliding_counter},
     {"fixed-first-hit", Strategy::fixed_first_hit},
     {"leaky-queue", Strategy::leaky_queue},
+    {"concurrency", Strategy::concurrency},
 }};
 
 }  // namespace
@@ -54,13 +55,15 @@ std::optional<TimeSource> clock_read(Strategy strategy, TimeSource chosen) {
     case Strategy::sliding_counter:
       return chosen;
     case Strategy::leaky_queue:
+    case Strategy::concurrency:
       return TimeSource::redis;
   }
   return std::nullopt;
 }
 
 bool strategy_takes_cost(Strategy strategy) {
-  return strategy != Strategy::leaky_queue && strategy != Strategy::script;
+  return strategy != Strategy::leaky_queue && strategy != Strategy::concurrency &&
+         strategy != Strategy::script;
 }
 
 bool time_source_matters(Strategy strategy) {
@@ -69,7 +72,7 @@ bool time_source_matters(Strategy strategy) {
 
 std::string_view strategy_names_list() {
   return "naive, incr-expire, fixed-first-hit, fixed-window, sliding-window (lua), token-bucket, "
-         "gcra, sliding-counter, leaky-queue (serve)";
+         "gcra, sliding-counter, leaky-queue (serve), concurrency (serve)";
 }
 
 }  // namespace rlcheck::config

@@ -16,6 +16,8 @@ BuiltinScript builtin_script(config::Strategy strategy) {
       return {"fixed_first_hit.lua", k_fixed_first_hit_lua};
     case config::Strategy::leaky_queue:
       return {"leaky_queue.lua", k_leaky_queue_lua};
+    case config::Strategy::concurrency:
+      return {"concurrency.lua", k_concurrency_lua};
     default:
       return {};
   }

@@ -13,6 +13,7 @@ extern const std::string_view k_gcra_lua;
 extern const std::string_view k_sliding_counter_lua;
 extern const std::string_view k_fixed_first_hit_lua;
 extern const std::string_view k_leaky_queue_lua;
+extern const std::string_view k_concurrency_lua;
 
 struct BuiltinScript {
   std::string_view file_name;  // as in lua/

@@ -94,6 +94,7 @@ std::unique_ptr<Strategy> make_strategy(const StrategyParams& params) {
     case config::Strategy::sliding_counter:
     case config::Strategy::fixed_first_hit:
     case config::Strategy::leaky_queue:
+    case config::Strategy::concurrency:
     case config::Strategy::script:
       return make_script_strategy(params);
   }

@@ -60,6 +60,9 @@ std::string limit_text(const Report& report) {
     // The bucket audited, not the limit per window it was derived from.
     return fmt::format("{} burst {}, refill {}", params.contract, *params.burst, params.refill);
   }
+  // A cap has no window.
+  if (params.contract == "concurrency")
+    return fmt::format("cap {} in progress at once", params.limit);
   const std::string window = config::format_duration(std::chrono::milliseconds(params.window_ms));
   if (report.mode != "http")
     return fmt::format("limit {} per {}", params.limit, window);
@@ -485,6 +488,10 @@ std::string render_human(const Report& report, const TextStyle& style) {
   const bool bucket = params_bucket(report.params);
   const std::string against =
       worst == nullptr ? ""
+      : worst->concurrency
+          ? fmt::format("most in flight at once {} surely, at most {} possibly, against cap {}",
+                        worst->concurrency->surely_at_once, worst->concurrency->possibly_at_once,
+                        report.params.limit)
       : bucket ? fmt::format("most in one span {} against {:.4g} ({} + refill)", worst->peak.count,
                              worst->peak.allowance, report.params.queue ? "queue + 1" : "burst")
                : fmt::format("most in one window {} against limit {}", worst->peak.count,

@@ -68,6 +68,17 @@ json audit_to_json(const checks::RunStats& run) {
                        {"admitted_during_ban", ban->breaches},
                        {"first_admitted_during_ban", first}};
   }
+  // concurrency: the most admissions in progress at once, surely (the proof) and possibly.
+  if (const auto& cap = run.concurrency) {
+    contract["concurrency"] = {{"cap", cap->cap},
+                               {"hold_ms", ms_of(cap->hold_ns)},
+                               {"hold_source", cap->hold_measured ? "measured" : "flag"},
+                               {"most_in_flight_surely", cap->surely_at_once},
+                               {"most_in_flight_possibly", cap->possibly_at_once},
+                               {"identity", cap->surely_identity},
+                               {"at_ms", ms_of(cap->surely_at_ns)},
+                               {"seqs", cap->surely_seqs}};
+  }
   json utilisation = {{"admitted", run.utilisation.admitted},
                       {"contract_allows", run.utilisation.allowed},
                       {"identity", run.utilisation.identity},
@@ -436,6 +447,8 @@ json to_json(const Report& report) {
     } else if (fit.queue) {
       fitted["queue"] = *fit.queue;
       fitted["refill"] = fit.refill;
+    } else if (fit.concurrency) {
+      fitted["cap"] = *fit.concurrency;
     } else {
       fitted["limit"] = fit.limit;
       fitted["window_ms"] = fit.window_ms;

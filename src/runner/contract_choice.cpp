@@ -17,6 +17,8 @@ std::string own_contract(std::optional<config::Strategy> strategy) {
     return "fixed";
   if (strategy == config::Strategy::leaky_queue)
     return "queue";
+  if (strategy == config::Strategy::concurrency)
+    return "concurrency";
   if (strategy == config::Strategy::token_bucket)
     return "token-bucket";
   if (strategy == config::Strategy::gcra)
@@ -125,6 +127,13 @@ ContractChoice choose_contract(const config::Config& config,
   if (choice.name == "queue") {
     choice.audit.queue_depth = config.checks.queue.value_or(limit);
     choice.burst = *choice.audit.queue_depth + 1;
+  }
+  // A concurrency cap counts requests in progress: the limit is the cap, and no window applies.
+  if (choice.name == "concurrency") {
+    checks::ConcurrencyRule& cap = choice.audit.concurrency.emplace();
+    cap.cap = limit;
+    if (config.checks.hold)
+      cap.hold_ns = config.checks.hold->count();
   }
 
   checks::AdmissionRule& rule = choice.audit.rule;

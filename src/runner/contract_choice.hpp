@@ -12,7 +12,7 @@
 namespace rlcheck::runner {
 
 struct ContractChoice {
-  std::string name;    // sliding, fixed, sliding-counter, token-bucket, gcra, queue
+  std::string name;    // sliding, fixed, sliding-counter, token-bucket, gcra, queue, concurrency
   std::string anchor;  // fixed, sliding-counter: "clock" or "first-hit"; empty for the others
   int64_t burst = 0;   // token-bucket, gcra; a queue: its depth (audit.queue_depth) + 1
   config::Rate refill;

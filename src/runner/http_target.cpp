@@ -234,9 +234,10 @@ Judged judged_config(const config::Config& config, const std::string& url,
     }
     // The verdict rests on a window nobody named: said once, whatever the output mode. Not
     // when nothing was decided: then there is no verdict on the limiter to qualify, nor for a
-    // bucket or queue named whole (the window only bounds its hints).
+    // bucket or queue named whole (the window only bounds its hints), nor for a concurrency
+    // cap, which has none.
     if (!advertised.window_s && any_decided(results) && !interrupted && !bucket_named &&
-        !queue_named) {
+        !queue_named && checks.contract != "concurrency") {
       std::cerr << fmt::format(
           "rlcheck: warning: --window: not given and {} advertised none (RateLimit-Policy w=, "
           "or a reset); judged against the default {}\n",

@@ -15,6 +15,8 @@
 
 #include "config/cost_plan.hpp"
 #include "engine/event_time.hpp"
+#include "redis/strategies/script_strategy.hpp"
+#include "serve/semaphore_release.hpp"
 
 namespace rlcheck::serve {
 namespace {
@@ -136,7 +138,9 @@ void RateLimitServer::accept(evhttp_request* request) {
   Pending& pending = pending_[id];
   pending.request = request;
   pending.connection = evhttp_request_get_connection(request);
-  pending.limiter = limiter_for(identity_of(request));
+  const std::string identity = identity_of(request);
+  pending.key = fmt::format("rlcheck:serve:{}:{}", options_.limiter.instance_id, identity);
+  pending.limiter = limiter_for(identity);
   if (!options_.cost_header.empty()) {
     const auto cost = cost_of(request);
     if (!cost) {
@@ -211,7 +215,7 @@ void RateLimitServer::dispatch() {
     auto it = pending_.find(id);
     if (it == pending_.end())
       continue;
-    if (it->second.request == nullptr) {  // the client left while it waited
+    if (it->second.request == nullptr && !it->second.release) {  // the client left meanwhile
       pending_.erase(it);
       continue;
     }
@@ -265,7 +269,15 @@ void RateLimitServer::on_decision(int slot, engine::Decision&& decision) {
     respond(connection.pending_id, outage_response(options_.fail_open));
   } else {
     note_recovery();
-    respond_after(connection.pending_id, limit_response(decision, policy_), decision.hold_ms);
+    int64_t hold_ms = decision.hold_ms;
+    auto it = pending_.find(connection.pending_id);
+    if (it != pending_.end() && !it->second.release &&
+        options_.limiter.kind == config::Strategy::concurrency &&
+        decision.outcome == engine::Outcome::allowed) {
+      it->second.holds_place = true;
+      hold_ms = options_.hold_ms;
+    }
+    respond_after(connection.pending_id, limit_response(decision, policy_), hold_ms);
   }
   dispatch();
 }
@@ -289,7 +301,23 @@ void RateLimitServer::respond(uint64_t id, const LimitResponse& response) {
       pending_by_connection_.erase(by_connection);
     }
   }
+  // Released after the reply went out (or its client left): a cap bounds requests in progress.
+  const bool holds_place = pending.holds_place;
+  const std::string key = holds_place ? pending.key : std::string();
   pending_.erase(it);
+  if (holds_place)
+    release_place(key, id);
+}
+
+void RateLimitServer::release_place(const std::string& key, uint64_t id) {
+  const uint64_t job = next_id_++;
+  Pending& release = pending_[job];
+  release.release = true;
+  release.limiter = make_semaphore_release(
+      key, redis::concurrency_member(options_.limiter.instance_id,
+                                     std::to_string(options_.limiter.run), std::to_string(id)));
+  queue_.push_back(job);
+  dispatch();
 }
 
 void RateLimitServer::respond_after(uint64_t id, LimitResponse response, int64_t hold_ms) {

@@ -35,7 +35,10 @@ struct ServerOptions {
   redis::StrategyParams limiter;                   // kind, limit, window, burst, refill, script, id
   config::Nanos timeout{std::chrono::seconds(5)};  // per Redis decision
   int connections = 16;                            // Redis connections in the pool
-  std::function<void(const std::string&)> log;     // one line per event worth telling
+  // concurrency: how long each admission is held before its reply; its place in the semaphore
+  // is released once the reply is sent.
+  int64_t hold_ms = 0;
+  std::function<void(const std::string&)> log;  // one line per event worth telling
 };
 
 class RateLimitServer final : public engine::ClientListener {
@@ -60,6 +63,9 @@ class RateLimitServer final : public engine::ClientListener {
     evhttp_connection* connection = nullptr;
     std::unique_ptr<redis::Strategy> limiter;  // this identity's key; lives while in flight
     int32_t cost = 1;                          // --cost-header
+    std::string key;                           // the identity's limiter key
+    bool holds_place = false;                  // concurrency: admitted, not yet released
+    bool release = false;  // concurrency: not a client's request but a place's release
   };
 
   static void on_request(evhttp_request* request, void* self);
@@ -76,6 +82,8 @@ class RateLimitServer final : public engine::ClientListener {
   bool any_usable_connection() const;  // ready, or still connecting
   void answer_queue_as_outage();
   void respond(uint64_t id, const LimitResponse& response);
+  // concurrency: frees request `id`'s place in `key`'s semaphore (queued as a Redis job).
+  void release_place(const std::string& key, uint64_t id);
   // Answers after `hold_ms` (a queue's wait), or at once when it is 0.
   void respond_after(uint64_t id, LimitResponse response, int64_t hold_ms);
   std::unique_ptr<redis::Strategy> limiter_for(const std::string& identity) const;

@@ -643,3 +643,40 @@ TEST_CASE("costs are counted by every contract but a queue, and every counter st
     CHECK(parse({"redis", "--strategy", strategy, "--cost", "1-3"}).config.load.costs.weighted());
   }
 }
+
+TEST_CASE("--contract concurrency:C caps requests in progress; --hold states the floor") {
+  const auto config =
+      parse({"http", "http://127.0.0.1:1/", "--contract", "concurrency:2", "--hold", "300ms"})
+          .config;
+  CHECK(config.checks.contract == "concurrency");
+  CHECK(config.checks.limit == 2);
+  REQUIRE(config.checks.hold);
+  CHECK(*config.checks.hold == std::chrono::milliseconds(300));
+  CHECK(mentions(usage_error({"http", "http://127.0.0.1:1/", "--hold", "300ms"}),
+                 "only with --contract concurrency"));
+  CHECK(mentions(usage_error({"http", "http://127.0.0.1:1/", "--contract", "concurrency:0"}),
+                 "not a cap"));
+  CHECK(mentions(usage_error({"http", "http://127.0.0.1:1/", "--contract", "concurrency:2",
+                              "--contract", "sliding:10/1s"}),
+                 "a contract of its own"));
+  CHECK(mentions(usage_error({"http", "http://127.0.0.1:1/", "--contract", "concurrency:2",
+                              "--audit", "stream"}),
+                 "--audit stream: not with --contract concurrency"));
+  CHECK(mentions(
+      usage_error({"http", "http://127.0.0.1:1/", "--contract", "concurrency:2", "--cost", "2"}),
+      "concurrency cap"));
+  CHECK(mentions(usage_error({"http", "http://127.0.0.1:1/", "--contract", "concurrency:2",
+                              "--virtual-clock"}),
+                 "only real time"));
+}
+
+TEST_CASE("--strategy concurrency is serve's, with --hold") {
+  const auto config =
+      parse({"serve", "--strategy", "concurrency", "--limit", "2", "--hold", "400ms"}).config;
+  CHECK(config.redis.strategy == rlcheck::config::Strategy::concurrency);
+  REQUIRE(config.checks.hold);
+  CHECK(*config.checks.hold == std::chrono::milliseconds(400));
+  CHECK(mentions(usage_error({"serve", "--strategy", "concurrency"}), "--hold"));
+  CHECK(mentions(usage_error({"redis", "--strategy", "concurrency"}), "only an HTTP server"));
+  CHECK(mentions(usage_error({"compare", "--strategies", "lua,concurrency"}), "rlcheck serve"));
+}

@@ -608,3 +608,52 @@ TEST_CASE("a lock-out no counting of denials explains gets no --consume-on-deny 
   REQUIRE(status_of(judged.checks, "utilisation") == Status::fail);
   CHECK_FALSE(fit_consume_on_deny(judged.recorded, judged.stats, judged.checks, params, audit));
 }
+
+namespace {
+
+// One request every 50 ms for 3 s to a cap of `cap` requests in progress, each held 390 ms
+// from its arrival (0.5 ms after its send) and answered 0.5 ms after its release; a denial is
+// answered in 1 ms.
+RunResult capped_run(int64_t cap) {
+  RunResult result;
+  std::vector<int64_t> releases;
+  for (int64_t at = 0, seq = 0; at < 3000; at += 50, ++seq) {
+    RequestRecord record;
+    record.seq = static_cast<uint64_t>(seq);
+    record.sent_ns = at * k_ms;
+    const int64_t arrival = record.sent_ns + k_ms / 2;
+    std::erase_if(releases, [&](int64_t release) { return release <= arrival; });
+    if (static_cast<int64_t>(releases.size()) < cap) {
+      releases.push_back(arrival + 390 * k_ms);
+      record.outcome = Outcome::allowed;
+      record.replied_ns = releases.back() + k_ms / 2;
+    } else {
+      record.outcome = Outcome::denied;
+      record.replied_ns = record.sent_ns + k_ms;
+    }
+    result.records.push_back(record);
+  }
+  result.duration_ns = 3000 * k_ms;
+  result.start_wall_ns = 1'700'000'000'000 * k_ms;
+  return result;
+}
+
+}  // namespace
+
+TEST_CASE("a concurrency cap judged as a rate fits --contract concurrency, not a window") {
+  const AuditParams audit = sliding_audit(2, 1000);
+  const CheckParams params = sliding_params(2, 1000, 60);
+  Judged judged;
+  RunResult result = capped_run(2);
+  judged.stats.push_back(summarize_run(1, result, audit));
+  judged.recorded.push_back({std::move(result.records), result.start_wall_ns});
+  judged.checks = evaluate_checks(judged.stats, params);
+  REQUIRE(status_of(judged.checks, "limit") == Status::fail);
+
+  const auto fit = fit_contract(judged.recorded, judged.stats, judged.checks, params, audit);
+  REQUIRE(fit);
+  CHECK(fit->contract == "concurrency");
+  CHECK(fit->concurrency == 2);
+  CHECK(fit->flags == "--contract concurrency:2");
+  CHECK(std::find(fit->clears.begin(), fit->clears.end(), "limit") != fit->clears.end());
+}

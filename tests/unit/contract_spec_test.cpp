@@ -55,9 +55,8 @@ TEST_CASE("a malformed contract spec says what it needs, with an example") {
   CHECK(parse_contract_spec("token-bucket:20").error() ==
         "'token-bucket:20': needs a burst and a refill; e.g. token-bucket:20,10/s (burst, refill)");
   CHECK(parse_contract_spec("slidng:10/1s").error() ==
-        "'slidng:10/1s': expected sliding, fixed, sliding-counter, token-bucket, gcra, queue or "
-        "ban, "
-        "then ':' and its parameters");
+        "'slidng:10/1s': expected sliding, fixed, sliding-counter, token-bucket, gcra, queue, "
+        "concurrency or ban, then ':' and its parameters");
   CHECK(parse_contract_spec("sliding:10/1s@first-hit").error().find("no anchor") !=
         std::string::npos);
   CHECK(parse_contract_spec("fixed:10/1m@noon").error().find("@clock or @first-hit") !=

@@ -27,6 +27,9 @@ std::vector<std::string> builtin_arg_templates_of(const StrategyParams& p) {
     case Strategy::sliding_counter:
     case Strategy::fixed_first_hit:
       return {"{limit}", "{window_ms}"};
+    case Strategy::concurrency:
+      // The lease travels as the window (serve_command); the member is unique per request.
+      return {"{limit}", "{window_ms}", concurrency_member(p.instance_id, "{run}", "{seq}")};
     case Strategy::leaky_queue:  // the queue travels as the burst (serve_command)
     case Strategy::token_bucket:
     case Strategy::gcra:
@@ -39,6 +42,11 @@ std::vector<std::string> builtin_arg_templates_of(const StrategyParams& p) {
 }
 
 }  // namespace
+
+std::string concurrency_member(std::string_view instance_id, std::string_view run,
+                               std::string_view seq) {
+  return fmt::format("{}:{}:{}", instance_id, run, seq);
+}
 
 std::vector<std::string> builtin_arg_templates(const StrategyParams& p) {
   std::vector<std::string> templates = builtin_arg_templates_of(p);
