@@ -2,9 +2,10 @@
 // --contract SPEC: a contract named alone (its parameters from --limit, --window, --burst,
 // --refill, --anchor) or with its own: sliding:10/1s, fixed:100/1m, fixed:1000/1d@first-hit,
 // sliding-counter:50/1m, token-bucket:20,10/s (burst, refill), gcra:20,10/s, queue:5/s,10
-// (rate, depth). A `group:` prefix counts the part over a group of identities (--group-size); a
-// `requests:` prefix counts requests in it whatever they cost (--cost): an LLM API's requests
-// per minute beside its tokens per minute. Both may be given, in either order.
+// (rate, depth), token-bucket:20,5/1s,steps (5 tokens at each 1s tick, none between). A `group:`
+// prefix counts the part over a group of identities (--group-size); a `requests:` prefix counts
+// requests in it whatever they cost (--cost): an LLM API's requests per minute beside its tokens
+// per minute. Both may be given, in either order.
 
 #include <expected>
 #include <optional>
