@@ -19,6 +19,8 @@ packages=(
   # nginx limit_req, HAProxy stick tables, Flask-Limiter and the limits library (its Lua
   # scripts too), with the Redis client they use for Redis storage.
   nginx-light haproxy python3-flask python3-flask-limiter python3-limits python3-redis
+  # Symfony's RateLimiter behind PHP's built-in server, its state in a filesystem cache.
+  php-cli php-symfony-rate-limiter php-symfony-cache php-symfony-lock
   # --metrics-listen's tests: a real Prometheus scrapes rlcheck, promtool checks the text.
   prometheus
 )

@@ -38,6 +38,10 @@ const Gateway& org_limits_app();
 // of the shared test redis-server: /correct/, /tokens-by-one/, /shadows-org/,
 // /remaining-requests/ (its remaining-tokens header counts requests).
 const Gateway& llm_gateway_app();
+// Symfony's RateLimiter 5.4 token bucket in tests/fixtures/symfony_limiter/index.php (burst 10,
+// 5 tokens at each 1 s tick per X-Client), served by `php -S` with 4 workers sharing a
+// filesystem cache and a flock lock in its scratch directory.
+const Gateway& symfony_limiter();
 // Database 11 of the shared test redis-server.
 std::string flask_limiter_redis_url();
 
@@ -48,6 +52,9 @@ constexpr const char* k_nginx_missing =
     "nginx not installed (apt-get install nginx-light): skipped";
 constexpr const char* k_haproxy_missing =
     "haproxy not installed (apt-get install haproxy): skipped";
+constexpr const char* k_symfony_missing =
+    "Symfony's RateLimiter not installed (apt-get install php-cli php-symfony-rate-limiter "
+    "php-symfony-cache php-symfony-lock): skipped";
 constexpr const char* k_flask_limiter_missing =
     "Flask-Limiter not installed (apt-get install python3-flask-limiter python3-redis): skipped";
 
