@@ -18,9 +18,11 @@ packages=(
   # The limiters teams run, started by the integration tests on loopback (real_*_test.cpp):
   # nginx limit_req, HAProxy stick tables, Flask-Limiter and the limits library (its Lua
   # scripts too), with the Redis client they use for Redis storage; rack-attack (Allow2Ban)
-  # served by WEBrick.
+  # served by WEBrick; Symfony's RateLimiter (below).
   nginx-light haproxy python3-flask python3-flask-limiter python3-limits python3-redis
   ruby-rack-attack ruby-webrick
+  # Symfony's RateLimiter behind PHP's built-in server, its state in a filesystem cache.
+  php-cli php-symfony-rate-limiter php-symfony-cache php-symfony-lock
   # --metrics-listen's tests: a real Prometheus scrapes rlcheck, promtool checks the text.
   prometheus
 )

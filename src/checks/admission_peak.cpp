@@ -6,6 +6,7 @@
 #include "checks/first_hit.hpp"
 #include "checks/peak_stream.hpp"
 #include "checks/sliding_counter.hpp"
+#include "checks/stepped_bucket.hpp"
 
 namespace rlcheck::checks {
 namespace {
@@ -85,7 +86,7 @@ AdmissionPeak find_admission_peak(engine::RecordView records, const AdmissionRul
     case AdmissionRule::Kind::fixed:
       return fixed_peak(records, rule);
     case AdmissionRule::Kind::bucket:
-      return bucket_peak(admissions_by_send(records), rule);
+      return bucket_peak(admissions_by_send(records), most_admitting(rule));
     case AdmissionRule::Kind::first_hit: {
       // Also: a span shorter than a window meets at most two first-hit windows, so it holds at
       // most twice the limit, whatever their phase (which state from before the run hides).

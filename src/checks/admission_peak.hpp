@@ -47,6 +47,12 @@ struct AdmissionRule {
   bool first_hit_anchor = false;
   // sliding_counter on the clock: the run start on the limiter's wall clock (ns since the epoch).
   int64_t start_wall_ns = 0;
+  // bucket, --refill K/I,steps: `step_tokens` (K) at each tick, `step_ns` (I) apart, none
+  // between; 0: a smooth refill at tokens_per_ns (K / I either way). Judged through the smooth
+  // buckets that bracket it (checks/stepped_bucket.hpp).
+  int64_t step_tokens = 0;
+  int64_t step_ns = 0;
+  bool stepped() const { return kind == Kind::bucket && step_ns > 0 && step_tokens > 0; }
 };
 
 // The rule for a --contract name (sliding, fixed, sliding-counter, token-bucket, gcra); nullopt

@@ -55,7 +55,10 @@ CheckResult check_limit(const std::vector<RunStats>& runs, const CheckParams& pa
   const char* allowance_note = counter ? " (limit + previous window x position, over its two "
                                          "windows)"
                                : queue ? " (queue + 1 + refill over that span, as arrivals)"
-                                       : " (burst + refill over that span)";
+                               : params.stepped
+                                   ? " (burst + one step + refill over that span: the ticks "
+                                     "placed as they favour the limiter)"
+                                   : " (burst + refill over that span)";
   if (over == 0) {
     if (bucket || counter) {
       return {

@@ -217,11 +217,22 @@ ContractFit bucket_fit(int64_t burst, double tokens_per_s, const AdmissionRule& 
   return fit;
 }
 
+// The same bucket refilled in steps (Symfony's quanta): its rate's tokens at each tick of the
+// period --refill spells.
+ContractFit stepped_fit(ContractFit fit) {
+  const config::Rate rate = refill_rate(fit.rule.tokens_per_ns * 1e9);
+  fit.rule.step_tokens = rate.tokens;
+  fit.rule.step_ns = rate.period.count();
+  fit.refill += ",steps";
+  fit.flags += ",steps";
+  return fit;
+}
+
 bool same_promise(const AdmissionRule& a, const AdmissionRule& b) {
   if (a.kind != b.kind)
     return false;
   if (a.kind == AdmissionRule::Kind::bucket) {
-    return a.burst == b.burst &&
+    return a.burst == b.burst && a.step_tokens == b.step_tokens && a.step_ns == b.step_ns &&
            std::abs(a.tokens_per_ns - b.tokens_per_ns) <= 1e-9 * std::abs(b.tokens_per_ns);
   }
   return a.limit == b.limit && a.window_ns == b.window_ns &&
@@ -460,6 +471,17 @@ std::vector<ContractFit> fit_candidates(const std::vector<RecordedRun>& runs,
     for (const double rate : refill_rates(evidence, chosen))
       add(bucket_fit(burst, rate, chosen));
   }
+  // Each in steps after every smooth one, which promises more narrowly. A step is judged with
+  // a tick's tokens of slack either way (checks/stepped_bucket.hpp): one token a tick is the
+  // smooth refill's own, the tick its phase, and a tick larger than the bucket is mostly
+  // slack; either would pass a race's overshoot off as a promise.
+  for (const int64_t burst : bursts) {
+    for (const double rate : refill_rates(evidence, chosen)) {
+      ContractFit stepped = stepped_fit(bucket_fit(burst, rate, chosen));
+      if (stepped.rule.step_tokens >= 2 && stepped.rule.step_tokens <= burst)
+        add(std::move(stepped));
+    }
+  }
   return candidates;
 }
 
@@ -516,6 +538,7 @@ std::optional<Rejudged> rejudge(std::vector<ContractFit> candidates, std::vector
     judged.contract =
         candidate.anchor == "first-hit" ? candidate.contract + " first-hit" : candidate.contract;
     judged.phase_unknown = candidate.anchor == "first-hit" && !candidate.rule.fresh_state;
+    judged.stepped = candidate.rule.stepped();
     if (candidate.rule.kind != AdmissionRule::Kind::bucket) {
       judged.limit = candidate.limit;
       judged.window_ms = candidate.window_ms;

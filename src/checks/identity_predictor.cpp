@@ -1,6 +1,7 @@
 #include "checks/identity_predictor.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <deque>
 #include <optional>
 #include <tuple>
@@ -10,6 +11,7 @@
 #include "checks/first_hit.hpp"
 #include "checks/prefix_walk.hpp"
 #include "checks/sliding_counter.hpp"
+#include "checks/stepped_bucket.hpp"
 
 namespace rlcheck::checks {
 // Named, not file-local: IdentityPredictor::Impl holds them (gcc warns of file-local types in
@@ -96,7 +98,10 @@ class IdentityPredictor::Impl {
  public:
   Impl(RecordSpan records, const AdmissionRule& rule, int64_t start_wall_ns,
        const std::vector<int64_t>* unknown)
-      : rule_(rule), start_wall_ns_(start_wall_ns) {
+      : rule_(rule),
+        shortest_rule_(most_admitting(rule)),
+        longest_rule_(least_holding(rule)),
+        start_wall_ns_(start_wall_ns) {
     for (size_t i = 0; i < records.size(); ++i) {
       if (records.outcome(i) == Outcome::allowed)
         by_send_.push_back({records.sent_ns(i), records.replied_ns(i)});
@@ -117,8 +122,8 @@ class IdentityPredictor::Impl {
     }
     unknown_ = unknown == nullptr ? unknown_sends(records) : *unknown;
     if (rule.kind == AdmissionRule::Kind::bucket) {
-      sent_replay_.emplace(by_send_, false, rule);
-      reply_replay_.emplace(by_reply_, true, rule);
+      sent_replay_.emplace(by_send_, false, shortest_rule_);
+      reply_replay_.emplace(by_reply_, true, longest_rule_);
     }
     if (rule.kind == AdmissionRule::Kind::first_hit)
       first_hit_.emplace(records, rule);
@@ -218,10 +223,22 @@ class IdentityPredictor::Impl {
     }
     // A request of cost c waits for c tokens: c - 1 taken besides the one it waits for.
     const auto more = static_cast<size_t>(std::max(denial.cost, 1) - 1);
-    const double shortest = sent_replay_->wait_ns(surely_by_send, denial.replied_ns, rule_, more);
-    const double longest =
-        reply_replay_->wait_ns(covering_by_reply, denial.sent_ns, rule_, unknown + more);
-    return {std::min(shortest, longest), longest, longest > 0};
+    const double smooth_shortest =
+        sent_replay_->wait_ns(surely_by_send, denial.replied_ns, shortest_rule_, more);
+    const double smooth_longest =
+        reply_replay_->wait_ns(covering_by_reply, denial.sent_ns, longest_rule_, unknown + more);
+    // Stepped: a wait of w brings K x floor(w / I) tokens at least, K x (floor(w / I) + 1) at
+    // most, wherever the ticks fall; the smooth waits in steps of I (w / I = tokens needed / K)
+    // round to the ticks that surely bring them, and to the fewest that may.
+    double shortest = smooth_shortest;
+    double longest = smooth_longest;
+    if (rule_.stepped()) {
+      const auto step = static_cast<double>(rule_.step_ns);
+      const auto ticks = [step](double wait_ns) { return std::ceil(wait_ns / step - 1e-9); };
+      shortest = std::max(0.0, (ticks(smooth_shortest) - 1) * step);
+      longest = ticks(smooth_longest) * step;
+    }
+    return {std::min(shortest, longest), longest, smooth_longest > 0};
   }
 
   HintRange fixed(const RequestRecord& denial) const {
@@ -257,6 +274,11 @@ class IdentityPredictor::Impl {
   }
 
   const AdmissionRule& rule_;
+  // A stepped bucket's waits are read from the smooth buckets that bracket it
+  // (checks/stepped_bucket.hpp): the shortest from the one that admits the most, the longest
+  // from the one that holds the fewest tokens. A smooth bucket's are both its own.
+  AdmissionRule shortest_rule_;
+  AdmissionRule longest_rule_;
   int64_t start_wall_ns_;
   std::optional<FirstHitWindows> first_hit_;
   std::optional<SlidingCounter> counter_;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "checks/room_readers.hpp"
+#include "checks/stepped_bucket.hpp"
 
 namespace rlcheck::checks {
 namespace {
@@ -110,7 +111,9 @@ int64_t contract_memory_ns(const AdmissionRule& rule) {
     return rule.window_ns;
   if (rule.tokens_per_ns <= 0)
     return INT64_MAX;
-  return static_cast<int64_t>(std::ceil(static_cast<double>(rule.burst) / rule.tokens_per_ns));
+  // A stepped bucket may take a tick more to fill: the smooth bucket that admits the most's.
+  return static_cast<int64_t>(
+      std::ceil(static_cast<double>(most_admitting(rule).burst) / rule.tokens_per_ns));
 }
 
 namespace {

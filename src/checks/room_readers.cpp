@@ -83,8 +83,13 @@ double BucketRoom::used(int64_t sent_ns, int64_t replied_ns) const {
   const auto burst = static_cast<double>(rule_.burst);
   const size_t before = admissions_.possibly_before(replied_ns, rule_.clock_ns);
   double level = burst;
+  // A stepped bucket's ticks, wherever they fall, bring at least rate x d - K and at most
+  // rate x d + K in any span d (checks/stepped_bucket.hpp): each term below is taken K lower
+  // (the start's twice: it is read from the most the refill may have brought), and the level
+  // still tops out at the burst.
+  const auto slack = static_cast<double>(rule_.stepped() ? rule_.step_tokens : 0);
   if (before > 0) {
-    level = burst - static_cast<double>(before) +
+    level = burst - slack - static_cast<double>(before) +
             rule_.tokens_per_ns * static_cast<double>(sent_ns - rule_.clock_ns) +
             prefix_min_[before - 1];
   }
@@ -94,10 +99,10 @@ double BucketRoom::used(int64_t sent_ns, int64_t replied_ns) const {
   if (!rule_.fresh_state) {
     const size_t replied_before = admissions_.replied_by(sent_ns);
     const double start =
-        replied_before == 0 ? 0.0 : std::min(burst, least_start_[replied_before - 1]);
-    level = std::min(level,
-                     start + rule_.tokens_per_ns * static_cast<double>(sent_ns - rule_.clock_ns) -
-                         static_cast<double>(before));
+        replied_before == 0 ? 0.0 : std::min(burst, least_start_[replied_before - 1] - slack);
+    level = std::min(
+        level, start - slack + rule_.tokens_per_ns * static_cast<double>(sent_ns - rule_.clock_ns) -
+                   static_cast<double>(before));
   }
   return burst - std::min(burst, level);
 }

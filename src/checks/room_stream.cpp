@@ -27,10 +27,14 @@ void ContractReplay::add(int64_t sent_ns, int64_t window) {
     case AdmissionRule::Kind::bucket: {
       if (!last_ns_) {
         tokens_ = static_cast<double>(rule_.burst);
-        last_ns_ = sent_ns;
+        last_ns_ = first_ns_ = sent_ns;
       }
-      tokens_ = std::min(static_cast<double>(rule_.burst),
-                         tokens_ + rule_.tokens_per_ns * static_cast<double>(sent_ns - *last_ns_));
+      const double refilled =
+          rule_.stepped()
+              ? static_cast<double>(rule_.step_tokens * ((sent_ns - first_ns_) / rule_.step_ns -
+                                                         (*last_ns_ - first_ns_) / rule_.step_ns))
+              : rule_.tokens_per_ns * static_cast<double>(sent_ns - *last_ns_);
+      tokens_ = std::min(static_cast<double>(rule_.burst), tokens_ + refilled);
       last_ns_ = sent_ns;
       if (tokens_ >= 1.0) {
         tokens_ -= 1.0;

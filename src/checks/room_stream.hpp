@@ -23,6 +23,9 @@ namespace rlcheck::checks {
 // time in send order: how many the contract admits.
 class ContractReplay {
  public:
+  // A stepped bucket replays with its ticks counted from the first request (the bucket made
+  // then, as Symfony's): one placement of many, so its share is reported, not judged
+  // (RunStats::share_judged).
   explicit ContractReplay(const AdmissionRule& rule) : rule_(rule) {}
   // `window`: fixed only, the window the request counts in (window_of).
   void add(int64_t sent_ns, int64_t window);
@@ -39,6 +42,7 @@ class ContractReplay {
   std::deque<int64_t> in_window_;          // sliding: the admitted sends still in the window
   std::map<int64_t, int64_t> per_window_;  // fixed: admitted per window
   std::optional<int64_t> last_ns_;         // bucket: the previous request's send
+  int64_t first_ns_ = 0;                   // stepped bucket: the first request's send
   double tokens_ = 0;                      // bucket
 };
 

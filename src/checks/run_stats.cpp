@@ -154,6 +154,8 @@ IdentityRecords audit_run(RunStats& stats, engine::RecordLog& records, int64_t s
                                                  stats.contract.worst, audit.clock_skews);
   }
   stats.utilisation = measure_utilisation(identities, rule, start_wall_ns);
+  // A stepped bucket's replay places its ticks one way of many: no under-admission proof.
+  stats.share_judged = !rule.stepped();
   stats.memory_ns = contract_memory_ns(rule);
   stats.send_span_ns = send_span(records);
   stats.lockouts =

@@ -45,6 +45,8 @@ std::optional<std::string> stream_refusal(bool http, const config::Config& confi
     return fmt::format("--contract {}: audited over the whole run", contract);
   if (config.checks.anchor.value_or("") == "first-hit")
     return "--anchor first-hit: audited over the whole run";
+  if (config.checks.refill && config.checks.refill->steps)
+    return "--refill ...,steps: audited over the whole run";
   return std::nullopt;
 }
 

@@ -460,9 +460,17 @@ config::Config build_config(const RawOptions& raw) {
   if (raw.burst)
     checks.burst = in_range("--burst", *raw.burst, 1, k_max_requests);
   if (raw.refill) {
-    auto rate = config::parse_rate(*raw.refill);
+    auto rate = config::parse_refill(*raw.refill);
     if (!rate)
       throw base::usage_error(fmt::format("--refill: {}", rate.error()));
+    // Steps are a contract's reading: the built-in strategies refill smoothly.
+    if (rate->steps && (contract != "token-bucket" || raw.command == config::Command::serve ||
+                        raw.command == config::Command::probe)) {
+      throw base::usage_error(fmt::format(
+          "--refill {}: a refill in steps is a --contract token-bucket reading (the built-in "
+          "strategies refill smoothly)",
+          *raw.refill));
+    }
     checks.refill = *rate;
   }
   if (raw.queue) {

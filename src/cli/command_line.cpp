@@ -170,7 +170,8 @@ void add_common_options(CLI::App* app, RawOptions& raw, LoadCommand command) {
                   "limit)");
   optional_option(app, "--refill", raw.refill,
                   "token-bucket / gcra refill rate, e.g. 5/s, and a queue's rate (default: limit "
-                  "per window)");
+                  "per window); --contract token-bucket: 5/1s,steps adds 5 tokens at each 1s "
+                  "tick, none between (judged under every placement of the ticks)");
   optional_option(app, "--queue", raw.queue,
                   "with --contract queue: how many requests may wait their turn (default: the "
                   "limit)");

@@ -221,6 +221,11 @@ void resolve_contract_parts(const RawOptions& raw, config::Config& config) {
       part.burst = checks.burst.value_or(*part.limit);
     if (!part.refill)
       part.refill = checks.refill.value_or(config::Rate{*part.limit, *part.window});
+    if (part.refill->steps) {
+      throw usage_error(fmt::format(
+          "--contract {}: a refill in steps is judged for one contract alone, not among several",
+          part.text));
+    }
     const bool counts_denials = checks.consume_on_deny && p + 1 < checks.parts.size();
     if (counts_denials && (part.anchor == "first-hit" || part.name == "sliding-counter")) {
       throw usage_error(fmt::format(

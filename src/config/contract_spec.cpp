@@ -65,7 +65,8 @@ std::expected<void, std::string> read_bucket(ContractSpec& spec, std::string_vie
   const std::string_view count_text = queue ? params.substr(comma + 1) : params.substr(0, comma);
   const std::string_view rate_text = queue ? params.substr(0, comma) : params.substr(comma + 1);
   const auto count = whole_number(count_text);
-  const auto rate = parse_rate(rate_text);
+  // Only a token bucket may refill in steps: "token-bucket:20,5/1s,steps".
+  const auto rate = spec.name == "token-bucket" ? parse_refill(rate_text) : parse_rate(rate_text);
   if (!count || (!queue && *count < 1))
     return std::unexpected(fmt::format("'{}' is not a {}", count_text,
                                        queue ? "depth (0 or more)" : "burst (1 or more)"));

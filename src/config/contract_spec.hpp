@@ -2,10 +2,11 @@
 // --contract SPEC: a contract named alone (its parameters from --limit, --window, --burst,
 // --refill, --anchor) or with its own: sliding:10/1s, fixed:100/1m, fixed:1000/1d@first-hit,
 // sliding-counter:50/1m, token-bucket:20,10/s (burst, refill), gcra:20,10/s, queue:5/s,10
-// (rate, depth), concurrency:2 (at most 2 in progress at once). A `group:` prefix counts the part
-// over a group of identities (--group-size); a `requests:` prefix counts requests in it whatever
-// they cost (--cost): an LLM API's requests per minute beside its tokens per minute. Both may be
-// given, in either order. A ban wraps a window: ban:5/10s,60s (sliding), ban:fixed:5/10s,60s,
+// (rate, depth), token-bucket:20,5/1s,steps (5 tokens at each 1s tick, none between),
+// concurrency:2 (at most 2 in progress at once). A `group:` prefix counts the part over a group
+// of identities (--group-size); a `requests:` prefix counts requests in it whatever they cost
+// (--cost): an LLM API's requests per minute beside its tokens per minute. Both may be given, in
+// either order. A ban wraps a window: ban:5/10s,60s (sliding), ban:fixed:5/10s,60s,
 // ban:sliding:5/10s,60s,renew: more than L in W bans the identity for B (renewed by every
 // request during it).
 

@@ -35,13 +35,22 @@ std::expected<Rate, std::string> parse_rate(std::string_view text) {
   return rate;
 }
 
+std::expected<Rate, std::string> parse_refill(std::string_view text) {
+  constexpr std::string_view k_steps = ",steps";
+  const bool steps = text.ends_with(k_steps);
+  auto rate = parse_rate(steps ? text.substr(0, text.size() - k_steps.size()) : text);
+  if (rate)
+    rate->steps = steps;
+  return rate;
+}
+
 std::string format_rate(const Rate& rate) {
   // One whole unit is spelled as users type it: 5/s, 10/m (parse_rate reads both forms).
   const std::string period = format_duration(rate.period);
   if (period.size() >= 2 && period.front() == '1' &&
       std::isalpha(static_cast<unsigned char>(period[1])))
-    return fmt::format("{}/{}", rate.tokens, period.substr(1));
-  return fmt::format("{}/{}", rate.tokens, period);
+    return fmt::format("{}/{}{}", rate.tokens, period.substr(1), rate.steps ? ",steps" : "");
+  return fmt::format("{}/{}{}", rate.tokens, period, rate.steps ? ",steps" : "");
 }
 
 }  // namespace rlcheck::config

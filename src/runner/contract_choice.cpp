@@ -47,11 +47,18 @@ checks::AdmissionRule rule_for(const std::string& name, const std::string& ancho
       static_cast<double>(refill.tokens) / static_cast<double>(refill.period.count());
   rule.clock_ns = std::chrono::nanoseconds(k_clock_resolution).count();
   rule.first_hit_anchor = anchor == "first-hit";
+  if (refill.steps && rule.kind == checks::AdmissionRule::Kind::bucket) {
+    rule.step_tokens = refill.tokens;
+    rule.step_ns = refill.period.count();
+  }
   return rule;
 }
 
-// How long a bucket refilling at `refill` takes to free one token, in whole ms up.
+// How long a bucket refilling at `refill` takes to free one token, in whole ms up: a whole
+// period when it refills in steps.
 int64_t refill_interval_ms(const config::Rate& refill) {
+  if (refill.steps)
+    return config::to_milliseconds(refill.period);
   return static_cast<int64_t>(std::ceil(static_cast<double>(refill.period.count()) /
                                         static_cast<double>(refill.tokens) / 1e6));
 }

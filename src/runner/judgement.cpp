@@ -107,6 +107,12 @@ int64_t key_life_ms(const checks::AdmissionRule& rule) {
     return rule.window_ns / 1'000'000;
   if (rule.tokens_per_ns <= 0)
     return 0;
+  // In steps: the ticks that bring B tokens, the first up to an interval away (Symfony's
+  // expiration, calculateTimeForTokens(burst)).
+  if (rule.stepped()) {
+    const int64_t ticks = (rule.burst + rule.step_tokens - 1) / rule.step_tokens;
+    return ticks * rule.step_ns / 1'000'000;
+  }
   return static_cast<int64_t>(
       std::ceil(static_cast<double>(rule.burst) / rule.tokens_per_ns / 1e6));
 }
@@ -132,6 +138,7 @@ checks::CheckParams check_params(const config::Config& config, int64_t limit,
     params.consume_on_deny = config.checks.consume_on_deny ? "checked" : "none";
   }
   params.phase_unknown = contract.anchor == "first-hit" && !contract.audit.fresh_state;
+  params.stepped = contract.audit.rule.stepped();
   params.fresh_state = contract.audit.fresh_state || !config.http.reset_cmd.empty();
   params.retry_tolerance = contract.audit.tolerance;
   params.hint_resolution = config.checks.hint_resolution;

@@ -65,6 +65,26 @@ Limiter token_bucket(double capacity, double per_s) {
   };
 }
 
+// Symfony's token bucket: `capacity`, `per_tick` tokens at each whole second from its
+// creation (its first request), none between; hinting a whole second from now.
+Limiter stepped_bucket(int64_t capacity, int64_t per_tick) {
+  auto tokens = std::make_shared<int64_t>(capacity);
+  auto timer = std::make_shared<std::optional<int64_t>>();
+  return [=](int64_t now_ns) {
+    constexpr int64_t k_tick_ns = 1'000'000'000;
+    if (!*timer)
+      *timer = now_ns;
+    const int64_t ticks = (now_ns - **timer) / k_tick_ns;
+    *tokens = std::min(capacity, *tokens + ticks * per_tick);
+    **timer += ticks * k_tick_ns;
+    if (*tokens >= 1) {
+      --*tokens;
+      return Decided{true, std::nullopt};
+    }
+    return Decided{false, int64_t{1000}};
+  };
+}
+
 // A sliding log of `limit` per `window_ms`, hinting when the oldest admission leaves.
 Limiter sliding_log(int64_t limit, int64_t window_ms) {
   auto log = std::make_shared<std::deque<int64_t>>();
@@ -367,6 +387,21 @@ TEST_CASE("a limiter that keeps the contract judged gets no fit") {
   REQUIRE(rlcheck::checks::verdict_of(judged.checks) == rlcheck::checks::Verdict::pass);
   CHECK_FALSE(fit_contract(judged.recorded, judged.stats, judged.checks,
                            sliding_params(5, 5000, 120), sliding_audit(5, 5000)));
+}
+
+TEST_CASE("a bucket that refills in steps judged as a sliding window fits --refill K/I,steps") {
+  // Burst 10, 5 tokens at each 1 s tick, tested as --limit 10 --window 2s at 20/s for 4 s: 15
+  // admitted in 1 s. A smooth bucket would have had tokens between the ticks.
+  Judged judged = judge([] { return stepped_bucket(10, 5); }, 1, 50, 4000, sliding_audit(10, 2000),
+                        sliding_params(10, 2000, 80));
+  REQUIRE(status_of(judged.checks, "limit") == Status::fail);
+  const auto fit = fit_contract(judged.recorded, judged.stats, judged.checks,
+                                sliding_params(10, 2000, 80), sliding_audit(10, 2000));
+  REQUIRE(fit);
+  INFO(fit->flags);
+  CHECK(fit->contract == "token-bucket");
+  CHECK(fit->refill.ends_with(",steps"));
+  CHECK(fit->rule.stepped());
 }
 
 TEST_CASE("a racy limiter's overshoot fits no larger burst") {

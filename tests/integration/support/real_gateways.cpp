@@ -106,6 +106,16 @@ bool rack_attack_installed() {
              .exit_code == 0;
 }
 
+constexpr const char* k_php = "/usr/bin/php";
+constexpr const char* k_symfony_rate_limiter =
+    "/usr/share/php/Symfony/Component/RateLimiter/autoload.php";
+constexpr const char* k_symfony_cache = "/usr/share/php/Symfony/Component/Cache/autoload.php";
+
+bool symfony_installed() {
+  return std::filesystem::exists(k_php) && std::filesystem::exists(k_symfony_rate_limiter) &&
+         std::filesystem::exists(k_symfony_cache);
+}
+
 }  // namespace
 
 const Gateway& nginx() {
@@ -210,6 +220,26 @@ const Gateway& rack_attack_app() {
     const int port = free_loopback_port();
     started.server = std::make_unique<RealServer>(
         std::vector<std::string>{k_ruby, fixture("rack_attack/server.rb"), std::to_string(port)},
+        started.dir->path(), started.dir->path() + "/output.log", port);
+    return started;
+  }();
+  return app;
+}
+
+const Gateway& symfony_limiter() {
+  static const Gateway app = [] {
+    Gateway started;
+    if (!symfony_installed())
+      return started;
+    started.dir = std::make_unique<ScratchDir>("symfony-limiter");
+    const int port = free_loopback_port();
+    // PHP's server forks its workers after reading the environment: every one shares the
+    // state directory.
+    started.server = std::make_unique<RealServer>(
+        std::vector<std::string>{"/usr/bin/env", "PHP_CLI_SERVER_WORKERS=4",
+                                 "RLCHECK_SYMFONY_STATE=" + started.dir->path(), k_php, "-S",
+                                 "127.0.0.1:" + std::to_string(port),
+                                 fixture("symfony_limiter/index.php")},
         started.dir->path(), started.dir->path() + "/output.log", port);
     return started;
   }();

@@ -42,6 +42,11 @@ const Gateway& llm_gateway_app();
 // X-Client on /allow2ban/, the 3rd request in a fixed 2-second window of the clock bans for 3 s
 // (429 with Retry-After); run with /usr/bin/ruby.
 const Gateway& rack_attack_app();
+
+// Symfony's RateLimiter 5.4 token bucket in tests/fixtures/symfony_limiter/index.php (burst 10,
+// 5 tokens at each 1 s tick per X-Client), served by `php -S` with 4 workers sharing a
+// filesystem cache and a flock lock in its scratch directory.
+const Gateway& symfony_limiter();
 // Database 11 of the shared test redis-server.
 std::string flask_limiter_redis_url();
 
@@ -52,6 +57,9 @@ constexpr const char* k_nginx_missing =
     "nginx not installed (apt-get install nginx-light): skipped";
 constexpr const char* k_haproxy_missing =
     "haproxy not installed (apt-get install haproxy): skipped";
+constexpr const char* k_symfony_missing =
+    "Symfony's RateLimiter not installed (apt-get install php-cli php-symfony-rate-limiter "
+    "php-symfony-cache php-symfony-lock): skipped";
 constexpr const char* k_flask_limiter_missing =
     "Flask-Limiter not installed (apt-get install python3-flask-limiter python3-redis): skipped";
 
