@@ -2,7 +2,8 @@
 // requests, on a synthetic run (10 000 requests a second, limit 100 a second per identity, the rest
 // denied with an exact retry hint), once for each contract kind, and the memory the run's records
 // take; then two contracts at once ("two parts": 100 per 1 s and 1000 per 10 s) and costs
-// ("costs 1-3": a run whose requests cost 1 to 3 units, 100 units a second). Built with the
+// ("costs 1-3": a run whose requests cost 1 to 3 units, 100 units a second), and the limits that
+// are not windows ("ban", "concurrency", "steps"). Built with the
 // project (bench/CMakeLists.txt); run by bench/memory.sh.
 
 #include <sys/resource.h>
@@ -163,6 +164,26 @@ int main(int argc, char** argv) {
     rlcheck::checks::AuditParams audit = base_audit;
     audit.weighted = true;
     time_audit("costs 1-3", synthetic_run(requests, identities, true), audit);
+  }
+  // Limits that are not windows, on the same run: its windows' denials read as a ban of the
+  // rest of the window, as a cap of 100 in progress, and as a bucket refilled 100 at each tick.
+  if (only.empty() || only == "ban") {
+    rlcheck::checks::AuditParams audit = base_audit;
+    audit.rule.kind = AdmissionRule::Kind::fixed;
+    audit.ban = rlcheck::checks::BanRule{k_window_ns / 2, false};
+    time_audit("ban", base, audit);
+  }
+  if (only.empty() || only == "concurrency") {
+    rlcheck::checks::AuditParams audit = base_audit;
+    audit.concurrency = rlcheck::checks::ConcurrencyRule{k_limit, 30'000};
+    time_audit("concurrency", base, audit);
+  }
+  if (only.empty() || only == "steps") {
+    rlcheck::checks::AuditParams audit = base_audit;
+    audit.rule = contracts[4].rule;  // token-bucket
+    audit.rule.step_tokens = k_limit;
+    audit.rule.step_ns = k_window_ns;
+    time_audit("steps", base, audit);
   }
   std::printf("peak RSS %.1f MB\n", static_cast<double>(max_rss_kb()) / 1024.0);
   return 0;
