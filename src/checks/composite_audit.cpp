@@ -68,15 +68,6 @@ PartRecords part_records(const engine::RecordLog& records, const ContractPart& p
   return out;
 }
 
-// What the parts said of one denial.
-struct DenialRooms {
-  uint16_t parts = 0;  // parts that judged it
-  uint16_t part = 0;   // the part with the least room...
-  bool room = true;    // every one of them had room
-  double used = 0;     // ...its use, of its capacity
-  double capacity = 1;
-};
-
 struct DenialWaits {
   HintRange range{0, 0, false};
   bool seen = false;
@@ -138,19 +129,11 @@ PartRecords part_views(const engine::RecordLog& records, const IdentityRecords& 
 void note_rooms(BySeq<DenialVerdicts>& verdicts, const PartRecords& kept, const ContractPart& part,
                 size_t p, const AdmissionRule& rule, const AuditParams& audit,
                 int64_t start_wall_ns, int64_t judge_from_ns) {
-  visit_denial_rooms(
-      kept.judged_views, kept.used_views, rule, start_wall_ns, judge_from_ns, part.counts_denials,
-      audit.weighted, [&](uint64_t denial_seq, double used, double capacity, bool room) {
-        DenialRooms& seen = verdicts[denial_seq].rooms;
-        const bool tighter = seen.parts == 0 || used / capacity > seen.used / seen.capacity;
-        ++seen.parts;
-        seen.room = seen.room && room;
-        if (tighter) {
-          seen.used = used;
-          seen.capacity = capacity;
-          seen.part = static_cast<uint16_t>(p);
-        }
-      });
+  visit_denial_rooms(kept.judged_views, kept.used_views, rule, start_wall_ns, judge_from_ns,
+                     part.counts_denials, audit.weighted,
+                     [&](uint64_t denial_seq, double used, double capacity, bool room) {
+                       verdicts[denial_seq].rooms.add(p, used, capacity, room);
+                     });
 }
 
 // Adds what part `p` says of each denial to `verdicts`: its room (note_rooms), and its wait
@@ -164,14 +147,7 @@ void note_part_verdicts(BySeq<DenialVerdicts>& verdicts, const PartRecords& kept
   const auto latest = [&](const RequestRecord& denial, const HintRange& range) {
     DenialWaits& entry = verdicts[denial.seq].waits;
     entry.seen = true;
-    HintRange& combined = entry.range;
-    if (range.never)
-      combined.never = true;
-    if (!range.explained)
-      return;
-    combined.low_ns = std::max(combined.low_ns, range.low_ns);
-    combined.high_ns = std::max(combined.high_ns, range.high_ns);
-    combined.explained = true;
+    add_wait(entry.range, range);
   };
   visit_hint_ranges(kept.judged_views, kept.judged_views, rule, start_wall_ns, latest);
   if (part.counts_denials) {

@@ -13,38 +13,6 @@ namespace {
 using engine::Outcome;
 using engine::RequestRecord;
 
-// What the parts said of one denial's room: the part with the least room stands for it.
-struct RoomsSeen {
-  size_t parts = 0;  // parts that judged it
-  size_t part = 0;   // the part with the least room...
-  bool room = true;  // every one of them had room
-  double used = 0;   // ...its use, of its capacity
-  double capacity = 1;
-
-  void add(size_t p, const DenialRoom& found) {
-    const bool tighter = parts == 0 || found.used / found.capacity > used / capacity;
-    ++parts;
-    room = room && found.room;
-    if (tighter) {
-      used = found.used;
-      capacity = found.capacity;
-      part = p;
-    }
-  }
-};
-
-// The soonest instant every part has room: the latest of their waits. A part with room now
-// (unexplained) waits nothing; one the request can never pass makes it never.
-void add_wait(HintRange& combined, const HintRange& range) {
-  if (range.never)
-    combined.never = true;
-  if (!range.explained)
-    return;
-  combined.low_ns = std::max(combined.low_ns, range.low_ns);
-  combined.high_ns = std::max(combined.high_ns, range.high_ns);
-  combined.explained = true;
-}
-
 // The denials of `records`, by index, in record order.
 void collect_denials(RecordSpan records, std::vector<uint32_t>& denials) {
   denials.clear();
@@ -67,6 +35,16 @@ struct PartOfIdentity {
 };
 
 }  // namespace
+
+void add_wait(HintRange& combined, const HintRange& range) {
+  if (range.never)
+    combined.never = true;
+  if (!range.explained)
+    return;
+  combined.low_ns = std::max(combined.low_ns, range.low_ns);
+  combined.high_ns = std::max(combined.high_ns, range.high_ns);
+  combined.explained = true;
+}
 
 DenialVerdictTotals judge_denials_at_once(const IdentityRecords& identities,
                                           const std::vector<PartDenialViews>& parts,
@@ -120,7 +98,7 @@ DenialVerdictTotals judge_denials_at_once(const IdentityRecords& identities,
       const bool hinted = usable_hint_ms(denial).has_value();
       if (!judged && !hinted)
         continue;
-      RoomsSeen rooms;
+      DenialRooms rooms;
       HintRange wait{0, 0, false};
       for (size_t p = 0; p < parts.size(); ++p) {
         PartOfIdentity& part = of_part[p];
@@ -133,7 +111,7 @@ DenialVerdictTotals judge_denials_at_once(const IdentityRecords& identities,
                               unknown);
           }
           if (const auto found = part.room->at(own_index))
-            rooms.add(p, *found);
+            rooms.add(p, found->used, found->capacity, found->room);
         }
         if (hinted) {
           if (!part.predictor)

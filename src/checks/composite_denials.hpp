@@ -15,6 +15,32 @@
 
 namespace rlcheck::checks {
 
+// What the parts said of one denial's room: every one had room, and the part with the least
+// room stands for it (its use of its capacity). Both paths of audit_composite fill it.
+struct DenialRooms {
+  uint16_t parts = 0;  // parts that judged it
+  uint16_t part = 0;   // the part with the least room...
+  bool room = true;    // every one of them had room
+  double used = 0;     // ...its use, of its capacity
+  double capacity = 1;
+
+  void add(size_t p, double part_used, double part_capacity, bool part_room) {
+    const bool tighter = parts == 0 || part_used / part_capacity > used / capacity;
+    ++parts;
+    room = room && part_room;
+    if (tighter) {
+      used = part_used;
+      capacity = part_capacity;
+      part = static_cast<uint16_t>(p);
+    }
+  }
+};
+
+// Adds one part's wait to `combined`: the soonest instant every part has room is the latest of
+// their waits. A part with room now (unexplained) waits nothing; one the request can never pass
+// makes it never.
+void add_wait(HintRange& combined, const HintRange& range);
+
 // One part as the pass reads it.
 struct PartDenialViews {
   const IdentityRecords* views = nullptr;  // by identity: the run's own records, or a copy's

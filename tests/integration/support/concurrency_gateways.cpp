@@ -65,10 +65,10 @@ const Gateway& slow_backend() {
     Gateway started;
     started.dir = std::make_unique<ScratchDir>("slow-backend");
     const int port = free_loopback_port();
-    started.server = std::make_unique<RealServer>(
-        std::vector<std::string>{k_system_python, fixture("slow_backend.py"), std::to_string(port),
-                                 std::to_string(k_backend_hold_ms)},
-        started.dir->path(), started.dir->path() + "/output.log", port);
+    start_in_dir(started,
+                 std::vector<std::string>{k_system_python, fixture("slow_backend.py"),
+                                          std::to_string(port), std::to_string(k_backend_hold_ms)},
+                 port);
     return started;
   }();
   return backend;
@@ -86,10 +86,7 @@ const Gateway& nginx_limit_conn() {
     const int port = free_loopback_port();
     const std::string conf =
         started.dir->write("nginx.conf", limit_conn_conf(prefix, port, backend_port));
-    started.server = std::make_unique<RealServer>(
-        std::vector<std::string>{*binary, "-p", prefix, "-c", conf, "-e", prefix + "/error.log",
-                                 "-g", "daemon off;"},
-        prefix, prefix + "/output.log", port);
+    start_in_dir(started, nginx_command(*binary, prefix, conf), port);
     return started;
   }();
   return gateway;
@@ -105,9 +102,7 @@ const Gateway& haproxy_conn_cur() {
     started.dir = std::make_unique<ScratchDir>("haproxy-conn-cur");
     const int port = free_loopback_port();
     const std::string cfg = started.dir->write("haproxy.cfg", conn_cur_cfg(port, backend_port));
-    started.server = std::make_unique<RealServer>(
-        std::vector<std::string>{*binary, "-f", cfg, "-db"}, started.dir->path(),
-        started.dir->path() + "/output.log", port);
+    start_in_dir(started, haproxy_command(*binary, cfg), port);
     return started;
   }();
   return gateway;

@@ -118,6 +118,20 @@ bool symfony_installed() {
 
 }  // namespace
 
+void start_in_dir(Gateway& gateway, std::vector<std::string> command, int port) {
+  const std::string dir = gateway.dir->path();
+  gateway.server = std::make_unique<RealServer>(std::move(command), dir, dir + "/output.log", port);
+}
+
+std::vector<std::string> nginx_command(const std::string& binary, const std::string& prefix,
+                                       const std::string& conf) {
+  return {binary, "-p", prefix, "-c", conf, "-e", prefix + "/error.log", "-g", "daemon off;"};
+}
+
+std::vector<std::string> haproxy_command(const std::string& binary, const std::string& cfg) {
+  return {binary, "-f", cfg, "-db"};
+}
+
 const Gateway& nginx() {
   static const Gateway gateway = [] {
     Gateway started;
@@ -136,10 +150,7 @@ const Gateway& nginx() {
                                  std::filesystem::perm_options::add);
     const int port = free_loopback_port();
     const std::string conf = started.dir->write("nginx.conf", nginx_conf(prefix, port));
-    started.server = std::make_unique<RealServer>(
-        std::vector<std::string>{*binary, "-p", prefix, "-c", conf, "-e", prefix + "/error.log",
-                                 "-g", "daemon off;"},
-        prefix, prefix + "/output.log", port);
+    start_in_dir(started, nginx_command(*binary, prefix, conf), port);
     return started;
   }();
   return gateway;
@@ -154,9 +165,7 @@ const Gateway& haproxy() {
     started.dir = std::make_unique<ScratchDir>("haproxy");
     const int port = free_loopback_port();
     const std::string cfg = started.dir->write("haproxy.cfg", haproxy_cfg(port));
-    started.server = std::make_unique<RealServer>(
-        std::vector<std::string>{*binary, "-f", cfg, "-db"}, started.dir->path(),
-        started.dir->path() + "/output.log", port);
+    start_in_dir(started, haproxy_command(*binary, cfg), port);
     return started;
   }();
   return gateway;
@@ -173,10 +182,10 @@ const Gateway& flask_limiter_app() {
       return started;
     started.dir = std::make_unique<ScratchDir>("flask-limiter");
     const int port = free_loopback_port();
-    started.server = std::make_unique<RealServer>(
-        std::vector<std::string>{k_python, fixture("flask_limiter_app.py"), std::to_string(port),
-                                 flask_limiter_redis_url()},
-        started.dir->path(), started.dir->path() + "/output.log", port);
+    start_in_dir(started,
+                 std::vector<std::string>{k_python, fixture("flask_limiter_app.py"),
+                                          std::to_string(port), flask_limiter_redis_url()},
+                 port);
     return started;
   }();
   return app;
@@ -187,9 +196,10 @@ const Gateway& org_limits_app() {
     Gateway started;
     started.dir = std::make_unique<ScratchDir>("org-limits");
     const int port = free_loopback_port();
-    started.server = std::make_unique<RealServer>(
+    start_in_dir(
+        started,
         std::vector<std::string>{k_python, fixture("org_limits_app.py"), std::to_string(port)},
-        started.dir->path(), started.dir->path() + "/output.log", port);
+        port);
     return started;
   }();
   return app;
@@ -202,10 +212,11 @@ const Gateway& llm_gateway_app() {
       return started;
     started.dir = std::make_unique<ScratchDir>("llm-gateway");
     const int port = free_loopback_port();
-    started.server = std::make_unique<RealServer>(
+    start_in_dir(
+        started,
         std::vector<std::string>{k_python, fixture("llm_gateway_app.py"), std::to_string(port),
                                  TestRedis::shared().tcp_url() + "/12"},
-        started.dir->path(), started.dir->path() + "/output.log", port);
+        port);
     return started;
   }();
   return app;
@@ -218,9 +229,10 @@ const Gateway& rack_attack_app() {
       return started;
     started.dir = std::make_unique<ScratchDir>("rack-attack");
     const int port = free_loopback_port();
-    started.server = std::make_unique<RealServer>(
+    start_in_dir(
+        started,
         std::vector<std::string>{k_ruby, fixture("rack_attack/server.rb"), std::to_string(port)},
-        started.dir->path(), started.dir->path() + "/output.log", port);
+        port);
     return started;
   }();
   return app;
@@ -235,12 +247,12 @@ const Gateway& symfony_limiter() {
     const int port = free_loopback_port();
     // PHP's server forks its workers after reading the environment: every one shares the
     // state directory.
-    started.server = std::make_unique<RealServer>(
-        std::vector<std::string>{"/usr/bin/env", "PHP_CLI_SERVER_WORKERS=4",
-                                 "RLCHECK_SYMFONY_STATE=" + started.dir->path(), k_php, "-S",
-                                 "127.0.0.1:" + std::to_string(port),
-                                 fixture("symfony_limiter/index.php")},
-        started.dir->path(), started.dir->path() + "/output.log", port);
+    start_in_dir(started,
+                 std::vector<std::string>{"/usr/bin/env", "PHP_CLI_SERVER_WORKERS=4",
+                                          "RLCHECK_SYMFONY_STATE=" + started.dir->path(), k_php,
+                                          "-S", "127.0.0.1:" + std::to_string(port),
+                                          fixture("symfony_limiter/index.php")},
+                 port);
     return started;
   }();
   return app;

@@ -10,6 +10,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "support/real_server.hpp"
 
@@ -20,6 +21,14 @@ struct Gateway {
   std::unique_ptr<ScratchDir> dir;
   std::unique_ptr<RealServer> server;
 };
+
+// Starts `command` from the gateway's scratch directory (its output in output.log there),
+// serving `port`.
+void start_in_dir(Gateway& gateway, std::vector<std::string> command, int port);
+// nginx in the foreground, its prefix and error log in `prefix`; HAProxy in the foreground.
+std::vector<std::string> nginx_command(const std::string& binary, const std::string& prefix,
+                                       const std::string& conf);
+std::vector<std::string> haproxy_command(const std::string& binary, const std::string& cfg);
 
 const Gateway& nginx();
 const Gateway& haproxy();
