@@ -81,14 +81,14 @@ sanitize=${SANITIZE:-1}
 release=(-DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -DNDEBUG" -DCMAKE_UNITY_BUILD=ON)
 # The integration tests mostly wait (windows, timeouts): their shards run side by side.
 ctest_jobs=8
-# run_ctest DIR: every test of the build in DIR, once. The probe's shards (integration_0 and
-# integration_probe_second, which ctest runs alone) run beside two busy loops
+# run_ctest DIR: every test of the build in DIR, once. The probe's three shards
+# (integration_probe*) run after the others, side by side, beside two busy loops
 # (scripts/with-cpu-hogs.sh): their round trips time a live limiter from outside, and must hold
 # on a loaded machine.
 run_ctest() {
-  local probe_shards='^integration_(0|probe_second)$'
+  local probe_shards='^integration_probe'
   (cd "$1" && ctest --output-on-failure --parallel "$ctest_jobs" -E "$probe_shards")
-  (cd "$1" && ../scripts/with-cpu-hogs.sh ctest --output-on-failure -R "$probe_shards")
+  (cd "$1" && ../scripts/with-cpu-hogs.sh ctest --output-on-failure --parallel 3 -R "$probe_shards")
 }
 
 if [[ "$sanitize" != 0 ]]; then
