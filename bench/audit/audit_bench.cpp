@@ -3,7 +3,7 @@
 // denied with an exact retry hint), once for each contract kind, and the memory the run's records
 // take; then two contracts at once ("two parts": 100 per 1 s and 1000 per 10 s) and costs
 // ("costs 1-3": a run whose requests cost 1 to 3 units, 100 units a second), and the limits that
-// are not windows ("ban", "concurrency", "steps"). Built with the
+// are not windows ("ban", "concurrency", "steps", "slow-down", "queue nodelay"). Built with the
 // project (bench/CMakeLists.txt); run by bench/memory.sh.
 
 #include <sys/resource.h>
@@ -184,6 +184,25 @@ int main(int argc, char** argv) {
     audit.rule.step_tokens = k_limit;
     audit.rule.step_ns = k_window_ns;
     time_audit("steps", base, audit);
+  }
+  // Latency promises: the run read as a slow-down (past 100 in 1 s, 1 ms more a request, up to
+  // 50 ms: every request judged twice, for the most and the least its place allows), and as a
+  // queue of 99 whose first 20 over the rate leave at once.
+  if (only.empty() || only == "slow-down") {
+    rlcheck::checks::AuditParams audit = base_audit;
+    rlcheck::checks::SlowDownRule& slow = audit.slow_down.emplace();
+    slow.after = k_limit;
+    slow.window_ns = k_window_ns;
+    slow.step_ns = 1'000'000;
+    slow.max_ns = 50'000'000;
+    time_audit("slow-down", base, audit);
+  }
+  if (only.empty() || only == "queue nodelay") {
+    rlcheck::checks::AuditParams audit = base_audit;
+    audit.rule = contracts[5].rule;  // queue
+    audit.queue_depth = k_limit - 1;
+    audit.queue_nodelay = 20;
+    time_audit("queue nodelay", base, audit);
   }
   std::printf("peak RSS %.1f MB\n", static_cast<double>(max_rss_kb()) / 1024.0);
   return 0;

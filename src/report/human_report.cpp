@@ -60,6 +60,9 @@ std::string limit_text(const Report& report) {
     // The bucket audited, not the limit per window it was derived from.
     return fmt::format("{} burst {}, refill {}", params.contract, *params.burst, params.refill);
   }
+  // A slow-down names its own window.
+  if (params.contract.starts_with("slow-down"))
+    return params.contract;
   // A cap has no window.
   if (params.contract == "concurrency")
     return fmt::format("cap {} in progress at once", params.limit);
@@ -165,11 +168,13 @@ std::string header(const Report& report) {
   if (!params.cost.empty())
     load += fmt::format(", costs {} (audited in units)", params.cost);
   if (!params.contract.empty() && !audits_bucket(params))
-    load += fmt::format(", contract {}{}", params.contract,
-                        params.anchor == "first-hit" ? " (first-hit)"
-                        : params.queue
-                            ? fmt::format(" ({} waiting at {})", *params.queue, params.refill)
-                            : std::string());
+    load += fmt::format(
+        ", contract {}{}", params.contract,
+        params.anchor == "first-hit" ? " (first-hit)"
+        : params.queue ? fmt::format(" ({} waiting at {}{})", *params.queue, params.refill,
+                                     params.nodelay ? fmt::format(", {} undelayed", *params.nodelay)
+                                                    : std::string())
+                       : std::string());
   std::string where = report.target.embedded ? " (private)" : "";
   if (const auto& topology = params.topology; topology && topology->kind == "cluster") {
     where += fmt::format(" (cluster, {})", config::counted(topology->masters, "master"));
@@ -492,6 +497,10 @@ std::string render_human(const Report& report, const TextStyle& style) {
           ? fmt::format("most in flight at once {} surely, at most {} possibly, against cap {}",
                         worst->concurrency->surely_at_once, worst->concurrency->possibly_at_once,
                         report.params.limit)
+      : worst->slow_down
+          ? fmt::format("longest delay {:.1f}ms beyond the unloaded latency ({:.1f}ms)",
+                        static_cast<double>(worst->slow_down->longest_extra_ns) / 1e6,
+                        static_cast<double>(worst->slow_down->unloaded_ns) / 1e6)
       : bucket ? fmt::format("most in one span {} against {:.4g} ({} + refill)", worst->peak.count,
                              worst->peak.allowance, report.params.queue ? "queue + 1" : "burst")
                : fmt::format("most in one window {} against limit {}", worst->peak.count,

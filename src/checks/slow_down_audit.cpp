@@ -1,0 +1,198 @@
+#include "checks/slow_down_audit.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <tuple>
+
+namespace rlcheck::checks {
+namespace {
+
+constexpr int64_t k_min_delay_tolerance_ns = 100'000'000;  // a loaded machine's reply jitter
+// An errored request that may have reached the limiter may have arrived any time after its send.
+constexpr int64_t k_arrived_whenever_ns = std::numeric_limits<int64_t>::max() / 4;
+
+int64_t delay_tolerance_for(int64_t promised_ns) {
+  return std::max(k_min_delay_tolerance_ns, promised_ns / 10);
+}
+
+// How many of the sorted `values` are <= `at`.
+int64_t sent_or_replied_at_most(const std::vector<int64_t>& values, int64_t at) {
+  return std::upper_bound(values.begin(), values.end(), at) - values.begin();
+}
+
+// How many are < `at`.
+int64_t sent_or_replied_below(const std::vector<int64_t>& values, int64_t at) {
+  return std::lower_bound(values.begin(), values.end(), at) - values.begin();
+}
+
+// One identity's instants, each sorted: of every request that may have reached the limiter (its
+// send, and the latest it can have arrived), and of its admissions.
+struct IdentityInstants {
+  std::vector<int64_t> sends, latest;
+  std::vector<int64_t> admitted_sends, admitted_replies;
+  int64_t first_send = 0;
+
+  explicit IdentityInstants(const RecordSpan& records) {
+    first_send = k_arrived_whenever_ns;
+    for (size_t i = 0; i < records.size(); ++i) {
+      const engine::Outcome outcome = records.outcome(i);
+      const int64_t sent = records.sent_ns(i);
+      if (outcome == engine::Outcome::error) {
+        if (!engine::is_unknown(records[i]))
+          continue;
+        sends.push_back(sent);
+        latest.push_back(k_arrived_whenever_ns);
+      } else {
+        sends.push_back(sent);
+        latest.push_back(records.replied_ns(i));
+      }
+      first_send = std::min(first_send, sent);
+      if (outcome == engine::Outcome::allowed) {
+        admitted_sends.push_back(sent);
+        admitted_replies.push_back(records.replied_ns(i));
+      }
+    }
+    for (auto* values : {&sends, &latest, &admitted_sends, &admitted_replies})
+      std::sort(values->begin(), values->end());
+  }
+};
+
+int64_t window_index_of(int64_t a, int64_t b) {
+  return a / b - ((a % b != 0) && ((a < 0) != (b < 0)) ? 1 : 0);
+}
+
+// The fewest admissions surely counted in the request's window before it, plus itself.
+int64_t least_position(const IdentityInstants& at, const SlowDownRule& rule, int64_t sent,
+                       int64_t replied, int64_t start_wall_ns, bool fresh_state) {
+  const int64_t before =
+      sent_or_replied_below(at.admitted_replies, sent);  // surely arrived before it
+  const int64_t slack = rule.clock_ns;
+  int64_t outside = 0;  // of those, the ones that may lie outside its window
+  switch (rule.kind) {
+    case SlowDownRule::Kind::sliding:
+      outside = sent_or_replied_at_most(at.admitted_sends, replied - rule.window_ns + slack);
+      break;
+    case SlowDownRule::Kind::fixed: {
+      const int64_t first = window_index_of(start_wall_ns + sent - slack, rule.window_ns);
+      const int64_t last = window_index_of(start_wall_ns + replied + slack, rule.window_ns);
+      if (first != last)
+        return 1;  // its window is not known
+      const int64_t opened = first * rule.window_ns - start_wall_ns;
+      outside = sent_or_replied_below(at.admitted_sends, opened + slack);
+      break;
+    }
+    case SlowDownRule::Kind::first_hit:
+      // Only the run's first window is placed: it opened at the first arrival, no earlier than
+      // the first send, and every request surely before one within it is within it too.
+      if (!fresh_state || replied >= at.first_send + rule.window_ns - slack)
+        return 1;
+      break;
+  }
+  return std::max<int64_t>(1, before - outside + 1);
+}
+
+// The most requests possibly counted in its window up to it, itself included: every one sent
+// before its reply (arrivals are ordered in real time) that may have arrived within W before it
+// (the limiter's clock read to `clock_ns`); nullopt when the window may reach back before the
+// run (and the state then is unknown).
+std::optional<int64_t> most_position(const IdentityInstants& at, const SlowDownRule& rule,
+                                     int64_t sent, int64_t replied, bool fresh_state) {
+  const int64_t slack = rule.clock_ns;
+  const int64_t reach = sent - rule.window_ns - slack;
+  if (!fresh_state && reach < at.first_send)
+    return std::nullopt;
+  return sent_or_replied_at_most(at.sends, replied) - sent_or_replied_at_most(at.latest, reach);
+}
+
+bool breaches_more(const SlowDownRequest& candidate,
+                   const std::optional<SlowDownRequest>& current) {
+  const auto key = [](const SlowDownRequest& r) {
+    return std::tuple(-r.margin_ns, r.identity, r.seq);
+  };
+  return !current || key(candidate) < key(*current);
+}
+
+int64_t nearest_rank_p99(std::vector<int64_t>& values) {
+  const size_t rank = (values.size() * 99 + 99) / 100 - 1;
+  std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(rank),
+                   values.end());
+  return values[rank];
+}
+
+}  // namespace
+
+int64_t SlowDownRule::delay_at(int64_t position) const {
+  if (position <= after)
+    return 0;
+  const int64_t delay = (position - after) * step_ns;
+  return max_ns > 0 ? std::min(delay, max_ns) : delay;
+}
+
+SlowDownAudit audit_slow_down(const IdentityRecords& identities, const SlowDownRule& rule,
+                              int64_t start_wall_ns, bool fresh_state) {
+  SlowDownAudit audit;
+  // Each admission's most position (0: not bounded), in the identities' order.
+  std::vector<int64_t> most;
+  std::vector<int64_t> undelayed;  // latencies of admissions surely among the first N
+  int64_t shortest = k_arrived_whenever_ns;
+  for (size_t id = 0; id < identities.size(); ++id) {
+    const RecordSpan& records = identities[id];
+    if (records.empty())
+      continue;
+    const IdentityInstants at(records);
+    for (size_t i = 0; i < records.size(); ++i) {
+      if (records.outcome(i) != engine::Outcome::allowed)
+        continue;
+      const int64_t sent = records.sent_ns(i);
+      const int64_t replied = records.replied_ns(i);
+      const int64_t latency = replied - sent;
+      shortest = std::min(shortest, latency);
+      const std::optional<int64_t> position = most_position(at, rule, sent, replied, fresh_state);
+      most.push_back(position.value_or(0));
+      if (position && *position <= rule.after)
+        undelayed.push_back(latency);
+      // Too little delay: even read as if it took no time at all unloaded.
+      const int64_t least = least_position(at, rule, sent, replied, start_wall_ns, fresh_state);
+      const int64_t promised = rule.delay_at(least);
+      if (promised <= 0)
+        continue;
+      ++audit.judged_early;
+      const int64_t tolerance = delay_tolerance_for(promised);
+      const SlowDownRequest request{
+          static_cast<uint32_t>(id),     records.seq(i), sent, latency, least, promised, tolerance,
+          promised - latency - tolerance};
+      if (breaches_more(request, audit.earliest))
+        audit.earliest = request;
+    }
+  }
+  audit.unloaded_from_undelayed = !undelayed.empty();
+  audit.unloaded_ns = !undelayed.empty()                  ? nearest_rank_p99(undelayed)
+                      : shortest == k_arrived_whenever_ns ? 0
+                                                          : shortest;
+  size_t next = 0;
+  for (size_t id = 0; id < identities.size(); ++id) {
+    const RecordSpan& records = identities[id];
+    for (size_t i = 0; i < records.size(); ++i) {
+      if (records.outcome(i) != engine::Outcome::allowed)
+        continue;
+      const int64_t position = most[next++];
+      const int64_t sent = records.sent_ns(i);
+      const int64_t latency = records.replied_ns(i) - sent;
+      const int64_t extra = latency - audit.unloaded_ns;
+      audit.longest_extra_ns = std::max(audit.longest_extra_ns, extra);
+      if (position == 0)
+        continue;
+      ++audit.judged_late;
+      const int64_t allowed = rule.delay_at(position);
+      const int64_t tolerance = delay_tolerance_for(allowed);
+      const SlowDownRequest request{
+          static_cast<uint32_t>(id),  records.seq(i), sent, latency, position, allowed, tolerance,
+          extra - allowed - tolerance};
+      if (breaches_more(request, audit.latest))
+        audit.latest = request;
+    }
+  }
+  return audit;
+}
+
+}  // namespace rlcheck::checks
