@@ -497,6 +497,9 @@ config::Config build_config(const RawOptions& raw) {
   }
   if (contract == "queue" && raw.command != config::Command::serve)
     fit_timeout_to_queue(raw, checks, config.load);
+  // A slow-down holds a request up to its longest delay: the default timeout grows by it.
+  if (checks.slow_down && checks.slow_down->max && raw.timeout == RawOptions{}.timeout)
+    config.load.timeout += *checks.slow_down->max;
   const bool concurrency_strategy = raw.strategy == "concurrency";
   if (raw.hold) {
     if (contract != "concurrency" && !concurrency_strategy) {

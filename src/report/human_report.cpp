@@ -60,13 +60,13 @@ std::string limit_text(const Report& report) {
     // The bucket audited, not the limit per window it was derived from.
     return fmt::format("{} burst {}, refill {}", params.contract, *params.burst, params.refill);
   }
-  // A slow-down names its own window.
-  if (params.contract.starts_with("slow-down"))
-    return params.contract;
   // A cap has no window.
   if (params.contract == "concurrency")
     return fmt::format("cap {} in progress at once", params.limit);
   const std::string window = config::format_duration(std::chrono::milliseconds(params.window_ms));
+  // A slow-down delays past its limit rather than denying (its delays in the contract's name).
+  if (params.contract.starts_with("slow-down"))
+    return fmt::format("{} per {} at full speed", params.limit, window);
   if (report.mode != "http")
     return fmt::format("limit {} per {}", params.limit, window);
   const std::string limit_note = source_note(params.limit_source);
