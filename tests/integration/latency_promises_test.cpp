@@ -3,7 +3,8 @@
 // queue:10/s,8,nodelay=3 and, judged as a queue with no undelayed part, fails `contract` on its
 // departures (four leave at once where one may); express-slow-down (npm, past 3 in 3 s each
 // request 100 ms later than the one before, up to 1 s) keeps its slow-down, and fails `delay`
-// when stated with half its delay and `contract` when stated with twice it. Every case speaks
+// when stated with half its delay and `contract` when stated with twice it; under an open load
+// on state it cannot vouch for, it is judged past its first window. Every case speaks
 // for clients of its own, side by side.
 //
 // No verdict rests on timing luck: the failing cases differ from their promise by several
@@ -46,6 +47,8 @@ constexpr const char* k_open_load =
 // every request's window is judged from the first.
 constexpr const char* k_slow_burst = "-n 14 -p 14 --exact ";
 constexpr const char* k_slow_serial = "-n 8 -p 1 --exact ";
+// Without --exact: only requests whose window cannot reach back before the run are judged.
+constexpr const char* k_slow_open = "--rate 8/s --duration 4500ms -p 16 ";
 
 }  // namespace
 
@@ -103,8 +106,9 @@ TEST_CASE(
        latency_args(app, "/slow-down/", "half",
                     std::string(k_slow_burst) + "--contract slow-down:first-hit:3/3s,50ms,1s"),
        latency_args(app, "/slow-down/", "twice",
-                    std::string(k_slow_serial) + "--contract slow-down:first-hit:3/3s,200ms,2s")},
-      {0, 0, 1, 1});
+                    std::string(k_slow_serial) + "--contract slow-down:first-hit:3/3s,200ms,2s"),
+       latency_args(app, "/slow-down/", "open", std::string(k_slow_open) + kept)},
+      {0, 0, 1, 1, 0});
   const json& burst = reports[0];
   INFO(checks_of(burst));
   CHECK(burst["params"]["contract"] == "slow-down:first-hit:3/3s,100ms,1s");
@@ -139,4 +143,12 @@ TEST_CASE(
   CHECK(check_status(twice, "contract") == "fail");
   CHECK(check_detail(twice, "contract").find("slows down less than promised") != std::string::npos);
   CHECK(check_status(twice, "delay") == "pass");
+
+  // An open load on state it cannot vouch for: the first 3 s are not judged, the rest are.
+  const json& open = reports[4];
+  INFO(checks_of(open));
+  CHECK(check_status(open, "delay") == "pass");
+  const json& open_slow = open["runs"][0]["contract"]["slow_down"];
+  CHECK(open_slow["judged_for_most_delay"].get<int>() > 0);
+  CHECK(open_slow["judged_for_most_delay"].get<int>() < open["runs"][0]["allowed"].get<int>());
 }
