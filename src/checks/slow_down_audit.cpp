@@ -15,25 +15,77 @@ int64_t delay_tolerance_for(int64_t promised_ns) {
   return std::max(k_min_delay_tolerance_ns, promised_ns / 10);
 }
 
-// How many of the sorted `values` are <= `at`.
-int64_t sent_or_replied_at_most(const std::vector<int64_t>& values, int64_t at) {
-  return std::upper_bound(values.begin(), values.end(), at) - values.begin();
-}
+// How many of sorted `values` are <= x (or < x when `strict`), searched outward from the last
+// answer: the audit asks in send order, so each answer lies near the one before (a gallop, then
+// a binary search within it).
+class NearbyCount {
+ public:
+  NearbyCount(const std::vector<int64_t>& values, bool strict)
+      : values_(&values), strict_(strict) {}
 
-// How many are < `at`.
-int64_t sent_or_replied_below(const std::vector<int64_t>& values, int64_t at) {
-  return std::lower_bound(values.begin(), values.end(), at) - values.begin();
-}
+  int64_t operator()(int64_t x) {
+    const std::vector<int64_t>& v = *values_;
+    const size_t n = v.size();
+    const auto fits = [&](size_t i) { return strict_ ? v[i] < x : v[i] <= x; };
+    size_t lo = 0, hi = n;  // every index below lo fits; hi does not (or is n)
+    if (at_ < n && fits(at_)) {
+      lo = at_ + 1;
+      for (size_t step = 1;; step *= 2) {
+        const size_t probe = lo + step - 1;
+        if (probe >= n)
+          break;
+        if (!fits(probe)) {
+          hi = probe;
+          break;
+        }
+        lo = probe + 1;
+      }
+    } else {
+      hi = at_;
+      for (size_t step = 1;; step *= 2) {
+        if (hi < step)
+          break;
+        const size_t probe = hi - step;
+        if (fits(probe)) {
+          lo = probe + 1;
+          break;
+        }
+        hi = probe;
+      }
+    }
+    const auto first = v.begin() + static_cast<std::ptrdiff_t>(lo);
+    const auto last = v.begin() + static_cast<std::ptrdiff_t>(hi);
+    at_ = static_cast<size_t>(
+        std::partition_point(first, last,
+                             [&](int64_t value) { return strict_ ? value < x : value <= x; }) -
+        v.begin());
+    return static_cast<int64_t>(at_);
+  }
+
+ private:
+  const std::vector<int64_t>* values_;
+  bool strict_;
+  size_t at_ = 0;
+};
 
 // One identity's instants, each sorted: of every request that may have reached the limiter (its
-// send, and the latest it can have arrived), and of its admissions.
+// send, and the latest it can have arrived), and of its admissions (the same arrays when every
+// such request was admitted); with a counter over each for the questions the audit asks.
 struct IdentityInstants {
   std::vector<int64_t> sends, latest;
-  std::vector<int64_t> admitted_sends, admitted_replies;
+  std::vector<int64_t> admitted_sends, admitted_replies;  // empty when the same as above
   int64_t first_send = 0;
+  NearbyCount sent_by, arrived_by, admitted_before, admitted_from;
 
-  explicit IdentityInstants(const RecordSpan& records) {
+  explicit IdentityInstants(const RecordSpan& records)
+      : sent_by(sends, false),
+        arrived_by(latest, false),
+        admitted_before(latest, true),
+        admitted_from(sends, false) {
     first_send = k_arrived_whenever_ns;
+    bool all_admitted = true;
+    for (size_t i = 0; i < records.size() && all_admitted; ++i)
+      all_admitted = records.outcome(i) == engine::Outcome::allowed;
     for (size_t i = 0; i < records.size(); ++i) {
       const engine::Outcome outcome = records.outcome(i);
       const int64_t sent = records.sent_ns(i);
@@ -47,14 +99,22 @@ struct IdentityInstants {
         latest.push_back(records.replied_ns(i));
       }
       first_send = std::min(first_send, sent);
-      if (outcome == engine::Outcome::allowed) {
+      if (outcome == engine::Outcome::allowed && !all_admitted) {
         admitted_sends.push_back(sent);
         admitted_replies.push_back(records.replied_ns(i));
       }
     }
-    for (auto* values : {&sends, &latest, &admitted_sends, &admitted_replies})
-      std::sort(values->begin(), values->end());
+    std::sort(sends.begin(), sends.end());
+    std::sort(latest.begin(), latest.end());
+    if (!all_admitted) {
+      std::sort(admitted_sends.begin(), admitted_sends.end());
+      std::sort(admitted_replies.begin(), admitted_replies.end());
+      admitted_before = NearbyCount(admitted_replies, true);
+      admitted_from = NearbyCount(admitted_sends, false);
+    }
   }
+  IdentityInstants(const IdentityInstants&) = delete;
+  IdentityInstants& operator=(const IdentityInstants&) = delete;
 };
 
 int64_t window_index_of(int64_t a, int64_t b) {
@@ -62,15 +122,14 @@ int64_t window_index_of(int64_t a, int64_t b) {
 }
 
 // The fewest admissions surely counted in the request's window before it, plus itself.
-int64_t least_position(const IdentityInstants& at, const SlowDownRule& rule, int64_t sent,
+int64_t least_position(IdentityInstants& at, const SlowDownRule& rule, int64_t sent,
                        int64_t replied, int64_t start_wall_ns, bool fresh_state) {
-  const int64_t before =
-      sent_or_replied_below(at.admitted_replies, sent);  // surely arrived before it
+  const int64_t before = at.admitted_before(sent);  // surely arrived before it
   const int64_t slack = rule.clock_ns;
   int64_t outside = 0;  // of those, the ones that may lie outside its window
   switch (rule.kind) {
     case SlowDownRule::Kind::sliding:
-      outside = sent_or_replied_at_most(at.admitted_sends, replied - rule.window_ns + slack);
+      outside = at.admitted_from(replied - rule.window_ns + slack);
       break;
     case SlowDownRule::Kind::fixed: {
       const int64_t first = window_index_of(start_wall_ns + sent - slack, rule.window_ns);
@@ -78,7 +137,7 @@ int64_t least_position(const IdentityInstants& at, const SlowDownRule& rule, int
       if (first != last)
         return 1;  // its window is not known
       const int64_t opened = first * rule.window_ns - start_wall_ns;
-      outside = sent_or_replied_below(at.admitted_sends, opened + slack);
+      outside = at.admitted_from(opened + slack - 1);  // sent before opened + slack
       break;
     }
     case SlowDownRule::Kind::first_hit:
@@ -95,13 +154,13 @@ int64_t least_position(const IdentityInstants& at, const SlowDownRule& rule, int
 // before its reply (arrivals are ordered in real time) that may have arrived within W before it
 // (the limiter's clock read to `clock_ns`); nullopt when the window may reach back before the
 // run (and the state then is unknown).
-std::optional<int64_t> most_position(const IdentityInstants& at, const SlowDownRule& rule,
-                                     int64_t sent, int64_t replied, bool fresh_state) {
+std::optional<int64_t> most_position(IdentityInstants& at, const SlowDownRule& rule, int64_t sent,
+                                     int64_t replied, bool fresh_state) {
   const int64_t slack = rule.clock_ns;
   const int64_t reach = sent - rule.window_ns - slack;
   if (!fresh_state && reach < at.first_send)
     return std::nullopt;
-  return sent_or_replied_at_most(at.sends, replied) - sent_or_replied_at_most(at.latest, reach);
+  return at.sent_by(replied) - at.arrived_by(reach);
 }
 
 bool breaches_more(const SlowDownRequest& candidate,
@@ -139,7 +198,7 @@ SlowDownAudit audit_slow_down(const IdentityRecords& identities, const SlowDownR
     const RecordSpan& records = identities[id];
     if (records.empty())
       continue;
-    const IdentityInstants at(records);
+    IdentityInstants at(records);
     for (size_t i = 0; i < records.size(); ++i) {
       if (records.outcome(i) != engine::Outcome::allowed)
         continue;
