@@ -171,13 +171,6 @@ bool breaches_more(const SlowDownRequest& candidate,
   return !current || key(candidate) < key(*current);
 }
 
-int64_t nearest_rank_p99(std::vector<int64_t>& values) {
-  const size_t rank = (values.size() * 99 + 99) / 100 - 1;
-  std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(rank),
-                   values.end());
-  return values[rank];
-}
-
 }  // namespace
 
 int64_t SlowDownRule::delay_at(int64_t position) const {
@@ -225,7 +218,7 @@ SlowDownAudit audit_slow_down(const IdentityRecords& identities, const SlowDownR
     }
   }
   audit.unloaded_from_undelayed = !undelayed.empty();
-  audit.unloaded_ns = !undelayed.empty()                  ? nearest_rank_p99(undelayed)
+  audit.unloaded_ns = !undelayed.empty() ? *std::max_element(undelayed.begin(), undelayed.end())
                       : shortest == k_arrived_whenever_ns ? 0
                                                           : shortest;
   size_t next = 0;

@@ -47,8 +47,9 @@ struct SlowDownRequest {
 };
 
 struct SlowDownAudit {
-  // The latency of a request the slow-down did not hold: the 99th percentile (nearest rank) of
-  // the requests surely among the first N of their windows, else the run's shortest.
+  // The latency of a request the slow-down did not hold, read favouring the limiter: the longest
+  // of the requests surely among the first N of their windows (none of them can fail), else the
+  // run's shortest.
   int64_t unloaded_ns = 0;
   bool unloaded_from_undelayed = false;  // false: the shortest latency stood in
   int64_t judged_late = 0;               // requests whose window could be bounded above (delay)

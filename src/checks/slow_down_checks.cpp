@@ -106,19 +106,19 @@ CheckResult check_slow_down_delay(const std::vector<RunStats>& runs, const Check
   };
   const RunStats* worst = slow_down_worst_run(runs, pick);
   if (judged == 0 || worst == nullptr) {
-    return {"delay", Status::skip,
-            "no admission to judge: every window may reach back before the run, where state "
-            "from earlier tests may count (a fresh identity with {run}, --reset-cmd or --exact "
-            "judges from the first request)"};
+    return {
+        "delay", Status::skip,
+        "no admission to judge: every window may reach back before the run, where state "
+        "from earlier tests may count (--exact vouches for fresh state, and judges from the first "
+        "judges from the first request)"};
   }
   const SlowDownAudit& audit = *worst->slow_down;
   const SlowDownRequest& found = *audit.latest;
-  const std::string unloaded =
-      fmt::format("the unloaded latency {:.1f}ms ({})", slow_down_ms(audit.unloaded_ns),
-                  audit.unloaded_from_undelayed
-                      ? "the 99th percentile of the requests surely among the first of their "
-                        "windows"
-                      : "the run's shortest: no request was surely undelayed");
+  const std::string unloaded = fmt::format(
+      "the unloaded latency {:.1f}ms ({})", slow_down_ms(audit.unloaded_ns),
+      audit.unloaded_from_undelayed ? "the longest of the requests surely among the first of their "
+                                      "windows"
+                                    : "the run's shortest: no request was surely undelayed");
   const std::string detail = fmt::format(
       "{}, {:.1f}ms beyond {}; at most request {} of its window (every request that may have "
       "reached the limiter within the window before it), {} allows at most {:.1f}ms, tolerance "
