@@ -106,11 +106,10 @@ CheckResult check_slow_down_delay(const std::vector<RunStats>& runs, const Check
   };
   const RunStats* worst = slow_down_worst_run(runs, pick);
   if (judged == 0 || worst == nullptr) {
-    return {
-        "delay", Status::skip,
-        "no admission to judge: every window may reach back before the run, where state "
-        "from earlier tests may count (--exact vouches for fresh state, and judges from the first "
-        "judges from the first request)"};
+    return {"delay", Status::skip,
+            "no admission to judge: every window may reach back before the run, where state "
+            "from earlier tests may count (--exact vouches for fresh state, and judges from the "
+            "first request)"};
   }
   const SlowDownAudit& audit = *worst->slow_down;
   const SlowDownRequest& found = *audit.latest;
