@@ -25,15 +25,34 @@ packages=(
   php-cli php-symfony-rate-limiter php-symfony-cache php-symfony-lock
   # --metrics-listen's tests: a real Prometheus scrapes rlcheck, promtool checks the text.
   prometheus
+  # express-slow-down (npm, below) runs on node.
+  nodejs
 )
+# Debian's npm, unless the nodejs installed brings its own (NodeSource's does).
+command -v npm >/dev/null 2>&1 || packages+=(npm)
 packages+=("$@")
+
+# express and express-slow-down exist only on npm: installed as package-lock.json pins them,
+# into the fixture's node_modules (ignored by git), when missing or older than the lock.
+install_npm_fixtures() {
+  local fixture
+  fixture="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/tests/fixtures/express_slow_down"
+  local installed="$fixture/node_modules/.package-lock.json"
+  if [[ ! -f "$installed" || "$fixture/package-lock.json" -nt "$installed" ]]; then
+    echo "installing: express-slow-down's test app (npm ci in $fixture)" >&2
+    npm ci --prefix "$fixture" --no-audit --no-fund --loglevel=error >/dev/null
+  fi
+}
 
 missing=()
 for package in "${packages[@]}"; do
   status=$(dpkg-query -W -f='${Status}' "$package" 2>/dev/null || true)
   [[ "$status" == "install ok installed" ]] || missing+=("$package")
 done
-[[ ${#missing[@]} -eq 0 ]] && exit 0
+if [[ ${#missing[@]} -eq 0 ]]; then
+  install_npm_fixtures
+  exit 0
+fi
 
 sudo=()
 [[ $(id -u) -eq 0 ]] || sudo=(sudo)
@@ -52,3 +71,4 @@ fi
 "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
 "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
   "${missing[@]}" >/dev/null
+install_npm_fixtures

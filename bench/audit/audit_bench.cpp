@@ -3,11 +3,12 @@
 // denied with an exact retry hint), once for each contract kind, and the memory the run's records
 // take; then two contracts at once ("two parts": 100 per 1 s and 1000 per 10 s) and costs
 // ("costs 1-3": a run whose requests cost 1 to 3 units, 100 units a second), and the limits that
-// are not windows ("ban", "concurrency", "steps"). Built with the
+// are not windows ("ban", "concurrency", "steps", "slow-down", "queue nodelay"). Built with the
 // project (bench/CMakeLists.txt); run by bench/memory.sh.
 
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
@@ -39,9 +40,11 @@ long max_rss_kb() {
   return usage.ru_maxrss;
 }
 
-// `weighted`: request i costs 1 + i mod 3 units, and the limit counts units.
+// `weighted`: request i costs 1 + i mod 3 units, and the limit counts units. `slowed`: every
+// request admitted, those past the limit of their window answered 1 ms later per request over,
+// up to 50 ms (a slow-down's run).
 rlcheck::engine::RunResult synthetic_run(int64_t requests, int64_t identities,
-                                         bool weighted = false) {
+                                         bool weighted = false, bool slowed = false) {
   rlcheck::engine::RunResult result;
   result.records.reserve(static_cast<size_t>(requests));
   result.start_wall_ns = 1'700'000'000'000'000'000;
@@ -61,7 +64,11 @@ rlcheck::engine::RunResult synthetic_run(int64_t requests, int64_t identities,
     }
     r.cost = weighted ? static_cast<int32_t>(1 + i % 3) : 1;
     // Leave a margin at the window's end so every admission sits surely inside a window.
-    if (count + r.cost <= k_limit && r.sent_ns % k_window_ns < k_window_ns / 2) {
+    if (slowed) {
+      ++count;
+      r.outcome = Outcome::allowed;
+      r.replied_ns += std::min<int64_t>(50, std::max<int64_t>(0, count - k_limit)) * 1'000'000;
+    } else if (count + r.cost <= k_limit && r.sent_ns % k_window_ns < k_window_ns / 2) {
       count += r.cost;
       r.outcome = Outcome::allowed;
       r.remaining = k_limit - count;
@@ -184,6 +191,26 @@ int main(int argc, char** argv) {
     audit.rule.step_tokens = k_limit;
     audit.rule.step_ns = k_window_ns;
     time_audit("steps", base, audit);
+  }
+  // Latency promises: a slow-down's run, every request admitted and those past 100 in their
+  // window slowed 1 ms more each, up to 50 ms (every request judged twice, for the most and the
+  // least its place allows); and the run read as a queue of 99 whose first 20 over the rate
+  // leave at once.
+  if (only.empty() || only == "slow-down") {
+    rlcheck::checks::AuditParams audit = base_audit;
+    rlcheck::checks::SlowDownRule& slow = audit.slow_down.emplace();
+    slow.after = k_limit;
+    slow.window_ns = k_window_ns;
+    slow.step_ns = 1'000'000;
+    slow.max_ns = 50'000'000;
+    time_audit("slow-down", synthetic_run(requests, identities, false, true), audit);
+  }
+  if (only.empty() || only == "queue nodelay") {
+    rlcheck::checks::AuditParams audit = base_audit;
+    audit.rule = contracts[5].rule;  // queue
+    audit.queue_depth = k_limit - 1;
+    audit.queue_nodelay = 20;
+    time_audit("queue nodelay", base, audit);
   }
   std::printf("peak RSS %.1f MB\n", static_cast<double>(max_rss_kb()) / 1024.0);
   return 0;

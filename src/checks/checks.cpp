@@ -10,6 +10,7 @@
 #include "checks/concurrency_checks.hpp"
 #include "checks/fault_checks.hpp"
 #include "checks/key_ttl.hpp"
+#include "checks/slow_down_checks.hpp"
 #include "checks/time_checks.hpp"
 #include "config/count_text.hpp"
 
@@ -36,6 +37,8 @@ constexpr const char* k_nothing_decided = "no request was decided (every one err
 CheckResult check_limit(const std::vector<RunStats>& runs, const CheckParams& params) {
   if (params.contract == "concurrency")
     return check_concurrency_limit(runs, params);
+  if (params.contract == "slow-down")
+    return check_slow_down_limit(runs, params);
   const RunStats* worst = nullptr;
   int over = 0;
   for (const RunStats& run : runs) {

@@ -54,6 +54,7 @@ struct CheckParams {
   bool retry_hint_optional = false;  // http --no-require-retry-after
   std::string contract = "sliding";  // the promise audited over time
   bool stepped = false;              // a token bucket refilled in steps (--refill K/I,steps)
+  std::string slow_down;             // --contract slow-down: its spec, for the details
   // Several contracts: --consume-on-deny as given ("none" or "checked"); empty with one.
   std::string consume_on_deny;
   // First-hit windows (fixed or a counter's) whose phase state from before the run may have set

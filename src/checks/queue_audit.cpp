@@ -40,15 +40,17 @@ int64_t unloaded_latency_ns(std::vector<int64_t>& denial_latencies, int64_t shor
 }
 
 QueueAudit audit_queue(const IdentityRecords& identities, const AdmissionRule& arrivals,
-                       int64_t depth) {
+                       int64_t depth, int64_t nodelay) {
   QueueAudit audit;
   const double ns_per_request = arrivals.tokens_per_ns > 0 ? 1.0 / arrivals.tokens_per_ns : 0;
-  audit.promised_wait_ns = static_cast<int64_t>(static_cast<double>(depth) * ns_per_request);
+  audit.nodelay = std::clamp<int64_t>(nodelay, 0, depth);
+  audit.promised_wait_ns =
+      static_cast<int64_t>(static_cast<double>(depth - audit.nodelay) * ns_per_request);
   audit.tolerance_ns = std::max(k_min_tolerance_ns, audit.promised_wait_ns / 10);
   audit.unloaded_ns = unloaded_latency(identities);
 
   AdmissionRule departures = arrivals;
-  departures.burst = 1;  // one leaves at a time
+  departures.burst = 1 + audit.nodelay;  // one leaves at a time, after K undelayed
   // Queues time their departures with an event loop's cached clock (nginx's, libevent's), so
   // one can leave a few ms before its turn: each span is read this much longer.
   departures.clock_ns =

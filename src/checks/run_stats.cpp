@@ -111,12 +111,25 @@ IdentityRecords audit_concurrency_run(RunStats& stats, engine::RecordLog& record
   return identities;
 }
 
+// A slow-down denies nothing and has no admission limit: its own audit stands for the contract
+// and the delays (the replay's share and lock-outs mean nothing for it, and are left unjudged).
+IdentityRecords audit_slow_down_run(RunStats& stats, engine::RecordLog& records,
+                                    int64_t start_wall_ns, const AuditParams& audit) {
+  IdentityRecords identities = split_by_identity(records, audit.identities);
+  stats.slow_down = audit_slow_down(identities, *audit.slow_down, start_wall_ns, audit.fresh_state);
+  stats.share_judged = false;
+  stats.send_span_ns = send_span(records);
+  return identities;
+}
+
 }  // namespace
 
 IdentityRecords audit_run(RunStats& stats, engine::RecordLog& records, int64_t start_wall_ns,
                           const AuditParams& audit) {
   if (audit.concurrency)
     return audit_concurrency_run(stats, records, audit);
+  if (audit.slow_down)
+    return audit_slow_down_run(stats, records, start_wall_ns, audit);
   // Sliding-window counters on the clock place their windows by the run's start.
   if (!audit.parts.empty() || audit.weighted) {
     // Costs: one contract audited as a part of its own, over records counted in units.
@@ -145,7 +158,7 @@ IdentityRecords audit_run(RunStats& stats, engine::RecordLog& records, int64_t s
     stats.admitted_at_once = admitted_in_flight_at_once(identities);
   // A queue's contract is its departures; `limit` keeps judging the arrivals.
   if (audit.queue_depth) {
-    stats.queue = audit_queue(identities, rule, *audit.queue_depth);
+    stats.queue = audit_queue(identities, rule, *audit.queue_depth, audit.queue_nodelay);
     stats.contract.worst = stats.queue->departures;
     stats.contract.worst_identity = stats.queue->departures_identity;
   }

@@ -17,6 +17,7 @@
 #include "checks/queue_audit.hpp"
 #include "checks/remaining_units.hpp"
 #include "checks/retry_accuracy.hpp"
+#include "checks/slow_down_audit.hpp"
 #include "checks/timeline.hpp"
 #include "engine/run.hpp"
 
@@ -134,6 +135,8 @@ struct RunStats {
   // --contract concurrency: the most admissions surely (and possibly) in progress at once
   // (contract.worst and peak then hold the sure count against the cap).
   std::optional<ConcurrencyAudit> concurrency;
+  // --contract slow-down: each request's delay against what its position allows.
+  std::optional<SlowDownAudit> slow_down;
   // Several contracts: each part's audit, in the order given (empty for one contract).
   std::vector<PartAudit> parts;
   // --cost: the audits counted units; the units of the allowed and denied requests.
@@ -162,6 +165,9 @@ struct AuditParams {
   bool fresh_state = false;
   // --contract queue: how many may wait (the rule is the bucket arrivals see: B + 1 at R).
   std::optional<int64_t> queue_depth;
+  int64_t queue_nodelay = 0;  // --nodelay: how many excess requests leave at once
+  // --contract slow-down: the delays it promises (the rule is then only a stand-in).
+  std::optional<SlowDownRule> slow_down;
   // --contract concurrency: the cap and the hold floor (the rule is then only a stand-in).
   std::optional<ConcurrencyRule> concurrency;
   // --clock-skew: how many offsets the records' clock_skew indexes (0: none given); the worst

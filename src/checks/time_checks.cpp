@@ -8,6 +8,7 @@
 
 #include "checks/concurrency_checks.hpp"
 #include "checks/key_ttl.hpp"
+#include "checks/slow_down_checks.hpp"
 #include "config/clock_skew.hpp"
 #include "config/count_text.hpp"
 
@@ -190,6 +191,8 @@ void add_ban_verdict(const std::vector<RunStats>& runs, std::string& detail, Sta
 CheckResult check_contract(const std::vector<RunStats>& runs, const CheckParams& params) {
   if (params.contract == "concurrency")
     return check_concurrency_contract(runs, params);
+  if (params.contract == "slow-down")
+    return check_slow_down_contract(runs, params);
   const RunStats* worst = run_with_worst_span(runs);
   if (worst == nullptr || worst->contract.worst.count == 0)
     return {"contract", Status::skip, "no admissions to audit"};
@@ -218,7 +221,15 @@ CheckResult check_contract(const std::vector<RunStats>& runs, const CheckParams&
         span.count, ms_of(span.length_ns), most->run, params.limit);
   }
   if (params.contract == "queue") {
-    detail += "; departures against 1 + refill over the span (a queue lets one leave at a time)";
+    const int64_t nodelay = worst->queue ? worst->queue->nodelay : 0;
+    detail += nodelay > 0
+                  ? fmt::format(
+                        "; departures against 1 + {} undelayed + refill over the span (a queue "
+                        "lets its first {} excess through at once, then one at a time)",
+                        nodelay, nodelay)
+                  : std::string(
+                        "; departures against 1 + refill over the span (a queue lets "
+                        "one leave at a time)");
   }
   detail += " (each admission placed where it favours the limiter, between its send and reply)";
   Status status = worst->contract.worst.exceeded() ? Status::fail : Status::pass;
@@ -231,8 +242,10 @@ CheckResult check_contract(const std::vector<RunStats>& runs, const CheckParams&
 }
 
 CheckResult check_delay(const std::vector<RunStats>& runs, const CheckParams& params) {
+  if (params.contract == "slow-down")
+    return check_slow_down_delay(runs, params);
   if (params.contract != "queue")
-    return {"delay", Status::skip, "only with --contract queue"};
+    return {"delay", Status::skip, "only with --contract queue or slow-down"};
   const RunStats* worst = nullptr;
   for (const RunStats& run : runs) {
     if (!run.queue || !run.queue->longest)
@@ -246,11 +259,14 @@ CheckResult check_delay(const std::vector<RunStats>& runs, const CheckParams& pa
   const QueueWait& longest = *queue.longest;
   const std::string detail = fmt::format(
       "run {} identity {}: request {} sent {:.1f}ms into the run waited {:.1f}ms, {:.1f}ms "
-      "beyond the unloaded latency ({:.1f}ms); the queue promises at most {:.1f}ms (queue / "
-      "refill), tolerance {:.1f}ms",
+      "beyond the unloaded latency ({:.1f}ms); the queue promises at most {:.1f}ms ({}), "
+      "tolerance {:.1f}ms",
       worst->run, longest.identity, longest.seq, ms_of(longest.sent_ns), ms_of(longest.wait_ns),
       ms_of(longest.wait_ns - queue.unloaded_ns), ms_of(queue.unloaded_ns),
-      ms_of(queue.promised_wait_ns), ms_of(queue.tolerance_ns));
+      ms_of(queue.promised_wait_ns),
+      queue.nodelay > 0 ? fmt::format("(queue - {} undelayed) / refill", queue.nodelay)
+                        : std::string("queue / refill"),
+      ms_of(queue.tolerance_ns));
   return {"delay", queue.waited_too_long() ? Status::fail : Status::pass, detail};
 }
 
@@ -306,6 +322,8 @@ CheckResult check_utilisation(const std::vector<RunStats>& runs, const CheckPara
     return *std::move(nothing);
   if (params.contract == "concurrency")
     return check_concurrency_utilisation(runs, params);
+  if (params.contract == "slow-down")
+    return check_slow_down_utilisation(runs, params);
   // One window (or a bucket's refill) proves nothing: state from before the run may explain a
   // denial there, and under-admission within one burst is what --exact judges.
   std::vector<const RunStats*> judged;

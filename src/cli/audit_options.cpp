@@ -38,6 +38,8 @@ std::optional<std::string> stream_refusal(bool http, const config::Config& confi
     return "--cost: every unit is counted after the run";
   if (!config.checks.parts.empty())
     return "several --contract: each denial is judged against every part after the run";
+  if (config.checks.slow_down)
+    return "--contract slow-down: each request's delay is judged against its window's count";
   if (config.checks.ban)
     return "--contract ban: each denial is judged against the bans the whole run can prove";
   const std::string contract = config.checks.contract.value_or("");

@@ -482,8 +482,24 @@ config::Config build_config(const RawOptions& raw) {
     }
     checks.queue = in_range("--queue", *raw.queue, 0, k_max_requests);
   }
+  if (raw.nodelay) {
+    if (contract != "queue") {
+      throw base::usage_error(
+          "--nodelay: only with --contract queue: how many excess requests a queue lets through "
+          "at once before the rest wait (nginx's limit_req delay=)");
+    }
+    checks.nodelay = in_range("--nodelay", *raw.nodelay, 0, k_max_requests);
+  }
+  if (checks.nodelay && checks.nodelay > checks.queue.value_or(checks.limit)) {
+    throw base::usage_error(fmt::format(
+        "--nodelay: {} is more than the queue's depth {}: at most the queue passes undelayed",
+        *checks.nodelay, checks.queue.value_or(checks.limit)));
+  }
   if (contract == "queue" && raw.command != config::Command::serve)
     fit_timeout_to_queue(raw, checks, config.load);
+  // A slow-down holds a request up to its longest delay: the default timeout grows by it.
+  if (checks.slow_down && checks.slow_down->max && raw.timeout == RawOptions{}.timeout)
+    config.load.timeout += *checks.slow_down->max;
   const bool concurrency_strategy = raw.strategy == "concurrency";
   if (raw.hold) {
     if (contract != "concurrency" && !concurrency_strategy) {

@@ -113,7 +113,10 @@ void add_common_options(CLI::App* app, RawOptions& raw, LoadCommand command) {
                   "or not (sliding:10/1s, fixed:1000/1d@first-hit, token-bucket:20,10/s, "
                   "concurrency:2); repeatable: an admission needs room in every one; group: "
                   "counts one over --group-size identities; ban:5/10s,60s[,renew] bans for 60s "
-                  "after more than 5 in 10s (ban:fixed:...: on fixed windows)");
+                  "after more than 5 in 10s (ban:fixed:...: on fixed windows); "
+                  "queue:20/s,5,nodelay=2 lets 2 excess requests through undelayed; "
+                  "slow-down:5/10s,100ms[,2s] delays the k-th request past 5 in 10s by "
+                  "(k - 5) x 100ms (slow-down:first-hit:...: windows from the first hit)");
   optional_option(app, "--consume-on-deny", raw.consume_on_deny,
                   "with several --contract: none (the default: a denial counts nowhere) or "
                   "checked (it may still count in the parts given before the one that denied it)");
@@ -175,6 +178,9 @@ void add_common_options(CLI::App* app, RawOptions& raw, LoadCommand command) {
   optional_option(app, "--queue", raw.queue,
                   "with --contract queue: how many requests may wait their turn (default: the "
                   "limit)");
+  optional_option(app, "--nodelay", raw.nodelay,
+                  "with --contract queue: how many excess requests leave at once before the rest "
+                  "wait, as nginx's limit_req burst=B delay=K (default: 0)");
   optional_option(app, "--hold", raw.hold,
                   "with --contract concurrency: the least time the endpoint holds each admitted "
                   "request before it replies (default: measured, the fastest admission less a "

@@ -56,6 +56,10 @@ void apply_single(const RawOptions& raw, const ContractSpec& spec, config::Check
     checks.burst = spec.burst;
   if (spec.queue)
     checks.queue = spec.queue;
+  agree("--nodelay", raw.nodelay.has_value(), raw.nodelay.value_or(0), spec.nodelay, spec);
+  if (spec.nodelay)
+    checks.nodelay = spec.nodelay;
+  checks.slow_down = spec.slow_down;
   if (spec.refill)
     checks.refill = spec.refill;
   checks.ban = spec.ban;
@@ -89,6 +93,12 @@ std::optional<std::string> read_contracts(const RawOptions& raw, config::CheckCo
       throw usage_error(fmt::format(
           "--contract {}: a concurrency cap counts requests in progress, not over time, so it is "
           "a contract of its own, not a part of several",
+          spec.text));
+    }
+    if (spec.slow_down) {
+      throw usage_error(fmt::format(
+          "--contract {}: a slow-down delays rather than denies, so it is a contract of its own, "
+          "not a part of several",
           spec.text));
     }
     if (spec.name == "queue") {
@@ -147,6 +157,8 @@ void fill_costs(const RawOptions& raw, config::Config& config) {
   }
   if (checks.ban)
     throw usage_error(fmt::format("{}: a ban counts requests, whatever they cost", flag));
+  if (checks.slow_down)
+    throw usage_error(fmt::format("{}: a slow-down counts requests, whatever they cost", flag));
   // The probe counts admissions and reads them in units: every request must cost the same.
   if (config.command == config::Command::probe &&
       (!plan->choices.empty() || plan->low != plan->high))

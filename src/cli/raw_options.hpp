@@ -77,6 +77,7 @@ struct RawOptions {
   std::optional<int64_t> burst;
   std::optional<std::string> refill;
   std::optional<int64_t> queue;
+  std::optional<int64_t> nodelay;   // --nodelay K
   std::optional<std::string> hold;  // --hold DUR
   std::string strategies = "naive,lua";
   bool strategies_given = false;

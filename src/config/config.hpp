@@ -186,6 +186,11 @@ struct CheckConfig {
   // queue (--queue): how many requests may wait while one leaves at the refill rate; the
   // contract's and leaky-queue's.
   std::optional<int64_t> queue;
+  // queue (--nodelay, queue:R,B,nodelay=K): how many excess requests leave at once before the
+  // rest wait (nginx's limit_req delay=K); unset: none.
+  std::optional<int64_t> nodelay;
+  // --contract slow-down:...: a limiter that delays rather than denies (contract "slow-down").
+  std::optional<SlowDown> slow_down;
   // --contract ban:...,B[,renew]: more than `limit` in the window (contract: its inner kind)
   // bans the identity for B (ContractSpec::ban).
   std::optional<Nanos> ban;

@@ -22,7 +22,7 @@ std::string_view example_of(std::string_view name) {
   if (name == "gcra")
     return "gcra:20,10/s (burst, refill)";
   if (name == "queue")
-    return "queue:5/s,10 (rate, depth)";
+    return "queue:5/s,10 (rate, depth) or queue:5/s,10,nodelay=4";
   if (name == "concurrency")
     return "concurrency:2 (requests in progress at once)";
   return "sliding:10/1s";
@@ -55,8 +55,18 @@ std::expected<void, std::string> read_window(ContractSpec& spec, std::string_vie
   return {};
 }
 
-// "B,RATE" for a bucket, "RATE,B" for a queue.
+// "B,RATE" for a bucket, "RATE,B[,nodelay=K]" for a queue.
 std::expected<void, std::string> read_bucket(ContractSpec& spec, std::string_view params) {
+  if (const size_t at = params.find(",nodelay="); at != std::string_view::npos) {
+    if (spec.name != "queue")
+      return std::unexpected("only a queue has an undelayed part (nodelay=K)");
+    const std::string_view text = params.substr(at + 9);
+    const auto nodelay = whole_number(text);
+    if (!nodelay)
+      return std::unexpected(fmt::format("'{}' is not a count of undelayed requests", text));
+    spec.nodelay = *nodelay;
+    params = params.substr(0, at);
+  }
   const size_t comma = params.find(',');
   if (comma == std::string_view::npos)
     return std::unexpected(spec.name == "queue" ? "needs a rate and a depth"
@@ -74,7 +84,57 @@ std::expected<void, std::string> read_bucket(ContractSpec& spec, std::string_vie
     return std::unexpected(fmt::format("'{}' is not a rate", rate_text));
   (queue ? spec.queue : spec.burst) = *count;
   spec.refill = *rate;
+  if (spec.nodelay && *spec.nodelay > *count) {
+    return std::unexpected(
+        fmt::format("nodelay={} is more than the queue's depth {}", *spec.nodelay, *count));
+  }
   return {};
+}
+
+// "[KIND:]N/W,D[,MAX]" after "slow-down:": the window's kind defaults to sliding.
+std::expected<ContractSpec, std::string> parse_slow_down_spec(ContractSpec spec,
+                                                              std::string_view text) {
+  const auto fail = [&](std::string_view why) {
+    return std::unexpected(
+        fmt::format("'{}': {}; e.g. slow-down:5/10s,100ms, slow-down:first-hit:5/10s,100ms,2s",
+                    spec.text, why));
+  };
+  SlowDown slow;
+  if (const size_t colon = text.find(':'); colon != std::string_view::npos) {
+    slow.kind = std::string(text.substr(0, colon));
+    text.remove_prefix(colon + 1);
+    if (slow.kind != "sliding" && slow.kind != "fixed" && slow.kind != "first-hit") {
+      return fail(
+          fmt::format("a slow-down's window is sliding, fixed or first-hit, not '{}'", slow.kind));
+    }
+  }
+  const size_t comma = text.find(',');
+  if (comma == std::string_view::npos)
+    return fail("needs how many pass at full speed, a window and the delay added per request");
+  const auto rate = parse_rate(text.substr(0, comma));
+  if (!rate || rate->tokens < 0)
+    return fail(fmt::format("'{}' is not a count and a window", text.substr(0, comma)));
+  slow.after = rate->tokens;
+  slow.window = rate->period;
+  std::string_view rest = text.substr(comma + 1);
+  const size_t second = rest.find(',');
+  const std::string_view step_text = rest.substr(0, second);
+  const auto step = parse_duration(step_text);
+  if (!step || step->count() <= 0)
+    return fail(fmt::format("'{}' is not a delay", step_text));
+  slow.step = *step;
+  if (second != std::string_view::npos) {
+    const std::string_view max_text = rest.substr(second + 1);
+    const auto max = parse_duration(max_text);
+    if (!max || max->count() <= 0)
+      return fail(fmt::format("'{}' is not a longest delay", max_text));
+    slow.max = *max;
+  }
+  spec.name = "slow-down";
+  spec.limit = slow.after;
+  spec.window = slow.window;
+  spec.slow_down = std::move(slow);
+  return spec;
 }
 
 // "[KIND:]L/W[@ANCHOR],B[,renew]" after "ban:": the window's kind defaults to sliding.
@@ -122,6 +182,12 @@ std::expected<void, std::string> read_cap(ContractSpec& spec, std::string_view p
 
 }  // namespace
 
+std::string format_slow_down(const SlowDown& slow) {
+  return fmt::format("slow-down:{}{}/{},{}{}", slow.kind == "sliding" ? "" : slow.kind + ":",
+                     slow.after, format_duration(slow.window), format_duration(slow.step),
+                     slow.max ? "," + format_duration(*slow.max) : std::string());
+}
+
 bool known_contract(std::string_view name) {
   for (const std::string_view known : k_contracts) {
     if (name == known)
@@ -150,12 +216,22 @@ std::expected<ContractSpec, std::string> parse_contract_spec(std::string_view te
           fmt::format("'{}': a ban is per identity and counts requests", spec.text));
     return parse_ban_spec(std::move(spec), text.substr(4));
   }
+  if (text.starts_with("slow-down:")) {
+    if (spec.per_group || spec.counts_requests)
+      return std::unexpected(
+          fmt::format("'{}': a slow-down is per identity and counts requests", spec.text));
+    return parse_slow_down_spec(std::move(spec), text.substr(10));
+  }
+  if (text == "slow-down") {
+    return std::unexpected(
+        fmt::format("'{}': a slow-down gives its parameters: slow-down:5/10s,100ms", spec.text));
+  }
   const size_t colon = text.find(':');
   spec.name = std::string(text.substr(0, colon));
   if (!known_contract(spec.name)) {
     return std::unexpected(fmt::format(
-        "'{}': expected sliding, fixed, sliding-counter, token-bucket, gcra, queue, concurrency "
-        "or ban{}",
+        "'{}': expected sliding, fixed, sliding-counter, token-bucket, gcra, queue, concurrency, "
+        "ban or slow-down{}",
         spec.text, colon == std::string_view::npos ? "" : ", then ':' and its parameters"));
   }
   if (colon == std::string_view::npos)

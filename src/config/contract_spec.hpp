@@ -8,7 +8,10 @@
 // (--cost): an LLM API's requests per minute beside its tokens per minute. Both may be given, in
 // either order. A ban wraps a window: ban:5/10s,60s (sliding), ban:fixed:5/10s,60s,
 // ban:sliding:5/10s,60s,renew: more than L in W bans the identity for B (renewed by every
-// request during it).
+// request during it). A queue may let its first K excess requests through undelayed, as nginx's
+// limit_req burst=B delay=K: queue:20/s,5,nodelay=2. A slow-down delays rather than denies:
+// slow-down:5/10s,100ms[,2s] (sliding), slow-down:first-hit:5/10s,100ms: past 5 requests in the
+// window, the k-th is answered (k - 5) x 100ms later than unloaded, capped at 2s.
 
 #include <expected>
 #include <optional>
@@ -19,6 +22,19 @@
 #include "config/rate.hpp"
 
 namespace rlcheck::config {
+
+// slow-down:[KIND:]N/W,D[,MAX]: past `after` requests in a window of `window` (counted as each
+// arrives), the k-th of the window is answered (k - after) x `step` later, up to `max`.
+struct SlowDown {
+  int64_t after = 0;
+  Nanos window{0};
+  Nanos step{0};
+  std::optional<Nanos> max;      // unset: uncapped
+  std::string kind = "sliding";  // sliding, fixed (on the clock) or first-hit
+};
+
+// "slow-down:first-hit:5/10s,100ms,2s", as the reports name it.
+std::string format_slow_down(const SlowDown& slow);
 
 struct ContractSpec {
   std::string text;  // as given, for reports ("sliding:10/1s")
@@ -32,6 +48,8 @@ struct ContractSpec {
   std::optional<int64_t> burst;       // token-bucket, gcra
   std::optional<Rate> refill;         // token-bucket, gcra, queue (its rate)
   std::optional<int64_t> queue;       // queue: its depth
+  std::optional<int64_t> nodelay;     // queue: how many excess requests pass undelayed
+  std::optional<SlowDown> slow_down;  // name "slow-down"
   // ban: how long; `name` is then its window's kind (sliding or fixed).
   std::optional<Nanos> ban;
   bool ban_renews = false;

@@ -64,6 +64,9 @@ std::string limit_text(const Report& report) {
   if (params.contract == "concurrency")
     return fmt::format("cap {} in progress at once", params.limit);
   const std::string window = config::format_duration(std::chrono::milliseconds(params.window_ms));
+  // A slow-down delays past its limit rather than denying (its delays in the contract's name).
+  if (params.contract.starts_with("slow-down"))
+    return fmt::format("{} per {} at full speed", params.limit, window);
   if (report.mode != "http")
     return fmt::format("limit {} per {}", params.limit, window);
   const std::string limit_note = source_note(params.limit_source);
@@ -165,11 +168,13 @@ std::string header(const Report& report) {
   if (!params.cost.empty())
     load += fmt::format(", costs {} (audited in units)", params.cost);
   if (!params.contract.empty() && !audits_bucket(params))
-    load += fmt::format(", contract {}{}", params.contract,
-                        params.anchor == "first-hit" ? " (first-hit)"
-                        : params.queue
-                            ? fmt::format(" ({} waiting at {})", *params.queue, params.refill)
-                            : std::string());
+    load += fmt::format(
+        ", contract {}{}", params.contract,
+        params.anchor == "first-hit" ? " (first-hit)"
+        : params.queue ? fmt::format(" ({} waiting at {}{})", *params.queue, params.refill,
+                                     params.nodelay ? fmt::format(", {} undelayed", *params.nodelay)
+                                                    : std::string())
+                       : std::string());
   std::string where = report.target.embedded ? " (private)" : "";
   if (const auto& topology = params.topology; topology && topology->kind == "cluster") {
     where += fmt::format(" (cluster, {})", config::counted(topology->masters, "master"));
@@ -492,6 +497,10 @@ std::string render_human(const Report& report, const TextStyle& style) {
           ? fmt::format("most in flight at once {} surely, at most {} possibly, against cap {}",
                         worst->concurrency->surely_at_once, worst->concurrency->possibly_at_once,
                         report.params.limit)
+      : worst->slow_down
+          ? fmt::format("longest delay {:.1f}ms beyond the unloaded latency ({:.1f}ms)",
+                        static_cast<double>(worst->slow_down->longest_extra_ns) / 1e6,
+                        static_cast<double>(worst->slow_down->unloaded_ns) / 1e6)
       : bucket ? fmt::format("most in one span {} against {:.4g} ({} + refill)", worst->peak.count,
                              worst->peak.allowance, report.params.queue ? "queue + 1" : "burst")
                : fmt::format("most in one window {} against limit {}", worst->peak.count,

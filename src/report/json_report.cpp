@@ -53,6 +53,32 @@ json audit_to_json(const checks::RunStats& run) {
                          {"promised_wait_ms", ms_of(queue->promised_wait_ns)},
                          {"tolerance_ms", ms_of(queue->tolerance_ns)},
                          {"waited_too_long", queue->waited_too_long()}};
+    if (queue->nodelay > 0)
+      contract["queue"]["nodelay"] = queue->nodelay;
+  }
+  // slow-down: the request most over the delay its position allows, and most under the least.
+  if (const auto& slow = run.slow_down) {
+    const auto request = [](const std::optional<checks::SlowDownRequest>& found) {
+      if (!found)
+        return json(nullptr);
+      return json{{"identity", found->identity},
+                  {"seq", found->seq},
+                  {"sent_ms", ms_of(found->sent_ns)},
+                  {"latency_ms", ms_of(found->latency_ns)},
+                  {"position", found->position},
+                  {"promised_ms", ms_of(found->promised_ns)},
+                  {"tolerance_ms", ms_of(found->tolerance_ns)},
+                  {"breached_by_ms", ms_of(found->margin_ns)}};
+    };
+    contract["slow_down"] = {{"unloaded_ms", ms_of(slow->unloaded_ns)},
+                             {"unloaded_from_undelayed", slow->unloaded_from_undelayed},
+                             {"longest_extra_ms", ms_of(slow->longest_extra_ns)},
+                             {"judged_for_most_delay", slow->judged_late},
+                             {"judged_for_least_delay", slow->judged_early},
+                             {"most_over", request(slow->latest)},
+                             {"most_under", request(slow->earliest)},
+                             {"delayed_too_long", slow->too_late()},
+                             {"delayed_too_little", slow->too_early()}};
   }
   // ban: the bans proved, and the first admission during one.
   if (const auto& ban = run.ban) {
@@ -303,6 +329,8 @@ json to_json(const Report& report) {
   if (report.params.queue) {
     params["queue"] = *report.params.queue;
     params["sources"]["queue"] = report.params.queue_source;
+    if (report.params.nodelay)
+      params["nodelay"] = *report.params.nodelay;
     params["sources"]["refill"] = report.params.refill_source;
   }
   if (!report.params.refill.empty())

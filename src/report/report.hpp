@@ -87,6 +87,7 @@ struct Params {
   std::optional<int64_t> burst;       // token-bucket / gcra
   std::string refill;                 // token-bucket / gcra / queue, "10/1m"
   std::optional<int64_t> queue;       // queue: how many may wait
+  std::optional<int64_t> nodelay;     // queue: how many excess requests leave at once
   std::string queue_source;           // with `queue`: "flag" or "default"
   std::string limit_source = "flag";  // "flag", "default", or "advertised" (http: from headers)
   // Where the other judged parameters came from, as limit_source (params.sources in JSON).

@@ -134,6 +134,18 @@ ContractChoice choose_contract(const config::Config& config,
   if (choice.name == "queue") {
     choice.audit.queue_depth = config.checks.queue.value_or(limit);
     choice.burst = *choice.audit.queue_depth + 1;
+    choice.audit.queue_nodelay = config.checks.nodelay.value_or(0);
+  }
+  // A slow-down delays rather than denies: its rule is the window it counts in.
+  if (const auto& slow = config.checks.slow_down) {
+    checks::SlowDownRule& rule = choice.audit.slow_down.emplace();
+    rule.after = slow->after;
+    rule.window_ns = slow->window.count();
+    rule.step_ns = slow->step.count();
+    rule.max_ns = slow->max ? slow->max->count() : 0;
+    rule.kind = slow->kind == "fixed"       ? checks::SlowDownRule::Kind::fixed
+                : slow->kind == "first-hit" ? checks::SlowDownRule::Kind::first_hit
+                                            : checks::SlowDownRule::Kind::sliding;
   }
   // A concurrency cap counts requests in progress: the limit is the cap, and no window applies.
   if (choice.name == "concurrency") {

@@ -68,6 +68,8 @@ report::Params configured_params(const config::Config& config, const ContractCho
                                   config::format_duration(*config.checks.ban),
                                   config.checks.ban_renews ? ",renew" : "");
   }
+  if (config.checks.slow_down)
+    params.contract = config::format_slow_down(*config.checks.slow_down);
   if (!contract.audit.parts.empty()) {
     params.contract = parts_text(contract);
     params.anchor.clear();
@@ -84,6 +86,8 @@ report::Params configured_params(const config::Config& config, const ContractCho
   if (contract.name == "queue") {
     params.queue = contract.audit.queue_depth;
     params.queue_source = config.checks.queue ? "flag" : "default";
+    if (contract.audit.queue_nodelay > 0)
+      params.nodelay = contract.audit.queue_nodelay;
     params.refill = config::format_rate(contract.refill);
     params.refill_source = config.checks.refill ? "flag" : "default";
   } else if (contract.audit.rule.kind == checks::AdmissionRule::Kind::bucket) {
@@ -139,6 +143,8 @@ checks::CheckParams check_params(const config::Config& config, int64_t limit,
   }
   params.phase_unknown = contract.anchor == "first-hit" && !contract.audit.fresh_state;
   params.stepped = contract.audit.rule.stepped();
+  if (config.checks.slow_down)
+    params.slow_down = config::format_slow_down(*config.checks.slow_down);
   params.fresh_state = contract.audit.fresh_state || !config.http.reset_cmd.empty();
   params.retry_tolerance = contract.audit.tolerance;
   params.hint_resolution = config.checks.hint_resolution;

@@ -15,7 +15,8 @@ namespace rlcheck::testing {
 namespace {
 
 // nginx: 10 requests per second with a burst of 4, so 5 at once (B + 1) and then one each
-// 100 ms; /two-zones/ adds a second zone of 2/s with a burst of 9; /queued/ (no nodelay) holds up
+// 100 ms; /two-stage/ (delay=3) lets 3 over the rate through at once and holds 5 more;
+// /two-zones/ adds a second zone of 2/s with a burst of 9; /queued/ (no nodelay) holds up
 // to 8 requests over the rate, one leaving each 100 ms. `return` runs before limit_req (rewrite
 // phase) and would bypass it: every location serves a static file instead.
 std::string nginx_conf(const std::string& prefix, int port) {
@@ -52,6 +53,10 @@ std::string nginx_conf(const std::string& prefix, int port) {
        << "    }\n"
        << "    location /queued/ {\n"  // without nodelay: requests over the rate wait
        << "      limit_req zone=by_header burst=8; limit_req_status 429;\n"
+       << "      alias " << prefix << "/html/;\n"
+       << "    }\n"
+       << "    location /two-stage/ {\n"  // the first 3 over the rate at once, 5 more wait
+       << "      limit_req zone=by_header burst=8 delay=3; limit_req_status 429;\n"
        << "      alias " << prefix << "/html/;\n"
        << "    }\n"
        << "  }\n"
@@ -104,6 +109,16 @@ bool rack_attack_installed() {
     return false;
   return run_process({k_ruby, "-e", "require 'rack/attack'; require 'rack/handler/webrick'"})
              .exit_code == 0;
+}
+
+std::string express_slow_down_dir() {
+  return fixture("express_slow_down");
+}
+
+bool express_slow_down_installed() {
+  return find_program("node", {"/usr/bin/node"}).has_value() &&
+         std::filesystem::exists(express_slow_down_dir() +
+                                 "/node_modules/express-slow-down/package.json");
 }
 
 constexpr const char* k_php = "/usr/bin/php";
@@ -232,6 +247,23 @@ const Gateway& rack_attack_app() {
     start_in_dir(
         started,
         std::vector<std::string>{k_ruby, fixture("rack_attack/server.rb"), std::to_string(port)},
+        port);
+    return started;
+  }();
+  return app;
+}
+
+const Gateway& express_slow_down_app() {
+  static const Gateway app = [] {
+    Gateway started;
+    if (!express_slow_down_installed())
+      return started;
+    started.dir = std::make_unique<ScratchDir>("express-slow-down");
+    const int port = free_loopback_port();
+    start_in_dir(
+        started,
+        std::vector<std::string>{*find_program("node", {"/usr/bin/node"}),
+                                 express_slow_down_dir() + "/server.js", std::to_string(port)},
         port);
     return started;
   }();

@@ -3,10 +3,10 @@
 // loopback port with a config written to a scratch directory, and stopped when it ends:
 // nginx-light's limit_req (10 requests/s: /nodelay/ burst=4 nodelay status 429, /deny-503/
 // the same with nginx's default 503, /by-address/ keyed by $binary_remote_addr, /queued/
-// burst=8 without nodelay) and HAProxy 2.6's stick tables (5 per second: /every-request/
-// counts every request in http_req_rate, denied ones too; /admissions/ counts only the
-// admitted in gpc0_rate). Each test case speaks for clients of its own (X-Client values,
-// source addresses), so cases sharing a server stay independent.
+// burst=8 without nodelay, /two-stage/ burst=8 delay=3) and HAProxy 2.6's stick tables (5 per
+// second: /every-request/ counts every request in http_req_rate, denied ones too; /admissions/
+// counts only the admitted in gpc0_rate). Each test case speaks for clients of its own (X-Client
+// values, source addresses), so cases sharing a server stay independent.
 
 #include <memory>
 #include <string>
@@ -51,6 +51,11 @@ const Gateway& llm_gateway_app();
 // X-Client on /allow2ban/, the 3rd request in a fixed 2-second window of the clock bans for 3 s
 // (429 with Retry-After); run with /usr/bin/ruby.
 const Gateway& rack_attack_app();
+// express-slow-down 3.0 (express 5, express-rate-limit's memory store) in
+// tests/fixtures/express_slow_down/server.js, run with node: per X-Client on /slow-down/, past 3
+// requests in a 3 s window opened by the first, the k-th is answered (k - 3) x 100 ms late, up
+// to 1 s. Its node_modules come from scripts/install-deps.sh (npm ci).
+const Gateway& express_slow_down_app();
 
 // Symfony's RateLimiter 5.4 token bucket in tests/fixtures/symfony_limiter/index.php (burst 10,
 // 5 tokens at each 1 s tick per X-Client), served by `php -S` with 4 workers sharing a
@@ -71,6 +76,10 @@ constexpr const char* k_symfony_missing =
     "php-symfony-cache php-symfony-lock): skipped";
 constexpr const char* k_flask_limiter_missing =
     "Flask-Limiter not installed (apt-get install python3-flask-limiter python3-redis): skipped";
+
+constexpr const char* k_express_slow_down_missing =
+    "express-slow-down not installed (scripts/install-deps.sh: node, and npm ci in "
+    "tests/fixtures/express_slow_down): skipped";
 
 constexpr const char* k_rack_attack_missing =
     "rack-attack not installed (apt-get install ruby-rack-attack ruby-webrick): skipped";

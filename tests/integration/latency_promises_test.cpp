@@ -1,0 +1,154 @@
+// Limiters that answer late instead of denying, as they ship: nginx's two-stage limit_req
+// (burst=8 delay=3: three requests over the rate pass at once, five more wait) keeps
+// queue:10/s,8,nodelay=3 and, judged as a queue with no undelayed part, fails `contract` on its
+// departures (four leave at once where one may); express-slow-down (npm, past 3 in 3 s each
+// request 100 ms later than the one before, up to 1 s) keeps its slow-down, and fails `delay`
+// when stated with half its delay and `contract` when stated with twice it; under an open load
+// on state it cannot vouch for, it is judged past its first window. Every case speaks
+// for clients of its own, side by side.
+//
+// No verdict rests on timing luck: the failing cases differ from their promise by several
+// requests leaving at once, or by delays of 400 ms and more against a tolerance of 100 ms.
+
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "support/json_outcome.hpp"
+#include "support/real_gateways.hpp"
+#include "support/real_server.hpp"
+#include "support/run_binary.hpp"
+#include "support/side_by_side.hpp"
+
+using namespace rlcheck::testing;
+using nlohmann::json;
+
+namespace {
+
+// `rlcheck http <gateway><path> --json -H X-Client:<client>-{id}`, then `flags`.
+std::vector<std::string> latency_args(const Gateway& gateway, const std::string& path,
+                                      const std::string& client, const std::string& flags) {
+  std::vector<std::string> args{"http", gateway.server->base_url() + path, "--json", "-H",
+                                "X-Client: " + client + "-{id}"};
+  for (std::string& word : words_of(flags))
+    args.push_back(std::move(word));
+  return args;
+}
+
+// nginx sends no Retry-After.
+constexpr const char* k_burst_of_30 = "-n 30 -p 30 --no-require-retry-after ";
+constexpr const char* k_open_load =
+    "--identities 2 --rate 40/s --duration 2s --no-require-retry-after ";
+
+// Each client is new to the app started for this process: --exact vouches for fresh state, so
+// every request's window is judged from the first.
+constexpr const char* k_slow_burst = "-n 14 -p 14 --exact ";
+constexpr const char* k_slow_serial = "-n 8 -p 1 --exact ";
+// Without --exact: only requests whose window cannot reach back before the run are judged.
+constexpr const char* k_slow_open = "--rate 8/s --duration 4500ms -p 16 ";
+
+}  // namespace
+
+TEST_CASE("real nginx limit_req burst=8 delay=3 keeps queue:10/s,8,nodelay=3, not a plain queue") {
+  const Gateway& server = nginx();
+  if (skipped(server, k_nginx_missing))
+    return;
+  const std::vector<json> reports = run_side_by_side(
+      {latency_args(server, "/two-stage/", "two-stage-burst",
+                    std::string(k_burst_of_30) + "--contract queue:10/s,8,nodelay=3"),
+       latency_args(server, "/two-stage/", "two-stage-open",
+                    std::string(k_open_load) + "--contract queue --refill 10/s --queue 8 "
+                                               "--nodelay 3"),
+       latency_args(server, "/two-stage/", "two-stage-plain",
+                    std::string(k_burst_of_30) + "--contract queue:10/s,8")},
+      {0, 0, 1});
+  const json& burst = reports[0];
+  INFO(checks_of(burst));
+  CHECK(burst["params"]["nodelay"] == 3);
+  CHECK(burst["params"]["queue"] == 8);
+  CHECK(burst["runs"][0]["allowed"] == 9);  // excess 0 to 8
+  CHECK(check_status(burst, "contract") == "pass");
+  CHECK(check_status(burst, "delay") == "pass");
+  CHECK(check_status(burst, "limit") == "pass");
+  const json& queue = burst["runs"][0]["contract"]["queue"];
+  CHECK(queue["promised_wait_ms"] == 500.0);  // (8 - 3) / 10/s
+  CHECK(queue["nodelay"] == 3);
+  // The last in line really waited: nginx held it about 500 ms.
+  CHECK(queue["longest_wait"]["wait_ms"].get<double>() >= 450.0);
+
+  const json& open = reports[1];
+  INFO(checks_of(open));
+  CHECK(check_status(open, "contract") == "pass");
+  CHECK(check_status(open, "delay") == "pass");
+  CHECK(check_status(open, "utilisation") == "pass");
+
+  // As a plain queue: four leave at once (excess 0 to 3) where one may. Its waits are shorter
+  // than a plain queue's, so delay holds.
+  const json& plain = reports[2];
+  INFO(checks_of(plain));
+  CHECK(check_status(plain, "contract") == "fail");
+  CHECK(check_detail(plain, "contract").find("departures") != std::string::npos);
+  CHECK(check_status(plain, "delay") == "pass");
+}
+
+TEST_CASE(
+    "real express-slow-down keeps its slow-down; half its delay fails delay, twice contract") {
+  const Gateway& app = express_slow_down_app();
+  if (skipped(app, k_express_slow_down_missing))
+    return;
+  const std::string kept = "--contract slow-down:first-hit:3/3s,100ms,1s";
+  const std::vector<json> reports = run_side_by_side(
+      {latency_args(app, "/slow-down/", "kept-burst", k_slow_burst + kept),
+       latency_args(app, "/slow-down/", "kept-serial", k_slow_serial + kept),
+       latency_args(app, "/slow-down/", "half",
+                    std::string(k_slow_burst) + "--contract slow-down:first-hit:3/3s,50ms,1s"),
+       latency_args(app, "/slow-down/", "twice",
+                    std::string(k_slow_serial) + "--contract slow-down:first-hit:3/3s,200ms,2s"),
+       latency_args(app, "/slow-down/", "open", std::string(k_slow_open) + kept)},
+      {0, 0, 1, 1, 0});
+  const json& burst = reports[0];
+  INFO(checks_of(burst));
+  CHECK(burst["params"]["contract"] == "slow-down:first-hit:3/3s,100ms,1s");
+  CHECK(burst["runs"][0]["allowed"] == 14);
+  CHECK(check_status(burst, "delay") == "pass");
+  CHECK(check_status(burst, "utilisation") == "pass");
+  CHECK(check_status(burst, "limit") == "skip");
+  const json& slow = burst["runs"][0]["contract"]["slow_down"];
+  CHECK(slow["judged_for_most_delay"] == 14);
+  // The 14th waited the cap, 1 s: the app really slowed down.
+  CHECK(slow["longest_extra_ms"].get<double>() >= 950.0);
+
+  const json& serial = reports[1];
+  INFO(checks_of(serial));
+  CHECK(check_status(serial, "delay") == "pass");
+  CHECK(check_status(serial, "contract") == "pass");
+  // One at a time, each request's place in its window is known: the 4th to the 8th were owed.
+  CHECK(serial["runs"][0]["contract"]["slow_down"]["judged_for_least_delay"] == 5);
+
+  // Stated 50 ms a request: the 14th, at most the 14th of its window, may wait 550 ms; it
+  // waited 1 s.
+  const json& half = reports[2];
+  INFO(checks_of(half));
+  CHECK(check_status(half, "delay") == "fail");
+  CHECK(check_detail(half, "delay").find("allows at most") != std::string::npos);
+  CHECK(check_status(half, "utilisation") == "pass");
+
+  // Stated 200 ms a request: the 8th, surely the 8th of its window, was owed 1 s and waited
+  // 500 ms.
+  const json& twice = reports[3];
+  INFO(checks_of(twice));
+  CHECK(check_status(twice, "contract") == "fail");
+  CHECK(check_detail(twice, "contract").find("slows down less than promised") != std::string::npos);
+  CHECK(check_status(twice, "delay") == "pass");
+
+  // An open load on state it cannot vouch for: the first 3 s are not judged, the rest are.
+  const json& open = reports[4];
+  INFO(checks_of(open));
+  CHECK(check_status(open, "delay") == "pass");
+  const json& open_slow = open["runs"][0]["contract"]["slow_down"];
+  CHECK(open_slow["judged_for_most_delay"].get<int>() > 0);
+  CHECK(open_slow["judged_for_most_delay"].get<int>() < open["runs"][0]["allowed"].get<int>());
+}
