@@ -34,6 +34,8 @@ constexpr std::string_view k_fault_fill = "rgba(0,137,123,0.22)";
 constexpr std::string_view k_fault_stroke = "#00897b";
 constexpr std::string_view k_fault_text = "#00695c";
 constexpr std::string_view k_offered = "#f57c00";
+constexpr std::string_view k_ban_fill = "rgba(136,14,79,0.16)";
+constexpr std::string_view k_ban_stroke = "#880e4f";
 
 std::string esc(std::string_view text) {
   return xml_escape(text);
@@ -57,6 +59,12 @@ struct LimitLine {
 // One contract's line; with several contracts, a line per part the timeline can draw
 // (checks::add_timeline_parts), in the part's colour.
 std::vector<LimitLine> limit_lines(const Report& report, const checks::Timeline& timeline) {
+  if (timeline.in_flight) {
+    return {{timeline.contract_line,
+             fmt::format("cap ({}): {} in flight at once", report.params.contract,
+                         number_text(timeline.contract_line)),
+             k_contract, "contract-line", "contract-label"}};
+  }
   if (timeline.parts.empty()) {
     return {{timeline.contract_line, contract_label(report, timeline.contract_line), k_contract,
              "contract-line", "contract-label"}};
@@ -195,10 +203,17 @@ std::string timeline_svg(const std::string& id, const checks::Timeline& timeline
     return static_cast<double>(bin) * static_cast<double>(timeline.bin_ns);
   };
 
+  // What the line draws: admissions in the trailing window, or (a concurrency cap) the most in
+  // flight surely, with the most possibly in flight as a second, dashed line.
+  const bool in_flight = timeline.in_flight && series.in_flight_surely.size() == bins &&
+                         series.in_flight_possibly.size() == bins;
+  const std::vector<uint32_t>& line = in_flight ? series.in_flight_surely : series.in_window;
   uint32_t bar_max = 1, line_peak = 0;
   for (size_t bin = 0; bin < bins; ++bin) {
     bar_max = std::max({bar_max, series.allowed[bin], series.denied[bin] + series.errors[bin]});
-    line_peak = std::max(line_peak, series.in_window[bin]);
+    line_peak = std::max(line_peak, line[bin]);
+    if (in_flight)
+      line_peak = std::max(line_peak, series.in_flight_possibly[bin]);
   }
   double line_max = static_cast<double>(line_peak);
   for (const LimitLine& limit : limits)
@@ -220,7 +235,8 @@ std::string timeline_svg(const std::string& id, const checks::Timeline& timeline
   // The margins' labels: the axes' names, the bars' scale (the same above and below the
   // baseline), and the worst span's figures above the plot.
   text.always({16, (top + baseline) / 2, Anchor::middle, -90, font,
-               unit_text(timeline, "in window"), fill(k_in_window)});
+               in_flight ? std::string("in flight") : unit_text(timeline, "in window"),
+               fill(k_in_window)});
   text.always(
       {width - 14, (top + bottom) / 2, Anchor::middle, 90, font,
        unit_text(timeline,
@@ -270,6 +286,18 @@ std::string timeline_svg(const std::string& id, const checks::Timeline& timeline
         "<rect class=\"worst-span\" x=\"{:.2f}\" y=\"{}\" width=\"{:.2f}\" height=\"{}\" "
         "fill=\"{}\" stroke=\"{}\"/>\n",
         x0, top, std::max(x1 - x0, 1.0), bottom - top, k_span_fill, k_span_stroke);
+  }
+
+  // Each ban surely in force (--contract ban) as a band behind the bars, its span in a title.
+  for (const auto& [from_ns, to_ns] : series.ban_spans) {
+    const double x0 = x_of(static_cast<double>(from_ns));
+    const double x1 = x_of(static_cast<double>(to_ns));
+    out += fmt::format(
+        "<rect class=\"ban-span\" x=\"{:.2f}\" y=\"{}\" width=\"{:.2f}\" height=\"{}\" "
+        "fill=\"{}\" stroke=\"{}\"><title>banned (surely) from {} to {}</title></rect>\n",
+        x0, top, std::max(x1 - x0, 1.0), bottom - top, k_ban_fill, k_ban_stroke,
+        time_label(static_cast<double>(from_ns) / 1e6, false),
+        time_label(static_cast<double>(to_ns) / 1e6, false));
   }
 
   // Each applied fault as a translucent band with its spec, behind the bars like the span; an
@@ -331,15 +359,32 @@ std::string timeline_svg(const std::string& id, const checks::Timeline& timeline
         "stroke=\"{3}\" stroke-width=\"1.5\" stroke-dasharray=\"7 4\"/>\n",
         left, right, line_y(limit.value), limit.colour, limit.line_class);
   }
-  std::string points = fmt::format("{},{}", left, baseline);
-  for (size_t bin = 0; bin < bins && bin_start(bin) < duration; ++bin) {
-    points +=
-        fmt::format(" {:.1f},{:.1f}", x_of(bin_start(bin + 1)), line_y(series.in_window[bin]));
+  const auto polyline = [&](const std::vector<uint32_t>& values) {
+    std::string points = fmt::format("{},{}", left, baseline);
+    for (size_t bin = 0; bin < bins && bin_start(bin) < duration; ++bin) {
+      // A bin's most in flight holds over the whole bin: a step, not a slope.
+      if (in_flight)
+        points += fmt::format(" {:.1f},{:.1f}", x_of(bin_start(bin)), line_y(values[bin]));
+      points += fmt::format(" {:.1f},{:.1f}", x_of(bin_start(bin + 1)), line_y(values[bin]));
+    }
+    return points;
+  };
+  if (in_flight) {
+    out += fmt::format(
+        "<polyline class=\"in-flight-possibly\" fill=\"none\" stroke=\"{}\" "
+        "stroke-width=\"1.2\" stroke-dasharray=\"3 2\" stroke-opacity=\"0.7\" "
+        "points=\"{}\"/>\n",
+        k_in_window, polyline(series.in_flight_possibly));
+    out += fmt::format(
+        "<polyline class=\"in-flight-surely\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.6\" "
+        "stroke-linejoin=\"round\" points=\"{}\"/>\n",
+        k_in_window, polyline(series.in_flight_surely));
+  } else {
+    out += fmt::format(
+        "<polyline class=\"in-window\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.6\" "
+        "stroke-linejoin=\"round\" points=\"{}\"/>\n",
+        k_in_window, polyline(series.in_window));
   }
-  out += fmt::format(
-      "<polyline class=\"in-window\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.6\" "
-      "stroke-linejoin=\"round\" points=\"{}\"/>\n",
-      k_in_window, points);
   std::vector<Label> rate_ticks;
   out += offered_rate_svg(timeline, x_of, rate_ticks);
 
@@ -368,7 +413,19 @@ std::string timeline_svg(const std::string& id, const checks::Timeline& timeline
   return out + text.svg() + "</svg>\n";
 }
 
-std::string legend_html(bool faults, bool offered, bool parts, bool units) {
+// What the report's timelines draw beyond bars and lines, for the legend.
+struct LegendNeeds {
+  bool faults = false;
+  bool offered = false;
+  bool parts = false;
+  bool units = false;
+  bool in_flight = false;  // a concurrency cap: lines of requests in flight
+  bool bans = false;       // a ban: spans surely banned
+};
+
+std::string legend_html(const LegendNeeds& needs) {
+  const bool faults = needs.faults, offered = needs.offered, parts = needs.parts,
+             units = needs.units;
   auto item = [](std::string_view style, std::string_view text) {
     return fmt::format("<span><i style=\"{}\"></i>{}</span>", style, text);
   };
@@ -378,8 +435,13 @@ std::string legend_html(bool faults, bool offered, bool parts, bool units) {
          item(fmt::format("background:{}", k_denied),
               units ? "units denied (down)" : "denied (down)") +
          item(fmt::format("background:{}", k_errors), units ? "units in errors" : "errors") +
-         item(fmt::format("height:0;border-top:2px solid {}", k_in_window),
-              units ? "units admitted in the trailing window" : "admitted in the trailing window") +
+         (needs.in_flight ? item(fmt::format("height:0;border-top:2px solid {}", k_in_window),
+                                 "most surely in flight (by the hold)") +
+                                item(fmt::format("height:0;border-top:2px dashed {}", k_in_window),
+                                     "most possibly in flight (send to reply)")
+                          : item(fmt::format("height:0;border-top:2px solid {}", k_in_window),
+                                 units ? "units admitted in the trailing window"
+                                       : "admitted in the trailing window")) +
          item(fmt::format("height:0;border-top:2px dashed {}", k_contract),
               parts ? "a contract part, its colour in the bands above" : "contract") +
          item(fmt::format("background:{};border:1px solid {}", k_span_fill, k_span_stroke),
@@ -391,6 +453,10 @@ std::string legend_html(bool faults, bool offered, bool parts, bool units) {
          (offered ? item(fmt::format("height:0;border-top:2px solid {}", k_offered),
                          "offered rate, sent per second (dashed: planned), right-hand scale")
                   : std::string()) +
+         (needs.bans
+              ? item(fmt::format("background:{};border:1px solid {}", k_ban_fill, k_ban_stroke),
+                     "surely banned (--contract ban)")
+              : std::string()) +
          "</p>\n";
 }
 
@@ -410,7 +476,15 @@ std::string timelines_html(const Report& report, const std::string& prefix) {
   const bool units = std::any_of(report.runs.begin(), report.runs.end(), [](const auto& run) {
     return run.timeline && run.timeline->in_units;
   });
-  std::string out = "<h3>Timeline</h3>\n" + legend_html(faults, offered, has_parts(report), units);
+  LegendNeeds needs{faults, offered, has_parts(report), units};
+  for (const checks::RunStats& run : report.runs) {
+    if (!run.timeline)
+      continue;
+    needs.in_flight = needs.in_flight || run.timeline->in_flight;
+    for (const checks::TimelineSeries& series : run.timeline->series)
+      needs.bans = needs.bans || !series.ban_spans.empty();
+  }
+  std::string out = "<h3>Timeline</h3>\n" + legend_html(needs);
   size_t drawn = 0;
   for (const checks::RunStats& run : report.runs) {
     if (drawn == k_html_timeline_runs)
