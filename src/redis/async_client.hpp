@@ -38,6 +38,7 @@ struct RunTarget {
   // --release-script: each admission's release, sent `hold` after its reply (null: none).
   const Strategy* release = nullptr;
   config::Nanos hold{0};
+  config::Nanos release_timeout{std::chrono::seconds(5)};  // --timeout: each release's reply
   LeaseLog leases;  // what the releases came to, written as each loop settles
 };
 

@@ -47,6 +47,7 @@ struct LeaseReleases::Lease final : DecisionIo {
   size_t tail_begin = 0;
   size_t tail_end = 0;
   bool reloaded = false;
+  bool sent = false;  // the timer now waits for the release's reply (--timeout)
   Connection* connection = nullptr;
 
   ~Lease() override {
@@ -113,10 +114,20 @@ void LeaseReleases::hold(const RequestState& acquired, int index) {
 
 void LeaseReleases::on_hold_over(int, short, void* arg) {
   auto* lease = static_cast<Lease*>(arg);
-  lease->owner->release(*lease);
+  if (!lease->sent) {
+    lease->owner->release(*lease);
+    return;
+  }
+  // Its reply, should it come, finds the lease gone and is dropped.
+  lease->owner->end(lease->id, std::nullopt,
+                    fmt::format("no reply from {} to the release within --timeout",
+                                lease->connection->endpoint().display()));
 }
 
 void LeaseReleases::release(Lease& lease) {
+  lease.sent = true;
+  const timeval wait = engine::to_timeval(target_.release_timeout);
+  evtimer_add(lease.timer, &wait);
   target_.release->begin(lease.state, lease);
   lease.connection = pool_.cluster() && lease.slot ? &pool_.connection(lease.index, *lease.slot)
                                                    : &pool_.connection(lease.index);

@@ -6,6 +6,9 @@
 // sending while leases are held. The loop runs on after its last request until every release
 // it owes has been answered (settle), so the run's keys are cleaned up only after them.
 //
+// A release unanswered within the run's --timeout counts as failed (its late reply is dropped),
+// so a Redis that stops answering cannot hold the run for ever.
+//
 // What each release came to is logged for the audit: a lease was held from its acquire (between
 // the request's send and reply) to its release (before the release's reply), so the concurrency
 // audit reads an admission as in progress up to its release's reply; a release that failed (an

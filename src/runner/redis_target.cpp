@@ -206,6 +206,7 @@ RunClients RedisTarget::clients(const StateChoice& state, const config::LoadConf
     release_ = redis::make_strategy(release);
     target.release = release_.get();
     target.hold = config_.checks.hold.value_or(config::Nanos{0});
+    target.release_timeout = load.timeout;
   }
   factory_ = std::make_unique<redis::AsyncClientFactory>(target);
 

@@ -132,3 +132,19 @@ TEST_CASE("--release-script without --hold, --script or a concurrency contract: 
   refused("--script " + acquire, "only with --contract concurrency");
   refused("--script " + acquire + " --hold 1s", "--hold");
 }
+
+TEST_CASE("a release unanswered within --timeout counts as failed, and the run ends") {
+  // Two admitted, each release keeping Redis busy 600 ms against a timeout of 300 ms.
+  std::vector<std::string> args =
+      semaphore_run(example("semaphore_acquire.lua"), fixture("release_slow.lua"),
+                    "--arg 600 --contract concurrency:2 --hold 50ms --timeout 300ms -n 2 -p 2");
+  const json report = json_report(args, 0);
+  INFO(checks_of(report));
+  CHECK(report["runs"][0]["allowed"] == 2);
+  CHECK(report["summary"]["releases"]["failed"].get<int>() >= 1);
+  CHECK(report["summary"]["releases"]["failed"].get<int>() +
+            report["summary"]["releases"]["released"].get<int>() ==
+        2);
+  CHECK(report["summary"]["releases"]["first_error"].get<std::string>().find("within --timeout") !=
+        std::string::npos);
+}
