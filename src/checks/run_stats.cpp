@@ -319,8 +319,9 @@ RunStats summarize_run(int run, engine::RunResult& result, const AuditParams& au
                                     stats.contract.worst_identity, audit.weighted);
     add_timeline_parts(*stats.timeline, audit.parts);
     if (stats.concurrency) {
+      // Possibly in flight as the report counts it (send to reply), not the lock-outs' slack.
       add_in_flight(*stats.timeline, identities, stats.concurrency->cap, stats.concurrency->hold_ns,
-                    audit.concurrency->slack_ns);
+                    0);
     }
     if (stats.ban)
       add_ban_spans(*stats.timeline, stats.ban->spans);

@@ -24,8 +24,8 @@ struct TimelineSeries {
   std::vector<uint32_t> errors;     // per bin, by send instant
   std::vector<uint32_t> in_window;  // at each bin's end: admissions replied within one window
   // --contract concurrency (add_in_flight): the most admissions in flight at one instant of
-  // each bin, surely (their sure spans, by the hold floor) and possibly (send to reply and the
-  // release slack; an unknown request from its send on). Empty otherwise.
+  // each bin, surely (their sure spans, by the hold floor) and possibly (send to reply; an
+  // unknown request from its send on). Empty otherwise.
   std::vector<uint32_t> in_flight_surely;
   std::vector<uint32_t> in_flight_possibly;
   // --contract ban (add_ban_spans): the bans surely in force, [from, to) from the run start.
@@ -81,7 +81,8 @@ void add_timeline_parts(Timeline& timeline, const std::vector<ContractPart>& par
 
 // --contract concurrency: fills each series' in_flight_* (admissions read as the audit reads
 // them, checks/concurrency_audit: sure spans [reply - hold, send + hold), possible spans
-// [send, reply + slack]; `hold_ns` 0: no sure span) and sets the contract line to `cap`.
+// [send, reply + slack), an unknown request's from its send on; `hold_ns` 0: no sure span) and
+// sets the contract line to `cap`.
 void add_in_flight(Timeline& timeline, const IdentityRecords& identities, int64_t cap,
                    int64_t hold_ns, int64_t slack_ns);
 
