@@ -325,6 +325,8 @@ RunStats summarize_run(int run, engine::RunResult& result, const AuditParams& au
     }
     if (stats.ban)
       add_ban_spans(*stats.timeline, stats.ban->spans);
+    if (stats.queue)
+      add_queue_waits(*stats.timeline, identities, *stats.queue);
     if (result.schedule)
       add_offered_rate(*stats.timeline, identities, *result.schedule);
   }

@@ -166,6 +166,27 @@ void add_in_flight(Timeline& timeline, const IdentityRecords& identities, int64_
   }
 }
 
+void add_queue_waits(Timeline& timeline, const IdentityRecords& identities,
+                     const QueueAudit& queue) {
+  timeline.promised_wait_ns = queue.promised_wait_ns;
+  timeline.wait_tolerance_ns = queue.tolerance_ns;
+  const auto bins = static_cast<size_t>(k_timeline_bins);
+  for (TimelineSeries& series : timeline.series) {
+    series.wait_most_ns.assign(bins, -1);
+    if (series.identity >= identities.size())
+      continue;
+    for (const RequestRecord& record : identities[series.identity]) {
+      if (record.outcome != Outcome::allowed)
+        continue;
+      const auto bin = std::min(
+          bins - 1, static_cast<size_t>(std::max<int64_t>(0, record.sent_ns) / timeline.bin_ns));
+      const int64_t wait =
+          std::max<int64_t>(0, record.replied_ns - record.sent_ns - queue.unloaded_ns);
+      series.wait_most_ns[bin] = std::max(series.wait_most_ns[bin], wait);
+    }
+  }
+}
+
 void add_ban_spans(Timeline& timeline, const std::vector<BanSpan>& spans) {
   for (TimelineSeries& series : timeline.series) {
     series.ban_spans.clear();

@@ -12,6 +12,7 @@
 #include "checks/composite_audit.hpp"
 #include "checks/contract_audit.hpp"
 #include "checks/offered_rate.hpp"
+#include "checks/queue_audit.hpp"
 #include "engine/schedule.hpp"
 
 namespace rlcheck::checks {
@@ -30,6 +31,9 @@ struct TimelineSeries {
   std::vector<uint32_t> in_flight_possibly;
   // --contract ban (add_ban_spans): the bans surely in force, [from, to) from the run start.
   std::vector<std::pair<int64_t, int64_t>> ban_spans;
+  // --contract queue (add_queue_waits): per bin, the longest wait beyond the unloaded latency of
+  // the admissions sent in it (-1: none was). Empty otherwise.
+  std::vector<int64_t> wait_most_ns;
 };
 
 // Several contracts: whether a part's limit can be drawn against `in_window` (one identity's
@@ -57,6 +61,10 @@ struct Timeline {
   bool in_units = false;     // --cost: the series count units, not requests
   bool in_flight = false;    // --contract concurrency: contract_line is the cap, drawn over
                              // in_flight_* instead of in_window
+  // --contract queue: the wait promised (B / R) and the tolerance the delay check allows past
+  // it, for the chart of each series' wait_most_ns.
+  int64_t promised_wait_ns = 0;
+  int64_t wait_tolerance_ns = 0;
   // Several contracts: every part, in the order given (empty for one contract).
   std::vector<TimelinePart> parts;
   std::vector<TimelineSeries> series;  // the worst identity first, then by identity
@@ -85,6 +93,11 @@ void add_timeline_parts(Timeline& timeline, const std::vector<ContractPart>& par
 // sets the contract line to `cap`.
 void add_in_flight(Timeline& timeline, const IdentityRecords& identities, int64_t cap,
                    int64_t hold_ns, int64_t slack_ns);
+
+// --contract queue: each shown identity's longest wait per bin beyond `queue.unloaded_ns`, and
+// the promise it is held to (checks/queue_audit).
+void add_queue_waits(Timeline& timeline, const IdentityRecords& identities,
+                     const QueueAudit& queue);
 
 // --contract ban: each shown identity's sure ban spans (checks/ban_audit).
 void add_ban_spans(Timeline& timeline, const std::vector<BanSpan>& spans);

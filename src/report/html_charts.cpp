@@ -413,6 +413,75 @@ std::string timeline_svg(const std::string& id, const checks::Timeline& timeline
   return out + text.svg() + "</svg>\n";
 }
 
+// --contract queue: under an identity's timeline, on the same time axis, the longest wait
+// beyond the unloaded latency of the admissions sent in each slice, against the wait promised
+// (B / R): a bar past the promise and the delay check's tolerance in the denied colour.
+std::string queue_wait_svg(const std::string& id, const checks::Timeline& timeline,
+                           const checks::TimelineSeries& series) {
+  constexpr int width = frame::width, height = 130;
+  constexpr double left = frame::left, right = frame::right, top = 14, bottom = 96;
+  const double duration = static_cast<double>(std::max<int64_t>(timeline.duration_ns, 1));
+  auto x_of = [&](double ns) {
+    return left + std::clamp(ns / duration, 0.0, 1.0) * (right - left);
+  };
+  const double promised_ms = static_cast<double>(timeline.promised_wait_ns) / 1e6;
+  const double allowed_ms =
+      static_cast<double>(timeline.promised_wait_ns + timeline.wait_tolerance_ns) / 1e6;
+  double most_ms = promised_ms;
+  for (int64_t wait : series.wait_most_ns)
+    most_ms = std::max(most_ms, static_cast<double>(wait) / 1e6);
+  const Axis axis = nice_axis(std::max(1.0, most_ms) * 1.12, 2, 4);
+  auto y_of = [&](double ms) { return bottom - ms / axis.top * (bottom - top); };
+
+  ChartText text;
+  std::string out = fmt::format(
+      "<svg class=\"queue-waits\" id=\"{}\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" "
+      "font-size=\"{}\">\n"
+      "<rect class=\"plot-area\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"#ffffff\" "
+      "stroke=\"#e0e0e0\"/>\n",
+      id, width, height, width, height, frame::font, left, top, right - left, bottom - top);
+  text.always({16, (top + bottom) / 2, Anchor::middle, -90, frame::font, "wait", fill(k_axis)});
+  for (double v : axis.ticks) {
+    out +=
+        fmt::format("<line x1=\"{0}\" x2=\"{1}\" y1=\"{2:.1f}\" y2=\"{2:.1f}\" stroke=\"{3}\"/>\n",
+                    left, right, y_of(v), k_grid);
+    text.if_clear(
+        {left - 6, y_of(v) + 4, Anchor::end, 0, frame::font, time_label(v, false), fill(k_axis)});
+  }
+  std::string kept, late;
+  for (size_t bin = 0; bin < series.wait_most_ns.size(); ++bin) {
+    const int64_t wait = series.wait_most_ns[bin];
+    if (wait < 0)
+      continue;
+    const double x0 = x_of(static_cast<double>(bin) * static_cast<double>(timeline.bin_ns));
+    const double x1 = x_of(static_cast<double>(bin + 1) * static_cast<double>(timeline.bin_ns));
+    const double ms = static_cast<double>(wait) / 1e6;
+    const double y = y_of(ms);
+    (ms > allowed_ms ? late : kept) +=
+        fmt::format("M{:.2f} {:.2f}h{:.2f}v{:.2f}h{:.2f}z", x0, y, std::max(x1 - x0, 0.8),
+                    bottom - y, -std::max(x1 - x0, 0.8));
+  }
+  out += fmt::format(
+      "<path class=\"waits-kept\" fill=\"{}\" shape-rendering=\"crispEdges\" d=\"{}\"/>\n"
+      "<path class=\"waits-late\" fill=\"{}\" shape-rendering=\"crispEdges\" d=\"{}\"/>\n",
+      k_allowed, kept, k_denied, late);
+  out += fmt::format(
+      "<line class=\"promised-wait\" x1=\"{0}\" x2=\"{1}\" y1=\"{2:.1f}\" y2=\"{2:.1f}\" "
+      "stroke=\"{3}\" stroke-width=\"1.5\" stroke-dasharray=\"7 4\"/>\n",
+      left, right, y_of(promised_ms), k_contract);
+  const std::string label = fmt::format("promised wait (queue / rate): {}", ms_text(promised_ms));
+  const std::string attributes =
+      " class=\"promised-wait-label\"" + fill(k_contract) + std::string(k_halo);
+  std::vector<Label> places;
+  for (const auto& [x, anchor] :
+       {std::pair{right - 4, Anchor::end}, std::pair{left + 4, Anchor::start}}) {
+    for (double y : {y_of(promised_ms) - 5, y_of(promised_ms) + 5 + k_ascent_em * frame::font})
+      places.push_back({x, y, anchor, 0, frame::font, label, attributes});
+  }
+  text.best_of(places, {});
+  return out + text.svg() + "</svg>\n";
+}
+
 // What the report's timelines draw beyond bars and lines, for the legend.
 struct LegendNeeds {
   bool faults = false;
@@ -516,6 +585,13 @@ std::string timelines_html(const Report& report, const std::string& prefix) {
           timeline.in_units ? "units: " : "", allowed, denied, errors);
       out += timeline_svg(id, timeline, series, is_worst ? &run.contract.worst : nullptr,
                           limit_lines(report, timeline), run.faults);
+      if (!series.wait_most_ns.empty()) {
+        out +=
+            "<p class=\"note\">Each slice's longest wait beyond the unloaded latency, against "
+            "the wait the queue promises (a bar past it and the delay check's tolerance in "
+            "red).</p>\n";
+        out += queue_wait_svg(id + "-waits", timeline, series);
+      }
       out += "</figure>\n";
     }
   }

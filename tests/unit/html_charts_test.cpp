@@ -324,3 +324,35 @@ TEST_CASE("html timeline of a ban: each span surely banned shaded on its identit
       rlcheck::report::render_html({uniform_report(40, 3, [](uint64_t) { return int64_t{0}; })});
   CHECK(plain.find("surely banned") == std::string::npos);
 }
+
+TEST_CASE("html timeline of a queue: each slice's longest wait against the promised wait") {
+  Report report = uniform_report(40, 3, [](uint64_t) { return int64_t{0}; });
+  report.params.contract = "queue";
+  auto& timeline = *report.runs[0].timeline;
+  timeline.promised_wait_ns = 250 * k_ms;
+  timeline.wait_tolerance_ns = 100 * k_ms;
+  auto& waits = timeline.series.front().wait_most_ns;
+  waits.assign(static_cast<size_t>(rlcheck::checks::k_timeline_bins), -1);
+  waits[10] = 100 * k_ms;  // kept
+  waits[20] = 300 * k_ms;  // past the promise, within the tolerance: kept
+  waits[30] = 500 * k_ms;  // past both: late
+  const std::string html = rlcheck::report::render_html({report});
+  const size_t start = html.find("<svg class=\"queue-waits\"");
+  REQUIRE(start != std::string::npos);
+  const std::string svg = html.substr(start, html.find("</svg>", start) - start);
+  const auto bars = [&svg](const std::string& name) {
+    std::smatch match;
+    REQUIRE(
+        std::regex_search(svg, match, std::regex("class=\"" + name + "\"[^>]* d=\"([^\"]*)\"")));
+    const std::string path = match[1].str();
+    return std::count(path.begin(), path.end(), 'M');
+  };
+  CHECK(bars("waits-kept") == 2);
+  CHECK(bars("waits-late") == 1);
+  CHECK(svg.find("promised wait (queue / rate): 250 ms</text>") != std::string::npos);
+  check_no_overlap(texts_of(svg));
+  // A report of no queue draws no waits.
+  CHECK(rlcheck::report::render_html({uniform_report(40, 3, [](uint64_t) {
+          return int64_t{0};
+        })}).find("queue-waits") == std::string::npos);
+}

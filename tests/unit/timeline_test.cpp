@@ -203,3 +203,30 @@ TEST_CASE("timeline ban spans: each shown identity gets its own") {
     }
   }
 }
+
+TEST_CASE("timeline queue waits: each bin's longest wait beyond the unloaded latency") {
+  // Admissions answered 3, 203 and 403 ms after their sends at 0, 100 and 1500 ms; a denial
+  // answered in 3 ms. Unloaded 3 ms: waits of 0, 200 and 400 ms.
+  std::vector<RequestRecord> records = {
+      span_record(0, 0, 3, Outcome::allowed), span_record(1, 100, 303, Outcome::allowed),
+      span_record(2, 200, 203, Outcome::denied), span_record(3, 1500, 1903, Outcome::allowed)};
+  const auto identities = rlcheck::checks::split_by_identity(records, 1);
+  AdmissionRule rule;
+  rule.limit = 3;
+  rule.window_ns = 1000 * k_ms;
+  Timeline timeline = rlcheck::checks::build_timeline(identities, rule, 2000 * k_ms, 0);
+  rlcheck::checks::QueueAudit queue;
+  queue.unloaded_ns = 3 * k_ms;
+  queue.promised_wait_ns = 250 * k_ms;
+  queue.tolerance_ns = 100 * k_ms;
+  rlcheck::checks::add_queue_waits(timeline, identities, queue);
+  CHECK(timeline.promised_wait_ns == 250 * k_ms);
+  CHECK(timeline.wait_tolerance_ns == 100 * k_ms);
+  const std::vector<int64_t>& waits = timeline.series.front().wait_most_ns;
+  REQUIRE(waits.size() == static_cast<size_t>(rlcheck::checks::k_timeline_bins));
+  CHECK(waits[0] == 0);
+  CHECK(waits[20] == 200 * k_ms);   // sent at 100 ms, bins of 5 ms
+  CHECK(waits[40] == -1);           // the denial's bin: no admission
+  CHECK(waits[300] == 400 * k_ms);  // sent at 1500 ms
+  CHECK(std::count(waits.begin(), waits.end(), -1) == rlcheck::checks::k_timeline_bins - 3);
+}
