@@ -74,6 +74,7 @@ int run_serve(const config::Config& config) {
   if (strategy == config::Strategy::concurrency) {
     options.hold_ms = config::to_milliseconds(config.checks.hold.value_or(config::Nanos{0}));
     limiter.window_ms = options.hold_ms + config::to_milliseconds(options.timeout) + 1000;
+    limiter.hold_ms = options.hold_ms;
   }
   limiter.script = script ? &*script : nullptr;
 

@@ -147,6 +147,7 @@ class IdentityBans {
   void prove_bans(BanAudit& audit) {
     sure_end_.assign(items_.size(), k_never);
     size_t from = 0;
+    size_t kept = 0;
     while (const auto trigger = find_proved_trigger(items_, from, inner_, windows_)) {
       ++audit.bans;
       int64_t end = trigger->begun_from + ban_.ban_ns - tolerance_;
@@ -161,6 +162,8 @@ class IdentityBans {
         if (item.outcome == Outcome::allowed)
           breach(audit, item, trigger->begun_by, end);
       }
+      if (end > trigger->begun_by && kept++ < k_ban_spans_kept)
+        audit.spans.push_back({identity_, trigger->begun_by, end});
       from = std::max(j, trigger->next);
     }
   }

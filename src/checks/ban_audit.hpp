@@ -21,6 +21,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "checks/admission_peak.hpp"
 #include "checks/contract_audit.hpp"
@@ -43,8 +44,20 @@ struct BanBreach {
   int64_t ban_end_ns = 0;  // and could not end before then
 };
 
+// A ban surely in force: begun by `from_ns` (its trigger's reply) and not over before `to_ns`
+// (its earliest end, renewed), from the run start. What the HTML timeline shades.
+struct BanSpan {
+  uint32_t identity = 0;
+  int64_t from_ns = 0;
+  int64_t to_ns = 0;
+};
+
+// The sure ban spans kept per identity: a timeline draws a few hundred at most.
+inline constexpr size_t k_ban_spans_kept = 512;
+
 struct BanAudit {
   int64_t bans = 0;                // bans surely begun
+  std::vector<BanSpan> spans;      // by identity, then time; k_ban_spans_kept per identity
   int64_t breaches = 0;            // admissions during one
   std::optional<BanBreach> first;  // the earliest sent (of equals, the lowest identity)
   LockOuts lockouts;

@@ -47,6 +47,9 @@ struct ConcurrencyRule {
   int64_t cap = 1;                 // C
   std::optional<int64_t> hold_ns;  // --hold; unset: measured
   int64_t slack_ns = k_release_slack_ns;
+  // rlcheck redis --release-script: rlcheck releases each admission itself, so a run whose
+  // admissions have no release logged (every loop interrupted) holds them to its end.
+  bool released_by_run = false;
 };
 
 struct ConcurrencyAudit {

@@ -1,6 +1,7 @@
 #include "checks/run_stats.hpp"
 
 #include <algorithm>
+#include <unordered_map>
 
 #include "checks/fault_checks.hpp"
 
@@ -277,6 +278,33 @@ RunStats summarize_measures(int run, const engine::RunResult& result) {
   return stats;
 }
 
+void place_leases(engine::RecordLog& records,
+                  const std::vector<std::pair<uint64_t, int64_t>>& lease_ends, int64_t hold_ns) {
+  std::unordered_map<uint64_t, int64_t> ends(lease_ends.begin(), lease_ends.end());
+  int64_t last = 0;
+  for (size_t i = 0; i < records.size(); ++i)
+    last = std::max(last, records[i].replied_ns);
+  for (const auto& [seq, end] : lease_ends) {
+    if (end != INT64_MAX)
+      last = std::max(last, end);
+  }
+  // Past every reply: no denial the audit judges comes after it.
+  const int64_t to_the_end = last + 1;
+  for (size_t i = 0; i < records.size(); ++i) {
+    engine::RequestRecord record = records[i];
+    if (record.outcome != engine::Outcome::allowed)
+      continue;
+    const auto found = ends.find(record.seq);
+    const int64_t end =
+        found == ends.end() || found->second == INT64_MAX ? to_the_end : found->second;
+    // Its release left `hold` after the acquire's reply at the soonest, and a release that
+    // failed left the place taken then: never read shorter, so the audit's sure span
+    // [end - hold, send + hold) stays inside [acquire reply, acquire reply + hold).
+    record.replied_ns = std::max(end, record.replied_ns + hold_ns);
+    records.set(i, record);
+  }
+}
+
 void allow_clock_uncertainty(AuditParams& audit, int64_t ns) {
   audit.rule.clock_ns += ns;
   audit.tolerance.clock_ms += (ns + 999'999) / 1'000'000;
@@ -296,11 +324,22 @@ RunStats summarize_run(int run, engine::RunResult& result, const AuditParams& au
   finish_tally(stats);
   stats.faults = std::move(faults);
   measure_faults(stats.faults, result.records);
+  if (audit.concurrency && audit.concurrency->released_by_run)
+    place_leases(result.records, result.lease_ends, audit.concurrency->hold_ns.value_or(0));
   const IdentityRecords identities = audit_run(stats, result.records, result.start_wall_ns, audit);
   if (audit.timeline) {
     stats.timeline = build_timeline(identities, audit.rule, result.duration_ns,
                                     stats.contract.worst_identity, audit.weighted);
     add_timeline_parts(*stats.timeline, audit.parts);
+    if (stats.concurrency) {
+      // Possibly in flight as the report counts it (send to reply), not the lock-outs' slack.
+      add_in_flight(*stats.timeline, identities, stats.concurrency->cap, stats.concurrency->hold_ns,
+                    0);
+    }
+    if (stats.ban)
+      add_ban_spans(*stats.timeline, stats.ban->spans);
+    if (stats.queue)
+      add_queue_waits(*stats.timeline, identities, *stats.queue);
     if (result.schedule)
       add_offered_rate(*stats.timeline, identities, *result.schedule);
   }

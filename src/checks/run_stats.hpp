@@ -192,6 +192,15 @@ struct AuditParams {
 IdentityRecords audit_run(RunStats& stats, engine::RecordLog& records, int64_t start_wall_ns,
                           const AuditParams& audit);
 
+// rlcheck redis --release-script: a lease is held from its acquire (between the admission's
+// send and reply) until its release ran (before the release's reply), so each admission's
+// reply is read as its release's reply, and as the run's end where none came (an error reply,
+// a lost connection: its place may have stayed taken); never less than `hold_ns` after the
+// acquire's reply (when its release left). `lease_ends`: (seq, ns from the start line,
+// INT64_MAX: none came).
+void place_leases(engine::RecordLog& records,
+                  const std::vector<std::pair<uint64_t, int64_t>>& lease_ends, int64_t hold_ns);
+
 // Also prepares `result` for the audits: its records end up ordered by identity (by seq within
 // one), and admissions without a fixed-window index get the wall clock's. `faults` (--fault:
 // what was applied during this run) become the stats' faults, measured against its records.

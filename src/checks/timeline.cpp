@@ -109,6 +109,94 @@ void add_timeline_parts(Timeline& timeline, const std::vector<ContractPart>& par
   }
 }
 
+namespace {
+
+// Spans as sweep edges: (instant, +1 opening / -1 closing).
+using SpanEdges = std::vector<std::pair<int64_t, int>>;
+
+void add_span(SpanEdges& edges, int64_t from, int64_t to) {
+  if (to <= from)
+    return;
+  edges.emplace_back(from, +1);
+  edges.emplace_back(to, -1);
+}
+
+// The most spans open at one instant of each bin. Spans are half-open: one closing where
+// another opens is no overlap (closings sort first at an instant).
+std::vector<uint32_t> most_open_per_bin(SpanEdges& edges, const Timeline& timeline) {
+  std::sort(edges.begin(), edges.end());
+  const auto bins = static_cast<size_t>(k_timeline_bins);
+  std::vector<uint32_t> most(bins, 0);
+  size_t next = 0;
+  int64_t open = 0;
+  for (size_t bin = 0; bin < bins; ++bin) {
+    const int64_t end = static_cast<int64_t>(bin + 1) * timeline.bin_ns;
+    int64_t peak = open;
+    while (next < edges.size() && edges[next].first < end) {
+      open += edges[next++].second;
+      peak = std::max(peak, open);
+    }
+    most[bin] = static_cast<uint32_t>(std::max<int64_t>(0, peak));
+  }
+  return most;
+}
+
+}  // namespace
+
+void add_in_flight(Timeline& timeline, const IdentityRecords& identities, int64_t cap,
+                   int64_t hold_ns, int64_t slack_ns) {
+  timeline.in_flight = true;
+  timeline.contract_line = static_cast<double>(cap);
+  constexpr int64_t k_for_ever = INT64_MAX / 4;
+  for (TimelineSeries& series : timeline.series) {
+    if (series.identity >= identities.size())
+      continue;
+    SpanEdges sure, possible;
+    for (const RequestRecord& record : identities[series.identity]) {
+      if (record.outcome == Outcome::allowed) {
+        add_span(possible, record.sent_ns, record.replied_ns + slack_ns);
+        if (hold_ns > 0)
+          add_span(sure, record.replied_ns - hold_ns, record.sent_ns + hold_ns);
+      } else if (engine::is_unknown(record)) {
+        add_span(possible, record.sent_ns, k_for_ever);
+      }
+    }
+    series.in_flight_surely = most_open_per_bin(sure, timeline);
+    series.in_flight_possibly = most_open_per_bin(possible, timeline);
+  }
+}
+
+void add_queue_waits(Timeline& timeline, const IdentityRecords& identities,
+                     const QueueAudit& queue) {
+  timeline.promised_wait_ns = queue.promised_wait_ns;
+  timeline.wait_tolerance_ns = queue.tolerance_ns;
+  const auto bins = static_cast<size_t>(k_timeline_bins);
+  for (TimelineSeries& series : timeline.series) {
+    series.wait_most_ns.assign(bins, -1);
+    if (series.identity >= identities.size())
+      continue;
+    for (const RequestRecord& record : identities[series.identity]) {
+      if (record.outcome != Outcome::allowed)
+        continue;
+      const auto bin = std::min(
+          bins - 1, static_cast<size_t>(std::max<int64_t>(0, record.sent_ns) / timeline.bin_ns));
+      const int64_t wait =
+          std::max<int64_t>(0, record.replied_ns - record.sent_ns - queue.unloaded_ns);
+      series.wait_most_ns[bin] = std::max(series.wait_most_ns[bin], wait);
+    }
+  }
+}
+
+void add_ban_spans(Timeline& timeline, const std::vector<BanSpan>& spans) {
+  for (TimelineSeries& series : timeline.series) {
+    series.ban_spans.clear();
+    for (const BanSpan& span : spans) {
+      if (span.identity == series.identity)
+        series.ban_spans.emplace_back(span.from_ns, span.to_ns);
+    }
+  }
+}
+
 void add_offered_rate(Timeline& timeline, const IdentityRecords& identities,
                       const engine::Schedule& schedule) {
   if (!schedule.open_model())

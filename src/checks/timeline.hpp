@@ -8,9 +8,11 @@
 #include <vector>
 
 #include "checks/admission_peak.hpp"
+#include "checks/ban_audit.hpp"
 #include "checks/composite_audit.hpp"
 #include "checks/contract_audit.hpp"
 #include "checks/offered_rate.hpp"
+#include "checks/queue_audit.hpp"
 #include "engine/schedule.hpp"
 
 namespace rlcheck::checks {
@@ -22,6 +24,16 @@ struct TimelineSeries {
   std::vector<uint32_t> denied;     // per bin, by send instant
   std::vector<uint32_t> errors;     // per bin, by send instant
   std::vector<uint32_t> in_window;  // at each bin's end: admissions replied within one window
+  // --contract concurrency (add_in_flight): the most admissions in flight at one instant of
+  // each bin, surely (their sure spans, by the hold floor) and possibly (send to reply; an
+  // unknown request from its send on). Empty otherwise.
+  std::vector<uint32_t> in_flight_surely;
+  std::vector<uint32_t> in_flight_possibly;
+  // --contract ban (add_ban_spans): the bans surely in force, [from, to) from the run start.
+  std::vector<std::pair<int64_t, int64_t>> ban_spans;
+  // --contract queue (add_queue_waits): per bin, the longest wait beyond the unloaded latency of
+  // the admissions sent in it (-1: none was). Empty otherwise.
+  std::vector<int64_t> wait_most_ns;
 };
 
 // Several contracts: whether a part's limit can be drawn against `in_window` (one identity's
@@ -47,6 +59,12 @@ struct Timeline {
   double contract_line = 0;  // what one window may hold: the limit, or burst + refill x window
   int64_t window_ns = 0;     // the trailing window in_window counts over (the rule's)
   bool in_units = false;     // --cost: the series count units, not requests
+  bool in_flight = false;    // --contract concurrency: contract_line is the cap, drawn over
+                             // in_flight_* instead of in_window
+  // --contract queue: the wait promised (B / R) and the tolerance the delay check allows past
+  // it, for the chart of each series' wait_most_ns.
+  int64_t promised_wait_ns = 0;
+  int64_t wait_tolerance_ns = 0;
   // Several contracts: every part, in the order given (empty for one contract).
   std::vector<TimelinePart> parts;
   std::vector<TimelineSeries> series;  // the worst identity first, then by identity
@@ -68,6 +86,21 @@ Timeline build_timeline(const IdentityRecords& identities, const AdmissionRule& 
 // burst + refill x d in any span d, so it is drawn at that for the timeline's window. Group
 // parts and, under costs, parts counting requests are never drawn.
 void add_timeline_parts(Timeline& timeline, const std::vector<ContractPart>& parts);
+
+// --contract concurrency: fills each series' in_flight_* (admissions read as the audit reads
+// them, checks/concurrency_audit: sure spans [reply - hold, send + hold), possible spans
+// [send, reply + slack), an unknown request's from its send on; `hold_ns` 0: no sure span) and
+// sets the contract line to `cap`.
+void add_in_flight(Timeline& timeline, const IdentityRecords& identities, int64_t cap,
+                   int64_t hold_ns, int64_t slack_ns);
+
+// --contract queue: each shown identity's longest wait per bin beyond `queue.unloaded_ns`, and
+// the promise it is held to (checks/queue_audit).
+void add_queue_waits(Timeline& timeline, const IdentityRecords& identities,
+                     const QueueAudit& queue);
+
+// --contract ban: each shown identity's sure ban spans (checks/ban_audit).
+void add_ban_spans(Timeline& timeline, const std::vector<BanSpan>& spans);
 
 // Fills timeline.rate from every identity's sends against `schedule` (the open model only;
 // nothing otherwise).

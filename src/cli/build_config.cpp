@@ -138,6 +138,31 @@ void check_script_file(const std::string& path) {
     throw base::usage_error(fmt::format("--script: no such file: {}", path));
 }
 
+// redis --release-script: a semaphore's release, which only a concurrency cap judges, and
+// only once the hold that places it is stated.
+void fill_release_script(const RawOptions& raw, config::Config& config) {
+  if (!raw.script) {
+    throw base::usage_error(
+        "--release-script: needs --script, the acquire script whose admissions it releases");
+  }
+  if (config.checks.contract != "concurrency") {
+    throw base::usage_error(
+        "--release-script: only with --contract concurrency:C (a semaphore caps what is in "
+        "progress at once, not a rate)");
+  }
+  if (!raw.hold) {
+    throw base::usage_error(
+        "--release-script: needs --hold DUR, how long each admission holds its place before "
+        "its release is sent");
+  }
+  if (config.workers.distributed()) {
+    throw base::usage_error(
+        "--release-script: not with --workers: each host's releases would be judged apart");
+  }
+  check_script_file(*raw.release_script);
+  config.redis.release_script_path = *raw.release_script;
+}
+
 void fill_redis(const RawOptions& raw, config::Config& config) {
   config::RedisConfig& redis = config.redis;
   if (raw.redis_url && *raw.redis_url != rlcheck::config::k_embedded_url) {
@@ -609,6 +634,8 @@ config::Config build_config(const RawOptions& raw) {
   refuse_costs_for_strategies(config);
   fill_clock(raw, false, config);
   fill_audit(raw, false, config);
+  if (raw.release_script)
+    fill_release_script(raw, config);
   return config;
 }
 

@@ -446,6 +446,9 @@ Apps build_apps(RawOptions& raw, std::string_view only = {}) {
     add_load_options(apps.redis, raw, LoadCommand::redis);
     add_worker_options(apps.redis, raw);
     add_redis_options(apps.redis, raw);
+    optional_option(apps.redis, "--release-script", raw.release_script,
+                    "a semaphore's release (FILE.lua), called --hold after each admission with the "
+                    "KEYS and ARGV --script got for it; needs --contract concurrency:C and --hold");
     add_hint_resolution_option(apps.redis, raw);
     add_redis_connection_options(apps.redis, raw);
   }

@@ -77,8 +77,9 @@ struct RawOptions {
   std::optional<int64_t> burst;
   std::optional<std::string> refill;
   std::optional<int64_t> queue;
-  std::optional<int64_t> nodelay;   // --nodelay K
-  std::optional<std::string> hold;  // --hold DUR
+  std::optional<int64_t> nodelay;             // --nodelay K
+  std::optional<std::string> hold;            // --hold DUR
+  std::optional<std::string> release_script;  // redis --release-script FILE
   std::string strategies = "naive,lua";
   bool strategies_given = false;
   bool cluster = false;                     // --cluster

@@ -271,8 +271,11 @@ struct RedisConfig {
   Strategy strategy = Strategy::sliding_window;
   std::string script_path;               // --script (strategy becomes Strategy::script)
   std::vector<std::string> script_args;  // --arg templates; empty: {limit} {window_ms} {uuid}
-  std::optional<std::string> key;        // explicit key; unset: a fresh key per run
-  bool reset = false;                    // DEL the explicit key before each run
+  // --release-script: a semaphore's release, called --hold after each admission with the
+  // --script's KEYS and ARGV; empty: none.
+  std::string release_script_path;
+  std::optional<std::string> key;  // explicit key; unset: a fresh key per run
+  bool reset = false;              // DEL the explicit key before each run
   // --reply: how the --script's reply reads.
   ReplyFormat reply = ReplyFormat::contract;
   // --script-keys: the KEYS a --script gets per request (<key>:0 ... when more than 1).

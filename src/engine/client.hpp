@@ -55,6 +55,9 @@ class Client {
 class LoopShared {
  public:
   virtual ~LoopShared() = default;
+  // After the loop's last request is decided: work the loop still owes (redis: the releases
+  // of held leases, --release-script) runs to its end before the run does.
+  virtual void settle() {}
 };
 
 // The generator seed of client `client_id` of a run seeded `run_seed`: distinct per client,

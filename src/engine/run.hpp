@@ -88,6 +88,9 @@ struct RunResult {
   // The limiter's clock against the steady clock over the run (runner/clock_watch); unset
   // under the virtual clock, and where no reading was made.
   std::optional<ClockDrift> limiter_clock;
+  // rlcheck redis --release-script: each admission's release (its seq) and when its reply came
+  // (ns from the start line; INT64_MAX when none came: its place may have stayed taken).
+  std::vector<std::pair<uint64_t, int64_t>> lease_ends;
 };
 
 // The requests of a run this process sends (load.requests, or its share of them).

@@ -208,6 +208,8 @@ void Worker::run() {
   }
   if (in_flight_ > 0)
     event_base_dispatch(base);
+  if (loop_shared_ && !engine::interrupted())
+    loop_shared_->settle();
   flush_records(true);
   if (engine::interrupted())
     was_interrupted = true;

@@ -364,6 +364,8 @@ void AsyncClient::finish(Decision&& decision) {
     evtimer_del(retry_timer_);
   if (pool_->cluster())
     decision.node = connection_->name();
+  if (decision.outcome == engine::Outcome::allowed && pool_->releases() != nullptr)
+    pool_->releases()->hold(state_, index_);
   listener_.on_decision(slot_, std::move(decision));
 }
 

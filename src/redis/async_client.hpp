@@ -35,6 +35,11 @@ struct RunTarget {
   TransportStats stats;                                    // written by every connection
   // --source-address: client c's connection leaves from address (c / pipeline) mod count.
   std::vector<std::string> source_addresses;
+  // --release-script: each admission's release, sent `hold` after its reply (null: none).
+  const Strategy* release = nullptr;
+  config::Nanos hold{0};
+  config::Nanos release_timeout{std::chrono::seconds(5)};  // --timeout: each release's reply
+  LeaseLog leases;  // what the releases came to, written as each loop settles
 };
 
 class AsyncClient final : public engine::Client,

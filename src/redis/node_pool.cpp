@@ -11,9 +11,18 @@ NodePool::NodePool(event_base* base, RunTarget& target, bool reconnect)
     standalone->address = {target.endpoint.host, target.endpoint.port};
     nodes_.push_back(std::move(standalone));
   }
+  if (target.release != nullptr && reconnect)
+    releases_ = std::make_unique<LeaseReleases>(*this, target);
 }
 
-NodePool::~NodePool() = default;
+NodePool::~NodePool() {
+  releases_.reset();  // its timers before the loop, its sink before the connections
+}
+
+void NodePool::settle() {
+  if (releases_)
+    releases_->settle();
+}
 
 NodePool::Node& NodePool::node(const NodeAddress& address) {
   for (auto& known : nodes_) {

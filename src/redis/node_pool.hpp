@@ -12,6 +12,7 @@
 #include "engine/client.hpp"
 #include "redis/cluster_slots.hpp"
 #include "redis/connection.hpp"
+#include "redis/lease_releases.hpp"
 
 struct event_base;
 
@@ -23,6 +24,10 @@ class NodePool final : public engine::LoopShared {
  public:
   NodePool(event_base* base, RunTarget& target, bool reconnect);
   ~NodePool() override;
+  // --release-script: the releases this loop owes, run on after its last request.
+  void settle() override;
+  // The loop's releases of held leases; null when the run releases none.
+  LeaseReleases* releases() { return releases_.get(); }
 
   event_base* base() const { return base_; }
   bool cluster() const { return slots_.has_value(); }
@@ -56,6 +61,7 @@ class NodePool final : public engine::LoopShared {
   std::optional<SlotMap> slots_;
   std::vector<std::unique_ptr<Node>> nodes_;  // standalone: one node, the endpoint
   std::vector<std::string> sources_;          // by connection index; empty: unbound
+  std::unique_ptr<LeaseReleases> releases_;   // last: gone before the connections
 };
 
 }  // namespace rlcheck::redis

@@ -120,10 +120,11 @@ struct StrategyParams {
   bool weighted = false;   // --cost: the built-in strategies that take a cost are given it
   int64_t limit = 10;
   int64_t window_ms = 60'000;
-  int64_t burst = 10;                      // token-bucket / gcra capacity
-  config::Rate refill;                     // token-bucket / gcra refill
-  int run = 1;                             // 1-based run number, for {run}
-  std::string instance_id;                 // hex id of this invocation (no braces)
+  int64_t burst = 10;       // token-bucket / gcra capacity
+  int64_t hold_ms = 0;      // concurrency (serve): how long each admission is held; 0: unknown
+  config::Rate refill;      // token-bucket / gcra refill
+  int run = 1;              // 1-based run number, for {run}
+  std::string instance_id;  // hex id of this invocation (no braces)
   const LoadedScript* script = nullptr;    // Lua strategies and --script
   std::vector<std::string> arg_templates;  // --script arguments with placeholders
   config::ReplyFormat reply = config::ReplyFormat::contract;  // --script's reply shape

@@ -34,6 +34,8 @@ constexpr std::string_view k_fault_fill = "rgba(0,137,123,0.22)";
 constexpr std::string_view k_fault_stroke = "#00897b";
 constexpr std::string_view k_fault_text = "#00695c";
 constexpr std::string_view k_offered = "#f57c00";
+constexpr std::string_view k_ban_fill = "rgba(136,14,79,0.16)";
+constexpr std::string_view k_ban_stroke = "#880e4f";
 
 std::string esc(std::string_view text) {
   return xml_escape(text);
@@ -57,6 +59,12 @@ struct LimitLine {
 // One contract's line; with several contracts, a line per part the timeline can draw
 // (checks::add_timeline_parts), in the part's colour.
 std::vector<LimitLine> limit_lines(const Report& report, const checks::Timeline& timeline) {
+  if (timeline.in_flight) {
+    return {{timeline.contract_line,
+             fmt::format("cap ({}): {} in flight at once", report.params.contract,
+                         number_text(timeline.contract_line)),
+             k_contract, "contract-line", "contract-label"}};
+  }
   if (timeline.parts.empty()) {
     return {{timeline.contract_line, contract_label(report, timeline.contract_line), k_contract,
              "contract-line", "contract-label"}};
@@ -195,10 +203,17 @@ std::string timeline_svg(const std::string& id, const checks::Timeline& timeline
     return static_cast<double>(bin) * static_cast<double>(timeline.bin_ns);
   };
 
+  // What the line draws: admissions in the trailing window, or (a concurrency cap) the most in
+  // flight surely, with the most possibly in flight as a second, dashed line.
+  const bool in_flight = timeline.in_flight && series.in_flight_surely.size() == bins &&
+                         series.in_flight_possibly.size() == bins;
+  const std::vector<uint32_t>& line = in_flight ? series.in_flight_surely : series.in_window;
   uint32_t bar_max = 1, line_peak = 0;
   for (size_t bin = 0; bin < bins; ++bin) {
     bar_max = std::max({bar_max, series.allowed[bin], series.denied[bin] + series.errors[bin]});
-    line_peak = std::max(line_peak, series.in_window[bin]);
+    line_peak = std::max(line_peak, line[bin]);
+    if (in_flight)
+      line_peak = std::max(line_peak, series.in_flight_possibly[bin]);
   }
   double line_max = static_cast<double>(line_peak);
   for (const LimitLine& limit : limits)
@@ -220,7 +235,8 @@ std::string timeline_svg(const std::string& id, const checks::Timeline& timeline
   // The margins' labels: the axes' names, the bars' scale (the same above and below the
   // baseline), and the worst span's figures above the plot.
   text.always({16, (top + baseline) / 2, Anchor::middle, -90, font,
-               unit_text(timeline, "in window"), fill(k_in_window)});
+               in_flight ? std::string("in flight") : unit_text(timeline, "in window"),
+               fill(k_in_window)});
   text.always(
       {width - 14, (top + bottom) / 2, Anchor::middle, 90, font,
        unit_text(timeline,
@@ -270,6 +286,18 @@ std::string timeline_svg(const std::string& id, const checks::Timeline& timeline
         "<rect class=\"worst-span\" x=\"{:.2f}\" y=\"{}\" width=\"{:.2f}\" height=\"{}\" "
         "fill=\"{}\" stroke=\"{}\"/>\n",
         x0, top, std::max(x1 - x0, 1.0), bottom - top, k_span_fill, k_span_stroke);
+  }
+
+  // Each ban surely in force (--contract ban) as a band behind the bars, its span in a title.
+  for (const auto& [from_ns, to_ns] : series.ban_spans) {
+    const double x0 = x_of(static_cast<double>(from_ns));
+    const double x1 = x_of(static_cast<double>(to_ns));
+    out += fmt::format(
+        "<rect class=\"ban-span\" x=\"{:.2f}\" y=\"{}\" width=\"{:.2f}\" height=\"{}\" "
+        "fill=\"{}\" stroke=\"{}\"><title>banned (surely) from {} to {}</title></rect>\n",
+        x0, top, std::max(x1 - x0, 1.0), bottom - top, k_ban_fill, k_ban_stroke,
+        time_label(static_cast<double>(from_ns) / 1e6, false),
+        time_label(static_cast<double>(to_ns) / 1e6, false));
   }
 
   // Each applied fault as a translucent band with its spec, behind the bars like the span; an
@@ -331,15 +359,32 @@ std::string timeline_svg(const std::string& id, const checks::Timeline& timeline
         "stroke=\"{3}\" stroke-width=\"1.5\" stroke-dasharray=\"7 4\"/>\n",
         left, right, line_y(limit.value), limit.colour, limit.line_class);
   }
-  std::string points = fmt::format("{},{}", left, baseline);
-  for (size_t bin = 0; bin < bins && bin_start(bin) < duration; ++bin) {
-    points +=
-        fmt::format(" {:.1f},{:.1f}", x_of(bin_start(bin + 1)), line_y(series.in_window[bin]));
+  const auto polyline = [&](const std::vector<uint32_t>& values) {
+    std::string points = fmt::format("{},{}", left, baseline);
+    for (size_t bin = 0; bin < bins && bin_start(bin) < duration; ++bin) {
+      // A bin's most in flight holds over the whole bin: a step, not a slope.
+      if (in_flight)
+        points += fmt::format(" {:.1f},{:.1f}", x_of(bin_start(bin)), line_y(values[bin]));
+      points += fmt::format(" {:.1f},{:.1f}", x_of(bin_start(bin + 1)), line_y(values[bin]));
+    }
+    return points;
+  };
+  if (in_flight) {
+    out += fmt::format(
+        "<polyline class=\"in-flight-possibly\" fill=\"none\" stroke=\"{}\" "
+        "stroke-width=\"1.2\" stroke-dasharray=\"3 2\" stroke-opacity=\"0.7\" "
+        "points=\"{}\"/>\n",
+        k_in_window, polyline(series.in_flight_possibly));
+    out += fmt::format(
+        "<polyline class=\"in-flight-surely\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.6\" "
+        "stroke-linejoin=\"round\" points=\"{}\"/>\n",
+        k_in_window, polyline(series.in_flight_surely));
+  } else {
+    out += fmt::format(
+        "<polyline class=\"in-window\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.6\" "
+        "stroke-linejoin=\"round\" points=\"{}\"/>\n",
+        k_in_window, polyline(series.in_window));
   }
-  out += fmt::format(
-      "<polyline class=\"in-window\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.6\" "
-      "stroke-linejoin=\"round\" points=\"{}\"/>\n",
-      k_in_window, points);
   std::vector<Label> rate_ticks;
   out += offered_rate_svg(timeline, x_of, rate_ticks);
 
@@ -368,7 +413,88 @@ std::string timeline_svg(const std::string& id, const checks::Timeline& timeline
   return out + text.svg() + "</svg>\n";
 }
 
-std::string legend_html(bool faults, bool offered, bool parts, bool units) {
+// --contract queue: under an identity's timeline, on the same time axis, the longest wait
+// beyond the unloaded latency of the admissions sent in each slice, against the wait promised
+// (B / R): a bar past the promise and the delay check's tolerance in the denied colour.
+std::string queue_wait_svg(const std::string& id, const checks::Timeline& timeline,
+                           const checks::TimelineSeries& series) {
+  constexpr int width = frame::width, height = 130;
+  constexpr double left = frame::left, right = frame::right, top = 14, bottom = 96;
+  const double duration = static_cast<double>(std::max<int64_t>(timeline.duration_ns, 1));
+  auto x_of = [&](double ns) {
+    return left + std::clamp(ns / duration, 0.0, 1.0) * (right - left);
+  };
+  const double promised_ms = static_cast<double>(timeline.promised_wait_ns) / 1e6;
+  const double allowed_ms =
+      static_cast<double>(timeline.promised_wait_ns + timeline.wait_tolerance_ns) / 1e6;
+  double most_ms = promised_ms;
+  for (int64_t wait : series.wait_most_ns)
+    most_ms = std::max(most_ms, static_cast<double>(wait) / 1e6);
+  const Axis axis = nice_axis(std::max(1.0, most_ms) * 1.12, 2, 4);
+  auto y_of = [&](double ms) { return bottom - ms / axis.top * (bottom - top); };
+
+  ChartText text;
+  std::string out = fmt::format(
+      "<svg class=\"queue-waits\" id=\"{}\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" "
+      "font-size=\"{}\">\n"
+      "<rect class=\"plot-area\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"#ffffff\" "
+      "stroke=\"#e0e0e0\"/>\n",
+      id, width, height, width, height, frame::font, left, top, right - left, bottom - top);
+  text.always({16, (top + bottom) / 2, Anchor::middle, -90, frame::font, "wait", fill(k_axis)});
+  for (double v : axis.ticks) {
+    out +=
+        fmt::format("<line x1=\"{0}\" x2=\"{1}\" y1=\"{2:.1f}\" y2=\"{2:.1f}\" stroke=\"{3}\"/>\n",
+                    left, right, y_of(v), k_grid);
+    text.if_clear(
+        {left - 6, y_of(v) + 4, Anchor::end, 0, frame::font, time_label(v, false), fill(k_axis)});
+  }
+  std::string kept, late;
+  for (size_t bin = 0; bin < series.wait_most_ns.size(); ++bin) {
+    const int64_t wait = series.wait_most_ns[bin];
+    if (wait < 0)
+      continue;
+    const double x0 = x_of(static_cast<double>(bin) * static_cast<double>(timeline.bin_ns));
+    const double x1 = x_of(static_cast<double>(bin + 1) * static_cast<double>(timeline.bin_ns));
+    const double ms = static_cast<double>(wait) / 1e6;
+    const double y = y_of(ms);
+    (ms > allowed_ms ? late : kept) +=
+        fmt::format("M{:.2f} {:.2f}h{:.2f}v{:.2f}h{:.2f}z", x0, y, std::max(x1 - x0, 0.8),
+                    bottom - y, -std::max(x1 - x0, 0.8));
+  }
+  out += fmt::format(
+      "<path class=\"waits-kept\" fill=\"{}\" shape-rendering=\"crispEdges\" d=\"{}\"/>\n"
+      "<path class=\"waits-late\" fill=\"{}\" shape-rendering=\"crispEdges\" d=\"{}\"/>\n",
+      k_allowed, kept, k_denied, late);
+  out += fmt::format(
+      "<line class=\"promised-wait\" x1=\"{0}\" x2=\"{1}\" y1=\"{2:.1f}\" y2=\"{2:.1f}\" "
+      "stroke=\"{3}\" stroke-width=\"1.5\" stroke-dasharray=\"7 4\"/>\n",
+      left, right, y_of(promised_ms), k_contract);
+  const std::string label = fmt::format("promised wait (queue / rate): {}", ms_text(promised_ms));
+  const std::string attributes =
+      " class=\"promised-wait-label\"" + fill(k_contract) + std::string(k_halo);
+  std::vector<Label> places;
+  for (const auto& [x, anchor] :
+       {std::pair{right - 4, Anchor::end}, std::pair{left + 4, Anchor::start}}) {
+    for (double y : {y_of(promised_ms) - 5, y_of(promised_ms) + 5 + k_ascent_em * frame::font})
+      places.push_back({x, y, anchor, 0, frame::font, label, attributes});
+  }
+  text.best_of(places, {});
+  return out + text.svg() + "</svg>\n";
+}
+
+// What the report's timelines draw beyond bars and lines, for the legend.
+struct LegendNeeds {
+  bool faults = false;
+  bool offered = false;
+  bool parts = false;
+  bool units = false;
+  bool in_flight = false;  // a concurrency cap: lines of requests in flight
+  bool bans = false;       // a ban: spans surely banned
+};
+
+std::string legend_html(const LegendNeeds& needs) {
+  const bool faults = needs.faults, offered = needs.offered, parts = needs.parts,
+             units = needs.units;
   auto item = [](std::string_view style, std::string_view text) {
     return fmt::format("<span><i style=\"{}\"></i>{}</span>", style, text);
   };
@@ -378,8 +504,13 @@ std::string legend_html(bool faults, bool offered, bool parts, bool units) {
          item(fmt::format("background:{}", k_denied),
               units ? "units denied (down)" : "denied (down)") +
          item(fmt::format("background:{}", k_errors), units ? "units in errors" : "errors") +
-         item(fmt::format("height:0;border-top:2px solid {}", k_in_window),
-              units ? "units admitted in the trailing window" : "admitted in the trailing window") +
+         (needs.in_flight ? item(fmt::format("height:0;border-top:2px solid {}", k_in_window),
+                                 "most surely in flight (by the hold)") +
+                                item(fmt::format("height:0;border-top:2px dashed {}", k_in_window),
+                                     "most possibly in flight (send to reply)")
+                          : item(fmt::format("height:0;border-top:2px solid {}", k_in_window),
+                                 units ? "units admitted in the trailing window"
+                                       : "admitted in the trailing window")) +
          item(fmt::format("height:0;border-top:2px dashed {}", k_contract),
               parts ? "a contract part, its colour in the bands above" : "contract") +
          item(fmt::format("background:{};border:1px solid {}", k_span_fill, k_span_stroke),
@@ -391,6 +522,10 @@ std::string legend_html(bool faults, bool offered, bool parts, bool units) {
          (offered ? item(fmt::format("height:0;border-top:2px solid {}", k_offered),
                          "offered rate, sent per second (dashed: planned), right-hand scale")
                   : std::string()) +
+         (needs.bans
+              ? item(fmt::format("background:{};border:1px solid {}", k_ban_fill, k_ban_stroke),
+                     "surely banned (--contract ban)")
+              : std::string()) +
          "</p>\n";
 }
 
@@ -410,7 +545,15 @@ std::string timelines_html(const Report& report, const std::string& prefix) {
   const bool units = std::any_of(report.runs.begin(), report.runs.end(), [](const auto& run) {
     return run.timeline && run.timeline->in_units;
   });
-  std::string out = "<h3>Timeline</h3>\n" + legend_html(faults, offered, has_parts(report), units);
+  LegendNeeds needs{faults, offered, has_parts(report), units};
+  for (const checks::RunStats& run : report.runs) {
+    if (!run.timeline)
+      continue;
+    needs.in_flight = needs.in_flight || run.timeline->in_flight;
+    for (const checks::TimelineSeries& series : run.timeline->series)
+      needs.bans = needs.bans || !series.ban_spans.empty();
+  }
+  std::string out = "<h3>Timeline</h3>\n" + legend_html(needs);
   size_t drawn = 0;
   for (const checks::RunStats& run : report.runs) {
     if (drawn == k_html_timeline_runs)
@@ -442,6 +585,13 @@ std::string timelines_html(const Report& report, const std::string& prefix) {
           timeline.in_units ? "units: " : "", allowed, denied, errors);
       out += timeline_svg(id, timeline, series, is_worst ? &run.contract.worst : nullptr,
                           limit_lines(report, timeline), run.faults);
+      if (!series.wait_most_ns.empty()) {
+        out +=
+            "<p class=\"note\">Each slice's longest wait beyond the unloaded latency, against "
+            "the wait the queue promises (a bar past it and the delay check's tolerance in "
+            "red).</p>\n";
+        out += queue_wait_svg(id + "-waits", timeline, series);
+      }
       out += "</figure>\n";
     }
   }

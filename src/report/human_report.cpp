@@ -323,6 +323,14 @@ std::string incident_lines(const Report& report) {
     out += fmt::format("redirects: moved {}, ask {}, tryagain {}\n", t.moved, t.ask, t.tryagain);
   if (t.reconnects > 0)
     out += fmt::format("reconnects: {}\n", t.reconnects);
+  if (report.releases) {
+    const ReleaseCounts& r = *report.releases;
+    out += fmt::format("releases: {} released, {} failed{}\n", r.released, r.failed,
+                       r.failed > 0 ? fmt::format(" (each read as holding its place to the end; "
+                                                  "first: {})",
+                                                  r.first_error)
+                                    : "");
+  }
   if (!report.keys_left.empty()) {
     out += fmt::format("keys left behind: {} (Redis was unreachable to delete them)\n",
                        fmt::join(report.keys_left, ", "));

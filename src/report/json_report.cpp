@@ -447,6 +447,12 @@ json to_json(const Report& report) {
     out["summary"]["redirects"] = {
         {"moved", transport.moved}, {"ask", transport.ask}, {"tryagain", transport.tryagain}};
     out["summary"]["reconnects"] = transport.reconnects;
+    if (report.releases) {
+      out["summary"]["releases"] = {{"released", report.releases->released},
+                                    {"failed", report.releases->failed}};
+      if (!report.releases->first_error.empty())
+        out["summary"]["releases"]["first_error"] = report.releases->first_error;
+    }
     out["keys_left"] = report.keys_left;
   }
   if (report.retry_verification && report.retry_verification->attempted) {

@@ -104,6 +104,13 @@ struct Params {
   bool virtual_clock = false;        // --virtual-clock: params.clock "virtual", else "wall"
 };
 
+// rlcheck redis --release-script: the releases of held leases over every run.
+struct ReleaseCounts {
+  uint64_t released = 0;    // answered without an error
+  uint64_t failed = 0;      // an error reply, a lost connection: the place may stay taken
+  std::string first_error;  // the first failure's message
+};
+
 // What the Redis connections met over every run (summary.redirects, summary.reconnects).
 struct TransportCounts {
   uint64_t moved = 0;
@@ -197,8 +204,9 @@ struct Report {
   checks::Verdict verdict = checks::Verdict::pass;
   int exit_code = 0;
   std::optional<checks::RetryVerification> retry_verification;  // --verify-retry-after
-  uint64_t script_reloads = 0;  // NOSCRIPT replies answered by loading the script again
-  TransportCounts transport;    // redis
+  uint64_t script_reloads = 0;            // NOSCRIPT replies answered by loading the script again
+  TransportCounts transport;              // redis
+  std::optional<ReleaseCounts> releases;  // redis --release-script
   // redis: keys rlcheck wrote but could not delete (Redis was unreachable after the run).
   std::vector<std::string> keys_left;
   bool interrupted = false;

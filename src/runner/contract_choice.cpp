@@ -153,6 +153,7 @@ ContractChoice choose_contract(const config::Config& config,
     cap.cap = limit;
     if (config.checks.hold)
       cap.hold_ns = config.checks.hold->count();
+    cap.released_by_run = !config.redis.release_script_path.empty();
   }
 
   checks::AdmissionRule& rule = choice.audit.rule;

@@ -29,25 +29,10 @@ uint32_t fnv1a32(std::string_view text) {
 
 }  // namespace
 
-std::optional<redis::LoadedScript> load_limiter_script(redis::SyncClient& control,
-                                                       const config::Config& config,
-                                                       Strategy strategy) {
-  redis::LoadedScript script;
-  if (strategy == Strategy::script) {
-    std::ifstream in(config.redis.script_path, std::ios::binary);
-    if (!in)
-      throw base::usage_error(fmt::format("--script: cannot read {}", config.redis.script_path));
-    std::stringstream body;
-    body << in.rdbuf();
-    script.name = config.redis.script_path;
-    script.source = body.str();
-  } else {
-    const redis::BuiltinScript builtin = redis::builtin_script(strategy);
-    if (builtin.source.empty())
-      return std::nullopt;
-    script.name = std::string(builtin.file_name);
-    script.source = std::string(builtin.source);
-  }
+namespace {
+
+// Loads `script` (its name and source set) into the server's cache: its sha.
+void load_into_cache(redis::SyncClient& control, redis::LoadedScript& script) {
   auto reply = control.call({"SCRIPT", "LOAD", script.source});
   if (!reply)
     throw base::cannot_test(reply.error());
@@ -56,6 +41,38 @@ std::optional<redis::LoadedScript> load_limiter_script(redis::SyncClient& contro
                                         redis::describe_reply(reply->get())));
   }
   script.sha.assign((*reply)->str, (*reply)->len);
+}
+
+}  // namespace
+
+redis::LoadedScript load_script_file(redis::SyncClient& control, const std::string& path,
+                                     const char* flag) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw base::usage_error(fmt::format("{}: cannot read {}", flag, path));
+  std::stringstream body;
+  body << in.rdbuf();
+  redis::LoadedScript script;
+  script.name = path;
+  script.source = body.str();
+  load_into_cache(control, script);
+  return script;
+}
+
+std::optional<redis::LoadedScript> load_limiter_script(redis::SyncClient& control,
+                                                       const config::Config& config,
+                                                       Strategy strategy) {
+  if (strategy == Strategy::script)
+    return load_script_file(control, config.redis.script_path, "--script");
+  redis::LoadedScript script;
+  {
+    const redis::BuiltinScript builtin = redis::builtin_script(strategy);
+    if (builtin.source.empty())
+      return std::nullopt;
+    script.name = std::string(builtin.file_name);
+    script.source = std::string(builtin.source);
+  }
+  load_into_cache(control, script);
   return script;
 }
 

@@ -32,6 +32,9 @@ RedisSession open_redis_session(const config::Config& config);
 std::optional<redis::LoadedScript> load_limiter_script(redis::SyncClient& control,
                                                        const config::Config& config,
                                                        config::Strategy strategy);
+// Loads the script file `path` (given as `flag`) into the server's cache; throws as above.
+redis::LoadedScript load_script_file(redis::SyncClient& control, const std::string& path,
+                                     const char* flag);
 
 // One command on the session's control connection. A call that fails on I/O is made once more
 // on a fresh connection (the server restarted, or CLIENT KILL dropped the connection); the

@@ -66,6 +66,10 @@ void RedisTarget::prepare_test() {
   if (auto ping = control_call(session_, {"PING"}, config_.load.timeout); !ping)
     throw base::cannot_test(ping.error());
   script_ = load_limiter_script(*session_.target.control, config_, strategy_);
+  if (!config_.redis.release_script_path.empty()) {
+    release_script_ = load_script_file(*session_.target.control, config_.redis.release_script_path,
+                                       "--release-script");
+  }
 }
 
 std::string RedisTarget::address() const {
@@ -80,6 +84,8 @@ void RedisTarget::describe(report::Report& report) const {
     report.target.time_source = time_source_name(strategy_, time_source_);
   if (strategy_ == Strategy::script)
     report.target.script = config_.redis.script_path;
+  if (release_script_)
+    report.releases = releases_;
   report.target.key = config_.redis.key.value_or(fmt::format("rlcheck:{}:…", session_.instance_id));
   report.params.pipeline = config_.redis.pipeline;
   report.params.clock_skew_read =
@@ -194,6 +200,14 @@ RunClients RedisTarget::clients(const StateChoice& state, const config::LoadConf
   target.slots = session_.target.control->slot_map();
   target.connect_timeout = load.timeout;
   target.source_addresses = load.source_addresses;
+  if (release_script_) {
+    redis::StrategyParams release = params;
+    release.script = &*release_script_;
+    release_ = redis::make_strategy(release);
+    target.release = release_.get();
+    target.hold = config_.checks.hold.value_or(config::Nanos{0});
+    target.release_timeout = load.timeout;
+  }
   factory_ = std::make_unique<redis::AsyncClientFactory>(target);
 
   RunClients clients;
@@ -206,6 +220,21 @@ RunClients RedisTarget::clients(const StateChoice& state, const config::LoadConf
       redis::IdentityKeys(params.key, params.identities, params.hash_tag_each_identity)
           .of_identity(0);
   clients.counters = [&target] { return counters_of(target.stats); };
+  if (release_script_) {
+    clients.finish = [this, &target](engine::RunResult& result) {
+      for (const redis::LeaseEnd& end : target.leases.take_ends()) {
+        result.lease_ends.emplace_back(
+            end.seq, end.released ? std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                        *end.released - result.start)
+                                        .count()
+                                  : INT64_MAX);
+      }
+      releases_.released += target.leases.released();
+      releases_.failed += target.leases.failed();
+      if (releases_.first_error.empty())
+        releases_.first_error = target.leases.first_error();
+    };
+  }
   return clients;
 }
 

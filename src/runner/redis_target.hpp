@@ -57,6 +57,10 @@ class RedisTarget final : public Target {
   std::string name_;
   ContractChoice bucket_;  // the burst and refill a bucket strategy is given
   std::optional<redis::LoadedScript> script_;
+  // --release-script: loaded with the script; its strategy made per run like the limiter's.
+  std::optional<redis::LoadedScript> release_script_;
+  std::unique_ptr<redis::Strategy> release_;
+  report::ReleaseCounts releases_;  // over every run
   // The clients of the current run: its limiter, what they connect to, the factory.
   std::unique_ptr<redis::Strategy> limiter_;
   std::unique_ptr<redis::RunTarget> run_target_;

@@ -157,6 +157,8 @@ report::Report run_test(Target& target, const config::Config& config, const RunO
     engine::RunResult result = execute_shared_run(shared, run, *clients.factory, clients.load,
                                                   hooks, clients.counters, others);
     result.limiter_clock = clock_watch.finish();
+    if (clients.finish)
+      clients.finish(result);
     monitor.end_run();
     std::vector<checks::FaultWindow> fault_windows = fault_schedule.finish();
     if (!leader) {

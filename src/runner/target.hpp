@@ -29,6 +29,9 @@ struct RunClients {
   std::string failover_key;
   // The transport counts of the run's clients (redis: moved, reconnects...); empty: none.
   std::function<RunCounters()> counters;
+  // What the target adds to the run's result once its threads joined (redis: when each
+  // held lease was released); empty: nothing.
+  std::function<void(engine::RunResult&)> finish;
 };
 
 // Which limiter state a run's requests meet: `state` is the run number (a probe: the number

@@ -113,11 +113,12 @@ TEST_CASE("serve --strategy concurrency: a Redis semaphore holding each 400 ms p
                                 "127.0.0.1:0"};
   append_words(args, "--identity-header X-Client --strategy concurrency --limit 2 --hold 400ms");
   ServeProcess serve(args);
-  // Its hints name the earliest lease's end (several seconds): bounded by --max-retry-after.
+  // Its hints name the earliest holder's release, at most the 400 ms hold on: Retry-After 1
+  // (whole seconds, rounded up), within a bound of the hold's second.
   const auto run = [&](const std::string& client, const std::string& contract) {
     std::vector<std::string> http{"http", serve.url(), "--json", "-H", "X-Client:" + client};
     append_words(http,
-                 "--rate 20/s --duration 3s --concurrency 16 --max-retry-after 10s "
+                 "--rate 20/s --duration 3s --concurrency 16 --max-retry-after 1s "
                  "--contract " +
                      contract);
     return http;
@@ -131,6 +132,8 @@ TEST_CASE("serve --strategy concurrency: a Redis semaphore holding each 400 ms p
   // Released once answered, places are taken again: far more than 2 admitted over 3 s.
   CHECK(two["runs"][0]["allowed"].get<int>() >= 8);
   CHECK(concurrency_of(two)["most_in_flight_surely"].get<int>() <= 2);
+  CHECK(check_status(two, "retry-after-bound") == "pass");
+  CHECK(two["runs"][0]["retry_after_s"]["max"].get<double>() <= 1.0);
   // The same server judged as a cap of 1 fails: 2 were surely in progress at once.
   const json one = json_report(run("conc-serve-1", "concurrency:1"), 1);
   INFO(checks_of(one));

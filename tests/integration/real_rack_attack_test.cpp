@@ -8,9 +8,15 @@
 
 #include <doctest/doctest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "support/json_outcome.hpp"
@@ -44,8 +50,14 @@ std::vector<std::string> allow2ban_args(const std::string& client, const std::st
 TEST_CASE("real rack-attack Allow2Ban keeps its ban contract; a ban stated otherwise fails") {
   if (skipped(rack_attack_app(), k_rack_attack_missing))
     return;
+  // The kept contract's page: its timelines shade the bans surely in force.
+  const std::string html =
+      (std::filesystem::temp_directory_path() / fmt::format("rlcheck-allow2ban-{}.html", getpid()))
+          .string();
+  std::vector<std::string> kept_args = allow2ban_args("kept", "ban:fixed:3/2s,3s");
+  kept_args.insert(kept_args.end(), {"--html", html});
   const std::vector<json> reports = run_side_by_side(
-      {allow2ban_args("kept", "ban:fixed:3/2s,3s"), allow2ban_args("shorter", "ban:fixed:3/2s,1s"),
+      {kept_args, allow2ban_args("shorter", "ban:fixed:3/2s,1s"),
        allow2ban_args("longer", "ban:fixed:3/2s,6s"), allow2ban_args("window", "fixed:3/2s@clock")},
       {0, 1, 1, 1});
   const json& kept = reports[0];
@@ -57,6 +69,11 @@ TEST_CASE("real rack-attack Allow2Ban keeps its ban contract; a ban stated other
   CHECK(check_status(kept, "retry-after-accuracy") == "pass");
   CHECK(check_detail(kept, "retry-after-accuracy").find("against the ban's end") !=
         std::string::npos);
+  std::ifstream page(html);
+  const std::string drawn((std::istreambuf_iterator<char>(page)), std::istreambuf_iterator<char>());
+  std::filesystem::remove(html);
+  CHECK(drawn.find("<rect class=\"ban-span\"") != std::string::npos);
+  CHECK(drawn.find("surely banned (--contract ban)") != std::string::npos);
 
   // Stated 1 s, the 3 s ban denies long after any 1 s ban (or one begun again) had ended.
   const json& shorter = reports[1];

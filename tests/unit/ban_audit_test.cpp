@@ -207,3 +207,20 @@ TEST_CASE("state from before the run may hold a ban: early denials are not judge
   const BanAudit unknown = audit(records, k_fixed, 2000, false, false);
   CHECK(unknown.lockouts.count == 0);
 }
+
+TEST_CASE(
+    "each proved ban is kept for the timeline: from its trigger's reply to its earliest end") {
+  BanningLimiter limiter;
+  const BanAudit found = audit(limiter.serve(100, 9000), k_fixed, 2000);
+  REQUIRE(found.bans >= 2);
+  CHECK(found.spans.size() == static_cast<size_t>(found.bans));
+  // Window 0 admitted 50, 150 and 250 ms; the denial sent at 350 ms and answered at 351 ms
+  // proves the ban begun by then, from the third admission's send on.
+  const auto tolerance =
+      rlcheck::checks::ban_tolerance_ns(inner_rule(k_fixed, 3, 1000), BanRule{2000 * k_ms, false});
+  CHECK(found.spans.front().identity == 0);
+  CHECK(found.spans.front().from_ns == 351 * k_ms);
+  CHECK(found.spans.front().to_ns == 2250 * k_ms - tolerance);
+  for (size_t i = 1; i < found.spans.size(); ++i)
+    CHECK(found.spans[i].from_ns >= found.spans[i - 1].to_ns);
+}

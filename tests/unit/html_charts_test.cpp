@@ -245,3 +245,114 @@ TEST_CASE("html timeline: under costs the axes and the caption count units") {
   CHECK(by_request.find("units") == std::string::npos);
   CHECK(by_request.find(">in window</text>") != std::string::npos);
 }
+
+namespace {
+
+// A concurrency cap of 2 over 2 s: pairs of admissions sent 10 ms apart every 500 ms, each
+// answered 400 ms on, held at least 300 ms; so 2 surely in flight at once, never 3.
+Report concurrency_report() {
+  std::vector<RequestRecord> records;
+  for (int64_t at = 0; at < 2000; at += 500) {
+    for (int64_t k = 0; k < 3; ++k) {
+      RequestRecord r;
+      r.seq = records.size();
+      r.sent_ns = (at + 10 * k) * k_ms;
+      r.replied_ns = k < 2 ? r.sent_ns + 400 * k_ms : r.sent_ns + k_ms;
+      r.outcome = k < 2 ? Outcome::allowed : Outcome::denied;
+      records.push_back(r);
+    }
+  }
+  rlcheck::checks::AdmissionRule rule;
+  rule.limit = 2;
+  rule.window_ns = 60'000 * k_ms;
+  const auto identities = rlcheck::checks::split_by_identity(records, 1);
+  RunStats run;
+  run.run = 1;
+  run.requests = static_cast<int64_t>(records.size());
+  run.timeline = rlcheck::checks::build_timeline(identities, rule, 2000 * k_ms, 0);
+  rlcheck::checks::add_in_flight(*run.timeline, identities, 2, 300 * k_ms, 50 * k_ms);
+  Report report;
+  report.target.url = "http://127.0.0.1:8080/";
+  report.params.limit = 2;
+  report.params.window_ms = 60'000;
+  report.params.runs = 1;
+  report.params.contract = "concurrency:2";
+  report.runs.push_back(run);
+  return report;
+}
+
+}  // namespace
+
+TEST_CASE("html timeline of a concurrency cap: in flight surely and possibly, against the cap") {
+  const std::string html = rlcheck::report::render_html({concurrency_report()});
+  const std::string svg = first_timeline(html);
+  // No window line: the cap counts requests in flight.
+  CHECK(svg.find("class=\"in-window\"") == std::string::npos);
+  CHECK(svg.find("cap (concurrency:2): 2 in flight at once</text>") != std::string::npos);
+  CHECK(svg.find(">in flight</text>") != std::string::npos);
+  const std::vector<double> surely = polyline_ys(svg, "in-flight-surely");
+  const std::vector<double> possibly = polyline_ys(svg, "in-flight-possibly");
+  // Both lines top out at the cap's own height (2 of the axis), never above it.
+  std::smatch cap;
+  REQUIRE(
+      std::regex_search(svg, cap, std::regex(R"re(class="contract-line"[^>]* y1="([0-9.]+)")re")));
+  const double cap_y = std::stod(cap[1].str());
+  CHECK(*std::min_element(surely.begin(), surely.end()) == doctest::Approx(cap_y));
+  CHECK(*std::min_element(possibly.begin(), possibly.end()) == doctest::Approx(cap_y));
+  CHECK(html.find("most surely in flight (by the hold)") != std::string::npos);
+  check_no_overlap(texts_of(svg));
+}
+
+TEST_CASE("html timeline of a ban: each span surely banned shaded on its identity's chart") {
+  Report report = uniform_report(40, 3, [](uint64_t) { return int64_t{0}; });
+  report.params.contract = "ban:fixed:10/1s,1s";
+  report.runs[0].timeline->series.front().ban_spans = {{300 * k_ms, 1300 * k_ms},
+                                                       {2100 * k_ms, 2900 * k_ms}};
+  const std::string html = rlcheck::report::render_html({report});
+  const std::string svg = first_timeline(html);
+  const std::regex band(R"re(<rect class="ban-span" x="([0-9.]+)"[^>]* width="([0-9.]+)")re");
+  std::vector<double> widths;
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), band); it != std::sregex_iterator();
+       ++it)
+    widths.push_back(std::stod((*it)[2].str()));
+  REQUIRE(widths.size() == 2);
+  CHECK(widths[0] > widths[1]);  // 1 s against 0.8 s
+  CHECK(svg.find("banned (surely) from 300ms to 1300ms") != std::string::npos);
+  CHECK(html.find("surely banned (--contract ban)") != std::string::npos);
+  // A report without bans says nothing of them.
+  const std::string plain =
+      rlcheck::report::render_html({uniform_report(40, 3, [](uint64_t) { return int64_t{0}; })});
+  CHECK(plain.find("surely banned") == std::string::npos);
+}
+
+TEST_CASE("html timeline of a queue: each slice's longest wait against the promised wait") {
+  Report report = uniform_report(40, 3, [](uint64_t) { return int64_t{0}; });
+  report.params.contract = "queue";
+  auto& timeline = *report.runs[0].timeline;
+  timeline.promised_wait_ns = 250 * k_ms;
+  timeline.wait_tolerance_ns = 100 * k_ms;
+  auto& waits = timeline.series.front().wait_most_ns;
+  waits.assign(static_cast<size_t>(rlcheck::checks::k_timeline_bins), -1);
+  waits[10] = 100 * k_ms;  // kept
+  waits[20] = 300 * k_ms;  // past the promise, within the tolerance: kept
+  waits[30] = 500 * k_ms;  // past both: late
+  const std::string html = rlcheck::report::render_html({report});
+  const size_t start = html.find("<svg class=\"queue-waits\"");
+  REQUIRE(start != std::string::npos);
+  const std::string svg = html.substr(start, html.find("</svg>", start) - start);
+  const auto bars = [&svg](const std::string& name) {
+    std::smatch match;
+    REQUIRE(
+        std::regex_search(svg, match, std::regex("class=\"" + name + "\"[^>]* d=\"([^\"]*)\"")));
+    const std::string path = match[1].str();
+    return std::count(path.begin(), path.end(), 'M');
+  };
+  CHECK(bars("waits-kept") == 2);
+  CHECK(bars("waits-late") == 1);
+  CHECK(svg.find("promised wait (queue / rate): 250 ms</text>") != std::string::npos);
+  check_no_overlap(texts_of(svg));
+  // A report of no queue draws no waits.
+  CHECK(rlcheck::report::render_html({uniform_report(40, 3, [](uint64_t) {
+          return int64_t{0};
+        })}).find("queue-waits") == std::string::npos);
+}

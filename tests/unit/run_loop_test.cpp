@@ -116,7 +116,7 @@ class FakeTarget final : public runner::Target {
     calls.push_back(fmt("clients", state.state));
     admitted_ = 0;  // each run meets a fresh state
     factory_ = std::make_unique<FakeFactory>(behaviour_, admitted_);
-    return {factory_.get(), load, "", {}};
+    return {factory_.get(), load, "", {}, {}};
   }
   runner::StateAudit audit_state(int run, engine::RecordView records) override {
     calls.push_back(fmt("audit_state", run));

@@ -244,3 +244,37 @@ TEST_CASE("a clock drift the readings' uncertainty or the assumed rate explains 
   CHECK(rlcheck::engine::worse_drift(wall, behind)->source == "w");
   CHECK(rlcheck::engine::worse_drift(std::nullopt, wall)->source == "wall");
 }
+
+TEST_CASE("leases released by the run: each admission in progress to its release's reply") {
+  // Admitted 0..1 ms, 2..3 ms and 4..5 ms with a hold of 300 ms: the first released (its reply
+  // at 400 ms), the second's release failed, the third's never logged; a denial at 10..11 ms.
+  rlcheck::engine::RecordLog records;
+  for (uint64_t seq = 0; seq < 3; ++seq) {
+    RequestRecord r;
+    r.seq = seq;
+    r.outcome = Outcome::allowed;
+    r.sent_ns = static_cast<int64_t>(seq) * 2 * k_ms;
+    r.replied_ns = r.sent_ns + k_ms;
+    records.push_back(r);
+  }
+  RequestRecord denial;
+  denial.seq = 3;
+  denial.outcome = Outcome::denied;
+  denial.sent_ns = 10 * k_ms;
+  denial.replied_ns = 11 * k_ms;
+  records.push_back(denial);
+  rlcheck::checks::place_leases(records, {{0, 400 * k_ms}, {1, INT64_MAX}}, 300 * k_ms);
+  CHECK(records[0].replied_ns == 400 * k_ms);
+  // Failed or unlogged: held past every reply.
+  CHECK(records[1].replied_ns == 400 * k_ms + 1);
+  CHECK(records[2].replied_ns == 400 * k_ms + 1);
+  CHECK(records[3].replied_ns == 11 * k_ms);  // a denial keeps its reply
+  // Never less than the hold after the acquire's reply, whatever was logged.
+  rlcheck::engine::RecordLog early;
+  early.push_back(records[0]);
+  RequestRecord first = early[0];
+  first.replied_ns = k_ms;
+  early.set(0, first);
+  rlcheck::checks::place_leases(early, {{0, 100 * k_ms}}, 300 * k_ms);
+  CHECK(early[0].replied_ns == 301 * k_ms);
+}

@@ -122,3 +122,111 @@ TEST_CASE("timeline: a part's limit is drawn only against the window it bounds")
   rlcheck::checks::add_timeline_parts(by_request, {requests});
   CHECK(by_request.parts.front().fit == PartLineFit::drawn);
 }
+
+namespace {
+
+RequestRecord span_record(uint64_t seq, int64_t sent_ms, int64_t replied_ms, Outcome outcome) {
+  RequestRecord r;
+  r.seq = seq;
+  r.sent_ns = sent_ms * k_ms;
+  r.replied_ns = replied_ms * k_ms;
+  r.outcome = outcome;
+  return r;
+}
+
+// The most of `bins` over the bins that cover [from_ms, to_ms) of a 2 s timeline (5 ms bins).
+uint32_t most_between(const std::vector<uint32_t>& bins, int64_t from_ms, int64_t to_ms) {
+  uint32_t most = 0;
+  for (int64_t ms = from_ms; ms < to_ms; ms += 5)
+    most = std::max(most, bins[static_cast<size_t>(ms / 5)]);
+  return most;
+}
+
+}  // namespace
+
+TEST_CASE("timeline in flight: sure spans by the hold, possible spans send to reply and slack") {
+  // Three admissions sent at 0, 10 and 20 ms and answered 400 ms later: held at least 300 ms,
+  // each surely in flight over [reply - 300, send + 300), all three over [120, 300) ms. One more
+  // from 1000 to 1400 ms; a denial; and a timeout sent at 1800 ms, possibly in flight for ever.
+  std::vector<RequestRecord> records = {span_record(0, 0, 400, Outcome::allowed),
+                                        span_record(1, 10, 410, Outcome::allowed),
+                                        span_record(2, 20, 420, Outcome::allowed),
+                                        span_record(3, 30, 31, Outcome::denied),
+                                        span_record(4, 1000, 1400, Outcome::allowed),
+                                        [] {
+                                          RequestRecord timeout =
+                                              span_record(5, 1800, 1900, Outcome::error);
+                                          timeout.error = rlcheck::engine::ErrorKind::timeout;
+                                          return timeout;
+                                        }()};
+  const auto identities = rlcheck::checks::split_by_identity(records, 1);
+  AdmissionRule rule;
+  rule.limit = 3;
+  rule.window_ns = 1000 * k_ms;
+  Timeline timeline = rlcheck::checks::build_timeline(identities, rule, 2000 * k_ms, 0);
+  rlcheck::checks::add_in_flight(timeline, identities, 2, 300 * k_ms, 50 * k_ms);
+  CHECK(timeline.in_flight);
+  CHECK(timeline.contract_line == 2);
+  const auto& series = timeline.series.front();
+  REQUIRE(series.in_flight_surely.size() == static_cast<size_t>(rlcheck::checks::k_timeline_bins));
+  CHECK(most_between(series.in_flight_surely, 0, 100) == 0);
+  CHECK(most_between(series.in_flight_surely, 120, 300) == 3);
+  CHECK(most_between(series.in_flight_surely, 330, 1000) == 0);
+  CHECK(most_between(series.in_flight_surely, 1100, 1300) == 1);
+  CHECK(most_between(series.in_flight_possibly, 20, 400) == 3);
+  CHECK(most_between(series.in_flight_possibly, 480, 1000) == 0);  // 420 ms + 50 ms of slack
+  CHECK(most_between(series.in_flight_possibly, 1000, 1450) == 1);
+  CHECK(most_between(series.in_flight_possibly, 1800, 2000) == 1);  // the timeout, for ever
+  // Without a hold nothing is surely in flight.
+  rlcheck::checks::add_in_flight(timeline, identities, 2, 0, 50 * k_ms);
+  CHECK(most_between(timeline.series.front().in_flight_surely, 0, 2000) == 0);
+}
+
+TEST_CASE("timeline ban spans: each shown identity gets its own") {
+  std::vector<RequestRecord> records = {span_record(0, 0, 1, Outcome::allowed),
+                                        span_record(1, 5, 6, Outcome::allowed)};
+  records[1].identity = 1;
+  const auto identities = rlcheck::checks::split_by_identity(records, 2);
+  AdmissionRule rule;
+  rule.limit = 1;
+  rule.window_ns = 1000 * k_ms;
+  Timeline timeline = rlcheck::checks::build_timeline(identities, rule, 1000 * k_ms, 0);
+  rlcheck::checks::add_ban_spans(
+      timeline,
+      {{1, 100 * k_ms, 300 * k_ms}, {0, 200 * k_ms, 400 * k_ms}, {1, 500 * k_ms, 600 * k_ms}});
+  REQUIRE(timeline.series.size() == 2);
+  for (const auto& series : timeline.series) {
+    if (series.identity == 0) {
+      CHECK(series.ban_spans == std::vector<std::pair<int64_t, int64_t>>{{200 * k_ms, 400 * k_ms}});
+    } else {
+      CHECK(series.ban_spans.size() == 2);
+    }
+  }
+}
+
+TEST_CASE("timeline queue waits: each bin's longest wait beyond the unloaded latency") {
+  // Admissions answered 3, 203 and 403 ms after their sends at 0, 100 and 1500 ms; a denial
+  // answered in 3 ms. Unloaded 3 ms: waits of 0, 200 and 400 ms.
+  std::vector<RequestRecord> records = {
+      span_record(0, 0, 3, Outcome::allowed), span_record(1, 100, 303, Outcome::allowed),
+      span_record(2, 200, 203, Outcome::denied), span_record(3, 1500, 1903, Outcome::allowed)};
+  const auto identities = rlcheck::checks::split_by_identity(records, 1);
+  AdmissionRule rule;
+  rule.limit = 3;
+  rule.window_ns = 1000 * k_ms;
+  Timeline timeline = rlcheck::checks::build_timeline(identities, rule, 2000 * k_ms, 0);
+  rlcheck::checks::QueueAudit queue;
+  queue.unloaded_ns = 3 * k_ms;
+  queue.promised_wait_ns = 250 * k_ms;
+  queue.tolerance_ns = 100 * k_ms;
+  rlcheck::checks::add_queue_waits(timeline, identities, queue);
+  CHECK(timeline.promised_wait_ns == 250 * k_ms);
+  CHECK(timeline.wait_tolerance_ns == 100 * k_ms);
+  const std::vector<int64_t>& waits = timeline.series.front().wait_most_ns;
+  REQUIRE(waits.size() == static_cast<size_t>(rlcheck::checks::k_timeline_bins));
+  CHECK(waits[0] == 0);
+  CHECK(waits[20] == 200 * k_ms);   // sent at 100 ms, bins of 5 ms
+  CHECK(waits[40] == -1);           // the denial's bin: no admission
+  CHECK(waits[300] == 400 * k_ms);  // sent at 1500 ms
+  CHECK(std::count(waits.begin(), waits.end(), -1) == rlcheck::checks::k_timeline_bins - 3);
+}

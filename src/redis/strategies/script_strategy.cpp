@@ -27,9 +27,15 @@ std::vector<std::string> builtin_arg_templates_of(const StrategyParams& p) {
     case Strategy::sliding_counter:
     case Strategy::fixed_first_hit:
       return {"{limit}", "{window_ms}"};
-    case Strategy::concurrency:
-      // The lease travels as the window (serve_command); the member is unique per request.
-      return {"{limit}", "{window_ms}", concurrency_member(p.instance_id, "{run}", "{seq}")};
+    case Strategy::concurrency: {
+      // The lease travels as the window (serve_command); the member is unique per request;
+      // the hold, when known, places the hint at the earliest holder's release.
+      std::vector<std::string> args{"{limit}", "{window_ms}",
+                                    concurrency_member(p.instance_id, "{run}", "{seq}")};
+      if (p.hold_ms > 0)
+        args.push_back(std::to_string(p.hold_ms));
+      return args;
+    }
     case Strategy::leaky_queue:  // the queue travels as the burst (serve_command)
     case Strategy::token_bucket:
     case Strategy::gcra:
