@@ -132,6 +132,7 @@ ConcurrencyAudit audit_concurrency(const IdentityRecords& identities, const Conc
   ConcurrencyAudit audit;
   audit.cap = rule.cap;
   audit.hold_measured = !rule.hold_ns.has_value();
+  audit.released_by_run = rule.released_by_run;
   audit.hold_ns = rule.hold_ns ? *rule.hold_ns : measured_hold_ns(identities);
   for (size_t id = 0; id < identities.size(); ++id) {
     const auto identity = static_cast<uint32_t>(id);

@@ -56,6 +56,8 @@ struct ConcurrencyAudit {
   int64_t cap = 0;
   int64_t hold_ns = 0;        // the floor the proof used
   bool hold_measured = true;  // false: --hold
+  // --release-script: an admission's span ends at its release's reply, not its own reply.
+  bool released_by_run = false;
   // The most admissions of one identity surely in progress at one instant (by the floor), the
   // identity (of equals, the lowest), the instant (from the run start; of equals, the
   // earliest) and the seqs of those admissions, ascending.

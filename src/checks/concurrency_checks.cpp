@@ -36,6 +36,11 @@ std::string hold_text(const ConcurrencyAudit& audit) {
                                          : " (--hold)");
 }
 
+// Where an admission's span ends: its reply, or its release's (rlcheck redis --release-script).
+const char* span_end(const ConcurrencyAudit& audit) {
+  return audit.released_by_run ? "its release's reply" : "its reply";
+}
+
 // Without a floor every admission may have been handled in an instant: nothing can be proven.
 constexpr const char* k_no_floor =
     "no hold floor: without denials to measure a floor against (or a fastest admission no slower "
@@ -82,8 +87,8 @@ CheckResult check_concurrency_contract(const std::vector<RunStats>& runs,
   const ConcurrencyAudit& audit = *most->concurrency;
   if (audit.hold_ns <= 0)
     return {"contract", Status::skip, k_no_floor};
-  const std::string placement =
-      " (each admission placed anywhere between its send and its reply less the hold)";
+  const std::string placement = fmt::format(
+      " (each admission placed anywhere between its send and {} less the hold)", span_end(audit));
   if (audit.surely_at_once == 0) {
     return {"contract", Status::pass,
             fmt::format("concurrency:{} contract: no admission surely held its place at a known "
@@ -120,11 +125,12 @@ CheckResult check_concurrency_utilisation(const std::vector<RunStats>& runs,
                         worst_run->run, worst.identity, worst.seq, ms_from_ns(worst.sent_ns),
                         worst.used, params.limit, lockouts, denials)};
   }
-  return {
-      "utilisation", Status::pass,
-      fmt::format("{} denials judged, each while at least {} admitted could be in progress (each "
-                  "admission read in progress from its send to {:.0f}ms after its reply)",
-                  denials, params.limit, ms_from_ns(k_release_slack_ns))};
+  const ConcurrencyAudit* audit = runs.front().concurrency ? &*runs.front().concurrency : nullptr;
+  return {"utilisation", Status::pass,
+          fmt::format("{} denials judged, each while at least {} admitted could be in progress "
+                      "(each admission read in progress from its send to {:.0f}ms after {})",
+                      denials, params.limit, ms_from_ns(k_release_slack_ns),
+                      audit != nullptr ? span_end(*audit) : "its reply")};
 }
 
 }  // namespace rlcheck::checks
