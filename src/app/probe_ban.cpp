@@ -51,7 +51,12 @@ void Sequence::schedule_ban_test(int64_t limit, int64_t first_admitted, const Re
   // Too short a gap to outlast an inner window worth telling from the window read.
   if (due - part.back().at_ns < wait_ns / 2)
     return;
-  side_ = SideSend{k_memory_identity, limit + 1, due, part.back().at_ns, std::nullopt};
+  // What a window read could not have forgotten: up to its earliest end, less the readmission's
+  // bracket (and the replies' slack) and the probes' own timing.
+  const int64_t conclusive_until =
+      first.last_denied_ns + wait_ns - 2 * first.uncertainty_ns() - 2 * k_timing_slack_ns;
+  side_ = SideSend{k_memory_identity, limit + 1,        due,
+                   part.back().at_ns, conclusive_until, std::nullopt};
 }
 
 bool Sequence::ban_test_forgot(int64_t limit) {
@@ -61,7 +66,12 @@ bool Sequence::ban_test_forgot(int64_t limit) {
     side_->replies = send_unqueued(side_->identity, side_->count,
                                    std::max(side_->due_ns, target_.now_ns()), false);
   }
-  const bool forgot = checks::trial_forgot(limit, *side_->replies);
+  // A second part decided too late (a busy machine) may have met the end of a window: it
+  // tells nothing.
+  const std::vector<ProbeRequest>& replies = *side_->replies;
+  const ProbeRequest& counted = replies[std::min(replies.size(), static_cast<size_t>(limit)) - 1];
+  const bool forgot = checks::trial_forgot(limit, replies) &&
+                      counted.at_ns + counted.latency_ns / 2 <= side_->conclusive_until_ns;
   if (forgot) {
     result_.evidence.push_back(fmt::format(
         "a fresh identity sent {}, and {:.0f} ms later {} more: {} admitted: what counts had "

@@ -226,7 +226,8 @@ class Sequence {
     int identity = 0;
     int64_t count = 0;
     int64_t due_ns = 0;
-    int64_t first_part_ns = 0;  // the last request sent before it, on the same identity
+    int64_t first_part_ns = 0;        // the last request sent before it, on the same identity
+    int64_t conclusive_until_ns = 0;  // decided later, it tells nothing
     std::optional<std::vector<ProbeRequest>> replies;
   };
   std::optional<SideSend> side_;  // the ban test's second part
