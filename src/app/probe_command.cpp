@@ -39,7 +39,9 @@ bool any_denial_hinted(const std::vector<engine::RunResult>& results) {
 // judges alike any run whose requests all cost N.
 void count_in_units(checks::InferredContract& inferred, int64_t cost) {
   inferred.cost = cost;
-  if (cost == 1 || (!inferred.limit && !inferred.burst && !inferred.refill_per_s))
+  // A cap on requests in progress counts requests, whatever they cost.
+  if (cost == 1 || inferred.algorithm == "concurrency" ||
+      (!inferred.limit && !inferred.burst && !inferred.refill_per_s))
     return;
   const auto times = [cost](std::optional<int64_t>& count) {
     if (count)

@@ -75,9 +75,23 @@ void Sequence::forget_parameters() {
   result_.burst.reset();
   result_.refill_per_s.reset();
   result_.queue.reset();
+  result_.hold_ms.reset();
+  result_.inner.reset();
+  result_.ban_ms.reset();
+  result_.step_tokens.reset();
+  result_.step_interval_ms.reset();
 }
 
 std::vector<ProbeRequest> Sequence::send(int identity, int64_t count, int64_t at_ns, bool at_once) {
+  if (side_ && !side_->replies && side_->due_ns <= at_ns) {
+    side_->replies = send_unqueued(side_->identity, side_->count,
+                                   std::max(side_->due_ns, target_.now_ns()), false);
+  }
+  return send_unqueued(identity, count, at_ns, at_once);
+}
+
+std::vector<ProbeRequest> Sequence::send_unqueued(int identity, int64_t count, int64_t at_ns,
+                                                  bool at_once) {
   if (engine::interrupted())
     throw Halt{"interrupted"};
   // Each request of the batch needs a millisecond of the budget at least (from now under the
@@ -215,14 +229,25 @@ Readmission Sequence::search(int identity, int64_t origin_ns, int64_t from_ns,
   }
 }
 
+Sequence::FirstChunk Sequence::read_first_chunk(const std::vector<ProbeRequest>& chunk) {
+  if (checks::waits_one_by_one(chunk))
+    return FirstChunk::waits;
+  // A reading of replies answered later the more were sent, none denied (a slow-down), would
+  // come here, beside the queue's regular waits.
+  if (!checks::count_burst(chunk).first_denied_ns && infer_concurrency(chunk))
+    return FirstChunk::in_progress;
+  return FirstChunk::counted;
+}
+
 std::vector<ProbeRequest> Sequence::first_burst(int64_t from_ns) {
   std::vector<ProbeRequest> burst;
   for (int64_t chunk = k_first_chunk;; chunk *= 2) {
     const auto part = send(1, chunk, std::max(from_ns, target_.now_ns()));
     burst.insert(burst.end(), part.begin(), part.end());
-    if (chunk == k_first_chunk && checks::waits_one_by_one(part)) {
-      queued_ = true;
-      return burst;
+    if (chunk == k_first_chunk) {
+      first_chunk_ = read_first_chunk(part);
+      if (first_chunk_ != FirstChunk::counted)
+        return burst;
     }
     if (checks::count_burst(part).first_denied_ns ||
         static_cast<int64_t>(burst.size()) >= k_max_burst) {
@@ -235,10 +260,16 @@ void Sequence::infer() {
   auto& evidence = result_.evidence;
   // Phase 1: as fast as possible on a fresh identity, doubling until something is denied.
   std::vector<ProbeRequest> burst = first_burst();
-  if (queued_) {
-    infer_queue(burst);
-    return;
+  switch (first_chunk_) {
+    case FirstChunk::waits:
+      infer_queue(burst);
+      return;
+    case FirstChunk::in_progress:
+      return;  // infer_concurrency read the cap
+    case FirstChunk::counted:
+      break;
   }
+  burst_ = burst;
   checks::BurstCount count = checks::count_burst(burst);
   if (count.first_denied_ns && count.admitted == 0 && !target_.fresh_identities() &&
       count.first_hint_ms) {
@@ -250,6 +281,9 @@ void Sequence::infer() {
     evidence.push_back(fmt::format("the identity was limited: waited {} ms as its hint said",
                                    *count.first_hint_ms));
     burst = first_burst(*count.last_denied_ns + wait_ns + k_timing_slack_ns);
+    if (first_chunk_ == FirstChunk::in_progress)
+      return;
+    burst_ = burst;
     count = checks::count_burst(burst);
   }
   if (!count.first_denied_ns) {
@@ -318,6 +352,8 @@ void Sequence::infer() {
     if (family == checks::Family::unknown) {
       result_.notes.push_back(
           "with a limit of 1 a window and a bucket of 1 admit alike; reported as a window");
+    } else {
+      schedule_ban_test(limit, first_admitted, first);
     }
     infer_window(limit, first_admitted, first, follow_up, freed);
   }
@@ -369,6 +405,10 @@ void Sequence::infer_window(int64_t limit, int64_t first_admitted, const Readmis
   const int64_t window_guess = second.estimate_ns() - first.admitted_ns;
   evidence.push_back(fmt::format("capacity came back again {:.1f} ms (±{:.1f}) later",
                                  ms(window_guess), ms(second.uncertainty_ns())));
+  if (ban_test_forgot(limit)) {
+    infer_ban(limit, first, follow_up, second);
+    return;
+  }
 
   // The spread test on a fresh identity: one admission, the rest half a window later. The
   // single admission comes a quarter window after the boundary just seen, so that a clock's

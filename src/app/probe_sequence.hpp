@@ -2,13 +2,16 @@
 // The probe sequence behind `rlcheck probe`: the requests it sends, phase by phase, and what it
 // concludes from them (through checks/contract_inference). Internal to app/: probe_command
 // runs it; probe_sequence.cpp holds the windows, probe_shapes.cpp the designs that free one
-// request at a time (buckets, sliding-window counters), queues and the denial-counting control.
+// request at a time (buckets, sliding-window counters, buckets refilled in steps), queues and
+// the denial-counting control, probe_concurrency.cpp caps on requests in progress,
+// probe_ban.cpp bans, probe_sustained.cpp the look for a second limit.
 
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "checks/ban_probe.hpp"
 #include "checks/contract_inference.hpp"
 #include "checks/second_limit.hpp"
 #include "runner/probe_target.hpp"
@@ -46,6 +49,18 @@ constexpr int k_sustained_identity = 4;
 constexpr double k_sustained_pace = 0.9;
 constexpr int64_t k_sustained_spans = 5;
 constexpr int64_t k_least_sustained_spans = 2;
+// The concurrency test (probe_concurrency.cpp): when a first chunk sent one at a time met no
+// denial, a batch sent at once on an identity of its own, then again once its replies came.
+constexpr int k_concurrency_identity = 16;
+constexpr int64_t k_concurrency_batch = 16;
+// The ban test (probe_ban.cpp): where a window was read, a fresh identity sends L - 1 and, just
+// before the window read could have ended, L + 1 more, during the search that follows; once a
+// ban is seen, three stages of trials time what counts, each trial an identity of its own from
+// k_first_trial_identity on, at steps of a twelfth of the ban up to 1.33 of it.
+constexpr int k_memory_identity = 17;
+constexpr int k_first_trial_identity = 18;
+constexpr int k_trial_steps = 16;
+constexpr int k_trial_stages = 3;
 
 // Ends the sequence: the deadline, an errored request, Ctrl-C.
 struct Halt {
@@ -85,7 +100,9 @@ class Sequence {
   // The budget is checked before every send: a send due after the deadline never leaves, and
   // the requests of one that does are timed out by the deadline (ProbeTarget::send). With
   // `at_once`, the `count` requests go out together, one connection each.
+  // A send due at or before `at_ns` that was left to go out meanwhile (side_) leaves first.
   std::vector<ProbeRequest> send(int identity, int64_t count, int64_t at_ns, bool at_once = false);
+  std::vector<ProbeRequest> send_unqueued(int identity, int64_t count, int64_t at_ns, bool at_once);
 
   int64_t elapsed_ns() const;
 
@@ -115,8 +132,19 @@ class Sequence {
   // Readmission::latency_slack_ns of the denial at `denied_ns` and `admitted`.
   int64_t latency_slack(int64_t denied_ns, const ProbeRequest& admitted) const;
 
-  // A fresh identity for 1 until something is denied. Stops after the first chunk when its
-  // replies wait instead (checks::waits_one_by_one), setting queued_.
+  // What the first chunk, sent one at a time, shows: the shape whose reading follows. Each
+  // shape that is not counted in requests over time is told here, so that a new one (a
+  // slow-down: replies later the more were sent, none denied) is one more value and one more
+  // test in read_first_chunk, and probing a window costs nothing more.
+  enum class FirstChunk {
+    counted,      // denials, or none yet: the burst doubles on (windows, buckets, counters)
+    waits,        // replies wait instead of being denied: a queue (infer_queue)
+    in_progress,  // denials depend on requests in progress: a cap (infer_concurrency, done)
+  };
+  FirstChunk read_first_chunk(const std::vector<ProbeRequest>& chunk);
+
+  // A fresh identity for 1 until something is denied. Stops after the first chunk unless it
+  // reads as counted (first_chunk_).
   std::vector<ProbeRequest> first_burst(int64_t from_ns = 0);
 
   void infer();
@@ -140,6 +168,10 @@ class Sequence {
   // with a second identity, by the phase test.
   void infer_bucket(int64_t burst, int64_t first_admitted, const Readmission& first,
                     const std::vector<ProbeRequest>& follow_up);
+  // Probes a tenth of an interval apart were admitted in a row: a bucket that adds its tokens at
+  // ticks. Probes on until a whole second run of admissions was seen (checks::read_steps).
+  void infer_steps(int64_t burst, const Readmission& next, std::vector<ProbeRequest> timed,
+                   int64_t step_ns);
   // The phase test on the spread identity (checks::refill_by_phase); unset when it could not
   // run: one identity only, the budget, or a second burst that did not drain as the first.
   std::optional<checks::Refill> phase_test(int64_t limit, int64_t interval_ns,
@@ -151,6 +183,25 @@ class Sequence {
   // Replies waited instead of being denied: bursts sent at once on fresh identities, doubling
   // until a denial shows how many may wait (checks::fit_queue).
   void infer_queue(const std::vector<ProbeRequest>& one_by_one);
+
+  // The first chunk, sent one at a time, met no denial: whether requests sent at once are
+  // denied by how many are in progress, not by how many were sent (probe_concurrency.cpp).
+  // Sets result_ to a concurrency cap and returns true when they are.
+  bool infer_concurrency(const std::vector<ProbeRequest>& one_at_a_time);
+
+  // Where a window was read (probe_ban.cpp): the ban test's first part now, its second left to
+  // go out during the next search (side_); unset when it cannot run.
+  void schedule_ban_test(int64_t limit, int64_t first_admitted, const Readmission& first);
+  // Whether the ban test's second part admitted L: the count forgot what the denials outlast.
+  bool ban_test_forgot(int64_t limit);
+  // The ban: its length from both readmissions, what counts from three stages of trials.
+  void infer_ban(int64_t limit, const Readmission& first,
+                 const std::vector<ProbeRequest>& follow_up, const Readmission& second);
+  // One stage: `k_trial_steps` trials (L - 1, then L + 1 `step_ns` times their number later),
+  // started together not before `start_ns`, each added to `trials`, until one forgets its first
+  // part: the gap it forgot at, unset when none did.
+  std::optional<int64_t> ban_trials(int64_t limit, int64_t start_ns, int64_t step_ns,
+                                    std::vector<checks::BanTrial>& trials);
 
   struct Control {
     bool active = false;
@@ -167,9 +218,20 @@ class Sequence {
   checks::InferredContract result_;
   std::vector<ProbeRequest> seen_;  // every request so far
   bool budget_halt_ = false;        // the budget, not the limiter, ended the probe
-  bool queued_ = false;             // the first chunk's replies waited instead of being denied
+  FirstChunk first_chunk_ = FirstChunk::counted;
   Control control_;
   int64_t admitted_before_denial_ = 0;  // by the first burst
+  std::vector<ProbeRequest> burst_;     // the first burst, as counted
+  struct SideSend {
+    int identity = 0;
+    int64_t count = 0;
+    int64_t due_ns = 0;
+    int64_t first_part_ns = 0;        // the last request sent before it, on the same identity
+    int64_t conclusive_until_ns = 0;  // decided later, it tells nothing
+    std::optional<std::vector<ProbeRequest>> replies;
+  };
+  std::optional<SideSend> side_;  // the ban test's second part
+  int next_trial_identity_ = k_first_trial_identity;
 };
 
 }  // namespace rlcheck::app::probe

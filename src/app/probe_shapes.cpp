@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "app/probe_sequence.hpp"
+#include "checks/step_probe.hpp"
 
 namespace rlcheck::app::probe {
 
@@ -60,6 +61,13 @@ void Sequence::infer_bucket(int64_t burst, int64_t first_admitted, const Readmis
     if (probe.outcome == Outcome::allowed)
       readmissions.push_back(probe.at_ns);
     due = std::max(due + step, probe.at_ns + k_min_step_ns);
+  }
+  // A bucket refilled smoothly gives back one probe per token, never two in a row this close.
+  std::vector<ProbeRequest> from_next{{next.admitted_ns, Outcome::allowed, std::nullopt, 0}};
+  from_next.insert(from_next.end(), timed.begin(), timed.end());
+  if (checks::admits_in_a_row(from_next)) {
+    infer_steps(burst, next, std::move(timed), step);
+    return;
   }
   double refill = *checks::refill_from(readmissions);
   // Where the true rate can lie: each token came between the denial before its admission and
@@ -156,6 +164,59 @@ void Sequence::infer_bucket(int64_t burst, int64_t first_admitted, const Readmis
       "GCRA admits exactly as a token bucket of the same burst and refill (each frees one "
       "request every 1/refill, up to the burst): from outside they are one contract, "
       "reported as token-bucket");
+}
+
+void Sequence::infer_steps(int64_t burst, const Readmission& next, std::vector<ProbeRequest> timed,
+                           int64_t step_ns) {
+  const int64_t apart_ns = step_ns * probes_per_token_;
+  plan(static_cast<double>(apart_ns) * 2 * (1 + k_agreement),
+       fmt::format("requests come back in runs about {:.1f} ms apart, and a whole run is timed",
+                   ms(apart_ns)));
+  std::vector<ProbeRequest> requests{{next.admitted_ns, Outcome::allowed, std::nullopt, 0}};
+  requests.insert(requests.end(), timed.begin(), timed.end());
+  std::optional<checks::StepReading> steps = checks::read_steps(next.last_denied_ns, requests);
+  int64_t due = requests.back().at_ns + step_ns;
+  // Two intervals more at the most, as planned.
+  for (int64_t left = 2 * probes_per_token_ + 2; !steps && left > 0; --left) {
+    const ProbeRequest probe = send(1, 1, std::max(due, target_.now_ns())).front();
+    requests.push_back(probe);
+    due = std::max(due + step_ns, probe.at_ns + k_min_step_ns);
+    steps = checks::read_steps(next.last_denied_ns, requests);
+  }
+  if (!steps) {
+    throw Halt{fmt::format(
+        "once drained, probes {:.1f} ms apart were admitted in a row, but no second run of them "
+        "came within two of their intervals",
+        ms(step_ns))};
+  }
+  // Each run began between the denial before it and its first admission, decided within half
+  // their send-to-reply times, on the limiter's millisecond clock.
+  const int64_t slack = k_timing_slack_ns + k_limiter_resolution_ns;
+  const checks::Bracket interval{steps->interval.low_ns - slack, steps->interval.high_ns + slack};
+  const double interval_ms = ms(interval.mid_ns());
+  result_.evidence.push_back(fmt::format(
+      "probed every {:.1f} ms once drained, requests came back {} in a row, then none until {} "
+      "more {:.0f} to {:.0f} ms later: {} tokens at each tick, not one at a time",
+      ms(step_ns), steps->first_tokens, steps->tokens, ms(interval.low_ns), ms(interval.high_ns),
+      steps->tokens));
+  result_.algorithm = "token-bucket";
+  result_.burst = burst;
+  result_.step_tokens = steps->tokens;
+  result_.step_interval_ms = std::llround(interval_ms);
+  result_.step_interval_tolerance_ms = ms(interval.high_ns - interval.low_ns) / 2;
+  const auto tokens = static_cast<double>(steps->tokens);
+  result_.refill_per_s = three_digits(tokens * 1e3 / interval_ms);
+  result_.refill_interval = {tokens * 1e9 / static_cast<double>(interval.high_ns),
+                             interval.low_ns > 0
+                                 ? tokens * 1e9 / static_cast<double>(interval.low_ns)
+                                 : std::numeric_limits<double>::infinity()};
+  result_.confidence = steps->first_tokens == steps->tokens ? "high" : "low";
+  if (steps->first_tokens != steps->tokens) {
+    result_.notes.push_back(fmt::format("the first run admitted {} and the second {}",
+                                        steps->first_tokens, steps->tokens));
+  }
+  result_.notes.push_back(
+      "where the ticks fall is not read: --refill K/I,steps is judged whatever their phase");
 }
 
 std::optional<checks::Refill> Sequence::phase_test(int64_t limit, int64_t interval_ns,

@@ -39,6 +39,13 @@ void Sequence::look_for_second_limit() {
   second.runs_before = target_.results().size();
   const std::optional<checks::FirstLimit> first =
       checks::first_limit_of(result_, k_timing_slack_ns);
+  if (result_.algorithm == "concurrency" || result_.algorithm == "ban") {
+    second.reason = fmt::format(
+        "a {} sets no rate to send just under, so no second limit was "
+        "looked for",
+        result_.algorithm == "ban" ? "ban" : "cap on requests in progress");
+    return;
+  }
   if (!first) {
     second.reason = fmt::format(
         "a {} gives no steady rate to send just under, so no second limit was looked for",

@@ -118,7 +118,9 @@ AdvertisedJudgement judge_advertised(const InferredContract& inferred,
                                      const AdvertisedContract& advertised) {
   AdvertisedJudgement judgement;
   // A queue advertises nothing rlcheck reads as its rate or size.
-  if (!advertised.any() || inferred.algorithm == "unknown" || inferred.algorithm == "queue")
+  // Nor a cap on requests in progress.
+  if (!advertised.any() || inferred.algorithm == "unknown" || inferred.algorithm == "queue" ||
+      inferred.algorithm == "concurrency" || inferred.algorithm == "ban")
     return judgement;
   auto& reasons = judgement.reasons;
   // A whole-second window w stands for a true window within (w - 1 s, w].
@@ -412,6 +414,24 @@ Flags flags_of(const InferredContract& inferred, const AdvertisedContract& adver
         inferred.refill_interval.low_per_s, inferred.refill_interval.high_per_s,
         *inferred.refill_per_s, refill.text);
   };
+  if (inferred.algorithm == "token-bucket" && inferred.burst && inferred.step_tokens &&
+      inferred.step_interval_ms) {
+    const SnappedDuration interval =
+        snap_duration_ms(static_cast<double>(*inferred.step_interval_ms),
+                         inferred.step_interval_tolerance_ms, std::nullopt);
+    const std::string refill =
+        fmt::format("{}/{},steps", *inferred.step_tokens, duration_flag(interval.ms));
+    Flags flags{
+        fmt::format("--contract token-bucket --burst {} --refill {}", *inferred.burst, refill), "",
+        fmt::format("token-bucket:{},{}", *inferred.burst, refill)};
+    if (interval.basis == "measured") {
+      flags.unsnapped = fmt::format(
+          "no round interval lies within the measured {} ms (±{:.0f}) between ticks: the flags "
+          "carry the measurement itself",
+          *inferred.step_interval_ms, inferred.step_interval_tolerance_ms);
+    }
+    return flags;
+  }
   if ((inferred.algorithm == "token-bucket" || inferred.algorithm == "gcra") && inferred.burst &&
       inferred.refill_per_s && *inferred.refill_per_s > 0) {
     const SnappedRate refill = snap_rate(*inferred.refill_per_s, inferred.refill_interval,
@@ -420,6 +440,28 @@ Flags flags_of(const InferredContract& inferred, const AdvertisedContract& adver
                         refill.text),
             refill_flag(refill),
             fmt::format("{}:{},{}", inferred.algorithm, *inferred.burst, refill.text)};
+  }
+  if (inferred.algorithm == "ban" && inferred.limit && inferred.window_ms && inferred.inner &&
+      inferred.ban_ms) {
+    const SnappedDuration window = snap_duration_ms(static_cast<double>(*inferred.window_ms),
+                                                    inferred.window_tolerance_ms, std::nullopt);
+    const SnappedDuration ban = snap_duration_ms(static_cast<double>(*inferred.ban_ms),
+                                                 inferred.ban_tolerance_ms, std::nullopt);
+    const std::string spec = fmt::format("ban:{}:{}/{},{}", *inferred.inner, *inferred.limit,
+                                         duration_flag(window.ms), duration_flag(ban.ms));
+    Flags flags{"--contract " + spec, "", spec};
+    if (window.basis == "measured" || ban.basis == "measured") {
+      flags.unsnapped = fmt::format(
+          "no round inner window or ban lies within the measured {} ms (±{:.0f}) and {} ms "
+          "(±{:.0f}): the flags carry the measurement itself",
+          *inferred.window_ms, inferred.window_tolerance_ms, *inferred.ban_ms,
+          inferred.ban_tolerance_ms);
+    }
+    return flags;
+  }
+  if (inferred.algorithm == "concurrency" && inferred.limit && *inferred.limit > 0) {
+    const std::string spec = fmt::format("concurrency:{}", *inferred.limit);
+    return {"--contract " + spec, "", spec};
   }
   if (inferred.algorithm == "queue" && inferred.queue && inferred.refill_per_s &&
       *inferred.refill_per_s > 0) {

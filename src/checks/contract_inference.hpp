@@ -193,14 +193,29 @@ struct SecondLimitSearch {
 };
 
 struct InferredContract {
-  // fixed, sliding, sliding-counter, token-bucket, gcra, queue, denial-counting, none, unknown
+  // fixed, sliding, sliding-counter, token-bucket, gcra, queue, denial-counting, concurrency,
+  // ban, none, unknown
   std::string algorithm = "unknown";
-  std::optional<int64_t> limit;        // fixed, sliding, sliding-counter, denial-counting
-  std::optional<int64_t> window_ms;    // fixed, sliding, sliding-counter: as measured
+  // fixed, sliding, sliding-counter, denial-counting, ban (its inner window's); concurrency: the
+  // most in progress at once
+  std::optional<int64_t> limit;
+  std::optional<int64_t> window_ms;    // fixed, sliding, sliding-counter, ban's inner: as measured
   std::optional<std::string> anchor;   // fixed, sliding-counter: "clock" or "first-hit"
   std::optional<int64_t> burst;        // token-bucket, gcra
   std::optional<double> refill_per_s;  // token-bucket, gcra; queue: its departure rate
   std::optional<int64_t> queue;        // queue: how many may wait
+  // concurrency: the fastest admitted reply (ms), the service-time floor seen (not a promise)
+  std::optional<double> hold_ms;
+  // token-bucket refilled in steps: the tokens of a tick, and the ticks' interval (ms, as
+  // measured, and how far off); refill_per_s is then their rate
+  std::optional<int64_t> step_tokens;
+  std::optional<int64_t> step_interval_ms;
+  double step_interval_tolerance_ms = 0;
+  // ban: its inner window's kind ("fixed" on the clock, or "sliding"), and how long a ban lasts
+  // from the request that began it to the next admission (ms, as measured, and how far off)
+  std::optional<std::string> inner;
+  std::optional<int64_t> ban_ms;
+  double ban_tolerance_ms = 0;
   // Whether a client that keeps sending is kept out by its own denials (a control identity
   // left alone got back in): unset when that was not tested.
   std::optional<bool> denial_counting;

@@ -36,11 +36,30 @@ std::string contract_text(const checks::InferredContract& inferred) {
                        inferred.queue ? fmt::format("{} may wait", *inferred.queue)
                                       : std::string("how many may wait not found"));
   }
+  if (algorithm == "concurrency") {
+    return fmt::format(
+        "concurrency cap, at most {} in progress at once (admitted replies took "
+        "{:.0f} ms at least)",
+        inferred.limit.value_or(0), inferred.hold_ms.value_or(0));
+  }
+  if (algorithm == "ban") {
+    return fmt::format(
+        "ban: {} in a {} window of {} ms (±{:.0f}) ban for {} ms (±{:.0f}) from the request that "
+        "begins it",
+        inferred.limit.value_or(0), inferred.inner.value_or("sliding"),
+        inferred.window_ms.value_or(0), inferred.window_tolerance_ms, inferred.ban_ms.value_or(0),
+        inferred.ban_tolerance_ms);
+  }
   if (algorithm == "denial-counting") {
     return fmt::format(
         "counts denials: limit {}, and a client that keeps sending is never "
         "admitted again",
         inferred.limit.value_or(0));
+  }
+  if (inferred.step_tokens && inferred.step_interval_ms) {
+    return fmt::format("{}, burst {}, refill {} at each tick, {} ms (±{:.0f}) apart", algorithm,
+                       inferred.burst.value_or(0), *inferred.step_tokens,
+                       *inferred.step_interval_ms, inferred.step_interval_tolerance_ms);
   }
   return fmt::format("{}, burst {}, refill {:.3g}/s", algorithm, inferred.burst.value_or(0),
                      inferred.refill_per_s.value_or(0));
@@ -133,6 +152,16 @@ json probe_to_json(const ProbeReport& report) {
           {"refill_per_s", or_null(inferred.refill_per_s)},
           {"refill_interval_per_s", refill_interval(inferred)},
           {"queue", or_null(inferred.queue)},
+          {"step_tokens", or_null(inferred.step_tokens)},
+          {"step_interval_ms", or_null(inferred.step_interval_ms)},
+          {"step_interval_tolerance_ms",
+           inferred.step_interval_ms ? json(std::llround(inferred.step_interval_tolerance_ms))
+                                     : json(nullptr)},
+          {"hold_ms", inferred.hold_ms ? json(std::llround(*inferred.hold_ms)) : json(nullptr)},
+          {"inner", or_null(inferred.inner)},
+          {"ban_ms", or_null(inferred.ban_ms)},
+          {"ban_tolerance_ms",
+           inferred.ban_ms ? json(std::llround(inferred.ban_tolerance_ms)) : json(nullptr)},
           {"denial_counting", or_null(inferred.denial_counting)},
           {"confidence", inferred.confidence},
           {"reason", inferred.reason.empty() ? json(nullptr) : json(inferred.reason)},

@@ -29,20 +29,25 @@ struct ProbeReport {
 };
 
 // {"schema": "rlcheck.probe/v1", "algorithm" (fixed, sliding, sliding-counter, token-bucket,
-// queue, denial-counting, none, unknown), "limit", "window_ms" (as measured),
+// queue, denial-counting, concurrency, ban, none, unknown), "limit" (a concurrency cap's: the
+// most in progress at once; a ban's: of its inner window), "inner" (a ban's inner window: "fixed"
+// on the clock or "sliding"), "ban_ms" and "ban_tolerance_ms" (from the request that begins a
+// ban to the next admission), "window_ms" (as measured),
 // "window_tolerance_ms", "anchor" ("clock" | "first-hit" for a fixed window or a sliding-window
 // counter), "burst", "refill_per_s" (a queue's: how many leave per second), "refill_interval_per_s"
 // ([low, high]: where the true refill can lie, by the readmissions' brackets), "queue" (how many
-// may wait), "denial_counting" (true: a client that keeps sending is kept out by its own
+// may wait), "step_tokens", "step_interval_ms", "step_interval_tolerance_ms" (a bucket refilled
+// in steps: the tokens of a tick and the ticks' interval), "hold_ms" (a concurrency cap's fastest
+// admitted reply), "denial_counting" (true: a client that keeps sending is kept out by its own
 // denials; false: the control identity showed it is not; null: not tested), "confidence", "reason",
 // "max_time_needed_ms" (the budget was too short), "advertised": {"limit", "window_ms"},
 // "advertised_matches" (null when nothing was advertised), "evidence", "notes", "flags" (snapped:
 // checks::contract_flags), "parts" (the flags' contracts as specs), "cost" (units a request),
 // "second_limit" (null when no contract was inferred, else {"search": "found" | "none-seen" |
 // "not-run" | "unclear", "reason", "requests", "admitted", "span_ms", "rate_per_s", "limit",
-// "window_ms", "window_tolerance_ms", "window_from" ("readmission" | "hint"),
-// "max_time_needed_ms"}), "clock" ("wall" | "virtual"), ...}; parameters that do not apply
-// are null.
+// "window_ms", "window_tolerance_ms", "window_from"
+// ("readmission" | "hint"), "max_time_needed_ms"}), "clock" ("wall" | "virtual"), ...}; parameters
+// that do not apply are null.
 nlohmann::json probe_to_json(const ProbeReport& report);
 
 // A few aligned lines; with `quiet` only the first.

@@ -472,3 +472,37 @@ TEST_CASE("judge_advertised: a sliding-window counter's limit and window, a queu
   queue.refill_per_s = 5;
   CHECK_FALSE(judge_advertised(queue, {5, 1}).matches.has_value());
 }
+
+TEST_CASE("probe flags: a concurrency cap, a ban and a bucket refilled in steps, snapped") {
+  InferredContract cap;
+  cap.algorithm = "concurrency";
+  cap.limit = 2;
+  cap.hold_ms = 401;
+  CHECK(contract_flags(cap) == "--contract concurrency:2");
+  CHECK(contract_spec(cap) == "concurrency:2");
+
+  InferredContract ban;
+  ban.algorithm = "ban";
+  ban.limit = 3;
+  ban.inner = "fixed";
+  ban.window_ms = 2000;
+  ban.ban_ms = 2961;
+  ban.ban_tolerance_ms = 80;
+  CHECK(contract_flags(ban) == "--contract ban:fixed:3/2s,3s");
+  // Nothing round within the measurement: the measurement itself, and the confidence drops.
+  ban.ban_ms = 2457;
+  ban.ban_tolerance_ms = 2;
+  ban.confidence = "high";
+  CHECK(suggest_flags(ban) == "--contract ban:fixed:3/2s,2457ms");
+  CHECK(ban.confidence == "low");
+
+  InferredContract steps;
+  steps.algorithm = "token-bucket";
+  steps.burst = 10;
+  steps.refill_per_s = 4.9;
+  steps.step_tokens = 5;
+  steps.step_interval_ms = 1021;
+  steps.step_interval_tolerance_ms = 95;
+  CHECK(contract_flags(steps) == "--contract token-bucket --burst 10 --refill 5/1s,steps");
+  CHECK(contract_spec(steps) == "token-bucket:10,5/1s,steps");
+}
