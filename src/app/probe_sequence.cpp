@@ -362,9 +362,11 @@ void Sequence::infer() {
 void Sequence::drain_control(int64_t limit, const checks::BurstCount& first) {
   if (target_.distinct_identities() < k_control_identity)
     return;
-  const auto drained = send(k_control_identity, limit + 1, target_.now_ns());
+  // Twice the limit and one: a burst that straddles a window's boundary (a loaded machine
+  // spreads it) is admitted up to twice the limit, and still ends denied.
+  const auto drained = send(k_control_identity, 2 * limit + 1, target_.now_ns());
   const checks::BurstCount count = checks::count_burst(drained);
-  if (count.admitted != limit || !count.last_denied_ns) {
+  if (count.admitted < limit || !count.last_denied_ns) {
     result_.notes.push_back(
         fmt::format("a second identity's burst admitted {} where the first one's admitted {}: the "
                     "denial-counting control was left out",
