@@ -498,6 +498,12 @@ config::Config build_config(const RawOptions& raw) {
                       contract ? fmt::format("; --contract {} has nothing to anchor", *contract)
                                : std::string()));
     }
+    // Clients whose clocks were given offsets disagree on where the clock's ticks fall.
+    if (stepped && *raw.anchor == "clock" && raw.clock_skew) {
+      throw base::usage_error(
+          "--anchor clock: with --clock-skew the clients' clocks place a stepped bucket's ticks "
+          "apart; leave --anchor out (the ticks judged anywhere)");
+    }
     checks.anchor = raw.anchor;
   }
   if (raw.queue) {

@@ -186,4 +186,7 @@ TEST_CASE("--anchor places a token bucket's ticks only when it refills in steps"
   CHECK(mentions(
       usage_error({"http", "http://127.0.0.1:1/", "--contract", "gcra", "--anchor", "first-hit"}),
       "--anchor"));
+  CHECK(mentions(usage_error({"redis", "--contract", "token-bucket", "--refill", "5/1s,steps",
+                              "--anchor", "clock", "--clock-skew", "0,50ms"}),
+                 "--clock-skew"));
 }
