@@ -38,8 +38,9 @@ AdmissionPeak sliding_peak(const std::vector<Admission>& admissions, const Admis
   return stream.peak();
 }
 
-AdmissionPeak bucket_peak(const std::vector<Admission>& admissions, const AdmissionRule& rule) {
-  BucketPeakStream stream(rule);
+AdmissionPeak bucket_peak(const std::vector<Admission>& admissions, const AdmissionRule& rule,
+                          std::optional<TickPhase> ticks = std::nullopt) {
+  BucketPeakStream stream(rule, ticks);
   for (const Admission& admission : admissions)
     stream.add(admission.sent_ns, admission.replied_ns);
   return stream.peak();
@@ -85,8 +86,17 @@ AdmissionPeak find_admission_peak(engine::RecordView records, const AdmissionRul
   switch (rule.kind) {
     case AdmissionRule::Kind::fixed:
       return fixed_peak(records, rule);
-    case AdmissionRule::Kind::bucket:
-      return bucket_peak(admissions_by_send(records), most_admitting(rule));
+    case AdmissionRule::Kind::bucket: {
+      const std::vector<Admission> admissions = admissions_by_send(records);
+      const AdmissionPeak bracket = bucket_peak(admissions, most_admitting(rule));
+      const std::optional<TickPhase> ticks = tick_phase(records, rule);
+      if (!ticks)
+        return bracket;
+      // Both bound what any placement of the ticks admits: the one a span exceeds more proves
+      // more (the bracket, when the phase is known too loosely to beat it).
+      const AdmissionPeak anchored = bucket_peak(admissions, rule, ticks);
+      return anchored.excess() > bracket.excess() ? anchored : bracket;
+    }
     case AdmissionRule::Kind::first_hit: {
       // Also: a span shorter than a window meets at most two first-hit windows, so it holds at
       // most twice the limit, whatever their phase (which state from before the run hides).

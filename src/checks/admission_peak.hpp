@@ -49,9 +49,16 @@ struct AdmissionRule {
   int64_t start_wall_ns = 0;
   // bucket, --refill K/I,steps: `step_tokens` (K) at each tick, `step_ns` (I) apart, none
   // between; 0: a smooth refill at tokens_per_ns (K / I either way). Judged through the smooth
-  // buckets that bracket it (checks/stepped_bucket.hpp).
+  // buckets that bracket it (checks/stepped_bucket.hpp), and where --anchor places the ticks
+  // through them too.
   int64_t step_tokens = 0;
   int64_t step_ns = 0;
+  enum class Ticks {
+    anywhere,   // the ticks' phase is not known
+    clock,      // at multiples of step_ns on the limiter's clock (start_wall_ns places them)
+    first_hit,  // at the bucket's creation (its first admission's arrival) plus whole steps
+  };
+  Ticks ticks = Ticks::anywhere;
   bool stepped() const { return kind == Kind::bucket && step_ns > 0 && step_tokens > 0; }
 };
 

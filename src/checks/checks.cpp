@@ -34,6 +34,25 @@ bool decided_any(const RunStats& run) {
 // refused): a pass would be a pass on no evidence.
 constexpr const char* k_nothing_decided = "no request was decided (every one errored)";
 
+// A stepped bucket's allowance, as its ticks were placed.
+std::string stepped_allowance_note(const CheckParams& params) {
+  if (params.tick_anchor.empty())
+    return " (burst + one step + refill over that span: the ticks placed as they favour the "
+           "limiter)";
+  if (params.bucket_may_predate_run) {
+    return " (burst + one step + refill over that span: the ticks placed as they favour the "
+           "limiter; --anchor first-hit places them only in a bucket the run surely created: "
+           "--exact, a fresh key or --reset)";
+  }
+  if (params.tick_anchor == "clock") {
+    return " (burst + the tokens of the ticks on the limiter's clock in that span, read within "
+           "its resolution, or burst + one step + refill where that is less)";
+  }
+  return " (burst + the tokens of the ticks counted from the bucket's creation in that span, "
+         "placed as the first admission's timing allows, or burst + one step + refill where "
+         "that is less or a pause may have let the store drop the bucket)";
+}
+
 CheckResult check_limit(const std::vector<RunStats>& runs, const CheckParams& params) {
   if (params.contract == "concurrency")
     return check_concurrency_limit(runs, params);
@@ -55,13 +74,11 @@ CheckResult check_limit(const std::vector<RunStats>& runs, const CheckParams& pa
   const bool bucket = bucket_contract(params.contract);
   // A sliding-window counter's allowance is its two windows', weighted at the admission.
   const bool counter = params.contract.starts_with("sliding-counter");
-  const char* allowance_note = counter ? " (limit + previous window x position, over its two "
-                                         "windows)"
-                               : queue ? " (queue + 1 + refill over that span, as arrivals)"
-                               : params.stepped
-                                   ? " (burst + one step + refill over that span: the ticks "
-                                     "placed as they favour the limiter)"
-                                   : " (burst + refill over that span)";
+  const std::string allowance_note =
+      counter          ? " (limit + previous window x position, over its two windows)"
+      : queue          ? " (queue + 1 + refill over that span, as arrivals)"
+      : params.stepped ? stepped_allowance_note(params)
+                       : " (burst + refill over that span)";
   if (over == 0) {
     if (bucket || counter) {
       return {

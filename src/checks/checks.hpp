@@ -50,11 +50,13 @@ struct CheckParams {
   int64_t max_retry_after_ms = 60'000;
   int64_t max_errors = 0;  // per run
   bool exact = false;
-  bool key_ttl_applies = true;       // redis targets have keys to inspect
-  bool retry_hint_optional = false;  // http --no-require-retry-after
-  std::string contract = "sliding";  // the promise audited over time
-  bool stepped = false;              // a token bucket refilled in steps (--refill K/I,steps)
-  std::string slow_down;             // --contract slow-down: its spec, for the details
+  bool key_ttl_applies = true;          // redis targets have keys to inspect
+  bool retry_hint_optional = false;     // http --no-require-retry-after
+  std::string contract = "sliding";     // the promise audited over time
+  bool stepped = false;                 // a token bucket refilled in steps (--refill K/I,steps)
+  std::string tick_anchor;              // its --anchor (clock, first-hit), empty: not given
+  bool bucket_may_predate_run = false;  // --anchor first-hit without fresh state
+  std::string slow_down;                // --contract slow-down: its spec, for the details
   // Several contracts: --consume-on-deny as given ("none" or "checked"); empty with one.
   std::string consume_on_deny;
   // First-hit windows (fixed or a counter's) whose phase state from before the run may have set

@@ -31,32 +31,48 @@ void SlidingPeakStream::add(int64_t sent_ns, int64_t replied_ns) {
   }
 }
 
-BucketPeakStream::BucketPeakStream(const AdmissionRule& rule) : rule_(rule) {
+BucketPeakStream::BucketPeakStream(const AdmissionRule& rule, std::optional<TickPhase> ticks)
+    : rule_(rule), ticks_(ticks) {
   peak_.allowance = static_cast<double>(rule.burst);
+}
+
+// Smooth: the refill since the run start, the clock's resolution given at the end. Stepped:
+// the ticks, the clock's resolution given at both ends.
+double BucketPeakStream::brought_by_start(int64_t sent_ns) const {
+  if (ticks_) {
+    return static_cast<double>(rule_.step_tokens) *
+           static_cast<double>(ticks_->fewest_up_to(sent_ns - rule_.clock_ns));
+  }
+  return rule_.tokens_per_ns * static_cast<double>(sent_ns);
+}
+
+double BucketPeakStream::brought_by_end(int64_t replied_ns) const {
+  if (ticks_) {
+    return static_cast<double>(rule_.step_tokens) *
+           static_cast<double>(ticks_->most_up_to(replied_ns + rule_.clock_ns));
+  }
+  return rule_.tokens_per_ns * static_cast<double>(replied_ns + rule_.clock_ns);
 }
 
 // bucket_peak's loop, one admission at a time.
 void BucketPeakStream::add(int64_t sent_ns, int64_t replied_ns) {
   const uint64_t j = count_++;
-  const double start_term =
-      static_cast<double>(j) - rule_.tokens_per_ns * static_cast<double>(sent_ns);
+  const double start_term = static_cast<double>(j) - brought_by_start(sent_ns);
   if (start_term < best_start_term_) {
     best_start_term_ = start_term;
     best_start_ = j;
     best_start_sent_ns_ = sent_ns;
   }
   latest_reply_ns_ = std::max(latest_reply_ns_, replied_ns);
-  const double end_term =
-      static_cast<double>(j + 1) - rule_.tokens_per_ns * static_cast<double>(latest_reply_ns_);
-  const double excess = end_term - best_start_term_ - static_cast<double>(rule_.burst) -
-                        rule_.tokens_per_ns * static_cast<double>(rule_.clock_ns);
+  const double end_term = static_cast<double>(j + 1) - brought_by_end(latest_reply_ns_);
+  const double excess = end_term - best_start_term_ - static_cast<double>(rule_.burst);
   if (excess > best_excess_) {
     best_excess_ = excess;
     peak_.count = static_cast<int64_t>(j + 1 - best_start_);
     peak_.start_ns = best_start_sent_ns_;
     peak_.length_ns = latest_reply_ns_ - peak_.start_ns;
-    peak_.allowance = static_cast<double>(rule_.burst) +
-                      rule_.tokens_per_ns * static_cast<double>(peak_.length_ns + rule_.clock_ns);
+    peak_.allowance = static_cast<double>(rule_.burst) + brought_by_end(latest_reply_ns_) -
+                      brought_by_start(best_start_sent_ns_);
   }
 }
 

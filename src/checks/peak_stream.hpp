@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "checks/admission_peak.hpp"
+#include "checks/stepped_bucket.hpp"
 
 namespace rlcheck::checks {
 
@@ -36,15 +37,23 @@ class SlidingPeakStream {
   uint64_t added_ = 0;
 };
 
-// bucket: the span whose admissions most exceed burst + rate x its length, in one pass.
+// bucket: the span whose admissions most exceed burst + rate x its length, in one pass. With
+// `ticks` (a stepped bucket whose ticks --anchor places): burst + K x the most ticks the phase
+// allows in the span.
 class BucketPeakStream {
  public:
-  explicit BucketPeakStream(const AdmissionRule& rule);
+  explicit BucketPeakStream(const AdmissionRule& rule,
+                            std::optional<TickPhase> ticks = std::nullopt);
   void add(int64_t sent_ns, int64_t replied_ns);
   const AdmissionPeak& peak() const { return peak_; }
 
  private:
+  // The tokens brought up to a span's start (as few as may be) and up to its end (as many).
+  double brought_by_start(int64_t sent_ns) const;
+  double brought_by_end(int64_t replied_ns) const;
+
   AdmissionRule rule_;
+  std::optional<TickPhase> ticks_;
   AdmissionPeak peak_;
   uint64_t count_ = 0;
   int64_t latest_reply_ns_ = 0;

@@ -52,7 +52,9 @@ std::pair<int64_t, int64_t> FixedRoom::windows_of(const RequestRecord& record) c
 }
 
 BucketRoom::BucketRoom(RecordSpan records, const AdmissionRule& rule)
-    : admissions_(records), rule_(rule) {
+    : admissions_(records),
+      rule_(rule),
+      ticks_(rule.fresh_state ? tick_phase(records, rule) : std::nullopt) {
   std::vector<std::pair<int64_t, int64_t>> by_send;  // sent, replied
   for (size_t i = 0; i < records.size(); ++i) {
     if (records.outcome(i) == Outcome::allowed)
@@ -63,8 +65,7 @@ BucketRoom::BucketRoom(RecordSpan records, const AdmissionRule& rule)
   for (const auto& [sent, replied] : by_send) {
     const auto replied_before =
         static_cast<double>(admissions_.replied_by(sent - 2 * rule.clock_ns - 1));
-    lowest = std::min(
-        lowest, replied_before - rule.tokens_per_ns * static_cast<double>(replied + rule.clock_ns));
+    lowest = std::min(lowest, replied_before - refill_by_start(replied + rule.clock_ns));
     prefix_min_.push_back(lowest);
   }
   // State from before the run may have left the bucket partly empty, but no emptier than
@@ -79,6 +80,18 @@ BucketRoom::BucketRoom(RecordSpan records, const AdmissionRule& rule)
   }
 }
 
+double BucketRoom::refill_by_start(int64_t at_ns) const {
+  if (ticks_)
+    return static_cast<double>(rule_.step_tokens * ticks_->most_up_to(at_ns));
+  return rule_.tokens_per_ns * static_cast<double>(at_ns);
+}
+
+double BucketRoom::refill_by_end(int64_t at_ns) const {
+  if (ticks_)
+    return static_cast<double>(rule_.step_tokens * ticks_->fewest_up_to(at_ns));
+  return rule_.tokens_per_ns * static_cast<double>(at_ns);
+}
+
 double BucketRoom::used(int64_t sent_ns, int64_t replied_ns) const {
   const auto burst = static_cast<double>(rule_.burst);
   const size_t before = admissions_.possibly_before(replied_ns, rule_.clock_ns);
@@ -87,10 +100,10 @@ double BucketRoom::used(int64_t sent_ns, int64_t replied_ns) const {
   // rate x d + K in any span d (checks/stepped_bucket.hpp): each term below is taken K lower
   // (the start's twice: it is read from the most the refill may have brought), and the level
   // still tops out at the burst.
-  const auto slack = static_cast<double>(rule_.stepped() ? rule_.step_tokens : 0);
+  // With --anchor the ticks' own counts, at their least in the span, take the place of both.
+  const auto slack = static_cast<double>(rule_.stepped() && !ticks_ ? rule_.step_tokens : 0);
   if (before > 0) {
-    level = burst - slack - static_cast<double>(before) +
-            rule_.tokens_per_ns * static_cast<double>(sent_ns - rule_.clock_ns) +
+    level = burst - slack - static_cast<double>(before) + refill_by_end(sent_ns - rule_.clock_ns) +
             prefix_min_[before - 1];
   }
   // State from before the run: the bucket may have started the run as low as its admissions

@@ -17,6 +17,7 @@
 #include "checks/lockout.hpp"
 #include "checks/prefix_walk.hpp"
 #include "checks/sliding_counter.hpp"
+#include "checks/stepped_bucket.hpp"
 
 namespace rlcheck::checks {
 namespace room {
@@ -93,8 +94,15 @@ class BucketRoom {
   double used(int64_t sent_ns, int64_t replied_ns) const;
 
  private:
+  // The refill from a common origin up to a span's start (as much as may have come) and up to
+  // its end (as little): the rate's, or a stepped bucket's ticks where --anchor places them.
+  double refill_by_start(int64_t at_ns) const;
+  double refill_by_end(int64_t at_ns) const;
+
   Admissions admissions_;
   const AdmissionRule& rule_;
+  // A stepped bucket's ticks, placed by --anchor in a bucket the run surely started full.
+  std::optional<TickPhase> ticks_;
   std::vector<double> prefix_min_;  // min of g_k over the first k + 1 admissions by send
   // The lowest level the bucket can have started the run at, by the first k + 1 admissions
   // replied (a prefix maximum of bucket_start_term).

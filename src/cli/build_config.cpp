@@ -468,20 +468,6 @@ config::Config build_config(const RawOptions& raw) {
   }
   // --contract: a name, a spec with its parameters, or several parts.
   const std::optional<std::string> contract = read_contracts(raw, checks);
-  if (raw.anchor) {
-    if (*raw.anchor != "clock" && *raw.anchor != "first-hit") {
-      throw base::usage_error(
-          fmt::format("--anchor: expected clock or first-hit, got '{}'", *raw.anchor));
-    }
-    if (checks.parts.empty() && contract != "fixed" && contract != "sliding-counter") {
-      throw base::usage_error(
-          fmt::format("--anchor: only with --contract fixed or sliding-counter (windows that start "
-                      "somewhere){}",
-                      contract ? fmt::format("; --contract {} has no windows to anchor", *contract)
-                               : std::string()));
-    }
-    checks.anchor = raw.anchor;
-  }
   if (raw.burst)
     checks.burst = in_range("--burst", *raw.burst, 1, k_max_requests);
   if (raw.refill) {
@@ -497,6 +483,28 @@ config::Config build_config(const RawOptions& raw) {
           *raw.refill));
     }
     checks.refill = *rate;
+  }
+  if (raw.anchor) {
+    if (*raw.anchor != "clock" && *raw.anchor != "first-hit") {
+      throw base::usage_error(
+          fmt::format("--anchor: expected clock or first-hit, got '{}'", *raw.anchor));
+    }
+    // A bucket in steps: where its ticks fall.
+    const bool stepped = contract == "token-bucket" && checks.refill && checks.refill->steps;
+    if (checks.parts.empty() && contract != "fixed" && contract != "sliding-counter" && !stepped) {
+      throw base::usage_error(
+          fmt::format("--anchor: only with --contract fixed or sliding-counter (windows that start "
+                      "somewhere) or token-bucket with --refill K/I,steps (where its ticks fall){}",
+                      contract ? fmt::format("; --contract {} has nothing to anchor", *contract)
+                               : std::string()));
+    }
+    // Clients whose clocks were given offsets disagree on where the clock's ticks fall.
+    if (stepped && *raw.anchor == "clock" && raw.clock_skew) {
+      throw base::usage_error(
+          "--anchor clock: with --clock-skew the clients' clocks place a stepped bucket's ticks "
+          "apart; leave --anchor out (the ticks judged anywhere)");
+    }
+    checks.anchor = raw.anchor;
   }
   if (raw.queue) {
     const bool queue_strategy = raw.strategy == "leaky-queue";

@@ -132,7 +132,10 @@ void add_common_options(CLI::App* app, RawOptions& raw, LoadCommand command) {
                   "with --contract fixed or sliding-counter, where windows start: clock (each [kW, "
                   "(k+1)W) of the "
                   "limiter's clock; the default) or first-hit (at the first admission after the "
-                  "previous window ended: INCR + EXPIRE on the first hit)");
+                  "previous window ended: INCR + EXPIRE on the first hit); with --contract "
+                  "token-bucket --refill K/I,steps, where the ticks fall: clock (multiples of I) "
+                  "or first-hit (the bucket's creation + k x I, as Symfony; needs --exact or a "
+                  "fresh key); default: anywhere");
   optional_option(app, "--rate", raw.rate,
                   "open model: requests at a constant rate (40/s), whatever the replies; with "
                   "--duration");

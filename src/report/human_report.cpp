@@ -58,7 +58,9 @@ std::string limit_text(const Report& report) {
   const Params& params = report.params;
   if (audits_bucket(params)) {
     // The bucket audited, not the limit per window it was derived from.
-    return fmt::format("{} burst {}, refill {}", params.contract, *params.burst, params.refill);
+    // A bucket in steps with --anchor: where its ticks fall.
+    return fmt::format("{} burst {}, refill {}{}", params.contract, *params.burst, params.refill,
+                       params.anchor.empty() ? "" : fmt::format(" (ticks {})", params.anchor));
   }
   // A cap has no window.
   if (params.contract == "concurrency")

@@ -50,6 +50,10 @@ checks::AdmissionRule rule_for(const std::string& name, const std::string& ancho
   if (refill.steps && rule.kind == checks::AdmissionRule::Kind::bucket) {
     rule.step_tokens = refill.tokens;
     rule.step_ns = refill.period.count();
+    if (anchor == "clock")
+      rule.ticks = checks::AdmissionRule::Ticks::clock;
+    else if (anchor == "first-hit")
+      rule.ticks = checks::AdmissionRule::Ticks::first_hit;
   }
   return rule;
 }
@@ -128,6 +132,9 @@ ContractChoice choose_contract(const config::Config& config,
     choice.anchor = config.checks.anchor.value_or(config.checks.contract ? std::string("clock")
                                                                          : own_anchor(strategy));
   }
+  // A bucket in steps: where its ticks fall, when --anchor says.
+  if (choice.name == "token-bucket" && config.checks.refill && config.checks.refill->steps)
+    choice.anchor = config.checks.anchor.value_or("");
   choice.burst = config.checks.burst.value_or(limit);
   choice.refill = config.checks.refill.value_or(config::Rate{limit, config.checks.window});
   // A queue of B is, to arrivals, a bucket of B + 1 (one leaves at once, B wait).

@@ -136,13 +136,20 @@ checks::CheckParams check_params(const config::Config& config, int64_t limit,
   checks::CheckParams params;
   const int64_t max_retry_after_ms = contract.audit.max_retry_after_ms;
   // The details name it: "fixed first-hit contract", "sliding-counter first-hit contract".
-  params.contract = contract.anchor == "first-hit" ? contract.name + " first-hit" : contract.name;
+  params.contract = contract.anchor == "first-hit" && !contract.audit.rule.stepped()
+                        ? contract.name + " first-hit"
+                        : contract.name;
   if (!contract.audit.parts.empty()) {
     params.contract = parts_text(contract);
     params.consume_on_deny = config.checks.consume_on_deny ? "checked" : "none";
   }
-  params.phase_unknown = contract.anchor == "first-hit" && !contract.audit.fresh_state;
   params.stepped = contract.audit.rule.stepped();
+  if (params.stepped)
+    params.tick_anchor = contract.anchor;
+  params.bucket_may_predate_run =
+      params.stepped && contract.anchor == "first-hit" && !contract.audit.fresh_state;
+  params.phase_unknown =
+      contract.anchor == "first-hit" && !contract.audit.fresh_state && !params.stepped;
   if (config.checks.slow_down)
     params.slow_down = config::format_slow_down(*config.checks.slow_down);
   params.fresh_state = contract.audit.fresh_state || !config.http.reset_cmd.empty();
