@@ -480,29 +480,27 @@ std::string wait_svg(const std::string& id, const checks::Timeline& timeline,
       "<path class=\"waits-kept\" fill=\"{}\" shape-rendering=\"crispEdges\" d=\"{}\"/>\n"
       "<path class=\"waits-late\" fill=\"{}\" shape-rendering=\"crispEdges\" d=\"{}\"/>\n",
       k_allowed, kept, k_denied, late);
-  // The promise as a step line across the bins that have one, each level held to its bin's end.
+  // The promise as a step line from the first bin that has one to the last, each level held
+  // until the next bin that has one.
   std::string steps;
-  bool drawing = false;  // a segment is open at `level`
-  double level = 0, first_y = 0, last_y = 0;
-  for (size_t bin = 0; bin <= promise.promised_ns.size(); ++bin) {
-    const bool has = bin < promise.promised_ns.size() && promise.promised_ns[bin] >= 0;
-    const double y = has ? y_of(ms_of(promise.promised_ns[bin])) : 0;
-    if (drawing && (!has || y != level))
-      steps += fmt::format("H{:.2f}", x_of_bin(bin));
-    if (!has) {
-      drawing = false;
+  double level = 0, first_y = 0;
+  size_t end = 0;  // past the last bin that has one
+  for (size_t bin = 0; bin < promise.promised_ns.size(); ++bin) {
+    if (promise.promised_ns[bin] < 0)
       continue;
-    }
-    if (!drawing) {
-      if (steps.empty())
-        first_y = y;
-      steps += fmt::format("M{:.2f} {:.1f}", x_of_bin(bin), y);
+    const double y = y_of(ms_of(promise.promised_ns[bin]));
+    if (steps.empty()) {
+      first_y = y;
+      steps = fmt::format("M{:.2f} {:.1f}", x_of_bin(bin), y);
     } else if (y != level) {
-      steps += fmt::format("V{:.1f}", y);
+      steps += fmt::format("H{:.2f}V{:.1f}", x_of_bin(bin), y);
     }
-    drawing = true;
-    level = last_y = y;
+    level = y;
+    end = bin + 1;
   }
+  if (!steps.empty())
+    steps += fmt::format("H{:.2f}", x_of_bin(end));
+  const double last_y = level;
   out += fmt::format(
       "<path class=\"promised-wait\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\" "
       "stroke-dasharray=\"7 4\" d=\"{}\"/>\n",
