@@ -115,9 +115,11 @@ IdentityRecords audit_concurrency_run(RunStats& stats, engine::RecordLog& record
 // A slow-down denies nothing and has no admission limit: its own audit stands for the contract
 // and the delays (the replay's share and lock-outs mean nothing for it, and are left unjudged).
 IdentityRecords audit_slow_down_run(RunStats& stats, engine::RecordLog& records,
-                                    int64_t start_wall_ns, const AuditParams& audit) {
+                                    int64_t start_wall_ns, const AuditParams& audit,
+                                    SlowDownPromises* promises) {
   IdentityRecords identities = split_by_identity(records, audit.identities);
-  stats.slow_down = audit_slow_down(identities, *audit.slow_down, start_wall_ns, audit.fresh_state);
+  stats.slow_down =
+      audit_slow_down(identities, *audit.slow_down, start_wall_ns, audit.fresh_state, promises);
   stats.share_judged = false;
   stats.send_span_ns = send_span(records);
   return identities;
@@ -126,11 +128,11 @@ IdentityRecords audit_slow_down_run(RunStats& stats, engine::RecordLog& records,
 }  // namespace
 
 IdentityRecords audit_run(RunStats& stats, engine::RecordLog& records, int64_t start_wall_ns,
-                          const AuditParams& audit) {
+                          const AuditParams& audit, SlowDownPromises* slow_down_promises) {
   if (audit.concurrency)
     return audit_concurrency_run(stats, records, audit);
   if (audit.slow_down)
-    return audit_slow_down_run(stats, records, start_wall_ns, audit);
+    return audit_slow_down_run(stats, records, start_wall_ns, audit, slow_down_promises);
   // Sliding-window counters on the clock place their windows by the run's start.
   if (!audit.parts.empty() || audit.weighted) {
     // Costs: one contract audited as a part of its own, over records counted in units.
@@ -326,7 +328,9 @@ RunStats summarize_run(int run, engine::RunResult& result, const AuditParams& au
   measure_faults(stats.faults, result.records);
   if (audit.concurrency && audit.concurrency->released_by_run)
     place_leases(result.records, result.lease_ends, audit.concurrency->hold_ns.value_or(0));
-  const IdentityRecords identities = audit_run(stats, result.records, result.start_wall_ns, audit);
+  SlowDownPromises slow_down_promises;  // the timeline's, dropped with this call
+  const IdentityRecords identities = audit_run(stats, result.records, result.start_wall_ns, audit,
+                                               audit.timeline ? &slow_down_promises : nullptr);
   if (audit.timeline) {
     stats.timeline = build_timeline(identities, audit.rule, result.duration_ns,
                                     stats.contract.worst_identity, audit.weighted);
@@ -340,6 +344,8 @@ RunStats summarize_run(int run, engine::RunResult& result, const AuditParams& au
       add_ban_spans(*stats.timeline, stats.ban->spans);
     if (stats.queue)
       add_queue_waits(*stats.timeline, identities, *stats.queue);
+    if (stats.slow_down)
+      add_slow_down_waits(*stats.timeline, identities, *stats.slow_down, slow_down_promises);
     if (result.schedule)
       add_offered_rate(*stats.timeline, identities, *result.schedule);
   }

@@ -189,8 +189,9 @@ struct AuditParams {
 // The audits of a run against `audit.rule`, written into `stats` (contract, peak, utilisation,
 // lock-outs, retry accuracy, send span, memory); `records` end up ordered by identity, and
 // admissions without a fixed-window index get the wall clock's. Returns each identity's view.
+// `slow_down_promises`, when given, gets a slow-down's promise to each admission (the timeline's).
 IdentityRecords audit_run(RunStats& stats, engine::RecordLog& records, int64_t start_wall_ns,
-                          const AuditParams& audit);
+                          const AuditParams& audit, SlowDownPromises* slow_down_promises = nullptr);
 
 // rlcheck redis --release-script: a lease is held from its acquire (between the admission's
 // send and reply) until its release ran (before the release's reply), so each admission's

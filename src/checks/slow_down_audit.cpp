@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 #include <tuple>
+#include <utility>
 
 namespace rlcheck::checks {
 namespace {
@@ -10,10 +11,6 @@ namespace {
 constexpr int64_t k_min_delay_tolerance_ns = 100'000'000;  // a loaded machine's reply jitter
 // An errored request that may have reached the limiter may have arrived any time after its send.
 constexpr int64_t k_arrived_whenever_ns = std::numeric_limits<int64_t>::max() / 4;
-
-int64_t delay_tolerance_for(int64_t promised_ns) {
-  return std::max(k_min_delay_tolerance_ns, promised_ns / 10);
-}
 
 // How many of sorted `values` are <= x (or < x when `strict`), searched outward from the last
 // answer: the audit asks in send order, so each answer lies near the one before (a gallop, then
@@ -173,6 +170,10 @@ bool breaches_more(const SlowDownRequest& candidate,
 
 }  // namespace
 
+int64_t slow_down_tolerance_ns(int64_t promised_ns) {
+  return std::max(k_min_delay_tolerance_ns, promised_ns / 10);
+}
+
 int64_t SlowDownRule::delay_at(int64_t position) const {
   if (position <= after)
     return 0;
@@ -181,7 +182,7 @@ int64_t SlowDownRule::delay_at(int64_t position) const {
 }
 
 SlowDownAudit audit_slow_down(const IdentityRecords& identities, const SlowDownRule& rule,
-                              int64_t start_wall_ns, bool fresh_state) {
+                              int64_t start_wall_ns, bool fresh_state, SlowDownPromises* promises) {
   SlowDownAudit audit;
   // Each admission's most position (0: not bounded), in the identities' order.
   std::vector<int64_t> most;
@@ -209,7 +210,7 @@ SlowDownAudit audit_slow_down(const IdentityRecords& identities, const SlowDownR
       if (promised <= 0)
         continue;
       ++audit.judged_early;
-      const int64_t tolerance = delay_tolerance_for(promised);
+      const int64_t tolerance = slow_down_tolerance_ns(promised);
       const SlowDownRequest request{
           static_cast<uint32_t>(id),     records.seq(i), sent, latency, least, promised, tolerance,
           promised - latency - tolerance};
@@ -222,8 +223,12 @@ SlowDownAudit audit_slow_down(const IdentityRecords& identities, const SlowDownR
                       : shortest == k_arrived_whenever_ns ? 0
                                                           : shortest;
   size_t next = 0;
+  if (promises)
+    promises->starts.clear();
   for (size_t id = 0; id < identities.size(); ++id) {
     const RecordSpan& records = identities[id];
+    if (promises)
+      promises->starts.push_back(next);
     for (size_t i = 0; i < records.size(); ++i) {
       if (records.outcome(i) != engine::Outcome::allowed)
         continue;
@@ -232,17 +237,26 @@ SlowDownAudit audit_slow_down(const IdentityRecords& identities, const SlowDownR
       const int64_t latency = records.replied_ns(i) - sent;
       const int64_t extra = latency - audit.unloaded_ns;
       audit.longest_extra_ns = std::max(audit.longest_extra_ns, extra);
-      if (position == 0)
+      if (position == 0) {
+        if (promises)
+          most[next - 1] = -1;
         continue;
+      }
       ++audit.judged_late;
       const int64_t allowed = rule.delay_at(position);
-      const int64_t tolerance = delay_tolerance_for(allowed);
+      if (promises)
+        most[next - 1] = allowed;  // the position is read: its slot now keeps the promise
+      const int64_t tolerance = slow_down_tolerance_ns(allowed);
       const SlowDownRequest request{
           static_cast<uint32_t>(id),  records.seq(i), sent, latency, position, allowed, tolerance,
           extra - allowed - tolerance};
       if (breaches_more(request, audit.latest))
         audit.latest = request;
     }
+  }
+  if (promises) {
+    promises->starts.push_back(next);
+    promises->promised_ns = std::move(most);
   }
   return audit;
 }

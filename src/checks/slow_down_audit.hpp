@@ -63,9 +63,22 @@ struct SlowDownAudit {
   bool too_early() const { return earliest && earliest->margin_ns > 0; }
 };
 
+// Each admission's promise under `delay`, for the HTML timeline: the most delay beyond the
+// unloaded latency its place allows (-1: not judged), per identity in record order, identity
+// `i`'s from promised_ns[starts[i]].
+struct SlowDownPromises {
+  std::vector<int64_t> promised_ns;
+  std::vector<size_t> starts;
+};
+
+// What `delay` and `contract` allow past a promise: the larger of 100 ms and a tenth of it.
+int64_t slow_down_tolerance_ns(int64_t promised_ns);
+
 // `start_wall_ns` places fixed windows on the clock; `fresh_state`: the limiter surely started
-// the run with no request counted (a fresh key, --reset, --exact).
+// the run with no request counted (a fresh key, --reset, --exact). `promises`, when given, is
+// filled as the audit goes (no pass of its own).
 SlowDownAudit audit_slow_down(const IdentityRecords& identities, const SlowDownRule& rule,
-                              int64_t start_wall_ns, bool fresh_state);
+                              int64_t start_wall_ns, bool fresh_state,
+                              SlowDownPromises* promises = nullptr);
 
 }  // namespace rlcheck::checks

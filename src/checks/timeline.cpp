@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <utility>
 #include <vector>
 
@@ -183,6 +184,57 @@ void add_queue_waits(Timeline& timeline, const IdentityRecords& identities,
       const int64_t wait =
           std::max<int64_t>(0, record.replied_ns - record.sent_ns - queue.unloaded_ns);
       series.wait_most_ns[bin] = std::max(series.wait_most_ns[bin], wait);
+    }
+  }
+}
+
+void add_slow_down_waits(Timeline& timeline, const IdentityRecords& identities,
+                         const SlowDownAudit& slow_down, const SlowDownPromises& promises) {
+  const auto bins = static_cast<size_t>(k_timeline_bins);
+  for (TimelineSeries& series : timeline.series) {
+    series.wait_most_ns.assign(bins, -1);
+    series.wait_promised_ns.assign(bins, -1);
+    series.wait_allowed_ns.assign(bins, -1);
+    if (series.identity >= identities.size() || series.identity + 1 >= promises.starts.size())
+      continue;
+    // Per bin, the promise of its longest wait, and of the request furthest past its own
+    // promise and tolerance (> 0: the delay check fails it).
+    std::vector<int64_t> longest_promised(bins, -1), over_promised(bins, -1);
+    std::vector<int64_t> most_over(bins, std::numeric_limits<int64_t>::min());
+    const RecordSpan& records = identities[series.identity];
+    size_t next = promises.starts[series.identity];
+    for (size_t i = 0; i < records.size(); ++i) {
+      if (records.outcome(i) != Outcome::allowed)
+        continue;
+      const int64_t promised = next < promises.promised_ns.size() ? promises.promised_ns[next] : -1;
+      ++next;
+      if (promised < 0)
+        continue;  // its window may reach back before the run: not judged
+      const int64_t sent = records.sent_ns(i);
+      const auto bin =
+          std::min(bins - 1, static_cast<size_t>(std::max<int64_t>(0, sent) / timeline.bin_ns));
+      const int64_t extra = records.replied_ns(i) - sent - slow_down.unloaded_ns;
+      const int64_t wait = std::max<int64_t>(0, extra);
+      int64_t& most = series.wait_most_ns[bin];
+      if (wait > most || (wait == most && promised > longest_promised[bin])) {
+        most = wait;
+        longest_promised[bin] = promised;
+      }
+      const int64_t over = extra - promised - slow_down_tolerance_ns(promised);
+      if (over > most_over[bin]) {
+        most_over[bin] = over;
+        over_promised[bin] = promised;
+      }
+    }
+    // A bin drawn past its line holds a request the delay check fails, and only then: the line
+    // is that request's promise when there is one (the longest wait is past it too), else the
+    // longest wait's (which it then keeps).
+    for (size_t bin = 0; bin < bins; ++bin) {
+      if (series.wait_most_ns[bin] < 0)
+        continue;
+      const int64_t promised = most_over[bin] > 0 ? over_promised[bin] : longest_promised[bin];
+      series.wait_promised_ns[bin] = promised;
+      series.wait_allowed_ns[bin] = promised + slow_down_tolerance_ns(promised);
     }
   }
 }

@@ -13,6 +13,7 @@
 #include "checks/contract_audit.hpp"
 #include "checks/offered_rate.hpp"
 #include "checks/queue_audit.hpp"
+#include "checks/slow_down_audit.hpp"
 #include "engine/schedule.hpp"
 
 namespace rlcheck::checks {
@@ -32,8 +33,14 @@ struct TimelineSeries {
   // --contract ban (add_ban_spans): the bans surely in force, [from, to) from the run start.
   std::vector<std::pair<int64_t, int64_t>> ban_spans;
   // --contract queue (add_queue_waits): per bin, the longest wait beyond the unloaded latency of
-  // the admissions sent in it (-1: none was). Empty otherwise.
+  // the admissions sent in it (-1: none was); --contract slow-down (add_slow_down_waits): of the
+  // admissions the delay check judged. Empty otherwise.
   std::vector<int64_t> wait_most_ns;
+  // --contract slow-down: per bin, the most delay a request's place allowed (-1: none), and that
+  // plus the delay check's tolerance; a wait past the latter is a request the check fails.
+  // Empty otherwise (a queue's promise is the same for all: Timeline::promised_wait_ns).
+  std::vector<int64_t> wait_promised_ns;
+  std::vector<int64_t> wait_allowed_ns;
 };
 
 // Several contracts: whether a part's limit can be drawn against `in_window` (one identity's
@@ -98,6 +105,12 @@ void add_in_flight(Timeline& timeline, const IdentityRecords& identities, int64_
 // the promise it is held to (checks/queue_audit).
 void add_queue_waits(Timeline& timeline, const IdentityRecords& identities,
                      const QueueAudit& queue);
+
+// --contract slow-down: each shown identity's longest delay per bin beyond the unloaded latency
+// of the requests `delay` judged, and the promise a bin's wait is held to: of the request it
+// holds that the check fails, if any, else of its longest wait (`promises`: audit_slow_down's).
+void add_slow_down_waits(Timeline& timeline, const IdentityRecords& identities,
+                         const SlowDownAudit& slow_down, const SlowDownPromises& promises);
 
 // --contract ban: each shown identity's sure ban spans (checks/ban_audit).
 void add_ban_spans(Timeline& timeline, const std::vector<BanSpan>& spans);

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <map>
 #include <string_view>
+#include <tuple>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -413,33 +415,46 @@ std::string timeline_svg(const std::string& id, const checks::Timeline& timeline
   return out + text.svg() + "</svg>\n";
 }
 
-// --contract queue: under an identity's timeline, on the same time axis, the longest wait
-// beyond the unloaded latency of the admissions sent in each slice, against the wait promised
-// (B / R): a bar past the promise and the delay check's tolerance in the denied colour.
-std::string queue_wait_svg(const std::string& id, const checks::Timeline& timeline,
-                           const checks::TimelineSeries& series) {
+// What a wait chart holds each slice's longest wait to: per bin, the promise (drawn, -1: none)
+// and the promise plus the delay check's tolerance (a wait past it is drawn in red).
+struct WaitPromise {
+  const char* svg_class;
+  std::vector<int64_t> promised_ns, allowed_ns;
+  std::string label;
+};
+
+// --contract queue and slow-down: under an identity's timeline, on the same time axis, the
+// longest wait beyond the unloaded latency of the requests sent in each slice, against what
+// they were promised: a bar past the promise and the delay check's tolerance in the denied
+// colour.
+std::string wait_svg(const std::string& id, const checks::Timeline& timeline,
+                     const std::vector<int64_t>& waits, const WaitPromise& promise) {
   constexpr int width = frame::width, height = 130;
   constexpr double left = frame::left, right = frame::right, top = 14, bottom = 96;
   const double duration = static_cast<double>(std::max<int64_t>(timeline.duration_ns, 1));
   auto x_of = [&](double ns) {
     return left + std::clamp(ns / duration, 0.0, 1.0) * (right - left);
   };
-  const double promised_ms = static_cast<double>(timeline.promised_wait_ns) / 1e6;
-  const double allowed_ms =
-      static_cast<double>(timeline.promised_wait_ns + timeline.wait_tolerance_ns) / 1e6;
-  double most_ms = promised_ms;
-  for (int64_t wait : series.wait_most_ns)
-    most_ms = std::max(most_ms, static_cast<double>(wait) / 1e6);
+  auto x_of_bin = [&](size_t bin) {
+    return x_of(static_cast<double>(bin) * static_cast<double>(timeline.bin_ns));
+  };
+  auto ms_of = [](int64_t ns) { return static_cast<double>(ns) / 1e6; };
+  double most_ms = 0;
+  for (int64_t wait : waits)
+    most_ms = std::max(most_ms, ms_of(wait));
+  for (int64_t promised : promise.promised_ns)
+    most_ms = std::max(most_ms, ms_of(promised));
   const Axis axis = nice_axis(std::max(1.0, most_ms) * 1.12, 2, 4);
   auto y_of = [&](double ms) { return bottom - ms / axis.top * (bottom - top); };
 
   ChartText text;
   std::string out = fmt::format(
-      "<svg class=\"queue-waits\" id=\"{}\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" "
+      "<svg class=\"{}\" id=\"{}\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" "
       "font-size=\"{}\">\n"
       "<rect class=\"plot-area\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"#ffffff\" "
       "stroke=\"#e0e0e0\"/>\n",
-      id, width, height, width, height, frame::font, left, top, right - left, bottom - top);
+      promise.svg_class, id, width, height, width, height, frame::font, left, top, right - left,
+      bottom - top);
   text.always({16, (top + bottom) / 2, Anchor::middle, -90, frame::font, "wait", fill(k_axis)});
   for (double v : axis.ticks) {
     out +=
@@ -449,15 +464,15 @@ std::string queue_wait_svg(const std::string& id, const checks::Timeline& timeli
         {left - 6, y_of(v) + 4, Anchor::end, 0, frame::font, time_label(v, false), fill(k_axis)});
   }
   std::string kept, late;
-  for (size_t bin = 0; bin < series.wait_most_ns.size(); ++bin) {
-    const int64_t wait = series.wait_most_ns[bin];
+  for (size_t bin = 0; bin < waits.size(); ++bin) {
+    const int64_t wait = waits[bin];
     if (wait < 0)
       continue;
-    const double x0 = x_of(static_cast<double>(bin) * static_cast<double>(timeline.bin_ns));
-    const double x1 = x_of(static_cast<double>(bin + 1) * static_cast<double>(timeline.bin_ns));
-    const double ms = static_cast<double>(wait) / 1e6;
-    const double y = y_of(ms);
-    (ms > allowed_ms ? late : kept) +=
+    const double x0 = x_of_bin(bin), x1 = x_of_bin(bin + 1);
+    const double y = y_of(ms_of(wait));
+    const bool past = bin < promise.allowed_ns.size() && promise.allowed_ns[bin] >= 0 &&
+                      wait > promise.allowed_ns[bin];
+    (past ? late : kept) +=
         fmt::format("M{:.2f} {:.2f}h{:.2f}v{:.2f}h{:.2f}z", x0, y, std::max(x1 - x0, 0.8),
                     bottom - y, -std::max(x1 - x0, 0.8));
   }
@@ -465,20 +480,41 @@ std::string queue_wait_svg(const std::string& id, const checks::Timeline& timeli
       "<path class=\"waits-kept\" fill=\"{}\" shape-rendering=\"crispEdges\" d=\"{}\"/>\n"
       "<path class=\"waits-late\" fill=\"{}\" shape-rendering=\"crispEdges\" d=\"{}\"/>\n",
       k_allowed, kept, k_denied, late);
+  // The promise as a step line from the first bin that has one to the last, each level held
+  // until the next bin that has one.
+  std::string steps;
+  double level = 0, first_y = 0;
+  size_t end = 0;  // past the last bin that has one
+  for (size_t bin = 0; bin < promise.promised_ns.size(); ++bin) {
+    if (promise.promised_ns[bin] < 0)
+      continue;
+    const double y = y_of(ms_of(promise.promised_ns[bin]));
+    if (steps.empty()) {
+      first_y = y;
+      steps = fmt::format("M{:.2f} {:.1f}", x_of_bin(bin), y);
+    } else if (y != level) {
+      steps += fmt::format("H{:.2f}V{:.1f}", x_of_bin(bin), y);
+    }
+    level = y;
+    end = bin + 1;
+  }
+  if (!steps.empty())
+    steps += fmt::format("H{:.2f}", x_of_bin(end));
+  const double last_y = level;
   out += fmt::format(
-      "<line class=\"promised-wait\" x1=\"{0}\" x2=\"{1}\" y1=\"{2:.1f}\" y2=\"{2:.1f}\" "
-      "stroke=\"{3}\" stroke-width=\"1.5\" stroke-dasharray=\"7 4\"/>\n",
-      left, right, y_of(promised_ms), k_contract);
-  const std::string label = fmt::format("promised wait (queue / rate): {}", ms_text(promised_ms));
+      "<path class=\"promised-wait\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\" "
+      "stroke-dasharray=\"7 4\" d=\"{}\"/>\n",
+      k_contract, steps);
   const std::string attributes =
       " class=\"promised-wait-label\"" + fill(k_contract) + std::string(k_halo);
   std::vector<Label> places;
-  for (const auto& [x, anchor] :
-       {std::pair{right - 4, Anchor::end}, std::pair{left + 4, Anchor::start}}) {
-    for (double y : {y_of(promised_ms) - 5, y_of(promised_ms) + 5 + k_ascent_em * frame::font})
-      places.push_back({x, y, anchor, 0, frame::font, label, attributes});
+  for (const auto& [x, y_line, anchor] :
+       {std::tuple{right - 4, last_y, Anchor::end}, std::tuple{left + 4, first_y, Anchor::start}}) {
+    for (double y : {y_line - 5, y_line + 5 + k_ascent_em * frame::font})
+      places.push_back({x, y, anchor, 0, frame::font, promise.label, attributes});
   }
-  text.best_of(places, {});
+  if (!steps.empty())
+    text.best_of(places, {});
   return out + text.svg() + "</svg>\n";
 }
 
@@ -585,12 +621,28 @@ std::string timelines_html(const Report& report, const std::string& prefix) {
           timeline.in_units ? "units: " : "", allowed, denied, errors);
       out += timeline_svg(id, timeline, series, is_worst ? &run.contract.worst : nullptr,
                           limit_lines(report, timeline), run.faults);
-      if (!series.wait_most_ns.empty()) {
+      if (!series.wait_promised_ns.empty()) {
+        out +=
+            "<p class=\"note\">Each slice's longest delay beyond the unloaded latency, against "
+            "the most the slow-down allows for the place in its window of the request that "
+            "waited longest, or of one the delay check fails (a bar past it and the check's "
+            "tolerance in red: a request of that slice waited longer than its place "
+            "allows).</p>\n";
+        out += wait_svg(id + "-waits", timeline, series.wait_most_ns,
+                        {"slow-down-waits", series.wait_promised_ns, series.wait_allowed_ns,
+                         "most delay its place in the window allows"});
+      } else if (!series.wait_most_ns.empty()) {
         out +=
             "<p class=\"note\">Each slice's longest wait beyond the unloaded latency, against "
             "the wait the queue promises (a bar past it and the delay check's tolerance in "
             "red).</p>\n";
-        out += queue_wait_svg(id + "-waits", timeline, series);
+        const auto bins = series.wait_most_ns.size();
+        out += wait_svg(
+            id + "-waits", timeline, series.wait_most_ns,
+            {"queue-waits", std::vector<int64_t>(bins, timeline.promised_wait_ns),
+             std::vector<int64_t>(bins, timeline.promised_wait_ns + timeline.wait_tolerance_ns),
+             fmt::format("promised wait (queue / rate): {}",
+                         ms_text(static_cast<double>(timeline.promised_wait_ns) / 1e6))});
       }
       out += "</figure>\n";
     }

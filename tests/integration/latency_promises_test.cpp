@@ -12,9 +12,16 @@
 
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <regex>
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "support/json_outcome.hpp"
@@ -100,11 +107,16 @@ TEST_CASE(
   if (skipped(app, k_express_slow_down_missing))
     return;
   const std::string kept = "--contract slow-down:first-hit:3/3s,100ms,1s";
+  // The half delay's page: below its timeline, the delays against what each place allows.
+  const std::string html = (std::filesystem::temp_directory_path() /
+                            fmt::format("rlcheck-slow-down-half-{}.html", getpid()))
+                               .string();
   const std::vector<json> reports = run_side_by_side(
       {latency_args(app, "/slow-down/", "kept-burst", k_slow_burst + kept),
        latency_args(app, "/slow-down/", "kept-serial", k_slow_serial + kept),
        latency_args(app, "/slow-down/", "half",
-                    std::string(k_slow_burst) + "--contract slow-down:first-hit:3/3s,50ms,1s"),
+                    std::string(k_slow_burst) + "--contract slow-down:first-hit:3/3s,50ms,1s " +
+                        "--html " + html),
        latency_args(app, "/slow-down/", "twice",
                     std::string(k_slow_serial) + "--contract slow-down:first-hit:3/3s,200ms,2s"),
        latency_args(app, "/slow-down/", "open", std::string(k_slow_open) + kept)},
@@ -135,6 +147,12 @@ TEST_CASE(
   CHECK(check_status(half, "delay") == "fail");
   CHECK(check_detail(half, "delay").find("allows at most") != std::string::npos);
   CHECK(check_status(half, "utilisation") == "pass");
+  std::ifstream page(html);
+  const std::string drawn((std::istreambuf_iterator<char>(page)), std::istreambuf_iterator<char>());
+  std::filesystem::remove(html);
+  CHECK(drawn.find("<svg class=\"slow-down-waits\"") != std::string::npos);
+  // The request `delay` fails is in a slice drawn past its line.
+  CHECK(std::regex_search(drawn, std::regex("class=\"waits-late\"[^>]* d=\"M")));
 
   // Stated 200 ms a request: the 8th, surely the 8th of its window, was owed 1 s and waited
   // 500 ms.

@@ -356,3 +356,41 @@ TEST_CASE("html timeline of a queue: each slice's longest wait against the promi
           return int64_t{0};
         })}).find("queue-waits") == std::string::npos);
 }
+
+TEST_CASE("html timeline of a slow-down: each slice's longest delay against its place's") {
+  Report report = uniform_report(40, 3, [](uint64_t) { return int64_t{0}; });
+  report.params.contract = "slow-down:3/1s,100ms";
+  auto& series = report.runs[0].timeline->series.front();
+  const auto bins = static_cast<size_t>(rlcheck::checks::k_timeline_bins);
+  series.wait_most_ns.assign(bins, -1);
+  series.wait_promised_ns.assign(bins, -1);
+  series.wait_allowed_ns.assign(bins, -1);
+  const auto slice = [&series](size_t bin, int64_t wait_ms, int64_t promised_ms) {
+    series.wait_most_ns[bin] = wait_ms * k_ms;
+    series.wait_promised_ns[bin] = promised_ms * k_ms;
+    series.wait_allowed_ns[bin] = (promised_ms + 100) * k_ms;
+  };
+  slice(10, 0, 0);       // kept
+  slice(11, 150, 100);   // past its promise, within the tolerance: kept
+  slice(12, 450, 200);   // past both: late
+  slice(200, 300, 300);  // kept, on a promise of its own
+  const std::string html = rlcheck::report::render_html({report});
+  CHECK(html.find("queue-waits") == std::string::npos);
+  const size_t start = html.find("<svg class=\"slow-down-waits\"");
+  REQUIRE(start != std::string::npos);
+  const std::string svg = html.substr(start, html.find("</svg>", start) - start);
+  const auto count_of = [&svg](const std::string& name, char command) {
+    std::smatch match;
+    REQUIRE(
+        std::regex_search(svg, match, std::regex("class=\"" + name + "\"[^>]* d=\"([^\"]*)\"")));
+    const std::string path = match[1].str();
+    return std::count(path.begin(), path.end(), command);
+  };
+  CHECK(count_of("waits-kept", 'M') == 3);
+  CHECK(count_of("waits-late", 'M') == 1);
+  // The promise: one step line from bin 10 to bin 200, three steps up.
+  CHECK(count_of("promised-wait", 'M') == 1);
+  CHECK(count_of("promised-wait", 'V') == 3);
+  CHECK(svg.find("most delay its place in the window allows</text>") != std::string::npos);
+  check_no_overlap(texts_of(svg));
+}

@@ -179,3 +179,31 @@ TEST_CASE("slow-down audit: first-hit and fixed windows bound the least delay by
   const auto short_windows = audit(drive(rule(2, 500, 100), steady(300, 3000)), fixed);
   CHECK(short_windows.too_early());
 }
+
+TEST_CASE("slow-down audit: each admission's promise for the timeline, per identity") {
+  const SlowDownRule promise = rule(3, 2000, 100);
+  // One at a time every 500 ms: the k-th is surely at most k-th in its window.
+  const auto one = drive(promise, steady(500, 4000));
+  const auto other = drive(promise, steady(500, 1000));
+  const IdentityRecords identities{one, other};
+  rlcheck::checks::SlowDownPromises promises;
+  const auto judged = audit_slow_down(identities, promise, 0, true, &promises);
+  CHECK_FALSE(judged.too_late());
+  REQUIRE(promises.starts == std::vector<size_t>{0, 8, 10});
+  REQUIRE(promises.promised_ns.size() == 10);
+  // Fresh state, each answered before the next is sent: the k-th is at most k-th in its window
+  // (the 5th's 2 s reach back to the first send), owed 100 ms for each past 3.
+  CHECK(promises.promised_ns[0] == 0);
+  CHECK(promises.promised_ns[3] == 100 * k_ms);
+  CHECK(promises.promised_ns[4] == 200 * k_ms);
+  CHECK(promises.promised_ns[8] == 0);
+  CHECK(promises.promised_ns[9] == 0);
+  // Not on fresh state: the requests whose window may reach back before the run are not judged.
+  rlcheck::checks::SlowDownPromises unknown;
+  audit_slow_down(IdentityRecords{one}, promise, 0, false, &unknown);
+  REQUIRE(unknown.promised_ns.size() == 8);
+  CHECK(std::count(unknown.promised_ns.begin(), unknown.promised_ns.end(), -1) == 5);
+  CHECK(unknown.promised_ns[5] >= 0);
+  CHECK(rlcheck::checks::slow_down_tolerance_ns(0) == 100 * k_ms);
+  CHECK(rlcheck::checks::slow_down_tolerance_ns(2000 * k_ms) == 200 * k_ms);
+}

@@ -4,6 +4,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <numeric>
 #include <vector>
@@ -229,4 +230,49 @@ TEST_CASE("timeline queue waits: each bin's longest wait beyond the unloaded lat
   CHECK(waits[40] == -1);           // the denial's bin: no admission
   CHECK(waits[300] == 400 * k_ms);  // sent at 1500 ms
   CHECK(std::count(waits.begin(), waits.end(), -1) == rlcheck::checks::k_timeline_bins - 3);
+}
+
+TEST_CASE("timeline slow-down waits: a bin past its line holds a request the delay check fails") {
+  // Unloaded 3 ms. Promises as audit_slow_down gives them, in record order (-1: not judged).
+  std::vector<RequestRecord> records = {
+      span_record(0, 0, 3, Outcome::allowed),
+      // Bin 20: the longer wait (700 ms, promised 800) keeps its promise; the shorter (400 ms,
+      // promised 200, tolerance 100 ms) fails: the line is the failing one's.
+      span_record(1, 100, 803, Outcome::allowed), span_record(2, 101, 504, Outcome::allowed),
+      // Bin 100: 1100 ms where 1000 ms and the tolerance are allowed, and a short one: kept.
+      span_record(3, 500, 1603, Outcome::allowed), span_record(4, 502, 605, Outcome::allowed),
+      span_record(5, 1000, 1003, Outcome::denied),
+      // Bin 300: not judged (its window may reach back before the run).
+      span_record(6, 1500, 3003, Outcome::allowed)};
+  const auto identities = rlcheck::checks::split_by_identity(records, 1);
+  AdmissionRule rule;
+  rule.limit = 3;
+  rule.window_ns = 1000 * k_ms;
+  Timeline timeline = rlcheck::checks::build_timeline(identities, rule, 2000 * k_ms, 0);
+  rlcheck::checks::SlowDownAudit audit;
+  audit.unloaded_ns = 3 * k_ms;
+  rlcheck::checks::SlowDownPromises promises;
+  promises.promised_ns = {0, 800 * k_ms, 200 * k_ms, 1000 * k_ms, 0, -1};
+  promises.starts = {0, 6};
+  rlcheck::checks::add_slow_down_waits(timeline, identities, audit, promises);
+  const auto& series = timeline.series.front();
+  const auto bins = static_cast<size_t>(rlcheck::checks::k_timeline_bins);
+  REQUIRE(series.wait_most_ns.size() == bins);
+  REQUIRE(series.wait_promised_ns.size() == bins);
+  REQUIRE(series.wait_allowed_ns.size() == bins);
+  CHECK(series.wait_most_ns[0] == 0);
+  CHECK(series.wait_promised_ns[0] == 0);
+  CHECK(series.wait_allowed_ns[0] == 100 * k_ms);
+  CHECK(series.wait_most_ns[20] == 700 * k_ms);
+  CHECK(series.wait_promised_ns[20] == 200 * k_ms);
+  CHECK(series.wait_allowed_ns[20] == 300 * k_ms);
+  CHECK(series.wait_most_ns[20] > series.wait_allowed_ns[20]);
+  CHECK(series.wait_most_ns[100] == 1100 * k_ms);
+  CHECK(series.wait_promised_ns[100] == 1000 * k_ms);
+  CHECK(series.wait_allowed_ns[100] == 1100 * k_ms);
+  CHECK(series.wait_most_ns[200] == -1);  // the denial's
+  CHECK(series.wait_most_ns[300] == -1);
+  CHECK(series.wait_promised_ns[300] == -1);
+  CHECK(std::count(series.wait_most_ns.begin(), series.wait_most_ns.end(), -1) ==
+        rlcheck::checks::k_timeline_bins - 3);
 }
