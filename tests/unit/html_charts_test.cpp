@@ -341,10 +341,7 @@ TEST_CASE("html timeline of a queue: each slice's longest wait against the promi
   REQUIRE(start != std::string::npos);
   const std::string svg = html.substr(start, html.find("</svg>", start) - start);
   const auto bars = [&svg](const std::string& name) {
-    std::smatch match;
-    REQUIRE(
-        std::regex_search(svg, match, std::regex("class=\"" + name + "\"[^>]* d=\"([^\"]*)\"")));
-    const std::string path = match[1].str();
+    const std::string path = rlcheck::testing::attribute_of(svg, name, "d");
     return std::count(path.begin(), path.end(), 'M');
   };
   CHECK(bars("waits-kept") == 2);
@@ -380,10 +377,7 @@ TEST_CASE("html timeline of a slow-down: each slice's longest delay against its 
   REQUIRE(start != std::string::npos);
   const std::string svg = html.substr(start, html.find("</svg>", start) - start);
   const auto count_of = [&svg](const std::string& name, char command) {
-    std::smatch match;
-    REQUIRE(
-        std::regex_search(svg, match, std::regex("class=\"" + name + "\"[^>]* d=\"([^\"]*)\"")));
-    const std::string path = match[1].str();
+    const std::string path = rlcheck::testing::attribute_of(svg, name, "d");
     return std::count(path.begin(), path.end(), command);
   };
   CHECK(count_of("waits-kept", 'M') == 3);
