@@ -21,6 +21,8 @@
 namespace rlcheck::serve {
 namespace {
 
+constexpr int k_listen_backlog = 65535;
+
 using engine::to_timeval;
 
 constexpr auto k_reconnect_every = std::chrono::milliseconds(500);
@@ -99,6 +101,10 @@ std::expected<void, std::string> RateLimitServer::start() {
         fmt::format("cannot listen on {}:{} (in use, or not an address of this machine)",
                     options_.address, options_.port));
   }
+  // libevent listens with a backlog of 128: a burst of thousands of connections overflows it,
+  // and the connections dropped wait out SYN retransmissions (1 s, 3 s, 7 s, ...). Listening
+  // again raises it, up to the kernel's net.core.somaxconn.
+  listen(evhttp_bound_socket_get_fd(bound), k_listen_backlog);
   sockaddr_storage address{};
   socklen_t length = sizeof address;
   getsockname(evhttp_bound_socket_get_fd(bound), reinterpret_cast<sockaddr*>(&address), &length);
