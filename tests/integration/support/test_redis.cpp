@@ -55,6 +55,9 @@ TestRedis::TestRedis() {
   pid_ = fork();
   if (pid_ == 0) {
     dup2(log_pipe[1], STDOUT_FILENO);
+    // Not the test binary's stderr either: a server left behind by a crashed test would hold
+    // ctest's pipe open, and ctest would wait for it until the shard's timeout.
+    dup2(log_pipe[1], STDERR_FILENO);
     close(log_pipe[0]);
     close(log_pipe[1]);
     setpgid(0, 0);
