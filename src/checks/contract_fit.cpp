@@ -4,11 +4,13 @@
 #include <array>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 #include <string_view>
 
 #include <fmt/format.h>
 
+#include "checks/ban_audit.hpp"
 #include "checks/concurrency_audit.hpp"
 #include "checks/queue_audit.hpp"
 #include "checks/retry_accuracy.hpp"
@@ -48,7 +50,10 @@ struct Evidence {
   // refill, when the load keeps the bucket empty (from the identity with the most of them).
   double rate_after_burst = 0;
   int64_t most_after_burst = 0;
-  int64_t longest_hint_ms = 0;                    // the longest usable retry hint
+  int64_t longest_hint_ms = 0;  // the longest usable retry hint
+  // The longest an identity was still denied after its last admission: from that admission's
+  // send to the denial's reply. Longer than a window, a ban's sign (a window has room by then).
+  int64_t longest_denied_after_ns = 0;
   std::vector<std::vector<Instants>> admissions;  // per identity and run, by send
   // A queue's signs: the longest send-to-reply of an admission, the latency of a reply nobody
   // waited for (the 99th percentile of the denials', else the shortest), and the rate the
@@ -79,6 +84,7 @@ Evidence gather(const std::vector<RecordedRun>& runs) {
       std::vector<Instants> admitted;
       int64_t burst = 0;
       bool denied = false;
+      std::optional<int64_t> last_admitted_ns;
       for (const uint32_t index : decided) {
         const RequestRecord decoded = records[index];
         const RequestRecord* record = &decoded;
@@ -88,9 +94,14 @@ Evidence gather(const std::vector<RecordedRun>& runs) {
           evidence.longest_admitted_ns = std::max(evidence.longest_admitted_ns, latency);
           burst += denied ? 0 : 1;
           admitted.push_back({record->sent_ns, record->replied_ns});
+          last_admitted_ns = record->sent_ns;
           continue;
         }
         denied = true;
+        if (last_admitted_ns) {
+          evidence.longest_denied_after_ns =
+              std::max(evidence.longest_denied_after_ns, record->replied_ns - *last_admitted_ns);
+        }
         denial_latencies.push_back(latency);
         evidence.longest_hint_ms =
             std::max(evidence.longest_hint_ms, usable_hint_ms(*record).value_or(0));
@@ -338,6 +349,55 @@ bool explains(const std::vector<CheckResult>& audited, const std::vector<CheckRe
   });
 }
 
+// `value` rounded up (`up`) or down to `digits` significant figures (value > 0).
+double snap_significant(double value, int digits, bool up) {
+  const double scale = std::pow(10.0, digits - 1 - static_cast<int>(std::floor(std::log10(value))));
+  return up ? std::ceil(value * scale - 1e-9) / scale : std::floor(value * scale + 1e-9) / scale;
+}
+
+// A ban of `ban_ms` behind `inner`'s window (sliding, or fixed on the clock).
+ContractFit ban_fit(ContractFit inner, int64_t ban_ms) {
+  ContractFit fit = std::move(inner);
+  const std::string kind = fit.contract;
+  fit.contract = "ban";
+  fit.ban_ms = ban_ms;
+  fit.flags = fmt::format("--contract ban:{}:{}/{},{}", kind, fit.limit,
+                          config::format_duration(std::chrono::milliseconds(fit.window_ms)),
+                          config::format_duration(std::chrono::milliseconds(ban_ms)));
+  return fit;
+}
+
+// The ban's spec as the reports name it ("ban:fixed:3/2s,3s"): the flags without --contract.
+std::string ban_spec(const ContractFit& fit) {
+  constexpr std::string_view k_flag = "--contract ";
+  return fit.flags.substr(k_flag.size());
+}
+
+// Bans that explain denials lasting longer after an admission than the window audited (a
+// window has room by then): the limit and window named, fixed on the clock and sliding, and a
+// ban as long as the longest such denial run (from the admission's
+// send to the denial's reply, so a little longer than the ban it saw), rounded to one and two
+// significant figures, to the nearest, up and down: the replay keeps the first that passes.
+std::vector<ContractFit> ban_fits(const Evidence& evidence, const AdmissionRule& chosen) {
+  std::vector<ContractFit> fits;
+  if (chosen.window_ns <= 0 || evidence.longest_denied_after_ns <= chosen.window_ns)
+    return fits;
+  const double longest_ms = static_cast<double>(evidence.longest_denied_after_ns) / k_ns_per_ms;
+  std::vector<int64_t> bans_ms;
+  for (const int digits : {1, 2}) {
+    add_distinct<int64_t>(bans_ms, std::llround(round_significant(longest_ms, digits)));
+    add_distinct<int64_t>(bans_ms, std::llround(snap_significant(longest_ms, digits, true)));
+    add_distinct<int64_t>(bans_ms, std::llround(snap_significant(longest_ms, digits, false)));
+  }
+  const int64_t window_ms = chosen.window_ns / k_ns_per_ms;
+  for (const AdmissionRule::Kind kind :
+       {AdmissionRule::Kind::fixed, AdmissionRule::Kind::sliding}) {
+    for (const int64_t ban_ms : bans_ms)
+      fits.push_back(ban_fit(window_fit(kind, chosen.limit, window_ms, chosen), ban_ms));
+  }
+  return fits;
+}
+
 // utilisation skips runs within one window (or refill), where under-admission is --exact's to
 // judge; a fit must explain every denial there too, or a burst larger than the limiter's (a
 // race's overshoot in one run) would fit runs that were denied with tokens left.
@@ -464,6 +524,14 @@ std::vector<ContractFit> fit_candidates(const std::vector<RecordedRun>& runs,
         add(window_fit(AdmissionRule::Kind::sliding_counter, limit, window_ms, chosen, first_hit));
     }
   }
+  // A ban after the windows: it promises the window named and more, and under a steady load a
+  // window stretched over its denials explains them as well (a longer window is that). Before
+  // the buckets, whose burst and refill are guessed where a ban keeps the limit and window
+  // named (a bucket refilled in steps, judged with a tick's slack, fits rack-attack's bans too).
+  for (ContractFit& fit : ban_fits(evidence, chosen)) {
+    if (seen.insert(fit.flags).second)
+      candidates.push_back(std::move(fit));
+  }
   std::vector<int64_t> bursts;
   add_distinct(bursts, evidence.first_burst);
   add_distinct(bursts, capacity);
@@ -522,6 +590,13 @@ std::optional<Rejudged> rejudge(std::vector<ContractFit> candidates, std::vector
     replay.concurrency.reset();
     if (candidate.concurrency)
       replay.concurrency.emplace().cap = *candidate.concurrency;
+    // A ban, as --contract ban chooses it: a hint may name the whole ban.
+    replay.ban.reset();
+    if (candidate.ban_ms) {
+      replay.ban = BanRule{*candidate.ban_ms * k_ns_per_ms, false};
+      replay.max_retry_after_ms = std::max(replay.max_retry_after_ms, *candidate.ban_ms);
+      replay.tolerance.window_ms = std::max(replay.tolerance.window_ms, *candidate.ban_ms);
+    }
     replay.timeline = false;
     std::vector<RunStats> replayed = stats;
     for (size_t i = 0; i < runs.size(); ++i) {
@@ -537,6 +612,8 @@ std::optional<Rejudged> rejudge(std::vector<ContractFit> candidates, std::vector
     CheckParams judged = params;
     judged.contract =
         candidate.anchor == "first-hit" ? candidate.contract + " first-hit" : candidate.contract;
+    if (candidate.ban_ms)
+      judged.contract = ban_spec(candidate);
     judged.phase_unknown = candidate.anchor == "first-hit" && !candidate.rule.fresh_state;
     judged.stepped = candidate.rule.stepped();
     if (candidate.rule.kind != AdmissionRule::Kind::bucket) {

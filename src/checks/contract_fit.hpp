@@ -28,25 +28,31 @@ struct RecordedRun {
 
 // A contract that explains what a test observed, and the flags that name it.
 struct ContractFit {
-  std::string contract;  // sliding, fixed, sliding-counter, token-bucket, queue or concurrency
-  std::string anchor;    // fixed, sliding-counter: "clock" or "first-hit"; empty otherwise
+  // sliding, fixed, sliding-counter, token-bucket, queue, concurrency or ban
+  std::string contract;
+  std::string anchor;  // fixed, sliding-counter: "clock" or "first-hit"; empty otherwise
   AdmissionRule rule;
-  int64_t limit = 0;                   // sliding, fixed
-  int64_t window_ms = 0;               // sliding, fixed
+  int64_t limit = 0;                   // sliding, fixed, ban (its window)
+  int64_t window_ms = 0;               // sliding, fixed, ban (its window)
   int64_t burst = 0;                   // token-bucket
   std::string refill;                  // token-bucket, queue: "1/s", "1/2s"
   std::optional<int64_t> queue;        // queue: how many may wait
   std::optional<int64_t> concurrency;  // concurrency: the cap (also `limit`)
-  std::string flags;                   // "--contract token-bucket --burst 5 --refill 1/s"
+  // ban: how long a ban lasts; its inner window is `limit` per `window_ms`, sliding or fixed on
+  // the clock (`anchor` "clock"), as `rule` says.
+  std::optional<int64_t> ban_ms;
+  std::string flags;  // "--contract token-bucket --burst 5 --refill 1/s"
   // Several contracts: "checked" when the fit is the same parts with every denial counted by
   // those before the one that denied it (--consume-on-deny checked); empty otherwise.
   std::string consume_on_deny;
   std::vector<std::string> clears;  // ids of the failed checks that pass under it
 };
 
-// The candidates worth auditing, simplest first, none equal to `chosen` (the contract that was
-// audited); none when no identity was admitted again after its first denial. Fixed windows are not
-// refitted when `chosen` is fixed: its windows are already placed on the records.
+// The candidates worth auditing, simplest first (a ban behind the window audited after the
+// windows and before the buckets, and only where a denial came longer after its identity's
+// last admission than that window: a window never does that), none equal to `chosen` (the contract
+// that was audited); none when no identity was admitted again after its first denial. Fixed windows
+// are not refitted when `chosen` is fixed: its windows are already placed on the records.
 std::vector<ContractFit> fit_candidates(const std::vector<RecordedRun>& runs,
                                         const AdmissionRule& chosen);
 

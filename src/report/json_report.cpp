@@ -486,6 +486,8 @@ json to_json(const Report& report) {
     } else {
       fitted["limit"] = fit.limit;
       fitted["window_ms"] = fit.window_ms;
+      if (fit.ban_ms)
+        fitted["ban_ms"] = *fit.ban_ms;
     }
     if (!fit.anchor.empty())
       fitted["anchor"] = fit.anchor;

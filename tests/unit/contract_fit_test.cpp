@@ -692,3 +692,67 @@ TEST_CASE("a concurrency cap judged as a rate fits --contract concurrency, not a
   CHECK(fit->flags == "--contract concurrency:2");
   CHECK(std::find(fit->clears.begin(), fit->clears.end(), "limit") != fit->clears.end());
 }
+
+namespace {
+
+// rack-attack's Allow2Ban: the `limit`-th request in a fixed window of `window_ms` on the
+// clock (the run starts on a boundary) is admitted and bans for `ban_ms`; requests during the
+// ban are denied, without a hint, and count toward nothing.
+Limiter allow2ban(int64_t limit, int64_t window_ms, int64_t ban_ms) {
+  auto state = std::make_shared<std::array<int64_t, 3>>(std::array<int64_t, 3>{-1, 0, -1});
+  return [=](int64_t now_ns) {
+    auto& [current, count, banned_until] = *state;
+    if (now_ns < banned_until)
+      return Decided{false, std::nullopt};
+    const int64_t k = now_ns / (window_ms * k_ms);
+    if (k != current) {
+      current = k;
+      count = 0;
+    }
+    if (++count >= limit)
+      banned_until = now_ns + ban_ms * k_ms;
+    return Decided{true, std::nullopt};
+  };
+}
+
+}  // namespace
+
+TEST_CASE("a ban judged as a window fits --contract ban, which passes pasted back") {
+  // 4 requests a second for 8 s: each 3rd of a 2 s window bans for 3 s, whose denials outlast
+  // any window of 2 s.
+  const AuditParams audit = sliding_audit(3, 2000);
+  CheckParams params = sliding_params(3, 2000, 32);
+  params.retry_hint_optional = true;
+  const auto limiter = [] { return allow2ban(3, 2000, 3000); };
+  Judged judged = judge(limiter, 1, 250, 8000, audit, params);
+  REQUIRE(status_of(judged.checks, "utilisation") == Status::fail);
+
+  const auto fit = fit_contract(judged.recorded, judged.stats, judged.checks, params, audit);
+  REQUIRE(fit);
+  CHECK(fit->contract == "ban");
+  CHECK(fit->flags == "--contract ban:fixed:3/2s,3s");
+  CHECK(fit->ban_ms == 3000);
+  CHECK(std::find(fit->clears.begin(), fit->clears.end(), "utilisation") != fit->clears.end());
+
+  // Pasted back, as --contract ban:fixed:3/2s,3s chooses it, the same limiter passes.
+  AuditParams banned = audit;
+  banned.rule = fit->rule;
+  banned.ban = rlcheck::checks::BanRule{3000 * k_ms, false};
+  banned.max_retry_after_ms = 3000;
+  banned.tolerance.window_ms = 3000;
+  CheckParams banned_params = params;
+  banned_params.contract = "ban:fixed:3/2s,3s";
+  const Judged rejudged = judge(limiter, 1, 250, 8000, banned, banned_params);
+  CHECK(status_of(rejudged.checks, "utilisation") == Status::pass);
+  CHECK(status_of(rejudged.checks, "contract") == Status::pass);
+  CHECK(status_of(rejudged.checks, "limit") == Status::pass);
+}
+
+TEST_CASE("denials no longer than a window ask for no ban") {
+  // A sliding log's denials end within its window: no ban is among the candidates.
+  const AuditParams audit = sliding_audit(2, 1000);
+  Judged judged =
+      judge([] { return sliding_log(3, 1000); }, 1, 100, 3000, audit, sliding_params(2, 1000, 30));
+  for (const ContractFit& fit : fit_candidates(judged.recorded, audit.rule))
+    CHECK(fit.contract != "ban");
+}
