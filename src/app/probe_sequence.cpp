@@ -80,6 +80,8 @@ void Sequence::forget_parameters() {
   result_.ban_ms.reset();
   result_.step_tokens.reset();
   result_.step_interval_ms.reset();
+  result_.delay_step_ms.reset();
+  result_.max_delay_ms.reset();
 }
 
 std::vector<ProbeRequest> Sequence::send(int identity, int64_t count, int64_t at_ns, bool at_once) {
@@ -229,11 +231,21 @@ Readmission Sequence::search(int identity, int64_t origin_ns, int64_t from_ns,
   }
 }
 
+bool reads_as_slow_down(const std::vector<ProbeRequest>& one_at_a_time) {
+  std::vector<int64_t> latencies;
+  for (const ProbeRequest& request : one_at_a_time) {
+    if (request.outcome != Outcome::allowed)
+      return false;
+    latencies.push_back(request.latency_ns);
+  }
+  return checks::read_slow_down(latencies).has_value();
+}
+
 Sequence::FirstChunk Sequence::read_first_chunk(const std::vector<ProbeRequest>& chunk) {
   if (checks::waits_one_by_one(chunk))
     return FirstChunk::waits;
-  // A reading of replies answered later the more were sent, none denied (a slow-down), would
-  // come here, beside the queue's regular waits.
+  if (reads_as_slow_down(chunk))
+    return FirstChunk::slows;
   if (!checks::count_burst(chunk).first_denied_ns && infer_concurrency(chunk))
     return FirstChunk::in_progress;
   return FirstChunk::counted;
@@ -253,6 +265,11 @@ std::vector<ProbeRequest> Sequence::first_burst(int64_t from_ns) {
         static_cast<int64_t>(burst.size()) >= k_max_burst) {
       return burst;
     }
+    // A slow-down that lets more than the first chunk through at full speed.
+    if (chunk > k_first_chunk && reads_as_slow_down(burst)) {
+      first_chunk_ = FirstChunk::slows;
+      return burst;
+    }
   }
 }
 
@@ -266,6 +283,9 @@ void Sequence::infer() {
       return;
     case FirstChunk::in_progress:
       return;  // infer_concurrency read the cap
+    case FirstChunk::slows:
+      infer_slow_down(burst);
+      return;
     case FirstChunk::counted:
       break;
   }
@@ -281,7 +301,9 @@ void Sequence::infer() {
     evidence.push_back(fmt::format("the identity was limited: waited {} ms as its hint said",
                                    *count.first_hint_ms));
     burst = first_burst(*count.last_denied_ns + wait_ns + k_timing_slack_ns);
-    if (first_chunk_ == FirstChunk::in_progress)
+    if (first_chunk_ == FirstChunk::slows)
+      infer_slow_down(burst);
+    if (first_chunk_ == FirstChunk::in_progress || first_chunk_ == FirstChunk::slows)
       return;
     burst_ = burst;
     count = checks::count_burst(burst);

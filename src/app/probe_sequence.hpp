@@ -4,6 +4,7 @@
 // runs it; probe_sequence.cpp holds the windows, probe_shapes.cpp the designs that free one
 // request at a time (buckets, sliding-window counters, buckets refilled in steps), queues and
 // the denial-counting control, probe_concurrency.cpp caps on requests in progress,
+// probe_slow_down.cpp slow-downs,
 // probe_ban.cpp bans, probe_sustained.cpp the look for a second limit.
 
 #include <cstdint>
@@ -14,6 +15,7 @@
 #include "checks/ban_probe.hpp"
 #include "checks/contract_inference.hpp"
 #include "checks/second_limit.hpp"
+#include "checks/slow_down_probe.hpp"
 #include "runner/probe_target.hpp"
 
 namespace rlcheck::app::probe {
@@ -53,6 +55,13 @@ constexpr int64_t k_least_sustained_spans = 2;
 // denial, a batch sent at once on an identity of its own, then again once its replies came.
 constexpr int k_concurrency_identity = 16;
 constexpr int64_t k_concurrency_batch = 16;
+// The slow-down reading (probe_slow_down.cpp): a batch sent at once on an identity of its own
+// shows the longest delay, then trials, each an identity of its own from
+// k_first_slow_trial_identity on, time the window within the bracket the first identity gave.
+constexpr int k_slow_down_identity = 4;
+constexpr int k_first_slow_trial_identity = 5;
+constexpr int k_slow_trials = 8;
+constexpr int64_t k_slow_batch_span_ns = 2'000'000'000;  // the batch's delays reach this far
 // The ban test (probe_ban.cpp): where a window was read, a fresh identity sends L - 1 and, just
 // before the window read could have ended, L + 1 more, during the search that follows; once a
 // ban is seen, three stages of trials time what counts, each trial an identity of its own from
@@ -80,6 +89,9 @@ double ms(int64_t ns);
 bool agrees(double measured, double expected);
 // Seconds, rounded up: the --max-time that would cover `ns` of probing.
 int64_t whole_seconds_above(double ns);
+// Whether requests sent one at a time were all admitted and read as a slow-down
+// (checks::read_slow_down, in send order).
+bool reads_as_slow_down(const std::vector<ProbeRequest>& one_at_a_time);
 
 class Sequence {
  public:
@@ -140,6 +152,7 @@ class Sequence {
     counted,      // denials, or none yet: the burst doubles on (windows, buckets, counters)
     waits,        // replies wait instead of being denied: a queue (infer_queue)
     in_progress,  // denials depend on requests in progress: a cap (infer_concurrency, done)
+    slows,        // replies later the more were sent, none denied: a slow-down (infer_slow_down)
   };
   FirstChunk read_first_chunk(const std::vector<ProbeRequest>& chunk);
 
@@ -183,6 +196,16 @@ class Sequence {
   // Replies waited instead of being denied: bursts sent at once on fresh identities, doubling
   // until a denial shows how many may wait (checks::fit_queue).
   void infer_queue(const std::vector<ProbeRequest>& one_by_one);
+
+  // Replies came later the more were sent, none denied (checks::read_slow_down on the first
+  // burst, one at a time): N and the step from it, the longest delay from a batch sent at once,
+  // the window from when the first identity is answered at full speed again, narrowed by trials
+  // (probe_slow_down.cpp).
+  void infer_slow_down(const std::vector<ProbeRequest>& one_at_a_time);
+  // Trials on fresh identities, each counted past N at once and then asked once at a gap
+  // within (low_ns, high_ns]: a delayed answer puts the window's end after the gap, one at full
+  // speed before it. Narrows the bracket; false when the trials contradict each other.
+  bool time_slow_down_window(const checks::SlowDownSteps& steps, int64_t& low_ns, int64_t& high_ns);
 
   // The first chunk, sent one at a time, met no denial: whether requests sent at once are
   // denied by how many are in progress, not by how many were sent (probe_concurrency.cpp).

@@ -39,11 +39,14 @@ void Sequence::look_for_second_limit() {
   second.runs_before = target_.results().size();
   const std::optional<checks::FirstLimit> first =
       checks::first_limit_of(result_, k_timing_slack_ns);
-  if (result_.algorithm == "concurrency" || result_.algorithm == "ban") {
+  if (result_.algorithm == "concurrency" || result_.algorithm == "ban" ||
+      result_.algorithm == "slow-down") {
     second.reason = fmt::format(
         "a {} sets no rate to send just under, so no second limit was "
         "looked for",
-        result_.algorithm == "ban" ? "ban" : "cap on requests in progress");
+        result_.algorithm == "ban"         ? "ban"
+        : result_.algorithm == "slow-down" ? "slow-down"
+                                           : "cap on requests in progress");
     return;
   }
   if (!first) {

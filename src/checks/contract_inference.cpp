@@ -118,9 +118,10 @@ AdvertisedJudgement judge_advertised(const InferredContract& inferred,
                                      const AdvertisedContract& advertised) {
   AdvertisedJudgement judgement;
   // A queue advertises nothing rlcheck reads as its rate or size.
-  // Nor a cap on requests in progress.
+  // Nor a cap on requests in progress, nor a slow-down (it denies nothing).
   if (!advertised.any() || inferred.algorithm == "unknown" || inferred.algorithm == "queue" ||
-      inferred.algorithm == "concurrency" || inferred.algorithm == "ban")
+      inferred.algorithm == "concurrency" || inferred.algorithm == "ban" ||
+      inferred.algorithm == "slow-down")
     return judgement;
   auto& reasons = judgement.reasons;
   // A whole-second window w stands for a true window within (w - 1 s, w].
@@ -462,6 +463,35 @@ Flags flags_of(const InferredContract& inferred, const AdvertisedContract& adver
   if (inferred.algorithm == "concurrency" && inferred.limit && *inferred.limit > 0) {
     const std::string spec = fmt::format("concurrency:{}", *inferred.limit);
     return {"--contract " + spec, "", spec};
+  }
+  if (inferred.algorithm == "slow-down" && inferred.limit && inferred.window_ms &&
+      inferred.delay_step_ms) {
+    const SnappedDuration window = snap_duration_ms(static_cast<double>(*inferred.window_ms),
+                                                    inferred.window_tolerance_ms, std::nullopt);
+    const SnappedDuration step =
+        snap_duration_ms(*inferred.delay_step_ms, inferred.delay_step_tolerance_ms, std::nullopt);
+    std::optional<SnappedDuration> most;
+    if (inferred.max_delay_ms) {
+      most =
+          snap_duration_ms(*inferred.max_delay_ms, inferred.max_delay_tolerance_ms, std::nullopt);
+    }
+    const std::string spec = fmt::format(
+        "slow-down:{}:{}/{},{}{}", inferred.anchor.value_or("first-hit"), *inferred.limit,
+        duration_flag(window.ms), duration_flag(std::max<int64_t>(1, step.ms)),
+        most ? "," + duration_flag(std::max<int64_t>(1, most->ms)) : std::string());
+    Flags flags{"--contract " + spec, "", spec};
+    if (window.basis == "measured" || step.basis == "measured" ||
+        (most && most->basis == "measured")) {
+      flags.unsnapped = fmt::format(
+          "no round window, step or longest delay lies within the measured {} ms (±{:.0f}), "
+          "{:.1f} ms (±{:.1f}){}: the flags carry the measurement itself",
+          *inferred.window_ms, inferred.window_tolerance_ms, *inferred.delay_step_ms,
+          inferred.delay_step_tolerance_ms,
+          most ? fmt::format(" and {:.0f} ms (±{:.0f})", *inferred.max_delay_ms,
+                             inferred.max_delay_tolerance_ms)
+               : std::string());
+    }
+    return flags;
   }
   if (inferred.algorithm == "queue" && inferred.queue && inferred.refill_per_s &&
       *inferred.refill_per_s > 0) {

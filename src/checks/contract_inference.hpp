@@ -194,13 +194,13 @@ struct SecondLimitSearch {
 
 struct InferredContract {
   // fixed, sliding, sliding-counter, token-bucket, gcra, queue, denial-counting, concurrency,
-  // ban, none, unknown
+  // ban, slow-down, none, unknown
   std::string algorithm = "unknown";
   // fixed, sliding, sliding-counter, denial-counting, ban (its inner window's); concurrency: the
   // most in progress at once
   std::optional<int64_t> limit;
   std::optional<int64_t> window_ms;    // fixed, sliding, sliding-counter, ban's inner: as measured
-  std::optional<std::string> anchor;   // fixed, sliding-counter: "clock" or "first-hit"
+  std::optional<std::string> anchor;   // fixed, sliding-counter, slow-down: "clock" or "first-hit"
   std::optional<int64_t> burst;        // token-bucket, gcra
   std::optional<double> refill_per_s;  // token-bucket, gcra; queue: its departure rate
   std::optional<int64_t> queue;        // queue: how many may wait
@@ -216,6 +216,13 @@ struct InferredContract {
   std::optional<std::string> inner;
   std::optional<int64_t> ban_ms;
   double ban_tolerance_ms = 0;
+  // slow-down: `limit` is N (answered at full speed in a window), `window_ms` the window, and
+  // each request past N answered `delay_step_ms` later than the one before (ms, as measured,
+  // and how far off) up to `max_delay_ms` (unset when no longest delay was seen)
+  std::optional<double> delay_step_ms;
+  double delay_step_tolerance_ms = 0;
+  std::optional<double> max_delay_ms;
+  double max_delay_tolerance_ms = 0;
   // Whether a client that keeps sending is kept out by its own denials (a control identity
   // left alone got back in): unset when that was not tested.
   std::optional<bool> denial_counting;
@@ -288,8 +295,9 @@ SnappedRate snap_rate(double measured_per_s, const RateInterval& interval,
 // --limit 5 --window 1s"), with the window and refill snapped (above) against what was
 // advertised; empty when nothing was inferred. A first-hit fixed window or sliding-window counter
 // adds `--anchor first-hit`; a sliding-window counter's window is `limit` refill intervals; a
-// queue is "--contract queue --refill R --queue B" (nothing without B). A limiter that counts
-// denials gets none: no contract passes while a client keeps sending.
+// queue is "--contract queue --refill R --queue B" (nothing without B); a slow-down
+// "--contract slow-down:first-hit:N/W,D[,max]" with W, D and max snapped as durations. A limiter
+// that counts denials gets none: no contract passes while a client keeps sending.
 std::string contract_flags(const InferredContract& inferred,
                            const AdvertisedContract& advertised = {});
 

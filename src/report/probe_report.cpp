@@ -50,6 +50,17 @@ std::string contract_text(const checks::InferredContract& inferred) {
         inferred.window_ms.value_or(0), inferred.window_tolerance_ms, inferred.ban_ms.value_or(0),
         inferred.ban_tolerance_ms);
   }
+  if (algorithm == "slow-down") {
+    return fmt::format(
+        "slow-down: past {} in a {} window of {} ms (±{:.0f}), each request {:.1f} ms (±{:.1f}) "
+        "later than the one before, {}",
+        inferred.limit.value_or(0), inferred.anchor.value_or("first-hit"),
+        inferred.window_ms.value_or(0), inferred.window_tolerance_ms,
+        inferred.delay_step_ms.value_or(0), inferred.delay_step_tolerance_ms,
+        inferred.max_delay_ms ? fmt::format("up to {:.0f} ms (±{:.0f})", *inferred.max_delay_ms,
+                                            inferred.max_delay_tolerance_ms)
+                              : std::string("no longest delay reached"));
+  }
   if (algorithm == "denial-counting") {
     return fmt::format(
         "counts denials: limit {}, and a client that keeps sending is never "
@@ -162,6 +173,12 @@ json probe_to_json(const ProbeReport& report) {
           {"ban_ms", or_null(inferred.ban_ms)},
           {"ban_tolerance_ms",
            inferred.ban_ms ? json(std::llround(inferred.ban_tolerance_ms)) : json(nullptr)},
+          {"delay_step_ms", or_null(inferred.delay_step_ms)},
+          {"delay_step_tolerance_ms",
+           inferred.delay_step_ms ? json(inferred.delay_step_tolerance_ms) : json(nullptr)},
+          {"max_delay_ms", or_null(inferred.max_delay_ms)},
+          {"max_delay_tolerance_ms",
+           inferred.max_delay_ms ? json(inferred.max_delay_tolerance_ms) : json(nullptr)},
           {"denial_counting", or_null(inferred.denial_counting)},
           {"confidence", inferred.confidence},
           {"reason", inferred.reason.empty() ? json(nullptr) : json(inferred.reason)},

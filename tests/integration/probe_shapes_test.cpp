@@ -3,7 +3,9 @@
 // (support/concurrency_gateways) reads as a concurrency cap of 2; rack-attack's Allow2Ban
 // (tests/fixtures/rack_attack/server.rb: the 3rd request in a 2-second window of the clock bans
 // for 3 s) reads as a ban:fixed:3/2s,3s; Symfony's token bucket (tests/fixtures/symfony_limiter:
-// 10, and 5 more at each 1 s tick) as a bucket refilled in steps. The flags probe prints,
+// 10, and 5 more at each 1 s tick) as a bucket refilled in steps; express-slow-down
+// (tests/fixtures/express_slow_down: past 3 in 3 s, 100 ms a request up to 1 s, first-hit
+// windows) as a slow-down:first-hit:3/3s,100ms,1s. The flags probe prints,
 // pasted into a load run against the same limiter (fresh clients), pass. Where a package is
 // missing, its case says so in one line and passes. Runs in the probe's second shard, alone:
 // the probe times a live limiter from outside.
@@ -98,4 +100,22 @@ TEST_CASE("probe shapes: Symfony's token bucket refills in steps, its flags pass
   CHECK(flags == "--contract token-bucket --burst 10 --refill 5/1s,steps");
   // Each client spends its burst in the first second, then meets the ticks.
   check_pasted(url, "pasted-steps", "--identities 2 --rate 20/s --duration 4s", flags);
+}
+
+TEST_CASE("probe shapes: express-slow-down is a slow-down, its flags pass pasted") {
+  const Gateway& app = express_slow_down_app();
+  if (skipped(app, k_express_slow_down_missing))
+    return;
+  const std::string url = app.server->base_url() + "/slow-down/";
+  // About 8 s of probing (the first window, a batch reaching the 1 s cap, and trials a window
+  // long): 30 s leaves a loaded machine room.
+  const json report = probed(url, "probe-slow", "30s");
+  INFO(report.dump(2));
+  CHECK(report["algorithm"] == "slow-down");
+  CHECK(report["limit"] == 3);
+  CHECK(report["anchor"] == "first-hit");
+  const std::string flags = report["flags"];
+  CHECK(flags == "--contract slow-down:first-hit:3/3s,100ms,1s --no-require-retry-after");
+  // Clients paced past a window, each slowed to the cap and back.
+  check_pasted(url, "pasted-slow", "--rate 8/s --duration 4500ms -p 16", flags);
 }
