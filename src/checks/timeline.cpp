@@ -18,6 +18,12 @@ struct TimedAdmission {
   uint32_t weight = 1;
 };
 
+// The bin a request sent `sent_ns` into the run falls in (the last holds the run's end).
+size_t bin_of(const Timeline& timeline, int64_t sent_ns) {
+  return std::min(static_cast<size_t>(k_timeline_bins) - 1,
+                  static_cast<size_t>(std::max<int64_t>(0, sent_ns) / timeline.bin_ns));
+}
+
 TimelineSeries bin_identity(RecordSpan records, uint32_t identity, const Timeline& timeline,
                             int64_t window_ns) {
   const auto bins = static_cast<size_t>(k_timeline_bins);
@@ -29,8 +35,7 @@ TimelineSeries bin_identity(RecordSpan records, uint32_t identity, const Timelin
   series.in_window.assign(bins, 0);
   std::vector<TimedAdmission> admitted;
   for (const RequestRecord& record : records) {
-    const auto bin = std::min(
-        bins - 1, static_cast<size_t>(std::max<int64_t>(0, record.sent_ns) / timeline.bin_ns));
+    const size_t bin = bin_of(timeline, record.sent_ns);
     const auto weight = timeline.in_units ? static_cast<uint32_t>(std::max(record.cost, 0)) : 1U;
     switch (record.outcome) {
       case Outcome::allowed:
@@ -179,8 +184,7 @@ void add_queue_waits(Timeline& timeline, const IdentityRecords& identities,
     for (const RequestRecord& record : identities[series.identity]) {
       if (record.outcome != Outcome::allowed)
         continue;
-      const auto bin = std::min(
-          bins - 1, static_cast<size_t>(std::max<int64_t>(0, record.sent_ns) / timeline.bin_ns));
+      const size_t bin = bin_of(timeline, record.sent_ns);
       const int64_t wait =
           std::max<int64_t>(0, record.replied_ns - record.sent_ns - queue.unloaded_ns);
       series.wait_most_ns[bin] = std::max(series.wait_most_ns[bin], wait);
@@ -211,8 +215,7 @@ void add_slow_down_waits(Timeline& timeline, const IdentityRecords& identities,
       if (promised < 0)
         continue;  // its window may reach back before the run: not judged
       const int64_t sent = records.sent_ns(i);
-      const auto bin =
-          std::min(bins - 1, static_cast<size_t>(std::max<int64_t>(0, sent) / timeline.bin_ns));
+      const size_t bin = bin_of(timeline, sent);
       const int64_t extra = records.replied_ns(i) - sent - slow_down.unloaded_ns;
       const int64_t wait = std::max<int64_t>(0, extra);
       int64_t& most = series.wait_most_ns[bin];
