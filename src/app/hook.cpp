@@ -200,11 +200,10 @@ std::string hook_reason(const std::vector<report::Report>& reports,
   for (const report::Report& report : reports) {
     if (report.exit_code == 0)
       continue;
-    // An HTTP endpoint is its URL; a Redis limiter its script or strategy, on its Redis.
-    const std::string limiter =
-        !report.target.script.empty()     ? report.target.script + " on " + report.target.url
-        : !report.target.strategy.empty() ? report.target.strategy + " on " + report.target.url
-                                          : report.target.url;
+    // An endpoint is its URL; a limiter named otherwise (a script, a strategy) is on its URL.
+    const std::string limiter = report.target.name == report.target.url
+                                    ? report.target.url
+                                    : report.target.name + " on " + report.target.url;
     const char* outcome = report.interrupted ? "was not fully tested: interrupted"
                           : report.verdict == checks::Verdict::error ? "could not be judged"
                                                                      : "broke its contract";

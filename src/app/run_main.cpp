@@ -78,10 +78,7 @@ void cap_hook(std::optional<int64_t> max_blocks, const HookInput& input,
 // A target as the JUnit suites and the Markdown summary name it: an endpoint by its URL, a
 // Redis limiter by its script or strategy.
 std::string subject_of(const report::Report& report) {
-  if (report.mode == "http")
-    return report.target.url;
-  return report.target.script.empty() ? report::strategy_label(report.target)
-                                      : report.target.script;
+  return report.target.name;
 }
 
 // --summary-md: a section per target (and per target compare did not get to), under the

@@ -213,10 +213,7 @@ std::string suite_summary(const std::vector<ScenarioOutcome>& outcomes,
     std::vector<report::SummarySection> sections;
     for (const report::Report& report : outcome.reports) {
       // A scenario that compares: each target by its endpoint, script or strategy.
-      const std::string target = report.mode == "http" ? report.target.url
-                                 : report.target.script.empty()
-                                     ? report::strategy_label(report.target)
-                                     : report.target.script;
+      const std::string& target = report.target.name;
       sections.push_back(report::summary_section(
           report, outcome.reports.size() == 1
                       ? outcome.scenario.name

@@ -10,9 +10,7 @@
 namespace rlcheck::report {
 
 std::string compare_name(const Report& report) {
-  if (report.mode == "http")
-    return report.target.url;
-  return report.target.script.empty() ? strategy_label(report.target) : report.target.script;
+  return report.target.name;
 }
 
 std::string retry_hint_seconds(const checks::RetryHintStats& retry) {
@@ -26,7 +24,7 @@ std::string retry_hint_seconds(const checks::RetryHintStats& retry) {
 CompareRow compare_row(const Report& report) {
   CompareRow row;
   row.name = compare_name(report);
-  if (report.mode == "http") {
+  if (report.target.advertises_limits) {
     // Marked "adv" when the server advertised part of it, "def" when a default stands in.
     const Params& params = report.params;
     const std::string window = config::format_duration(std::chrono::milliseconds(params.window_ms));

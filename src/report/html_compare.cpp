@@ -12,11 +12,11 @@ namespace rlcheck::report::html {
 std::string compare_table_html(const std::vector<Report>& reports) {
   if (reports.empty())
     return "";
-  const bool http = reports.front().mode == "http";
+  const bool own_limits = reports.front().target.advertises_limits;
   std::string out = "<section class=\"report compare\" id=\"compare\">\n<h2>Side by side</h2>\n";
   // Strategies share the limit they are driven with; endpoints may each advertise their own,
   // so theirs goes in a column of its own.
-  if (!http) {
+  if (!own_limits) {
     out += fmt::format("<p class=\"note\">{} &middot; {}</p>\n",
                        xml_escape(reports.front().target.url),
                        xml_escape(contract_text(reports.front())));
@@ -26,7 +26,7 @@ std::string compare_table_html(const std::vector<Report>& reports) {
       "<th class=\"num\">over</th><th class=\"num\">retry hint s</th><th class=\"num\">p50 ms"
       "</th><th class=\"num\">p99 ms</th><th class=\"num\">req/s</th><th>verdict</th>"
       "<th>failed checks</th></tr>\n",
-      http ? "endpoint" : "strategy", http ? "<th>limit</th>" : "");
+      own_limits ? "endpoint" : "strategy", own_limits ? "<th>limit</th>" : "");
   for (const Report& report : reports) {
     const CompareRow row = compare_row(report);
     const char* verdict = report.interrupted ? "interrupted" : checks::verdict_name(report.verdict);
@@ -36,9 +36,9 @@ std::string compare_table_html(const std::vector<Report>& reports) {
         "<td class=\"num\">{7}</td><td class=\"num\">{8:.0f}</td><td><span class=\"badge {0}\">"
         "{9}</span></td><td class=\"failed\">{10}</td></tr>\n",
         verdict, xml_escape(row.name),
-        http ? fmt::format("<td class=\"limit\">{}</td>", xml_escape(row.limit)) : "", row.allowed,
-        row.over, row.retry_hint, histogram_text(row.p50_ms), histogram_text(row.p99_ms),
-        row.requests_per_second, verdict,
+        own_limits ? fmt::format("<td class=\"limit\">{}</td>", xml_escape(row.limit)) : "",
+        row.allowed, row.over, row.retry_hint, histogram_text(row.p50_ms),
+        histogram_text(row.p99_ms), row.requests_per_second, verdict,
         row.failed_checks.empty()
             ? "-"
             : xml_escape(fmt::format("{}", fmt::join(row.failed_checks, ", "))));

@@ -75,9 +75,7 @@ const char* verdict_class(checks::Verdict verdict) {
 }
 
 std::string subject_of(const Report& report) {
-  if (report.mode == "http")
-    return report.target.url;
-  return report.target.script.empty() ? strategy_label(report.target) : report.target.script;
+  return report.target.name;
 }
 
 std::string header_html(const Report& report) {
@@ -92,14 +90,8 @@ std::string header_html(const Report& report) {
     out += fmt::format("<dt>{}</dt><dd>{}</dd>\n", name, value);
   };
   row("target", esc(report.target.url) + (report.target.embedded ? " (private redis-server)" : ""));
-  if (report.mode == "http") {
-    row("method", esc(report.target.method));
-  } else {
-    row("limiter", report.target.script.empty() ? esc(strategy_label(report.target))
-                                                : "script " + esc(report.target.script));
-    if (!report.target.key.empty())
-      row("key", esc(report.target.key));
-  }
+  for (const auto& [name, value] : report.target.rows)
+    row(name, esc(value));
   std::string limit = fmt::format("{} per {}", p.limit, window_text(p.window_ms));
   if (p.limit_source == "advertised")
     limit += " (advertised by the server)";

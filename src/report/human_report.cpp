@@ -69,7 +69,7 @@ std::string limit_text(const Report& report) {
   // A slow-down delays past its limit rather than denying (its delays in the contract's name).
   if (params.contract.starts_with("slow-down"))
     return fmt::format("{} per {} at full speed", params.limit, window);
-  if (report.mode != "http")
+  if (!report.target.advertises_limits)
     return fmt::format("limit {} per {}", params.limit, window);
   const std::string limit_note = source_note(params.limit_source);
   std::string window_note = source_note(params.window_source, params.window_from_reset);
@@ -129,10 +129,7 @@ double peak_per_s(const std::vector<StageParam>& stages) {
 }
 
 std::string header(const Report& report) {
-  std::string limiter = report.mode == "http" ? report.target.method
-                        : report.target.script.empty()
-                            ? strategy_label(report.target)
-                            : fmt::format("script {}", report.target.script);
+  std::string limiter = report.target.limiter;
   const Params& params = report.params;
   std::string load =
       report.find_max
@@ -320,7 +317,7 @@ std::string incident_lines(const Report& report) {
         "over the limit\n",
         unknown);
   }
-  const TransportCounts& t = report.transport;
+  const TransportCounts t = report.transport.value_or(TransportCounts{});
   if (t.moved + t.ask + t.tryagain > 0)
     out += fmt::format("redirects: moved {}, ask {}, tryagain {}\n", t.moved, t.ask, t.tryagain);
   if (t.reconnects > 0)
@@ -341,7 +338,7 @@ std::string incident_lines(const Report& report) {
 }
 
 // http: what came back and what the rate-limit headers said, over all runs.
-std::string http_lines(const Report& report) {
+std::string status_lines(const Report& report) {
   std::map<std::string, int64_t> statuses;
   checks::AdvertisedStats advertised;
   auto widen = [](std::optional<int64_t>& low, std::optional<int64_t>& high,
@@ -530,8 +527,8 @@ std::string render_human(const Report& report, const TextStyle& style) {
                      config::counted(static_cast<int64_t>(report.runs.size()), "run"));
   if (report.find_max)
     out += find_max_lines(*report.find_max);
-  if (report.mode == "http")
-    out += http_lines(report);
+  if (report.target.answers_statuses)
+    out += status_lines(report);
   out += incident_lines(report);
   for (const auto& check : report.checks) {
     const std::string_view color = check.warning                          ? k_yellow
@@ -565,12 +562,12 @@ std::string render_compare(const std::vector<Report>& reports, const TextStyle& 
   if (reports.empty())
     return out;
   const Report& first = reports.front();
-  const bool http = first.mode == "http";
+  const bool own_limits = first.target.advertises_limits;
   // Strategies share the limit they are driven with; endpoints may each advertise their own,
   // so theirs goes in a column of its own.
-  const std::string limit = http ? "" : fmt::format("{}  ", limit_text(first));
+  const std::string limit = own_limits ? "" : fmt::format("{}  ", limit_text(first));
   out += paint(fmt::format("rlcheck compare  {}{}{} x {}, concurrency {}{}",
-                           http ? "" : first.target.url + "  ", limit,
+                           own_limits ? "" : first.target.url + "  ", limit,
                            config::counted(first.params.requests, "request"),
                            config::counted(first.params.runs, "run"), first.params.concurrency,
                            clock_skew_text(first.params, false)),
@@ -580,19 +577,19 @@ std::string render_compare(const std::vector<Report>& reports, const TextStyle& 
   for (const Report& report : reports)
     width = std::max(width, compare_name(report).size());
   out += fmt::format("{:<{}} {}{:>19} {:>6} {:>15} {:>9} {:>9} {:>10}  {:<11} {}\n",
-                     http ? "endpoint" : "strategy", width, http ? "limit          " : "",
-                     "allowed min/med/max", "over", "retry hint s", "p50 ms", "p99 ms", "req/s",
-                     "verdict", "failed checks");
+                     own_limits ? "endpoint" : "strategy", width,
+                     own_limits ? "limit          " : "", "allowed min/med/max", "over",
+                     "retry hint s", "p50 ms", "p99 ms", "req/s", "verdict", "failed checks");
   for (const Report& report : reports) {
     const CompareRow row = compare_row(report);
     const std::string verdict = fmt::format("{:<11}", checks::verdict_name(report.verdict));
-    out += fmt::format("{:<{}} {}{:>19} {:>6} {:>15} {:>9} {:>9} {:>10.0f}  {} {}\n", row.name,
-                       width, http ? fmt::format("{:<15}", row.limit) : "", row.allowed, row.over,
-                       row.retry_hint, histogram_text(row.p50_ms), histogram_text(row.p99_ms),
-                       row.requests_per_second, paint(verdict, verdict_color_of(report)),
-                       row.failed_checks.empty()
-                           ? std::string("-")
-                           : fmt::format("{}", fmt::join(row.failed_checks, ",")));
+    out += fmt::format(
+        "{:<{}} {}{:>19} {:>6} {:>15} {:>9} {:>9} {:>10.0f}  {} {}\n", row.name, width,
+        own_limits ? fmt::format("{:<15}", row.limit) : "", row.allowed, row.over, row.retry_hint,
+        histogram_text(row.p50_ms), histogram_text(row.p99_ms), row.requests_per_second,
+        paint(verdict, verdict_color_of(report)),
+        row.failed_checks.empty() ? std::string("-")
+                                  : fmt::format("{}", fmt::join(row.failed_checks, ",")));
   }
   return out;
 }

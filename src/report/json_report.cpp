@@ -294,12 +294,12 @@ json run_to_json(const checks::RunStats& run) {
 
 json to_json(const Report& report) {
   json target = {{"url", report.target.url}};
-  if (report.mode == "redis") {
+  if (!report.target.strategy.empty()) {
     target["strategy"] = report.target.strategy;
     target["key"] = report.target.key;
-  } else {
-    target["method"] = report.target.method;
   }
+  if (!report.target.method.empty())
+    target["method"] = report.target.method;
   if (!report.target.script.empty())
     target["script"] = report.target.script;
   if (report.target.embedded)
@@ -394,12 +394,11 @@ json to_json(const Report& report) {
                                           {"late_ms", tolerance.late_ms}});
   }
 
-  if (report.mode == "redis") {
+  if (report.transport)
     params["pipeline"] = report.params.pipeline;
-    if (const auto& topology = report.params.topology) {
-      params["topology"] = {
-          {"kind", topology->kind}, {"masters", topology->masters}, {"tls", topology->tls}};
-    }
+  if (const auto& topology = report.params.topology) {
+    params["topology"] = {
+        {"kind", topology->kind}, {"masters", topology->masters}, {"tls", topology->tls}};
   }
 
   json runs = json::array();
@@ -442,8 +441,8 @@ json to_json(const Report& report) {
     out["summary"]["max_rate"] = report.summary.max_rate ? json(*report.summary.max_rate) : json();
     out["find_max"] = find_max_json(*report.find_max);
   }
-  if (report.mode == "redis") {
-    const TransportCounts& transport = report.transport;
+  if (report.transport) {
+    const TransportCounts& transport = *report.transport;
     out["summary"]["redirects"] = {
         {"moved", transport.moved}, {"ask", transport.ask}, {"tryagain", transport.tryagain}};
     out["summary"]["reconnects"] = transport.reconnects;

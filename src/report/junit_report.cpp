@@ -50,9 +50,7 @@ JunitSuite junit_suite_of(const Report& report, const std::string& name, bool wi
     return check.status != checks::Status::skip;
   });
   const double share_s = judged > 0 ? runs_s / static_cast<double>(judged) : 0;
-  const std::string subject = report.mode == "http"          ? report.target.url
-                              : report.target.script.empty() ? strategy_label(report.target)
-                                                             : report.target.script;
+  const std::string& subject = report.target.name;
   for (const auto& check : report.checks) {
     if (check.status == checks::Status::skip && !with_skipped)
       continue;

@@ -15,6 +15,25 @@ std::string strategy_label(const Target& target) {
   return target.strategy;
 }
 
+void describe_redis_limiter(Target& target) {
+  target.name = target.script.empty() ? strategy_label(target) : target.script;
+  target.limiter =
+      target.script.empty() ? strategy_label(target) : fmt::format("script {}", target.script);
+  target.rows = {{"limiter", target.limiter}};
+  if (!target.key.empty())
+    target.rows.emplace_back("key", target.key);
+  target.clock = "Redis's own clock (TIME, EXPIRE/PEXPIRE TTLs)";
+}
+
+void describe_endpoint(Target& target) {
+  target.name = target.url;
+  target.limiter = target.method;
+  target.rows = {{"method", target.method}};
+  target.clock = "the endpoint's own clock";
+  target.advertises_limits = true;
+  target.answers_statuses = true;
+}
+
 Summary summarize(const std::vector<checks::RunStats>& runs) {
   Summary summary;
   if (runs.empty())
@@ -59,8 +78,7 @@ std::string clock_note(const Report& report) {
       return fmt::format("{:.3g} min", ms / 60'000);
     return fmt::format("{:.3g} s", ms / 1000);
   };
-  const std::string clock = report.mode == "http" ? "the endpoint's own clock"
-                                                  : "Redis's own clock (TIME, EXPIRE/PEXPIRE TTLs)";
+  const std::string& clock = report.target.clock;
   std::string note = fmt::format(
       "{} of virtual time in {} real: the limiter was told each instant; {} stayed real",
       text(summary.virtual_total_ms), text(summary.real_total_ms), clock);

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "checks/checks.hpp"
@@ -22,7 +23,22 @@ struct Target {
   // --time-source: where the built-in strategy read now ("redis" or "client"); empty when the
   // flag was not given or the strategy reads no clock.
   std::string time_source;
+
+  // What the target's kind says of it, so that no form of the report asks which kind it was.
+  std::string name;     // among other targets (compare, JUnit, summaries): URL, script, strategy
+  std::string limiter;  // what decides, in the header: the method, "script F" or the strategy
+  // The HTML header's rows after the target's: {"method", "GET"}, or the limiter and its key.
+  std::vector<std::pair<std::string, std::string>> rows;
+  std::string clock;  // the limiter's own clock, which a virtual-clock run left real
+  // Its limit and window may be read from its replies (each target's in a column of its own).
+  bool advertises_limits = false;
+  bool answers_statuses = false;  // its replies carry statuses (the human report counts them)
 };
+
+// A Redis limiter's description (name, limiter, rows, clock) from its strategy or script.
+void describe_redis_limiter(Target& target);
+// An endpoint's description: named by its URL, decided by its method, on its own clock.
+void describe_endpoint(Target& target);
 
 // A built-in strategy as the reports name it: "sliding-window", or "sliding-window (client
 // time)" when it read the client's clock (--time-source client; fixed-window always does, and
@@ -204,9 +220,9 @@ struct Report {
   checks::Verdict verdict = checks::Verdict::pass;
   int exit_code = 0;
   std::optional<checks::RetryVerification> retry_verification;  // --verify-retry-after
-  uint64_t script_reloads = 0;            // NOSCRIPT replies answered by loading the script again
-  TransportCounts transport;              // redis
-  std::optional<ReleaseCounts> releases;  // redis --release-script
+  uint64_t script_reloads = 0;  // NOSCRIPT replies answered by loading the script again
+  std::optional<TransportCounts> transport;  // a target with a transport of its own (redis)
+  std::optional<ReleaseCounts> releases;     // redis --release-script
   // redis: keys rlcheck wrote but could not delete (Redis was unreachable after the run).
   std::vector<std::string> keys_left;
   bool interrupted = false;

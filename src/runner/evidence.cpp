@@ -214,10 +214,12 @@ report::Report Evidence::judge_under(const Judging& judging, std::vector<checks:
     report.params.audit = "stream";
   report.retry_verification = log.retry_verification;
   report.keys_left = log.keys_left;
-  report.transport.moved += count_of(log.counters, "moved");
-  report.transport.ask += count_of(log.counters, "ask");
-  report.transport.tryagain += count_of(log.counters, "tryagain");
-  report.transport.reconnects += count_of(log.counters, "reconnects");
+  if (report.transport) {
+    report.transport->moved += count_of(log.counters, "moved");
+    report.transport->ask += count_of(log.counters, "ask");
+    report.transport->tryagain += count_of(log.counters, "tryagain");
+    report.transport->reconnects += count_of(log.counters, "reconnects");
+  }
   report.script_reloads += count_of(log.counters, "script_reloads");
   report.interrupted = log.interrupted;
   report.find_max = log.find_max;

@@ -268,6 +268,7 @@ void HttpEndpoint::describe(report::Report& report) const {
   report.mode = "http";
   report.target.url = url_;
   report.target.method = config_.http.method;
+  report::describe_endpoint(report.target);
   report.params.http_client = http::http_client_name(target_.native);
   std::vector<std::string> told = config_.http.headers;
   told.push_back(url_);

@@ -96,6 +96,8 @@ void RedisTarget::describe(report::Report& report) const {
   const redis::Topology& topology = session_.target.topology;
   report.params.topology = {redis::topology_kind_name(topology.kind), topology.masters,
                             topology.tls};
+  report.transport.emplace();
+  report::describe_redis_limiter(report.target);
 }
 
 faults::FaultTarget RedisTarget::fault_target() {

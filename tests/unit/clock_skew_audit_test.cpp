@@ -15,6 +15,7 @@
 #include "report/human_report.hpp"
 #include "report/json_report.hpp"
 #include "report/records_writer.hpp"
+#include "shared/report_description.hpp"
 
 using namespace std::chrono_literals;
 using rlcheck::checks::AdmissionPeak;
@@ -132,12 +133,15 @@ TEST_CASE("contract detail: clocks with no admission in the span are left out; a
 TEST_CASE("JSON: params.clock_skew_ms and target.time_source only when given") {
   rlcheck::report::Report report;
   report.mode = "redis";
+  rlcheck::test::describe(report);
   report.target.strategy = "sliding-window";
+  rlcheck::test::describe(report);
   auto json = rlcheck::report::to_json(report);
   CHECK_FALSE(json["params"].contains("clock_skew_ms"));
   CHECK_FALSE(json["target"].contains("time_source"));
   report.params.clock_skew_ms = {0, 800, -250};
   report.target.time_source = "client";
+  rlcheck::test::describe(report);
   json = rlcheck::report::to_json(report);
   CHECK(json["params"]["clock_skew_ms"] == nlohmann::json::array({0, 800, -250}));
   CHECK(json["target"]["time_source"] == "client");
@@ -147,10 +151,14 @@ TEST_CASE("JSON: params.clock_skew_ms and target.time_source only when given") {
 TEST_CASE("human: a strategy on the client's clock is named so, in compare and in the header") {
   rlcheck::report::Report redis_time;
   redis_time.mode = "redis";
+  rlcheck::test::describe(redis_time);
   redis_time.target.strategy = "sliding-window";
+  rlcheck::test::describe(redis_time);
   redis_time.target.time_source = "redis";
+  rlcheck::test::describe(redis_time);
   rlcheck::report::Report client_time = redis_time;
   client_time.target.time_source = "client";
+  rlcheck::test::describe(client_time);
   client_time.params.clock_skew_ms = {0, 800};
   const std::string table =
       rlcheck::report::render_compare({redis_time, client_time}, rlcheck::report::TextStyle{});
@@ -161,6 +169,7 @@ TEST_CASE("human: a strategy on the client's clock is named so, in compare and i
   CHECK(mentions(text, ", clock skew 0,+800ms"));
   rlcheck::report::Report fixed = client_time;
   fixed.target.strategy = "fixed-window";
+  rlcheck::test::describe(fixed);
   CHECK(rlcheck::report::strategy_label(fixed.target) == "fixed-window");
 }
 

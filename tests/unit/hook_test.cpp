@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "app/hook.hpp"
+#include "shared/report_description.hpp"
 
 using rlcheck::app::hook_reason;
 using rlcheck::app::reproduce_command;
@@ -25,7 +26,9 @@ bool mentions(const std::string& text, const std::string& part) {
 Report failed_report() {
   Report report;
   report.target.url = "redis://127.0.0.1:6379";
+  rlcheck::test::describe(report);
   report.target.strategy = "naive";
+  rlcheck::test::describe(report);
   report.params.limit = 10;
   report.params.window_ms = 60'000;
   report.params.requests = 200;
@@ -103,11 +106,14 @@ TEST_CASE("hook_reason lists the failed checks, not the others, and how to repro
 TEST_CASE("hook_reason skips reports that passed and names a script by its path") {
   Report passed = failed_report();
   passed.target.strategy = "sliding-window";
+  rlcheck::test::describe(passed);
   passed.exit_code = 0;
   passed.checks = {{"limit", Status::pass, "max allowed 10 <= limit 10"}};
   Report scripted = failed_report();
   scripted.target.strategy = "script";
+  rlcheck::test::describe(scripted);
   scripted.target.script = "limits/mine.lua";
+  rlcheck::test::describe(scripted);
   scripted.interrupted = true;
   const std::string reason = hook_reason({passed, scripted}, {"rlcheck", "compare"});
   CHECK_FALSE(mentions(reason, "sliding-window"));

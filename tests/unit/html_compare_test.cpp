@@ -5,6 +5,7 @@
 
 #include "report/html_compare.hpp"
 #include "report/html_report.hpp"
+#include "shared/report_description.hpp"
 
 using rlcheck::checks::Status;
 using rlcheck::checks::Verdict;
@@ -15,8 +16,11 @@ namespace {
 Report target(const std::string& strategy, Verdict verdict) {
   Report report;
   report.mode = "redis";
+  rlcheck::test::describe(report);
   report.target.url = "redis://127.0.0.1:6379";
+  rlcheck::test::describe(report);
   report.target.strategy = strategy;
+  rlcheck::test::describe(report);
   report.params.limit = 10;
   report.params.window_ms = 1000;
   report.summary.allowed_min = 10;
@@ -84,10 +88,13 @@ TEST_CASE("html compare: the targets side by side at the top, a row each, as the
 TEST_CASE("html compare: endpoints get their own limit column, text escaped") {
   Report a = target("", Verdict::pass);
   a.mode = "http";
+  rlcheck::test::describe(a);
   a.target.url = "http://127.0.0.1:8080/a?x=<1>&y";
+  rlcheck::test::describe(a);
   a.params.limit_source = "advertised";
   Report b = a;
   b.target.url = "http://127.0.0.1:8080/b";
+  rlcheck::test::describe(b);
   b.params.limit_source = "default";
   b.interrupted = true;
   const std::string html = rlcheck::report::html::compare_table_html({a, b});

@@ -8,6 +8,7 @@
 #include "checks/contract_audit.hpp"
 #include "checks/timeline.hpp"
 #include "report/html_report.hpp"
+#include "shared/report_description.hpp"
 
 using rlcheck::checks::AdmissionRule;
 using rlcheck::checks::CheckResult;
@@ -68,8 +69,11 @@ RunStats run_of(int number) {
 Report report_of(int runs) {
   Report report;
   report.mode = "redis";
+  rlcheck::test::describe(report);
   report.target.url = "redis://cache.example:6379/<&>";
+  rlcheck::test::describe(report);
   report.target.strategy = "fixed-window";
+  rlcheck::test::describe(report);
   report.params.limit = 10;
   report.params.window_ms = 1000;
   report.params.runs = runs;
@@ -273,6 +277,7 @@ TEST_CASE("timelines are capped, and the page says how many runs were left out")
 TEST_CASE("compare: each report has its own section and ids that do not collide") {
   Report second = report_of(1);
   second.target.strategy = "sliding-window";
+  rlcheck::test::describe(second);
   second.verdict = Verdict::pass;
   const std::string html = render_html({report_of(1), second});
   CHECK(html.find("id=\"report-1\"") != std::string::npos);

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "report/human_report.hpp"
+#include "shared/report_description.hpp"
 
 using rlcheck::checks::Status;
 using rlcheck::checks::Verdict;
@@ -19,7 +20,9 @@ namespace {
 Report report_with(std::vector<rlcheck::checks::CheckResult> checks, Verdict verdict) {
   Report report;
   report.target.url = "redis://127.0.0.1:6379";
+  rlcheck::test::describe(report);
   report.target.strategy = "naive";
+  rlcheck::test::describe(report);
   report.params.limit = 10;
   report.params.window_ms = 60'000;
   report.checks = std::move(checks);
@@ -129,6 +132,7 @@ TEST_CASE("render_compare names the failing checks of each target") {
                              Verdict::fail);
   Report lua = report_with({{"limit", Status::pass, "fine"}}, Verdict::pass);
   lua.target.strategy = "sliding-window";
+  rlcheck::test::describe(lua);
   const std::string text = render_compare({naive, lua}, TextStyle{false, false});
   CHECK(text.find("failed checks") != std::string::npos);
   bool naive_row = false, lua_row = false;
@@ -153,6 +157,7 @@ TEST_CASE("render_compare --quiet prints one named verdict line per target") {
   Report naive = report_with({{"limit", Status::fail, "4 of 4 runs over"}}, Verdict::fail);
   Report lua = report_with({{"limit", Status::pass, "fine"}}, Verdict::pass);
   lua.target.strategy = "sliding-window";
+  rlcheck::test::describe(lua);
   CHECK(render_compare({naive, lua}, TextStyle{false, true}) ==
         "naive: FAIL: limit: 4 of 4 runs over\nsliding-window: PASS\n");
 }
@@ -162,8 +167,11 @@ namespace {
 Report http_report(const std::string& limit_source, const std::string& window_source) {
   Report r = report_with({{"limit", Status::pass, "fine"}}, Verdict::pass);
   r.mode = "http";
+  rlcheck::test::describe(r);
   r.target.url = "http://127.0.0.1:8080/";
+  rlcheck::test::describe(r);
   r.target.method = "GET";
+  rlcheck::test::describe(r);
   r.params.limit = 5;
   r.params.window_ms = 10'000;
   r.params.limit_source = limit_source;
@@ -239,13 +247,16 @@ TEST_CASE("render_human advertised line: only what was advertised, none when not
 TEST_CASE("render_compare of endpoints gives each its own limit and where it came from") {
   Report a = report_with({{"limit", Status::pass, "fine"}}, Verdict::pass);
   a.mode = "http";
+  rlcheck::test::describe(a);
   a.target.url = "http://127.0.0.1:8080/";
+  rlcheck::test::describe(a);
   a.params.limit = 5;
   a.params.window_ms = 10'000;
   a.params.limit_source = "advertised";
   a.params.window_source = "advertised";
   Report b = a;
   b.target.url = "http://127.0.0.1:8081/";
+  rlcheck::test::describe(b);
   b.params.limit = 20;
   b.params.window_ms = 60'000;
   b.params.limit_source = "flag";

@@ -4,6 +4,7 @@
 
 #include "base/build_info.hpp"
 #include "report/json_report.hpp"
+#include "shared/report_description.hpp"
 
 using nlohmann::json;
 using rlcheck::checks::CheckResult;
@@ -19,8 +20,11 @@ namespace {
 Report sample_report() {
   Report report;
   report.target.url = "redis://127.0.0.1:6379";
+  rlcheck::test::describe(report);
   report.target.strategy = "naive";
+  rlcheck::test::describe(report);
   report.target.key = "rlcheck:abc:";
+  rlcheck::test::describe(report);
   report.params.requests = 200;
   report.params.concurrency = 50;
   report.params.runs = 1;
@@ -94,6 +98,7 @@ TEST_CASE("to_json target and params, with optional fields only when set") {
   CHECK_FALSE(params.contains("source_addresses"));
 
   report.target.script = "limits/mine.lua";
+  rlcheck::test::describe(report);
   report.target.embedded = true;
   report.params.interval_ms = 2.5;
   report.params.burst = 15;
@@ -159,6 +164,7 @@ TEST_CASE("to_json params.sources: limit and window always, burst and refill wit
   CHECK_FALSE(j.at("params").contains("window_basis"));
 
   report.mode = "http";
+  rlcheck::test::describe(report);
   report.params.limit_source = "advertised";
   report.params.window_source = "advertised";
   report.params.window_from_reset = true;
@@ -239,8 +245,11 @@ TEST_CASE("to_json redis: topology, pipeline, redirects, reconnects and keys lef
   CHECK(j.at("summary").at("reconnects") == 5);
   CHECK(j.at("keys_left") == json::array({"rlcheck:ab:lua:1"}));
 
-  // None of it applies to an HTTP endpoint.
+  // None of it applies to an HTTP endpoint, which has no transport or topology to report.
   report.mode = "http";
+  rlcheck::test::describe(report);
+  report.transport.reset();
+  report.params.topology.reset();
   j = to_json(report);
   CHECK_FALSE(j.at("params").contains("pipeline"));
   CHECK_FALSE(j.at("params").contains("topology"));
@@ -286,6 +295,7 @@ TEST_CASE("to_json survives a dump and parse round trip") {
 TEST_CASE("compare_to_json wraps one report per target") {
   Report second = sample_report();
   second.target.strategy = "sliding-window";
+  rlcheck::test::describe(second);
   const json j = compare_to_json({sample_report(), second}, 1);
   CHECK(j.at("schema") == "rlcheck.compare/v1");
   CHECK(j.at("tool").at("name") == "rlcheck");

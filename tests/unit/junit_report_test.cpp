@@ -1,4 +1,5 @@
 #include "report/junit_report.hpp"
+#include "shared/report_description.hpp"
 
 #include <doctest/doctest.h>
 
@@ -20,7 +21,9 @@ namespace {
 Report two_runs() {
   Report report;
   report.mode = "redis";
+  rlcheck::test::describe(report);
   report.target.strategy = "sliding-window";
+  rlcheck::test::describe(report);
   report.params.runs = 2;
   for (const double ms : {1500.0, 500.0}) {
     RunStats run;

@@ -1,4 +1,5 @@
 #include "report/summary_markdown.hpp"
+#include "shared/report_description.hpp"
 
 #include <doctest/doctest.h>
 
@@ -23,8 +24,11 @@ namespace {
 Report redis_report(const std::string& strategy, std::vector<CheckResult> checks, Verdict verdict) {
   Report report;
   report.mode = "redis";
+  rlcheck::test::describe(report);
   report.target.url = "redis://127.0.0.1:6379";
+  rlcheck::test::describe(report);
   report.target.strategy = strategy;
+  rlcheck::test::describe(report);
   report.params.requests = 50;
   report.params.concurrency = 10;
   report.params.runs = 1;
