@@ -1,98 +1,33 @@
 #include "app/check_runner.hpp"
 
-#include <deque>
-#include <functional>
 #include <memory>
 #include <optional>
-#include <random>
 
 #include <fmt/format.h>
 
-#include "config/strategy_name.hpp"
 #include "faults/fault_schedule.hpp"
-#include "runner/http_target.hpp"
-#include "runner/redis_target.hpp"
 #include "runner/run_loop.hpp"
 #include "runner/run_preflight.hpp"
+#include "targets/target_kind.hpp"
 
 namespace rlcheck::app {
-namespace {
-
-// --time-source: each source a strategy can read; one whose clock the flag does not change
-// (fixed-window: the client's, always; those that read no clock) runs once.
-std::vector<config::TimeSource> time_sources_of(config::Strategy strategy,
-                                                const config::RedisConfig& redis) {
-  if (config::time_source_matters(strategy))
-    return redis.time_sources;
-  return {
-      config::clock_read(strategy, config::TimeSource::redis).value_or(config::TimeSource::redis)};
-}
-
-}  // namespace
 
 std::vector<report::Report> run_checks(const config::Config& config, report::RecordsWriter* records,
                                        std::string* cut_short, coord::Session* shared,
                                        runner::Monitor* monitor) {
-  runner::ensure_descriptors(runner::descriptors_needed(runner::connections_needed(config)),
+  const targets::TargetKind& kind = targets::kind_of(config);
+  runner::ensure_descriptors(runner::descriptors_needed(runner::connections_needed(
+                                 config, kind.identity_per_source_address)),
                              fmt::format("-p {}", config.load.concurrency));
   runner::check_source_addresses(config.load.source_addresses);
-  // Each target the command names, made when its turn comes (the next compared strategy finds
-  // Redis as the one before left it), with the configuration it runs under (a compared
-  // script's own).
-  struct PlannedTarget {
-    std::function<std::unique_ptr<runner::Target>()> make;
-    const config::Config* config;
-  };
-  std::vector<PlannedTarget> targets;
-  std::optional<runner::RedisSession> session;
-  // compare --script: each script's configuration, its path and arguments in place of --script's.
-  std::deque<config::Config> script_configs;
-  if (config.command == config::Command::http || config.compare_urls) {
-    for (const std::string& url : config.http.urls) {
-      targets.push_back({[&config, url] {
-                           const uint64_t seed =
-                               config.seed ? *config.seed : std::random_device{}();
-                           return std::make_unique<runner::HttpEndpoint>(config, url, seed);
-                         },
-                         &config});
-    }
-  } else {
-    session = runner::open_redis_session(config);
-    const auto strategies = config.command == config::Command::compare
-                                ? config.compare_strategies
-                                : std::vector<config::Strategy>{config.redis.strategy};
-    for (const config::Strategy strategy : strategies) {
-      for (const config::TimeSource source : time_sources_of(strategy, config.redis)) {
-        targets.push_back({[&config, &session, strategy, source] {
-                             return std::make_unique<runner::RedisTarget>(*session, config,
-                                                                          strategy, source);
-                           },
-                           &config});
-      }
-    }
-    for (const config::CompareScript& script : config.compare_scripts) {
-      config::Config& own = script_configs.emplace_back(config);
-      own.redis.strategy = config::Strategy::script;
-      own.redis.script_path = script.path;
-      own.redis.script_args = script.args;
-      targets.push_back({[&own, &session] {
-                           return std::make_unique<runner::RedisTarget>(*session, own,
-                                                                        config::Strategy::script);
-                         },
-                         &own});
-    }
-  }
-  // Compared strategies are never shared by many hosts.
-  const bool strategies_compared =
-      config.command == config::Command::compare && !config.compare_urls;
+  const targets::TargetPlan plan = kind.plan(config);
   // One monitor for every target: compare's count into the same metrics.
   std::optional<runner::Monitor> own_monitor;
   if (monitor == nullptr)
     monitor = &own_monitor.emplace(config);
-  const runner::RunOutputs outputs{nullptr, records, strategies_compared ? nullptr : shared,
-                                   monitor};
+  const runner::RunOutputs outputs{nullptr, records, plan.variants ? nullptr : shared, monitor};
   std::vector<report::Report> reports;
-  for (const PlannedTarget& planned : targets) {
+  for (const targets::PlannedTarget& planned : plan.targets) {
     try {
       const std::unique_ptr<runner::Target> target = planned.make();
       reports.push_back(runner::run_test(*target, *planned.config, outputs));

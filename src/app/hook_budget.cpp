@@ -7,6 +7,7 @@
 
 #include "engine/interrupt.hpp"
 #include "runner/find_max.hpp"
+#include "targets/target_kind.hpp"
 
 namespace rlcheck::app {
 namespace {
@@ -73,9 +74,10 @@ double targets_of(const config::Config& config) {
                              config.compare_scripts.size());
 }
 
-bool speaks_http(const config::Config& config) {
-  return config.command == config::Command::http ||
-         (config.command == config::Command::compare && config.compare_urls);
+// The target's limit and window may be read from its replies, so a hint's wait is unknown
+// before the runs.
+bool limits_from_replies(const config::Config& config) {
+  return targets::kind_of(config).command.limits_from_replies;
 }
 
 }  // namespace
@@ -90,7 +92,8 @@ std::expected<double, std::string> longest_check_s(const config::Config& config)
   double target =
       runs * (per_run + load_s(config)) + (runs - 1) * seconds(config.http.between_runs);
   if (config.checks.verify_retry_after) {
-    if (speaks_http(config) && !config.checks.window_given && !config.checks.max_retry_after) {
+    if (limits_from_replies(config) && !config.checks.window_given &&
+        !config.checks.max_retry_after) {
       return std::unexpected(
           "--verify-retry-after: waits as long as the server's advertised window, unknown "
           "before the run; give --max-retry-after (or --window) so the hook's timeout covers it");
@@ -99,7 +102,7 @@ std::expected<double, std::string> longest_check_s(const config::Config& config)
               seconds(load.timeout);
   }
   double total = targets_of(config) * target;
-  if (!speaks_http(config))
+  if (targets::kind_of(config).command.state_in_redis)
     total += config.redis.embedded_cluster > 0 ? k_private_cluster_s : k_private_redis_s;
   if (config.workers.distributed())
     total += seconds(config.workers.join_timeout);

@@ -12,6 +12,7 @@
 #include "base/exit_code.hpp"
 #include "engine/interrupt.hpp"
 #include "runner/advertised_params.hpp"
+#include "targets/target_kind.hpp"
 
 namespace rlcheck::app {
 
@@ -121,11 +122,10 @@ void refuse_cost_unsent(const config::Config& config, const ProbeTarget& target)
 
 int run_probe(const config::Config& config) {
   const auto started = ProbeTarget::Clock::now();
-  std::unique_ptr<ProbeTarget> target = config.http.urls.empty()
-                                            ? runner::make_redis_probe_target(config)
-                                            : runner::make_http_probe_target(config);
+  const targets::TargetKind& kind = targets::kind_of(config);
+  std::unique_ptr<ProbeTarget> target = kind.probe_target(config);
   report::ProbeReport report;
-  report.mode = config.http.urls.empty() ? "redis" : "http";
+  report.mode = kind.command.name;
   report.target = target->describe();
   refuse_cost_unsent(config, *target);
   report.inferred = infer_contract(*target, started, started + config.probe.max_time);

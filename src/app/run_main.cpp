@@ -35,6 +35,7 @@
 #include "report/summary_markdown.hpp"
 #include "runner/run_preflight.hpp"
 #include "runner/shared_test.hpp"
+#include "targets/target_kind.hpp"
 
 namespace rlcheck::app {
 namespace {
@@ -310,14 +311,16 @@ int run_main(int argc, const char* const* argv) {
     runner::check_report_paths(config.output);
     if (config.workers.distributed()) {
       // Many hosts: what this host already knows is said before the other workers wait for it.
-      runner::ensure_descriptors(runner::descriptors_needed(runner::connections_needed(config)),
+      const targets::TargetKind& kind = targets::kind_of(config);
+      runner::ensure_descriptors(runner::descriptors_needed(runner::connections_needed(
+                                     config, kind.identity_per_source_address)),
                                  fmt::format("-p {}", config.load.concurrency));
       runner::check_source_addresses(config.load.source_addresses);
-      runner::check_shared_test(config, &std::getenv);
+      targets::check_shared_test(config, &std::getenv);
     }
     // --metrics-listen binds here: a port in use is known before the first run.
     runner::Monitor monitor(config);
-    shared = runner::join_session(config);
+    shared = runner::join_session(config, targets::kind_of(config).fingerprint(config));
     std::string cut_short;
     std::vector<report::Report> reports =
         run_checks(config, records.get(), &cut_short, shared.get(), &monitor);

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "base/exit_code.hpp"
+#include "cli/kind_command.hpp"
 #include "cli/raw_options.hpp"
 #include "config/identity_dist.hpp"
 #include "config/reply_format.hpp"
@@ -405,6 +406,25 @@ void fill_open_model(const RawOptions& raw, config::LoadConfig& load) {
   fill_arrivals(raw, load);
 }
 
+// The kind of target a command line drives: the command typed, else the scheme of the URL that
+// probe or compare --url names, else the first kind.
+const KindCommand& kind_typed(const RawOptions& raw) {
+  if (raw.command == config::Command::drive)
+    return *kind_command_named(raw.kind);
+  const std::string_view url =
+      raw.command == config::Command::probe ? std::string_view(raw.url)
+      : raw.command == config::Command::compare && !raw.compare_urls.empty()
+          ? std::string_view(raw.compare_urls.front())
+          : std::string_view();
+  if (url.empty())
+    return kind_commands().front();
+  if (const KindCommand* kind = kind_command_for_url(url))
+    return *kind;
+  throw base::usage_error(
+      fmt::format("{}: '{}' names no kind of target rlcheck drives (expected {})",
+                  raw.command == config::Command::probe ? "URL" : "--url", url, known_schemes()));
+}
+
 }  // namespace
 
 config::Config build_config(const RawOptions& raw) {
@@ -416,11 +436,10 @@ config::Config build_config(const RawOptions& raw) {
   load.concurrency =
       static_cast<int>(in_range("--concurrency", raw.concurrency, 1, k_max_concurrency));
   const bool probe = raw.command == config::Command::probe;
-  const bool http = raw.command == config::Command::http ||
-                    (raw.command == config::Command::compare && !raw.compare_urls.empty()) ||
-                    (probe && !raw.url.empty());
-  load.runs =
-      static_cast<int>(in_range("--runs", raw.runs.value_or(http || probe ? 1 : 4), 1, k_max_runs));
+  const KindCommand& kind = kind_typed(raw);
+  config.kind = kind.name;
+  load.runs = static_cast<int>(in_range(
+      "--runs", raw.runs.value_or(kind.limits_from_replies || probe ? 1 : 4), 1, k_max_runs));
   load.threads = static_cast<int>(in_range("--threads", raw.threads, 1, k_max_threads));
   if (load.threads > load.concurrency) {
     throw base::usage_error(
@@ -462,8 +481,12 @@ config::Config build_config(const RawOptions& raw) {
       throw base::usage_error("--start-before-boundary: must be shorter than --window");
     }
     // The boundary is placed before the first response could advertise a window.
-    if (http && !checks.window_given)
-      throw base::usage_error("--start-before-boundary: needs --window for an HTTP endpoint");
+    if (kind.limits_from_replies && !checks.window_given) {
+      throw base::usage_error(fmt::format(
+          "--start-before-boundary: needs --window for a {} target (its window is otherwise "
+          "read from its replies)",
+          kind.name));
+    }
     load.boundary_window = checks.window;
   }
   // --contract: a name, a spec with its parameters, or several parts.
@@ -608,32 +631,25 @@ config::Config build_config(const RawOptions& raw) {
         "--script: compare takes Redis limiters (--strategies, --script) or HTTP endpoints "
         "(--url), not both");
   }
-  fill_topology(raw, http, config.redis);
-  if (http && raw.hint_resolution) {
-    throw base::usage_error(
-        "--hint-resolution: applies to a Redis limiter's hints; an HTTP endpoint's count whole "
-        "seconds (Retry-After, RateLimit reset)");
+  fill_topology(raw, !kind.state_in_redis, config.redis);
+  if (!kind.state_in_redis && raw.hint_resolution) {
+    throw base::usage_error(fmt::format(
+        "--hint-resolution: applies to a Redis limiter's hints; a {} target's count whole "
+        "seconds (Retry-After, RateLimit reset)",
+        kind.name));
   }
-  if (http) {
-    fill_http(raw, config);
-    fill_tls(raw, true, config);
-    fill_faults(raw, true, config);
-    fill_workers(raw, config);
-    fill_find_max(raw, config);
-    fill_virtual_clock(raw, true, config);
-    if (probe)
-      fill_probe(raw, config);
-    fill_clock(raw, true, config);
-    fill_audit(raw, true, config);
-    return config;
-  }
+  kind.fill(raw, config);
+  return config;
+}
+
+void fill_redis_kind(const RawOptions& raw, config::Config& config) {
   fill_redis(raw, config);
   fill_tls(raw, false, config);
   fill_faults(raw, false, config);
   fill_workers(raw, config);
   fill_find_max(raw, config);
   fill_virtual_clock(raw, false, config);
-  if (probe)
+  if (raw.command == config::Command::probe)
     fill_probe(raw, config);
   if (config.command == config::Command::compare)
     fill_compare(raw, config);
@@ -644,7 +660,19 @@ config::Config build_config(const RawOptions& raw) {
   fill_audit(raw, false, config);
   if (raw.release_script)
     fill_release_script(raw, config);
-  return config;
+}
+
+void fill_http_kind(const RawOptions& raw, config::Config& config) {
+  fill_http(raw, config);
+  fill_tls(raw, true, config);
+  fill_faults(raw, true, config);
+  fill_workers(raw, config);
+  fill_find_max(raw, config);
+  fill_virtual_clock(raw, true, config);
+  if (raw.command == config::Command::probe)
+    fill_probe(raw, config);
+  fill_clock(raw, true, config);
+  fill_audit(raw, true, config);
 }
 
 }  // namespace rlcheck::cli

@@ -39,7 +39,7 @@ std::string read_body(const std::string& data) {
 
 void fill_http(const RawOptions& raw, config::Config& config) {
   config::HttpConfig& http = config.http;
-  if (raw.command == config::Command::http || raw.command == config::Command::probe) {
+  if (raw.command == config::Command::drive || raw.command == config::Command::probe) {
     check_url("URL", raw.url);
     http.urls = {raw.url};
   } else {

@@ -3,6 +3,8 @@
 // or a usage error that names the flag.
 
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,7 +14,10 @@
 namespace rlcheck::cli {
 
 struct RawOptions {
-  config::Command command = config::Command::redis;
+  config::Command command = config::Command::drive;
+  std::string kind;  // the target kind whose command was typed (Command::drive)
+  // A kind's own options as typed, made and read by that kind (targets/<kind>/).
+  std::map<std::string, std::shared_ptr<void>, std::less<>> kind_raw;
   std::optional<int64_t> requests;
   int64_t concurrency = 50;
   std::optional<int64_t> runs;
@@ -141,6 +146,10 @@ struct RawOptions {
 // Checks every value and cross-flag rule; throws FatalError(usage) with one line that names
 // the flag, e.g. "--requests: must be at least 1, got 0".
 config::Config build_config(const RawOptions& raw);
+// The Redis and HTTP kinds' parts of build_config (their KindCommand::fill), after the part
+// every kind shares: the limiter and its Redis (compare's strategies, serve), or the request.
+void fill_redis_kind(const RawOptions& raw, config::Config& config);
+void fill_http_kind(const RawOptions& raw, config::Config& config);
 
 // Parts of build_config (http_options.cpp): the HTTP request and run rules, and serve.
 void fill_http(const RawOptions& raw, config::Config& config);

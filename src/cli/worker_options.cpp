@@ -60,7 +60,7 @@ bool session_name_ok(const std::string& name) {
 }  // namespace
 
 void fill_workers(const RawOptions& raw, config::Config& config) {
-  if (config.command != config::Command::redis && config.command != config::Command::http)
+  if (config.command != config::Command::drive)
     return;
   const Value workers = from(as_text(raw.workers), "--workers", "RLCHECK_WORKERS");
   const Value coordinator = from(raw.coordinator, "--coordinator", "RLCHECK_COORDINATOR");

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -28,7 +29,9 @@ inline constexpr std::string_view k_embedded_url = "embedded";
 
 using namespace std::chrono_literals;
 
-enum class Command { redis, http, compare, serve, run, hook_config, probe, explain };
+// `drive`: the command of a target kind (`rlcheck redis`, `rlcheck http`, ...), which
+// Config::kind names.
+enum class Command { drive, compare, serve, run, hook_config, probe, explain };
 
 enum class Strategy {
   naive,
@@ -340,8 +343,13 @@ struct FindMaxConfig {
 };
 
 struct Config {
-  Command command = Command::redis;
-  bool compare_urls = false;  // compare: HTTP endpoints rather than strategies
+  Command command = Command::drive;
+  // The kind of target the command drives (targets/target_kinds.cpp): `rlcheck KIND`, compare's
+  // targets, what probe sends to.
+  std::string kind = "redis";
+  // A kind's own options, read only in its folder (kinds whose options fill no struct here).
+  std::shared_ptr<const void> kind_options;
+  bool compare_urls = false;  // compare: targets named by --url rather than strategies
   LoadConfig load;
   CheckConfig checks;
   OutputConfig output;

@@ -46,37 +46,6 @@ void check_report_paths(const config::OutputConfig& output) {
   }
 }
 
-void check_shared_test(const config::Config& config, const EnvLookup& env) {
-  if (!config.workers.distributed())
-    return;
-  if (config.command == config::Command::http) {
-    for (const std::string& url : config.http.urls) {
-      auto choice = http::choose_http_client(config.http.client, url, config.http.http2, env);
-      if (!choice)
-        throw base::usage_error(choice.error());
-    }
-    return;
-  }
-  const char* env_url = env("REDIS_URL");
-  const bool env_named = env_url != nullptr && *env_url != '\0';
-  // Neither named: 127.0.0.1:6379 or a private server, each worker's own.
-  if (config.redis.url ? *config.redis.url == config::k_embedded_url : !env_named)
-    throw base::usage_error(std::string(k_private_redis_per_worker));
-  if (config.redis.strategy == config::Strategy::script &&
-      !std::ifstream(config.redis.script_path, std::ios::binary)) {
-    throw base::usage_error(fmt::format("--script: cannot read {}", config.redis.script_path));
-  }
-  // restart@ with --redis is refused by the command line already.
-  if (!config.redis.url) {
-    faults::FaultTarget target;
-    if (auto endpoint = redis::parse_endpoint(env_url); endpoint) {
-      target.endpoint = std::move(*endpoint);
-      if (auto refusal = faults::restart_refusal(target, config.faults.faults))
-        throw base::usage_error(*refusal);
-    }
-  }
-}
-
 void check_source_addresses(const std::vector<std::string>& addresses) {
   for (const std::string& address : addresses) {
     if (auto bindable = net::check_bindable(address); !bindable)
@@ -84,10 +53,9 @@ void check_source_addresses(const std::vector<std::string>& addresses) {
   }
 }
 
-int64_t connections_needed(const config::Config& config) {
-  const bool http = config.command == config::Command::http || config.compare_urls;
+int64_t connections_needed(const config::Config& config, bool identity_per_source_address) {
   const auto addresses = static_cast<int64_t>(config.load.source_addresses.size());
-  if (!http || addresses <= 1)
+  if (!identity_per_source_address || addresses <= 1)
     return config.load.concurrency;
   return config.load.concurrency * std::min(addresses, config.load.identities);
 }

@@ -22,14 +22,6 @@ inline constexpr std::string_view k_private_redis_per_worker =
 // Reads an environment variable (std::getenv); nullptr when unset.
 using EnvLookup = std::function<const char*(const char*)>;
 
-// Many hosts: what the test would be refused for only after every worker joined, and this
-// worker's command line and environment (`env`) already show, so that it is said at once
-// rather than after the others waited: throws FatalError(usage) with the message the test would
-// give: rlcheck redis without --redis or REDIS_URL (or with --redis embedded), a --script that
-// cannot be read, a restart@ fault on $REDIS_URL; rlcheck http with a --http-client the URL
-// cannot be served by. Nothing when the test runs alone.
-void check_shared_test(const config::Config& config, const EnvLookup& env);
-
 // Throws FatalError(cannot_test) for the first of --report, --junit, --html, --summary-md that
 // cannot be written (--summary-md auto: appended to): "--junit: cannot write /nope/r.xml: No
 // such file or directory". --records is opened (staged) by its writer, which says the same.
@@ -42,7 +34,7 @@ void check_source_addresses(const std::vector<std::string>& addresses);
 
 // The connections a run keeps open: one per -p slot; with --source-address over HTTP, a slot
 // keeps one per address its requests leave from (at most one per identity).
-int64_t connections_needed(const config::Config& config);
+int64_t connections_needed(const config::Config& config, bool identity_per_source_address);
 
 // The descriptors a run of `connections` connections needs: one each, and a margin for the
 // loops, the set-up connections, the reports and the libraries (~50).

@@ -28,20 +28,15 @@ std::string host_name() {
 
 }  // namespace
 
-std::string test_fingerprint(const config::Config& config) {
+std::string test_fingerprint(const config::Config& config, const TargetLines& target) {
   const config::LoadConfig& load = config.load;
   std::string lines;
   const auto line = [&lines](std::string_view name, const std::string& value) {
     lines += fmt::format("{}={}\n", name, value);
   };
-  line("command", config.command == config::Command::http ? "http" : "redis");
-  if (config.command == config::Command::http) {
-    line("url", config.http.urls.empty() ? "" : config.http.urls.front());
-  } else {
-    line("strategy", std::string(config::strategy_name(config.redis.strategy)));
-    line("script", config.redis.script_path);
-    line("key", config.redis.key.value_or(""));
-  }
+  line("command", config.kind);
+  for (const auto& [name, value] : target)
+    line(name, value);
   line("workers", std::to_string(config.workers.count));
   line("requests", std::to_string(load.requests));
   line("concurrency", std::to_string(load.concurrency));
@@ -63,14 +58,11 @@ std::string test_fingerprint(const config::Config& config) {
   line("anchor", config.checks.anchor.value_or(""));
   // Each worker's connections read its own offset: every worker must know the same list.
   line("clock_skew", config::format_clock_skews(config.load.clock_skews));
-  if (config.command != config::Command::http) {
-    line("time_source",
-         config.redis.time_sources.front() == config::TimeSource::client ? "client" : "redis");
-  }
   return lines;
 }
 
-std::unique_ptr<coord::Session> join_session(const config::Config& config) {
+std::unique_ptr<coord::Session> join_session(const config::Config& config,
+                                             const TargetLines& target) {
   if (!config.workers.distributed())
     return nullptr;
   auto endpoint = redis::parse_endpoint(config.workers.coordinator);
@@ -86,7 +78,7 @@ std::unique_ptr<coord::Session> join_session(const config::Config& config) {
   options.join_timeout = config.workers.join_timeout;
   options.timeout = config.load.timeout;
   options.host = host_name();
-  options.fingerprint = test_fingerprint(config);
+  options.fingerprint = test_fingerprint(config, target);
   const bool say = !config.output.hook && !config.output.quiet;
   auto session = coord::Session::join(options, [say](const std::string& line) {
     if (say)

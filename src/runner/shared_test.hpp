@@ -8,6 +8,8 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "config/config.hpp"
 #include "coord/session.hpp"
@@ -21,10 +23,15 @@ namespace rlcheck::runner {
 // Joins the session config.workers names; nullptr when the test runs alone. Throws FatalError:
 // usage (an index taken, a worker running another test), cannot_test (the coordinator cannot
 // be reached, a worker did not join within --join-timeout).
-std::unique_ptr<coord::Session> join_session(const config::Config& config);
+// The "name=value" lines that say which target a shared test is on (its kind's).
+using TargetLines = std::vector<std::pair<std::string, std::string>>;
 
-// The load settings every worker must share, one "name=value" a line.
-std::string test_fingerprint(const config::Config& config);
+std::unique_ptr<coord::Session> join_session(const config::Config& config,
+                                             const TargetLines& target);
+
+// The load settings every worker must share, one "name=value" a line: the target's kind, the
+// lines that name the target, then the load.
+std::string test_fingerprint(const config::Config& config, const TargetLines& target);
 
 // Transport counts a run's factory gathered (redis: moved, reconnects...), summed over workers.
 using RunCounters = std::map<std::string, uint64_t>;

@@ -15,6 +15,7 @@
 #include "coord/fingerprint.hpp"
 #include "redis/strategies/script_strategy.hpp"
 #include "runner/shared_test.hpp"
+#include "targets/target_kind.hpp"
 
 using namespace std::chrono_literals;
 using rlcheck::config::format_clock_skew;
@@ -158,7 +159,7 @@ TEST_CASE("a built-in reading the client's clock gets {now_ms} as its last argum
 
 TEST_CASE("workers sharing a test must agree on the clock skews and the time source") {
   const auto fingerprint = [](std::vector<const char*> args) {
-    return rlcheck::runner::test_fingerprint(parse_arguments(std::move(args)).config);
+    return rlcheck::targets::test_fingerprint(parse_arguments(std::move(args)).config);
   };
   const std::string skewed = fingerprint({"redis", "--clock-skew", "0,+800ms"});
   CHECK(mentions(skewed, "clock_skew=0,+800ms\n"));

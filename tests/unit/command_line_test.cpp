@@ -44,7 +44,8 @@ TEST_CASE("redis with no flags takes the documented defaults") {
   const auto parsed = parse({"redis"});
   CHECK_FALSE(parsed.immediate_output.has_value());
   const auto& c = parsed.config;
-  CHECK(c.command == Command::redis);
+  CHECK(c.command == Command::drive);
+  CHECK(c.kind == "redis");
   CHECK(c.load.requests == 200);
   CHECK(c.load.concurrency == 50);
   CHECK(c.load.runs == 4);

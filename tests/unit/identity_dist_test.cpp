@@ -12,6 +12,7 @@
 #include "report/json_report.hpp"
 #include "runner/judgement.hpp"
 #include "runner/shared_test.hpp"
+#include "targets/target_kind.hpp"
 
 using rlcheck::config::format_identity_dist;
 using rlcheck::config::IdentityDist;
@@ -88,7 +89,7 @@ TEST_CASE("--identity-dist refusals exit 64 naming the flag") {
 
 TEST_CASE("many hosts: workers with another distribution or seed are not one test") {
   const auto fingerprint = [](std::vector<const char*> args) {
-    return rlcheck::runner::test_fingerprint(parse_arguments(std::move(args)).config);
+    return rlcheck::targets::test_fingerprint(parse_arguments(std::move(args)).config);
   };
   const std::string uniform = fingerprint({"redis", "--identities", "10"});
   CHECK(mentions(uniform, "identity_dist=uniform\n"));

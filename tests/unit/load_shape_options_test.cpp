@@ -12,6 +12,7 @@
 
 #include "command_line_support.hpp"
 #include "runner/shared_test.hpp"
+#include "targets/target_kind.hpp"
 
 using rlcheck::config::Arrivals;
 using rlcheck::testing::mentions;
@@ -86,7 +87,7 @@ TEST_CASE("--stages is a schedule the virtual clock runs on") {
 
 TEST_CASE("many hosts: workers with other stages, arrivals or seed run another test") {
   const auto fingerprint = [](std::vector<const char*> args) {
-    return rlcheck::runner::test_fingerprint(parse_arguments(std::move(args)).config);
+    return rlcheck::targets::test_fingerprint(parse_arguments(std::move(args)).config);
   };
   const std::string base = fingerprint({"redis", "--stages", "1s:10/s", "--seed", "1"});
   CHECK(mentions(base, "stages=1s:10/s\n"));

@@ -6,16 +6,17 @@
 #include "base/exit_code.hpp"
 #include "config/fault_spec.hpp"
 #include "runner/run_preflight.hpp"
+#include "targets/target_kind.hpp"
 
 using rlcheck::base::ExitCode;
 using rlcheck::base::FatalError;
-using rlcheck::runner::check_shared_test;
+using rlcheck::targets::check_shared_test;
 
 namespace {
 
 rlcheck::config::Config shared_redis_test() {
   rlcheck::config::Config config;
-  config.command = rlcheck::config::Command::redis;
+  config.command = rlcheck::config::Command::drive;
   config.workers.count = 2;
   config.workers.index = 1;
   config.workers.coordinator = "redis://127.0.0.1:1";
@@ -52,7 +53,7 @@ TEST_CASE("run_preflight: a shared redis test needs the Redis named, on the comm
   CHECK(refusal(config).empty());
 
   rlcheck::config::Config alone;
-  alone.command = rlcheck::config::Command::redis;
+  alone.command = rlcheck::config::Command::drive;
   CHECK(refusal(alone).empty());
 }
 
