@@ -10,9 +10,9 @@
 #include "config/strategy_name.hpp"
 #include "engine/event_time.hpp"
 #include "engine/interrupt.hpp"
-#include "runner/redis_session.hpp"
 #include "runner/run_preflight.hpp"
 #include "serve/rate_limit_server.hpp"
+#include "targets/redis/redis_session.hpp"
 
 namespace rlcheck::app {
 namespace {
@@ -45,9 +45,9 @@ std::string kept_text(const redis::StrategyParams& limiter) {
 
 int run_serve(const config::Config& config) {
   runner::raise_descriptors_to_hard_limit();  // one per client connection, however many come
-  runner::RedisSession session = runner::open_redis_session(config);
+  targets::RedisSession session = targets::open_redis_session(config);
   const config::Strategy strategy = config.redis.strategy;
-  const auto script = runner::load_limiter_script(*session.target.control, config, strategy);
+  const auto script = targets::load_limiter_script(*session.target.control, config, strategy);
 
   serve::ServerOptions options;
   const size_t colon = config.serve.listen.rfind(':');

@@ -7,8 +7,6 @@
 
 #include "base/exit_code.hpp"
 #include "engine/request_clock.hpp"
-#include "runner/http_target.hpp"
-#include "runner/redis_target.hpp"
 
 namespace rlcheck::runner {
 
@@ -118,91 +116,10 @@ engine::RunResult ProbeTarget::run(int identity, const config::LoadConfig& load)
   return result;
 }
 
-namespace {
-
 uint64_t probe_seed(const config::Config& config) {
   return config.seed
              ? *config.seed
              : std::random_device{}() ^ (static_cast<uint64_t>(std::random_device{}()) << 32);
-}
-
-class HttpProbeTarget final : public ProbeTarget {
- public:
-  explicit HttpProbeTarget(const config::Config& config)
-      : ProbeTarget(config), endpoint_(config, config.http.urls.front(), probe_seed(config)) {
-    // Large and random, so that a second probe of the same server meets fresh identities too.
-    first_run_ = 1'000'000 + static_cast<int>(endpoint_.seed() % 1'000'000'000);
-    addresses_ = static_cast<int>(config.load.source_addresses.size());
-  }
-  std::string describe() const override { return endpoint_.address(); }
-  bool fresh_identities() const override { return endpoint_.fresh_states(); }
-  std::string fresh_identity_source() const override { return endpoint_.fresh_state_source(); }
-  std::string where_written(std::string_view placeholder) const override {
-    return endpoint_.where_written(placeholder);
-  }
-  int distinct_identities() const override {
-    if (addresses_ >= 2)
-      return addresses_;
-    return ProbeTarget::distinct_identities();
-  }
-
- protected:
-  StateChoice state_of(int identity) const override {
-    return {first_run_ + identity, endpoint_.seed(), "", true};
-  }
-  Target& target() override { return endpoint_; }
-
- private:
-  HttpEndpoint endpoint_;
-  int first_run_ = 1;
-  int addresses_ = 0;  // --source-address: identities cycle through them
-};
-
-class RedisProbeTarget final : public ProbeTarget {
- public:
-  explicit RedisProbeTarget(const config::Config& config)
-      : ProbeTarget(config),
-        session_(open_redis_session(config)),
-        limiter_(session_, config, config.redis.strategy) {
-    limiter_.prepare_test();
-  }
-  // Only the keys this probe created, whatever happened.
-  ~RedisProbeTarget() override { (void)limiter_.delete_keys(keys_); }
-  std::string describe() const override {
-    return fmt::format("{} on {}", limiter_.records_name(), limiter_.address());
-  }
-  std::string fresh_identity_source() const override { return "a key of its own"; }
-
- protected:
-  // Identity i is a fresh key under rlcheck:<id>:probe:.
-  StateChoice state_of(int identity) const override {
-    return {identity,
-            session_.seed + static_cast<uint64_t>(identity) * 7919 +
-                static_cast<uint64_t>(requests_sent()),
-            "probe", true};
-  }
-  void sent(const StateChoice& state, engine::RecordView records) override {
-    for (std::string& key : limiter_.keys_touched(state, records)) {
-      if (std::find(keys_.begin(), keys_.end(), key) == keys_.end())
-        keys_.push_back(std::move(key));
-    }
-  }
-  Target& target() override { return limiter_; }
-
- private:
-  RedisSession session_;
-  RedisTarget limiter_;
-  std::vector<std::string> keys_;
-};
-
-}  // namespace
-
-std::unique_ptr<ProbeTarget> make_http_probe_target(const config::Config& config) {
-  return std::make_unique<HttpProbeTarget>(config);
-}
-
-std::unique_ptr<ProbeTarget> make_redis_probe_target(const config::Config& config) {
-  return std::make_unique<RedisProbeTarget>(config);
 }
 
 }  // namespace rlcheck::runner

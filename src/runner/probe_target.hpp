@@ -1,6 +1,6 @@
 #pragma once
-// What `rlcheck probe` sends its requests through: the run loop's targets (an HTTP endpoint or
-// a Redis limiter), one identity (a fresh limiter state) per phase of the probe, on one
+// What `rlcheck probe` sends its requests through: the run loop's targets (each kind makes its
+// own, targets/<kind>/), one identity (a fresh limiter state) per phase of the probe, on one
 // timeline.
 
 #include <chrono>
@@ -86,11 +86,7 @@ class ProbeTarget {
   bool budget_ran_out_ = false;
 };
 
-// `rlcheck probe URL`: identity i is the {run} placeholder, a number drawn per probe plus i,
-// and with --source-address its own address (address i - 1 of the list, cycling).
-std::unique_ptr<ProbeTarget> make_http_probe_target(const config::Config& config);
-// `rlcheck probe --redis`: identity i is a fresh key under rlcheck:<id>:probe:, deleted at the
-// end. Throws FatalError(cannot_test) when Redis cannot be reached or the script not loaded.
-std::unique_ptr<ProbeTarget> make_redis_probe_target(const config::Config& config);
+// A probe's seed: --seed, else drawn, so that a second probe meets fresh identities too.
+uint64_t probe_seed(const config::Config& config);
 
 }  // namespace rlcheck::runner

@@ -18,7 +18,6 @@
 #include "process/child_process.hpp"
 #include "provision/embedded_server.hpp"
 #include "redis/endpoint.hpp"
-#include "runner/redis_target.hpp"
 #include "runner/run_loop.hpp"
 #include "support/private_redis.hpp"
 #include "support/run_binary.hpp"
@@ -26,6 +25,7 @@
 #include "support/test_acl.hpp"
 #include "support/test_cluster.hpp"
 #include "support/test_redis.hpp"
+#include "targets/redis/redis_target.hpp"
 
 using namespace rlcheck::testing;
 using nlohmann::json;
@@ -105,8 +105,8 @@ TEST_SUITE("fault injection") {
                           "--fault",    "flush-scripts@400ms"};
     const rlcheck::config::Config config =
         rlcheck::cli::parse_command_line(static_cast<int>(std::size(argv)), argv).config;
-    rlcheck::runner::RedisSession session = rlcheck::runner::open_redis_session(config);
-    rlcheck::runner::RedisTarget target(session, config, config.redis.strategy);
+    rlcheck::targets::RedisSession session = rlcheck::targets::open_redis_session(config);
+    rlcheck::targets::RedisTarget target(session, config, config.redis.strategy);
     const auto report = rlcheck::runner::run_test(target, config);
     REQUIRE(report.runs.size() == 2);
     for (const auto& run : report.runs) {

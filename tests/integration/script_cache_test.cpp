@@ -7,9 +7,9 @@
 #include <atomic>
 
 #include "cli/command_line.hpp"
-#include "runner/redis_target.hpp"
 #include "runner/run_loop.hpp"
 #include "support/test_redis.hpp"
+#include "targets/redis/redis_target.hpp"
 
 using namespace rlcheck;
 
@@ -48,9 +48,9 @@ TEST_CASE("SCRIPT FLUSH in the middle of a run: the script is loaded again, same
     const std::string strategy_name = strategy;
     CAPTURE(strategy_name);
     const config::Config config = config_for(strategy);
-    runner::RedisSession session = runner::open_redis_session(config);
+    targets::RedisSession session = targets::open_redis_session(config);
     FlushAfter flush(5);
-    runner::RedisTarget target(session, config, config.redis.strategy);
+    targets::RedisTarget target(session, config, config.redis.strategy);
     const report::Report report = runner::run_test(target, config, {&flush});
     REQUIRE(flush.flushed());
     CHECK(report.script_reloads >= 1);

@@ -7,7 +7,8 @@
 #include "base/exit_code.hpp"
 #include "cli/option_groups.hpp"
 #include "http/client_choice.hpp"
-#include "runner/http_target.hpp"
+#include "targets/http/http_probe_target.hpp"
+#include "targets/http/http_target.hpp"
 
 namespace rlcheck::targets {
 namespace {
@@ -29,7 +30,7 @@ TargetPlan plan_http(const config::Config& config) {
     plan.targets.push_back({[&config, url] {
                               const uint64_t seed =
                                   config.seed ? *config.seed : std::random_device{}();
-                              return std::make_unique<runner::HttpEndpoint>(config, url, seed);
+                              return std::make_unique<HttpEndpoint>(config, url, seed);
                             },
                             &config});
   }
@@ -59,7 +60,7 @@ TargetKind http_kind() {
   kind.command.add_options = add_http_command_options;
   kind.command.fill = cli::fill_http_kind;
   kind.plan = plan_http;
-  kind.probe_target = runner::make_http_probe_target;
+  kind.probe_target = make_http_probe_target;
   kind.check_shared = check_shared_http;
   kind.fingerprint = http_lines;
   kind.identity_per_source_address = true;

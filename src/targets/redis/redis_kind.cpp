@@ -11,7 +11,8 @@
 #include "config/strategy_name.hpp"
 #include "faults/fault_applier.hpp"
 #include "redis/endpoint.hpp"
-#include "runner/redis_target.hpp"
+#include "targets/redis/redis_probe_target.hpp"
+#include "targets/redis/redis_target.hpp"
 
 namespace rlcheck::targets {
 namespace {
@@ -40,7 +41,7 @@ std::vector<config::TimeSource> time_sources_of(config::Strategy strategy,
 // What the targets of one command line share: the Redis session, and compare --script's
 // configurations (each script's path and arguments in place of --script's).
 struct RedisShared {
-  std::optional<runner::RedisSession> session;
+  std::optional<RedisSession> session;
   std::deque<config::Config> script_configs;
 };
 
@@ -48,8 +49,8 @@ TargetPlan plan_redis(const config::Config& config) {
   TargetPlan plan;
   auto shared = std::make_shared<RedisShared>();
   plan.shared = shared;
-  shared->session = runner::open_redis_session(config);
-  runner::RedisSession* session = &*shared->session;
+  shared->session = open_redis_session(config);
+  RedisSession* session = &*shared->session;
   const bool compare = config.command == config::Command::compare;
   plan.variants = compare;
   const auto strategies =
@@ -57,8 +58,8 @@ TargetPlan plan_redis(const config::Config& config) {
   for (const config::Strategy strategy : strategies) {
     for (const config::TimeSource source : time_sources_of(strategy, config.redis)) {
       plan.targets.push_back({[&config, session, strategy, source] {
-                                return std::make_unique<runner::RedisTarget>(*session, config,
-                                                                             strategy, source);
+                                return std::make_unique<RedisTarget>(*session, config, strategy,
+                                                                     source);
                               },
                               &config});
     }
@@ -69,8 +70,8 @@ TargetPlan plan_redis(const config::Config& config) {
     own.redis.script_path = script.path;
     own.redis.script_args = script.args;
     plan.targets.push_back({[&own, session] {
-                              return std::make_unique<runner::RedisTarget>(
-                                  *session, own, config::Strategy::script);
+                              return std::make_unique<RedisTarget>(*session, own,
+                                                                   config::Strategy::script);
                             },
                             &own});
   }
@@ -118,7 +119,7 @@ TargetKind redis_kind() {
   kind.command.add_options = add_redis_command_options;
   kind.command.fill = cli::fill_redis_kind;
   kind.plan = plan_redis;
-  kind.probe_target = runner::make_redis_probe_target;
+  kind.probe_target = make_redis_probe_target;
   kind.check_shared = check_shared_redis;
   kind.fingerprint = redis_lines;
   return kind;

@@ -12,7 +12,7 @@
 #include "http/http_target.hpp"
 #include "runner/target.hpp"
 
-namespace rlcheck::runner {
+namespace rlcheck::targets {
 
 // The requests of `url` as the configuration describes them (method, headers, body, status
 // rules, placeholders); `seed` seeds {uuid}. Throws FatalError(usage) for a client choice
@@ -20,7 +20,7 @@ namespace rlcheck::runner {
 http::HttpTarget make_http_target(const config::Config& config, const std::string& url,
                                   uint64_t seed);
 
-class HttpEndpoint final : public Target {
+class HttpEndpoint final : public runner::Target {
  public:
   HttpEndpoint(const config::Config& config, const std::string& url, uint64_t seed);
 
@@ -33,12 +33,13 @@ class HttpEndpoint final : public Target {
   std::string records_name() const override { return url_; }
   // The pause between runs, and (`leader`) the reset command.
   bool prepare_run(int run, bool leader) override;
-  StateChoice run_state(int run) const override;
+  runner::StateChoice run_state(int run) const override;
   bool fresh_state_per_run() const override { return fresh_states(); }
   // State `state` is the {run} placeholder.
-  RunClients clients(const StateChoice& state, const config::LoadConfig& load) override;
-  StateAudit audit_state(int, engine::RecordView) override { return {}; }
-  void clean_up(int, const StateAudit&, const std::vector<engine::RequestRecord>&,
+  runner::RunClients clients(const runner::StateChoice& state,
+                             const config::LoadConfig& load) override;
+  runner::StateAudit audit_state(int, engine::RecordView) override { return {}; }
+  void clean_up(int, const runner::StateAudit&, const std::vector<engine::RequestRecord>&,
                 std::vector<std::string>&) override {}
   bool judged_before_runs() const override { return false; }
   // --limit and --window as given, else as the responses advertised them, else the defaults
@@ -46,8 +47,8 @@ class HttpEndpoint final : public Target {
   // either way: one configuration per reading, W-1 then W. Throws when the limit cannot be
   // known: usage when the endpoint decided requests without advertising one, cannot_test when
   // it only answered errors (no --limit would make that testable).
-  std::vector<Judging> judgings(const std::vector<engine::RunResult>& results,
-                                bool interrupted) override;
+  std::vector<runner::Judging> judgings(const std::vector<engine::RunResult>& results,
+                                        bool interrupted) override;
   std::chrono::milliseconds longest_retry_wait(
       const std::vector<engine::RunResult>& results) const override;
 
@@ -72,4 +73,4 @@ class HttpEndpoint final : public Target {
   std::unique_ptr<engine::ClientFactory> factory_;
 };
 
-}  // namespace rlcheck::runner
+}  // namespace rlcheck::targets

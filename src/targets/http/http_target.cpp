@@ -1,4 +1,4 @@
-#include "runner/http_target.hpp"
+#include "targets/http/http_target.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -17,7 +17,7 @@
 #include "runner/advertised_params.hpp"
 #include "runner/judgement.hpp"
 
-namespace rlcheck::runner {
+namespace rlcheck::targets {
 namespace {
 
 constexpr auto k_reset_cmd_limit = std::chrono::seconds(60);
@@ -150,7 +150,7 @@ struct Judged {
   std::string limit_source = "flag";
   std::string window_source = "flag";
   bool window_from_reset = false;
-  std::vector<int64_t> window_readings_s = {};  // AdvertisedParams::window_readings_s
+  std::vector<int64_t> window_readings_s = {};  // runner::AdvertisedParams::window_readings_s
 };
 
 // --limit and --window as given, else as the responses advertised them, else the defaults
@@ -197,7 +197,7 @@ Judged judged_config(const config::Config& config, const std::string& url,
       return judged;
     }
   }
-  const AdvertisedParams advertised = read_advertised_params(results);
+  const runner::AdvertisedParams advertised = runner::read_advertised_params(results);
   const std::string statuses = statuses_seen(results);
   // A bucket or a queue named whole by its flags needs no limit: its capacity is the limit.
   const auto& checks = config.checks;
@@ -227,7 +227,8 @@ Judged judged_config(const config::Config& config, const std::string& url,
     if (advertised.window_s) {
       judged.config.checks.window = std::chrono::seconds(*advertised.window_s);
       judged.window_source = "advertised";
-      judged.window_from_reset = advertised.window_basis == AdvertisedParams::WindowBasis::reset;
+      judged.window_from_reset =
+          advertised.window_basis == runner::AdvertisedParams::WindowBasis::reset;
       judged.window_readings_s = advertised.window_readings_s;
     } else {
       judged.window_source = "default";
@@ -253,7 +254,7 @@ config::Config window_judged(const config::Config& config,
                              const std::vector<engine::RunResult>& results) {
   config::Config judged = config;
   if (!config.checks.window_given) {
-    if (const auto window_s = read_advertised_params(results).window_s)
+    if (const auto window_s = runner::read_advertised_params(results).window_s)
       judged.checks.window = std::chrono::seconds(*window_s);
   }
   return judged;
@@ -308,11 +309,12 @@ bool HttpEndpoint::prepare_run(int run, bool leader) {
   return !leader || options.reset_cmd.empty() || run_reset_cmd(options.reset_cmd);
 }
 
-StateChoice HttpEndpoint::run_state(int run) const {
+runner::StateChoice HttpEndpoint::run_state(int run) const {
   return {run, seed_ + static_cast<uint64_t>(run), "", false};
 }
 
-RunClients HttpEndpoint::clients(const StateChoice& state, const config::LoadConfig& load) {
+runner::RunClients HttpEndpoint::clients(const runner::StateChoice& state,
+                                         const config::LoadConfig& load) {
   target_.placeholders.run = state.state;
   target_.seed = state.seed;
   target_.concurrency = load.concurrency;
@@ -320,7 +322,7 @@ RunClients HttpEndpoint::clients(const StateChoice& state, const config::LoadCon
   target_.source_addresses = load.source_addresses;
   factory_.reset();
   factory_ = http::make_http_client_factory(target_);
-  RunClients clients;
+  runner::RunClients clients;
   clients.factory = factory_.get();
   clients.load = load;
   return clients;  // the endpoint's keys are its own: a failover acts on the first master
@@ -364,10 +366,10 @@ bool HttpEndpoint::fresh_states() const {
   return !fresh_state_source().empty();
 }
 
-std::vector<Judging> HttpEndpoint::judgings(const std::vector<engine::RunResult>& results,
-                                            bool interrupted) {
+std::vector<runner::Judging> HttpEndpoint::judgings(const std::vector<engine::RunResult>& results,
+                                                    bool interrupted) {
   const Judged judged = judged_config(config_, url_, results, interrupted);
-  Judging judging;
+  runner::Judging judging;
   judging.config = judged.config;
   judging.limit_source = judged.limit_source;
   judging.window_source = judged.window_source;
@@ -388,7 +390,7 @@ std::vector<Judging> HttpEndpoint::judgings(const std::vector<engine::RunResult>
   // another reading passes is not failed for the second the headers cannot tell.
   if (judged.window_readings_s.empty())
     return {judging};
-  std::vector<Judging> readings;
+  std::vector<runner::Judging> readings;
   for (const int64_t window_s : judged.window_readings_s) {
     readings.push_back(judging);
     if (window_s > 0)
@@ -402,4 +404,4 @@ std::chrono::milliseconds HttpEndpoint::longest_retry_wait(
   return runner::longest_retry_wait(window_judged(config_, results));
 }
 
-}  // namespace rlcheck::runner
+}  // namespace rlcheck::targets

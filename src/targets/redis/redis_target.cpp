@@ -1,4 +1,4 @@
-#include "runner/redis_target.hpp"
+#include "targets/redis/redis_target.hpp"
 
 #include <algorithm>
 
@@ -11,7 +11,7 @@
 #include "runner/contract_choice.hpp"
 #include "runner/judgement.hpp"
 
-namespace rlcheck::runner {
+namespace rlcheck::targets {
 namespace {
 
 using config::Strategy;
@@ -25,7 +25,7 @@ bool reached_redis(engine::RecordView records) {
   });
 }
 
-RunCounters counters_of(const redis::TransportStats& stats) {
+runner::RunCounters counters_of(const redis::TransportStats& stats) {
   return {{"moved", stats.moved.load()},
           {"ask", stats.ask.load()},
           {"tryagain", stats.tryagain.load()},
@@ -58,7 +58,7 @@ RedisTarget::RedisTarget(RedisSession& session, const config::Config& config, St
       strategy_(strategy),
       time_source_(time_source),
       name_(target_name(strategy, time_source)),
-      bucket_(choose_contract(config, strategy, config.checks.limit)) {}
+      bucket_(runner::choose_contract(config, strategy, config.checks.limit)) {}
 
 void RedisTarget::prepare_test() {
   // A strategy compared after another finds Redis as that one left it: connected again, or
@@ -116,11 +116,11 @@ std::string RedisTarget::records_name() const {
   return strategy_ == Strategy::script ? config_.redis.script_path : name_;
 }
 
-StateChoice RedisTarget::run_state(int run) const {
+runner::StateChoice RedisTarget::run_state(int run) const {
   return {run, session_.seed + static_cast<uint64_t>(run), name_, false};
 }
 
-redis::StrategyParams RedisTarget::params_of(const StateChoice& state) const {
+redis::StrategyParams RedisTarget::params_of(const runner::StateChoice& state) const {
   redis::StrategyParams params;
   params.kind = strategy_;
   params.limit = config_.checks.limit;
@@ -189,7 +189,8 @@ std::optional<engine::ClockReading> RedisTarget::read_limiter_clock() {
   return engine::ClockReading::between(*time_ns, before, after, k_time_resolution_ns);
 }
 
-RunClients RedisTarget::clients(const StateChoice& state, const config::LoadConfig& load) {
+runner::RunClients RedisTarget::clients(const runner::StateChoice& state,
+                                        const config::LoadConfig& load) {
   const redis::StrategyParams params = params_of(state);
   factory_.reset();
   limiter_ = redis::make_strategy(params);
@@ -212,7 +213,7 @@ RunClients RedisTarget::clients(const StateChoice& state, const config::LoadConf
   }
   factory_ = std::make_unique<redis::AsyncClientFactory>(target);
 
-  RunClients clients;
+  runner::RunClients clients;
   clients.factory = factory_.get();
   clients.load = load;
   clients.load.concurrency *= config_.redis.pipeline;  // --pipeline D: D clients a connection
@@ -240,7 +241,7 @@ RunClients RedisTarget::clients(const StateChoice& state, const config::LoadConf
   return clients;
 }
 
-std::vector<std::string> RedisTarget::keys_touched(const StateChoice& state,
+std::vector<std::string> RedisTarget::keys_touched(const runner::StateChoice& state,
                                                    engine::RecordView records) {
   // One that never left, or found no connection, wrote no key.
   if (!reached_redis(records))
@@ -248,8 +249,8 @@ std::vector<std::string> RedisTarget::keys_touched(const StateChoice& state,
   return redis::make_strategy(params_of(state))->keys_touched(records);
 }
 
-StateAudit RedisTarget::audit_state(int run, engine::RecordView records) {
-  StateAudit audit;
+runner::StateAudit RedisTarget::audit_state(int run, engine::RecordView records) {
+  runner::StateAudit audit;
   audit.keys = keys_touched(run_state(run), records);
   // PTTL of each key right after its run (-1: no TTL, -2: gone).
   for (const std::string& key : audit.keys) {
@@ -275,7 +276,7 @@ StateAudit RedisTarget::audit_state(int run, engine::RecordView records) {
   return audit;
 }
 
-void RedisTarget::clean_up(int run, const StateAudit& audit,
+void RedisTarget::clean_up(int run, const runner::StateAudit& audit,
                            const std::vector<engine::RequestRecord>& retried,
                            std::vector<std::string>& left) {
   // Only the keys rlcheck named itself, never a --key.
@@ -291,8 +292,8 @@ void RedisTarget::clean_up(int run, const StateAudit& audit,
   left.insert(left.end(), kept.begin(), kept.end());
 }
 
-std::vector<Judging> RedisTarget::judgings(const std::vector<engine::RunResult>&, bool) {
-  Judging judging;
+std::vector<runner::Judging> RedisTarget::judgings(const std::vector<engine::RunResult>&, bool) {
+  runner::Judging judging;
   judging.config = config_;
   judging.strategy = strategy_;
   if (config_.redis.key && !config_.redis.reset) {
@@ -308,4 +309,4 @@ std::chrono::milliseconds RedisTarget::longest_retry_wait(
   return runner::longest_retry_wait(config_);
 }
 
-}  // namespace rlcheck::runner
+}  // namespace rlcheck::targets

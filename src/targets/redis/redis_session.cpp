@@ -1,4 +1,4 @@
-#include "runner/redis_session.hpp"
+#include "targets/redis/redis_session.hpp"
 
 #include <cstdlib>
 #include <fstream>
@@ -12,7 +12,7 @@
 #include "redis/builtin_scripts.hpp"
 #include "runner/run_preflight.hpp"
 
-namespace rlcheck::runner {
+namespace rlcheck::targets {
 namespace {
 
 using config::Strategy;
@@ -120,7 +120,7 @@ RedisSession open_redis_session(const config::Config& config) {
   RedisSession session;
   session.target = std::move(*target);
   if (config.workers.distributed() && session.target.embedded) {
-    throw base::usage_error(std::string(k_private_redis_per_worker));  // as preflight says
+    throw base::usage_error(std::string(runner::k_private_redis_per_worker));  // as preflight says
   }
   session.seed =
       config.seed ? *config.seed
@@ -133,4 +133,4 @@ RedisSession open_redis_session(const config::Config& config) {
   return session;
 }
 
-}  // namespace rlcheck::runner
+}  // namespace rlcheck::targets

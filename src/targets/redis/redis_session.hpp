@@ -14,7 +14,7 @@
 #include "redis/strategy.hpp"
 #include "redis/sync_client.hpp"
 
-namespace rlcheck::runner {
+namespace rlcheck::targets {
 
 // The Redis of this invocation and the id its fresh keys live under (rlcheck:<id>:...).
 struct RedisSession {
@@ -43,4 +43,4 @@ std::expected<redis::ReplyPtr, std::string> control_call(RedisSession& session,
                                                          const std::vector<std::string_view>& argv,
                                                          config::Nanos timeout);
 
-}  // namespace rlcheck::runner
+}  // namespace rlcheck::targets

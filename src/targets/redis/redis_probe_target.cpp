@@ -1,0 +1,59 @@
+#include "targets/redis/redis_probe_target.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "targets/redis/redis_target.hpp"
+
+namespace rlcheck::targets {
+namespace {
+
+using runner::ProbeTarget;
+using runner::StateChoice;
+using runner::Target;
+
+class RedisProbeTarget final : public ProbeTarget {
+ public:
+  explicit RedisProbeTarget(const config::Config& config)
+      : ProbeTarget(config),
+        session_(open_redis_session(config)),
+        limiter_(session_, config, config.redis.strategy) {
+    limiter_.prepare_test();
+  }
+  // Only the keys this probe created, whatever happened.
+  ~RedisProbeTarget() override { (void)limiter_.delete_keys(keys_); }
+  std::string describe() const override {
+    return fmt::format("{} on {}", limiter_.records_name(), limiter_.address());
+  }
+  std::string fresh_identity_source() const override { return "a key of its own"; }
+
+ protected:
+  // Identity i is a fresh key under rlcheck:<id>:probe:.
+  StateChoice state_of(int identity) const override {
+    return {identity,
+            session_.seed + static_cast<uint64_t>(identity) * 7919 +
+                static_cast<uint64_t>(requests_sent()),
+            "probe", true};
+  }
+  void sent(const StateChoice& state, engine::RecordView records) override {
+    for (std::string& key : limiter_.keys_touched(state, records)) {
+      if (std::find(keys_.begin(), keys_.end(), key) == keys_.end())
+        keys_.push_back(std::move(key));
+    }
+  }
+  Target& target() override { return limiter_; }
+
+ private:
+  RedisSession session_;
+  RedisTarget limiter_;
+  std::vector<std::string> keys_;
+};
+
+}  // namespace
+
+std::unique_ptr<ProbeTarget> make_redis_probe_target(const config::Config& config) {
+  return std::make_unique<RedisProbeTarget>(config);
+}
+
+}  // namespace rlcheck::targets

@@ -1,0 +1,15 @@
+#pragma once
+// `rlcheck probe --redis`: identity i is a fresh key under rlcheck:<id>:probe:, deleted at the
+// end.
+
+#include <memory>
+
+#include "config/config.hpp"
+#include "runner/probe_target.hpp"
+
+namespace rlcheck::targets {
+
+// Throws FatalError(cannot_test) when Redis cannot be reached or the script not loaded.
+std::unique_ptr<runner::ProbeTarget> make_redis_probe_target(const config::Config& config);
+
+}  // namespace rlcheck::targets
