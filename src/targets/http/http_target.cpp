@@ -1,5 +1,7 @@
 #include "targets/http/http_target.hpp"
 
+#include "targets/state_between_runs.hpp"
+
 #include <algorithm>
 #include <cstdlib>
 #include <iostream>
@@ -11,16 +13,11 @@
 #include "engine/interrupt.hpp"
 #include "engine/placeholder_template.hpp"
 #include "http/client_choice.hpp"
-#include "process/child_process.hpp"
-#include "redis/endpoint.hpp"
-#include "redis/sync_client.hpp"
 #include "runner/advertised_params.hpp"
 #include "runner/judgement.hpp"
 
 namespace rlcheck::targets {
 namespace {
-
-constexpr auto k_reset_cmd_limit = std::chrono::seconds(60);
 
 engine::PlaceholderTemplate text_template(const std::string& text) {
   // Braces that name no placeholder stay text (JSON bodies); this cannot fail.
@@ -66,30 +63,6 @@ http::HttpTarget make_http_target(const config::Config& config, const std::strin
 }
 
 namespace {
-
-// --reset-cmd, stopped (and its process group with it) when Ctrl-C comes first. False when
-// interrupted.
-bool run_reset_cmd(const std::string& command) {
-  auto child = process::ChildProcess::spawn({"/bin/sh", "-c", command},
-                                            process::ChildProcess::Stderr::inherit);
-  if (!child)
-    throw base::cannot_test(fmt::format("--reset-cmd: {}", child.error()));
-  const auto deadline = std::chrono::steady_clock::now() + k_reset_cmd_limit;
-  while (!engine::interrupted()) {
-    if (auto status = child->wait_for(engine::k_interrupt_poll)) {
-      if (*status != 0) {
-        throw base::cannot_test(
-            fmt::format("--reset-cmd: '{}' exited with status {}", command, *status));
-      }
-      return true;
-    }
-    if (std::chrono::steady_clock::now() >= deadline) {
-      throw base::cannot_test(
-          fmt::format("--reset-cmd: still running after {}s; stopped", k_reset_cmd_limit.count()));
-    }
-  }
-  return false;  // the child is stopped as it goes out of scope
-}
 
 // Reason phrases of the statuses an endpoint that cannot be tested tends to answer.
 constexpr std::pair<int, std::string_view> k_reason_phrases[] = {
@@ -280,19 +253,7 @@ void HttpEndpoint::describe(report::Report& report) const {
 }
 
 faults::FaultTarget HttpEndpoint::fault_target() {
-  faults::FaultTarget target;
-  target.timeout = config_.load.timeout;
-  if (!config_.faults.limiter_redis)
-    return target;
-  auto endpoint = redis::parse_endpoint(*config_.faults.limiter_redis);
-  if (!endpoint)
-    throw base::usage_error(fmt::format("--limiter-redis: {}", endpoint.error()));
-  if (endpoint->tls)
-    endpoint->tls_options = config_.tls;
-  target.endpoint = std::move(*endpoint);
-  if (auto client = redis::SyncClient::connect(target.endpoint, target.timeout); !client)
-    throw base::cannot_test(fmt::format("--limiter-redis: {}", client.error()));
-  return target;
+  return limiter_redis_fault_target(config_);
 }
 
 std::string HttpEndpoint::run_label(int run, int runs) const {
@@ -300,13 +261,7 @@ std::string HttpEndpoint::run_label(int run, int runs) const {
 }
 
 bool HttpEndpoint::prepare_run(int run, bool leader) {
-  const config::HttpConfig& options = config_.http;
-  // Under the virtual clock the pause is virtual too: the next run starts that much later.
-  if (run > 1 && options.between_runs.count() > 0 && !config_.load.virtual_clock &&
-      !engine::wait_until(std::chrono::steady_clock::now() + options.between_runs)) {
-    return false;
-  }
-  return !leader || options.reset_cmd.empty() || run_reset_cmd(options.reset_cmd);
+  return prepare_state(config_, config_.http.between_runs, config_.http.reset_cmd, run, leader);
 }
 
 runner::StateChoice HttpEndpoint::run_state(int run) const {
