@@ -34,33 +34,12 @@ std::string read_script(const std::string& path) {
 
 }  // namespace
 
-void fill_virtual_clock(const RawOptions& raw, bool http, config::Config& config) {
-  if (!raw.virtual_clock)
-    return;
+namespace {
+
+// What every target shares once it is told the time: a schedule to make virtual, a span that
+// fits, no faults, one process.
+void make_schedule_virtual(config::Config& config) {
   constexpr const char* k_flag = "--virtual-clock";
-  if (config.command == config::Command::compare) {
-    throw base::usage_error(fmt::format(
-        "{}: not with compare; use rlcheck redis --script or rlcheck http on each", k_flag));
-  }
-  if (!http && config.redis.strategy != config::Strategy::script) {
-    throw base::usage_error(fmt::format(
-        "{}: applies to --script or an HTTP endpoint that takes {{now_ms}}/{{now_s}}; Redis "
-        "TIME and TTLs, which the built-in strategies decide by, cannot be made virtual",
-        k_flag));
-  }
-  if (!target_reads_clock(http, config)) {
-    throw base::usage_error(fmt::format(
-        "{}: the limiter is never told the time: pass {{now_ms}} or {{now_s}} to it ({})", k_flag,
-        http ? "in the URL, a --header or the --data body" : "--arg {now_ms}"));
-  }
-  if (!http) {
-    if (const auto line = redis::line_calling_time(read_script(config.redis.script_path))) {
-      throw base::usage_error(fmt::format(
-          "{}: {} calls TIME (line {}): Redis's clock is not virtual, so its decisions would "
-          "ignore the virtual instants; pass now as an argument (--arg {{now_ms}})",
-          k_flag, config.redis.script_path, *line));
-    }
-  }
   if (config.command != config::Command::probe && !config.load.open_model() &&
       config.load.interval.count() == 0) {
     throw base::usage_error(
@@ -99,6 +78,55 @@ void fill_virtual_clock(const RawOptions& raw, bool http, config::Config& config
         k_flag));
   }
   config.load.virtual_clock = true;
+}
+
+}  // namespace
+
+void fill_virtual_clock(const RawOptions& raw, bool http, config::Config& config) {
+  if (!raw.virtual_clock)
+    return;
+  constexpr const char* k_flag = "--virtual-clock";
+  if (config.command == config::Command::compare) {
+    throw base::usage_error(fmt::format(
+        "{}: not with compare; use rlcheck redis --script or rlcheck http on each", k_flag));
+  }
+  if (!http && config.redis.strategy != config::Strategy::script) {
+    throw base::usage_error(fmt::format(
+        "{}: applies to --script or an HTTP endpoint that takes {{now_ms}}/{{now_s}}; Redis "
+        "TIME and TTLs, which the built-in strategies decide by, cannot be made virtual",
+        k_flag));
+  }
+  if (!target_reads_clock(http, config)) {
+    throw base::usage_error(fmt::format(
+        "{}: the limiter is never told the time: pass {{now_ms}} or {{now_s}} to it ({})", k_flag,
+        http ? "in the URL, a --header or the --data body" : "--arg {now_ms}"));
+  }
+  if (!http) {
+    if (const auto line = redis::line_calling_time(read_script(config.redis.script_path))) {
+      throw base::usage_error(fmt::format(
+          "{}: {} calls TIME (line {}): Redis's clock is not virtual, so its decisions would "
+          "ignore the virtual instants; pass now as an argument (--arg {{now_ms}})",
+          k_flag, config.redis.script_path, *line));
+    }
+  }
+  make_schedule_virtual(config);
+}
+
+void fill_virtual_clock_told(const RawOptions& raw, const std::vector<std::string>& told,
+                             std::string_view where, config::Config& config) {
+  if (!raw.virtual_clock)
+    return;
+  if (config.command == config::Command::compare) {
+    throw base::usage_error(
+        "--virtual-clock: not with compare; give each target a command of its own");
+  }
+  if (!engine::any_reads_clock(told, PlaceholderTemplate::Unknown::keep)) {
+    throw base::usage_error(fmt::format(
+        "--virtual-clock: the limiter is never told the time: pass {{now_ms}} or {{now_s}} to it "
+        "({})",
+        where));
+  }
+  make_schedule_virtual(config);
 }
 
 }  // namespace rlcheck::cli

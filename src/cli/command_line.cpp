@@ -27,6 +27,14 @@ struct Apps {
   CLI::App* explain = nullptr;
 };
 
+// What each kind adds to a command that takes URLs of any kind.
+void add_url_options(CLI::App& command, RawOptions& raw) {
+  for (const KindCommand& kind : kind_commands()) {
+    if (kind.add_url_options != nullptr)
+      kind.add_url_options(command, raw);
+  }
+}
+
 // Every command, each with its options; with `only` naming one, the others come without their
 // options (named and described for --help, never parsed into): building every command's options
 // is most of the start-up's CPU, and a hook runs rlcheck often.
@@ -66,6 +74,7 @@ Apps build_apps(RawOptions& raw, std::string_view only = {}) {
                              "an HTTP endpoint to compare, repeatable (instead of --strategies)");
     add_http_options(apps.compare, raw);
     add_redis_connection_options(apps.compare, raw);
+    add_url_options(*apps.compare, raw);
   }
 
   apps.serve = app.add_subcommand(
@@ -98,6 +107,7 @@ Apps build_apps(RawOptions& raw, std::string_view only = {}) {
     add_source_address_option(apps.probe, raw);
     add_cluster_options(apps.probe, raw);
     add_tls_options(apps.probe, raw);
+    add_url_options(*apps.probe, raw);
   }
   apps.explain = app.add_subcommand(
       "explain", "what a check proves, why it fails and how to fix the limiter: explain CHECK_ID");

@@ -35,6 +35,9 @@ struct KindCommand {
   bool state_in_redis = false;
   // Adds the command's own options beside the load options every kind takes.
   void (*add_options)(CLI::App& command, RawOptions& raw) = nullptr;
+  // The options a command that takes URLs of any kind (probe, compare --url) adds for this kind,
+  // beside those it has (an option of that name already there is left as it is); none: nothing.
+  void (*add_url_options)(CLI::App& command, RawOptions& raw) = nullptr;
   // Fills the kind's part of the configuration from `raw`, after the shared part; throws a
   // usage error naming the flag.
   void (*fill)(const RawOptions& raw, config::Config& config) = nullptr;

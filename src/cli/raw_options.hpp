@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "config/config.hpp"
@@ -174,6 +175,10 @@ void fill_observe(const RawOptions& raw, config::Config& config);
 // clock_options.cpp: --virtual-clock, checked against everything else filled before: the
 // target must take now as an argument, and the load must have a schedule to make virtual.
 void fill_virtual_clock(const RawOptions& raw, bool http, config::Config& config);
+// The same for a kind told the time in the texts `told` of its requests ({now_ms}, {now_s});
+// `where` says where to put it ("in --data or --metadata").
+void fill_virtual_clock_told(const RawOptions& raw, const std::vector<std::string>& told,
+                             std::string_view where, config::Config& config);
 // contract_options.cpp: --contract, read where --contract's single name was (after --limit and
 // --window): one spec with parameters sets them as the flags would (a flag that disagrees is an
 // error); several (or a group: part) become checks.parts. Returns the one contract's name.
