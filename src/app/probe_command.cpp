@@ -96,26 +96,14 @@ std::string flags_for(checks::InferredContract& inferred,
   return flags;
 }
 
-// The limiter is sent each request's cost: {cost} where an HTTP endpoint reads it, a built-in
-// strategy that takes one, or a --script with {cost} among its --arg values.
+// The limiter is sent each request's cost: {cost} where the requests carry it (an endpoint's
+// URL, header or body; a --script's --arg values), or a built-in strategy that takes one.
 void refuse_cost_unsent(const config::Config& config, const ProbeTarget& target) {
-  if (!config.load.costs.weighted())
+  if (!config.load.costs.weighted() || !target.where_written("{cost}").empty())
     return;
-  if (!config.http.urls.empty()) {
-    if (target.where_written("{cost}").empty()) {
-      throw base::usage_error(
-          "--cost: probe sends each request's cost where {cost} stands (the URL, a header or the "
-          "body), and there is none: without it the limiter counts requests");
-    }
-    return;
-  }
-  const auto& args = config.redis.script_args;
-  if (config.redis.strategy == config::Strategy::script &&
-      std::find(args.begin(), args.end(), "{cost}") == args.end()) {
-    throw base::usage_error(
-        "--cost: probe sends each request's cost to your --script as {cost} among its --arg "
-        "values, and there is none");
-  }
+  throw base::usage_error(
+      "--cost: probe sends each request's cost where {cost} stands (the URL, a header or the "
+      "body; a --script's --arg), and there is none: without it the limiter counts requests");
 }
 
 }  // namespace

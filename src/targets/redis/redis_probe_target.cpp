@@ -17,6 +17,7 @@ class RedisProbeTarget final : public ProbeTarget {
  public:
   explicit RedisProbeTarget(const config::Config& config)
       : ProbeTarget(config),
+        config_(config),
         session_(open_redis_session(config)),
         limiter_(session_, config, config.redis.strategy) {
     limiter_.prepare_test();
@@ -27,6 +28,14 @@ class RedisProbeTarget final : public ProbeTarget {
     return fmt::format("{} on {}", limiter_.records_name(), limiter_.address());
   }
   std::string fresh_identity_source() const override { return "a key of its own"; }
+  // A built-in strategy is sent {cost} itself; a --script where its --arg values say.
+  std::string where_written(std::string_view placeholder) const override {
+    const config::RedisConfig& redis = config_.redis;
+    if (redis.strategy != config::Strategy::script)
+      return placeholder == "{cost}" ? "the strategy's arguments" : "";
+    const auto& args = redis.script_args;
+    return std::find(args.begin(), args.end(), placeholder) != args.end() ? "--arg" : "";
+  }
 
  protected:
   // Identity i is a fresh key under rlcheck:<id>:probe:.
@@ -45,6 +54,7 @@ class RedisProbeTarget final : public ProbeTarget {
   Target& target() override { return limiter_; }
 
  private:
+  const config::Config& config_;
   RedisSession session_;
   RedisTarget limiter_;
   std::vector<std::string> keys_;
