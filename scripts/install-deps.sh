@@ -7,6 +7,8 @@ packages=(
   build-essential cmake pkg-config git ccache
   libhiredis-dev libevent-dev libcurl4-openssl-dev libhttp-parser-dev libcli11-dev libfmt-dev
   nlohmann-json3-dev
+  # The gRPC target: gRPC's C++ library, protobuf and its .proto parser (libprotoc).
+  libgrpc++-dev libprotobuf-dev libprotoc-dev protobuf-compiler protobuf-compiler-grpc
   doctest-dev libssl-dev openssl
   redis-server redis-tools libxml2-utils dpkg-dev man-db
   # The docs test: examples in README.md and docs/ pipe JSON reports through jq.
@@ -25,6 +27,12 @@ packages=(
   php-cli php-symfony-rate-limiter php-symfony-cache php-symfony-lock
   # --metrics-listen's tests: a real Prometheus scrapes rlcheck, promtool checks the text.
   prometheus
+  # The gRPC test servers (tests/fixtures/grpc), built offline with Go from Debian's packages:
+  # grpc-go, go-grpc-middleware's rate-limit interceptor, x/time/rate's token bucket, redigo,
+  # protoc-gen-go; h2load for bench/grpc.
+  golang-go golang-google-grpc-dev golang-github-grpc-ecosystem-go-grpc-middleware-dev
+  golang-golang-x-time-dev golang-goprotobuf-dev golang-google-protobuf-dev
+  golang-google-genproto-dev golang-github-gomodule-redigo-dev nghttp2-client
   # express-slow-down (npm, below) runs on node.
   nodejs
 )

@@ -1,0 +1,244 @@
+#include "targets/grpc/grpc_target.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <optional>
+
+#include <fmt/format.h>
+#include <google/protobuf/compiler/importer.h>
+#include <google/protobuf/descriptor.h>
+#include <google/protobuf/descriptor_database.h>
+#include <google/protobuf/dynamic_message.h>
+#include <google/protobuf/util/json_util.h>
+
+#include "targets/grpc/status_codes.hpp"
+
+namespace rlcheck::grpc_target {
+
+namespace pb = google::protobuf;
+
+// The descriptors of the --proto files and what they import, in a pool of their own, and the
+// factory of their dynamic messages. The well-known types (google/protobuf/duration.proto,
+// ...) come from the protobuf library itself, as protoc's built-in include does, so no
+// --import-path is needed for them.
+class MessageTypes final : private pb::compiler::MultiFileErrorCollector {
+ public:
+  MessageTypes()
+      : builtin_(*pb::DescriptorPool::generated_pool()),
+        from_disk_(&tree_),
+        merged_(&builtin_, &from_disk_),
+        pool_(&merged_, from_disk_.GetValidationErrorCollector()) {
+    from_disk_.RecordErrorsTo(this);
+  }
+
+  // Maps the import paths, and the folder of each file given; loads the files. False with the
+  // first error ("file:line:col: message").
+  bool load(const std::vector<std::string>& files, const std::vector<std::string>& import_paths,
+            std::string& error) {
+    for (const std::string& path : import_paths)
+      tree_.MapPath("", path);
+    std::vector<std::string> virtual_files;
+    for (const std::string& file : files) {
+      std::string virtual_file;
+      std::string shadowing;
+      auto result = tree_.DiskFileToVirtualFile(file, &virtual_file, &shadowing);
+      if (result == pb::compiler::DiskSourceTree::NO_MAPPING) {
+        // Not under an import path: its folder is one, as protoc does without -I.
+        const std::filesystem::path folder = std::filesystem::path(file).parent_path();
+        tree_.MapPath("", folder.empty() ? "." : folder.string());
+        result = tree_.DiskFileToVirtualFile(file, &virtual_file, &shadowing);
+      }
+      if (result == pb::compiler::DiskSourceTree::CANNOT_OPEN) {
+        error = fmt::format("{}: cannot be read", file);
+        return false;
+      }
+      if (result == pb::compiler::DiskSourceTree::SHADOWED) {
+        error = fmt::format("{} is shadowed by {} on the import path", file, shadowing);
+        return false;
+      }
+      if (result != pb::compiler::DiskSourceTree::SUCCESS) {
+        error = fmt::format("{}: not under any --import-path", file);
+        return false;
+      }
+      virtual_files.push_back(virtual_file);
+    }
+    for (const std::string& file : virtual_files) {
+      if (pool_.FindFileByName(file) == nullptr) {
+        error = first_error_.empty() ? fmt::format("{}: does not load", file) : first_error_;
+        return false;
+      }
+    }
+    return true;
+  }
+
+  const pb::DescriptorPool& pool() const { return pool_; }
+  const pb::Message* prototype(const pb::Descriptor& type) { return factory_.GetPrototype(&type); }
+
+ private:
+  void AddError(const std::string& filename, int line, int column,
+                const std::string& message) override {
+    if (first_error_.empty())
+      first_error_ = fmt::format("{}:{}:{}: {}", filename, line + 1, column + 1, message);
+  }
+
+  pb::compiler::DiskSourceTree tree_;
+  pb::DescriptorPoolDatabase builtin_;
+  pb::compiler::SourceTreeDescriptorDatabase from_disk_;
+  pb::MergedDescriptorDatabase merged_;
+  pb::DescriptorPool pool_;
+  pb::DynamicMessageFactory factory_;
+  std::string first_error_;
+};
+
+namespace {
+
+// "pkg.Service/Method", "/pkg.Service/Method" or "pkg.Service.Method": (service, method).
+std::optional<std::pair<std::string, std::string>> split_method(std::string_view text) {
+  if (text.starts_with('/'))
+    text.remove_prefix(1);
+  size_t cut = text.find('/');
+  if (cut == std::string_view::npos)
+    cut = text.rfind('.');
+  if (cut == std::string_view::npos || cut == 0 || cut + 1 >= text.size())
+    return std::nullopt;
+  return std::pair{std::string(text.substr(0, cut)), std::string(text.substr(cut + 1))};
+}
+
+}  // namespace
+
+GrpcTarget::~GrpcTarget() = default;
+
+std::expected<std::shared_ptr<const GrpcTarget>, std::string> GrpcTarget::make(
+    const GrpcOptions& options) {
+  std::shared_ptr<GrpcTarget> target(new GrpcTarget());
+  target->options_ = options;
+  if (options.proto_files.empty()) {
+    return std::unexpected(
+        "--proto: the method's types are read from its .proto file (server reflection is not "
+        "supported)");
+  }
+  const auto method = split_method(options.method);
+  if (!method) {
+    return std::unexpected(fmt::format("--method: '{}' is not pkg.Service/Method", options.method));
+  }
+  target->types_ = std::make_unique<MessageTypes>();
+  std::string error;
+  if (!target->types_->load(options.proto_files, options.import_paths, error))
+    return std::unexpected(fmt::format("--proto: {}", error));
+  const pb::ServiceDescriptor* service = target->types_->pool().FindServiceByName(method->first);
+  if (service == nullptr) {
+    return std::unexpected(
+        fmt::format("--method: no service {} in the --proto files", method->first));
+  }
+  const pb::MethodDescriptor* rpc = service->FindMethodByName(method->second);
+  if (rpc == nullptr) {
+    std::string names;
+    for (int i = 0; i < service->method_count(); ++i)
+      names += (i == 0 ? "" : ", ") + service->method(i)->name();
+    return std::unexpected(fmt::format("--method: {} has no method {} (it has {})", method->first,
+                                       method->second, names));
+  }
+  if (rpc->client_streaming() || rpc->server_streaming()) {
+    return std::unexpected(
+        fmt::format("--method: {} streams; only unary methods are supported", rpc->full_name()));
+  }
+  target->input_ = rpc->input_type();
+  target->output_ = rpc->output_type();
+  target->method_path_ = fmt::format("/{}/{}", service->full_name(), rpc->name());
+
+  auto data =
+      engine::PlaceholderTemplate::parse(options.data, engine::PlaceholderTemplate::Unknown::keep);
+  if (!data)
+    return std::unexpected(fmt::format("--data: {}", data.error()));
+  target->data_ = *data;
+  {
+    // The JSON must fit the type now, not at the first call: expanded for request 0.
+    engine::PlaceholderContext sample = options.placeholders;
+    engine::ClientRng rng(options.seed);
+    sample.rng = &rng;
+    std::unique_ptr<pb::Message> scratch = target->new_request();
+    std::string json;
+    std::string bytes;
+    if (!target->encode_request(sample, *scratch, json, bytes, error))
+      return std::unexpected(fmt::format("--data: {}", error));
+    if (target->data_.is_constant())
+      target->constant_request_ = bytes;
+  }
+  for (const std::string& pair : options.metadata) {
+    const size_t colon = pair.find(':');
+    if (colon == std::string::npos || colon == 0) {
+      return std::unexpected(fmt::format("--metadata: '{}' is not 'key: value'", pair));
+    }
+    std::string key = pair.substr(0, colon);
+    std::transform(key.begin(), key.end(), key.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    std::string_view value = std::string_view(pair).substr(colon + 1);
+    while (value.starts_with(' '))
+      value.remove_prefix(1);
+    auto value_template =
+        engine::PlaceholderTemplate::parse(value, engine::PlaceholderTemplate::Unknown::keep);
+    if (!value_template)
+      return std::unexpected(fmt::format("--metadata: {}", value_template.error()));
+    target->metadata_.emplace_back(std::move(key), std::move(*value_template));
+  }
+
+  auto code = parse_status_code(options.denied_code);
+  if (!code)
+    return std::unexpected(fmt::format("--denied-code: {}", code.error()));
+  if (*code == 0)
+    return std::unexpected("--denied-code: OK is how admissions end; use --denied-when");
+  target->rules_.denied_code = *code;
+  for (const std::string& spec : options.denied_when) {
+    auto match = FieldMatch::parse(*target->output_, spec);
+    if (!match)
+      return std::unexpected(fmt::format("--denied-when: {}", match.error()));
+    target->rules_.denied_when.push_back(std::move(*match));
+  }
+  if (!options.hint_field.empty()) {
+    auto path = FieldPath::parse(*target->output_, options.hint_field);
+    if (!path)
+      return std::unexpected(fmt::format("--hint-field: {}", path.error()));
+    target->rules_.hint_field = std::move(*path);
+  }
+  target->rules_.require_hint = options.require_hint;
+  return std::shared_ptr<const GrpcTarget>(std::move(target));
+}
+
+std::unique_ptr<pb::Message> GrpcTarget::new_request() const {
+  return std::unique_ptr<pb::Message>(types_->prototype(*input_)->New());
+}
+
+std::unique_ptr<pb::Message> GrpcTarget::new_response() const {
+  return std::unique_ptr<pb::Message>(types_->prototype(*output_)->New());
+}
+
+bool GrpcTarget::encode_request(const engine::PlaceholderContext& context, pb::Message& scratch,
+                                std::string& json, std::string& out, std::string& error) const {
+  if (constant_request_) {
+    out = *constant_request_;
+    return true;
+  }
+  data_.expand_into(context, json);
+  scratch.Clear();
+  const auto status = pb::util::JsonStringToMessage(json, &scratch);
+  if (!status.ok()) {
+    error = fmt::format("{} (JSON for {}: {})", std::string(status.message()), input_->full_name(),
+                        json.substr(0, 200));
+    return false;
+  }
+  out.clear();
+  scratch.SerializeToString(&out);
+  return true;
+}
+
+void GrpcTarget::expand_metadata(const engine::PlaceholderContext& context,
+                                 std::vector<std::pair<std::string, std::string>>& out) const {
+  out.resize(metadata_.size());
+  for (size_t i = 0; i < metadata_.size(); ++i) {
+    out[i].first = metadata_[i].first;
+    metadata_[i].second.expand_into(context, out[i].second);
+  }
+}
+
+}  // namespace rlcheck::grpc_target

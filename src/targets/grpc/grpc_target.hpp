@@ -1,0 +1,70 @@
+#pragma once
+// The calls of one gRPC run as every client reads them: the method's path and message types
+// (loaded from --proto files), the request's JSON template, metadata, and the rules that read a
+// call's end. Made once from GrpcOptions, checked there (errors name the flag); read-only and
+// shared by every client of the run.
+
+#include <expected>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engine/placeholder_template.hpp"
+#include "targets/grpc/call_decision.hpp"
+#include "targets/grpc/grpc_options.hpp"
+
+namespace google::protobuf {
+class Descriptor;
+class Message;
+}  // namespace google::protobuf
+
+namespace rlcheck::grpc_target {
+
+class MessageTypes;
+
+class GrpcTarget {
+ public:
+  // Loads the types and checks every option against them; an error is one line naming the
+  // flag ("--method: ...", "--proto: rls.proto:12:3: ...", "--data: ...").
+  static std::expected<std::shared_ptr<const GrpcTarget>, std::string> make(
+      const GrpcOptions& options);
+  ~GrpcTarget();
+  GrpcTarget(const GrpcTarget&) = delete;
+  GrpcTarget& operator=(const GrpcTarget&) = delete;
+
+  const GrpcOptions& options() const { return options_; }
+  // "/pkg.Service/Method", as the call is made on the wire.
+  const std::string& method_path() const { return method_path_; }
+  const DecisionRules& rules() const { return rules_; }
+  // Whether a response is read past its status (--denied-when, --hint-field).
+  bool reads_response() const { return !rules_.denied_when.empty() || rules_.hint_field; }
+
+  // A fresh, empty message of the method's input or output type, for one client to reuse.
+  std::unique_ptr<google::protobuf::Message> new_request() const;
+  std::unique_ptr<google::protobuf::Message> new_response() const;
+
+  // The request's bytes for `context`: --data expanded and read as JSON into `scratch` (from
+  // new_request), serialized into `out`. False with `error` set when the JSON does not fit the
+  // type. A --data without placeholders is encoded once, here.
+  bool encode_request(const engine::PlaceholderContext& context, google::protobuf::Message& scratch,
+                      std::string& json, std::string& out, std::string& error) const;
+  // --metadata, expanded: (key, value) pairs.
+  void expand_metadata(const engine::PlaceholderContext& context,
+                       std::vector<std::pair<std::string, std::string>>& out) const;
+
+ private:
+  GrpcTarget() = default;
+
+  GrpcOptions options_;
+  std::unique_ptr<MessageTypes> types_;
+  const google::protobuf::Descriptor* input_ = nullptr;
+  const google::protobuf::Descriptor* output_ = nullptr;
+  std::string method_path_;
+  engine::PlaceholderTemplate data_;
+  std::optional<std::string> constant_request_;  // the bytes, when --data has no placeholder
+  std::vector<std::pair<std::string, engine::PlaceholderTemplate>> metadata_;
+  DecisionRules rules_;
+};
+
+}  // namespace rlcheck::grpc_target

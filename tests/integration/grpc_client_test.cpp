@@ -1,0 +1,208 @@
+// The gRPC client driven by the engine (engine::execute_run) against real gRPC servers on
+// loopback, built from Debian's Go packages (tests/fixtures/grpc): a service behind
+// go-grpc-middleware's rate-limit interceptor on an x/time/rate token bucket, and Envoy's rate
+// limit service API over the test's Redis, counting correctly or with GET-then-INCR.
+
+#include <doctest/doctest.h>
+
+#include <unistd.h>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "engine/run.hpp"
+#include "support/real_server.hpp"
+#include "support/test_redis.hpp"
+#include "targets/grpc/grpc_client.hpp"
+#include "targets/grpc/grpc_target.hpp"
+
+using namespace rlcheck;
+using engine::Outcome;
+using grpc_target::GrpcOptions;
+using testing::free_loopback_port;
+using testing::RealServer;
+using testing::ScratchDir;
+using testing::TestRedis;
+
+namespace {
+
+const std::string k_servers = RLCHECK_GRPC_SERVERS;
+const std::string k_protos = std::string(RLCHECK_FIXTURES) + "/grpc";
+
+std::string server_program(const std::string& name) {
+  const std::string path = k_servers + "/" + name;
+  REQUIRE_MESSAGE(std::filesystem::exists(path),
+                  path << " is missing: the build makes it with go and protoc "
+                          "(scripts/install-deps.sh installs golang-go and the Go packages)");
+  return path;
+}
+
+// One of the Go servers on a free loopback port, stopped at the end of the test.
+class GoServer {
+ public:
+  GoServer(const std::string& name, std::vector<std::string> flags)
+      : scratch_("rlcheck-" + name),
+        port_(free_loopback_port()),
+        server_(argv(name, flags), scratch_.path(), scratch_.path() + "/server.log", port_) {}
+  std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
+  std::string log() const { return server_.log(); }
+
+ private:
+  std::vector<std::string> argv(const std::string& name, std::vector<std::string> flags) {
+    flags.insert(flags.begin(), {server_program(name), "-port", std::to_string(port_)});
+    return flags;
+  }
+
+  ScratchDir scratch_;
+  int port_;
+  RealServer server_;
+};
+
+GrpcOptions echo_options(const std::string& address) {
+  GrpcOptions options;
+  options.address = address;
+  options.method = "rlcheck.fixture.Echo/Say";
+  options.proto_files = {k_protos + "/echo.proto"};
+  options.data = R"({"text": "hello {id}", "seq": {seq}})";
+  return options;
+}
+
+GrpcOptions rls_options(const std::string& address) {
+  GrpcOptions options;
+  options.address = address;
+  options.method = "envoy.service.ratelimit.v3.RateLimitService/ShouldRateLimit";
+  options.proto_files = {k_protos + "/envoy/service/ratelimit/v3/rls.proto"};
+  options.import_paths = {k_protos};
+  options.data =
+      R"({"domain": "edge", "descriptors": [{"entries": [{"key": "user", "value": "u{id}"}]}]})";
+  options.denied_when = {"overall_code=OVER_LIMIT"};
+  options.hint_field = "statuses.0.duration_until_reset";
+  return options;
+}
+
+// `requests` calls at once (one each from `requests` clients over `threads` loops), as a burst.
+engine::RunResult burst(const GrpcOptions& options, int requests, int threads = 1,
+                        std::chrono::milliseconds timeout = std::chrono::seconds(5)) {
+  auto target = grpc_target::GrpcTarget::make(options);
+  if (!target)
+    FAIL(target.error());
+  auto factory = grpc_target::make_grpc_client_factory(*target);
+  config::LoadConfig load;
+  load.requests = requests;
+  load.concurrency = requests;
+  load.threads = threads;
+  load.timeout = timeout;
+  return engine::execute_run(*factory, load);
+}
+
+int64_t count(const engine::RunResult& result, Outcome outcome) {
+  int64_t n = 0;
+  for (const engine::RequestRecord& record : result.records)
+    n += record.outcome == outcome ? 1 : 0;
+  return n;
+}
+
+std::string first_error(const engine::RunResult& result) {
+  return result.error_samples.empty() ? std::string() : result.error_samples.begin()->second;
+}
+
+// A key prefix of this test process's own in the shared Redis.
+std::string key_prefix(const std::string& name) {
+  return "rlcheck-grpc-" + std::to_string(getpid()) + "-" + name + "|";
+}
+
+}  // namespace
+
+TEST_CASE("grpc: a token bucket of burst 5 admits exactly 5 of 20 calls at once") {
+  // A token per 3.3 s: none comes back while the burst lasts.
+  GoServer server("token_bucket_server", {"-rate", "0.3", "-burst", "5"});
+  const engine::RunResult result = burst(echo_options(server.address()), 20);
+  REQUIRE(result.records.size() == 20);
+  CHECK_MESSAGE(count(result, Outcome::error) == 0, first_error(result), server.log());
+  CHECK(count(result, Outcome::allowed) == 5);
+  CHECK(count(result, Outcome::denied) == 15);
+  // Every denial says when the next token comes, from its google.rpc.RetryInfo, to the ms (a
+  // Duration of whole seconds is read as counting whole seconds only).
+  for (const engine::RequestRecord& record : result.records) {
+    if (record.outcome != Outcome::denied)
+      continue;
+    CHECK(record.hint_expected);
+    REQUIRE(record.retry_ms.has_value());
+    CHECK(*record.retry_ms > 0);
+    CHECK(*record.retry_ms <= 3'334);
+    CHECK(record.hint_resolution_ms == (*record.retry_ms % 1000 == 0 ? 1000 : 1));
+  }
+}
+
+TEST_CASE("grpc: Envoy's rate limit service, counting atomically, admits exactly its limit") {
+  GoServer server("rls_redis_server",
+                  {"-redis", "127.0.0.1:" + std::to_string(TestRedis::shared().port()), "-limit",
+                   "10", "-window", "1h", "-anchor", "first-hit", "-mode", "correct", "-prefix",
+                   key_prefix("correct")});
+  const engine::RunResult result = burst(rls_options(server.address()), 50);
+  REQUIRE(result.records.size() == 50);
+  CHECK_MESSAGE(count(result, Outcome::error) == 0, first_error(result), server.log());
+  CHECK(count(result, Outcome::allowed) == 10);
+  CHECK(count(result, Outcome::denied) == 40);
+  // Denied: OK with overall_code OVER_LIMIT; the hint is the window's time left.
+  for (const engine::RequestRecord& record : result.records) {
+    if (record.outcome != Outcome::denied)
+      continue;
+    REQUIRE(record.retry_ms.has_value());
+    CHECK(*record.retry_ms > 3'500'000);
+    CHECK(*record.retry_ms <= 3'600'000);
+  }
+}
+
+TEST_CASE("grpc: two worker loops, each with its own completion queue and channel") {
+  GoServer server("rls_redis_server",
+                  {"-redis", "127.0.0.1:" + std::to_string(TestRedis::shared().port()), "-limit",
+                   "10", "-window", "1h", "-anchor", "first-hit", "-mode", "correct", "-prefix",
+                   key_prefix("two-loops")});
+  const engine::RunResult result = burst(rls_options(server.address()), 60, 2);
+  REQUIRE(result.records.size() == 60);
+  CHECK(result.clients_ready == 60);
+  CHECK_MESSAGE(count(result, Outcome::error) == 0, first_error(result), server.log());
+  CHECK(count(result, Outcome::allowed) == 10);
+  CHECK(count(result, Outcome::denied) == 50);
+}
+
+TEST_CASE("grpc: calls with no reply within the timeout are given up, and the run ends") {
+  // The naive server holds each call 5 s between its read and its count.
+  GoServer server("rls_redis_server",
+                  {"-redis", "127.0.0.1:" + std::to_string(TestRedis::shared().port()), "-limit",
+                   "10", "-window", "1h", "-anchor", "first-hit", "-mode", "naive", "-naive-gap",
+                   "5s", "-prefix", key_prefix("timeout")});
+  const auto started = std::chrono::steady_clock::now();
+  const engine::RunResult result =
+      burst(rls_options(server.address()), 5, 1, std::chrono::milliseconds(300));
+  REQUIRE(result.records.size() == 5);
+  for (const engine::RequestRecord& record : result.records) {
+    CHECK(record.outcome == Outcome::error);
+    CHECK(record.error == engine::ErrorKind::timeout);
+  }
+  // The calls given up were cancelled: the run did not wait for their replies.
+  CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(5));
+}
+
+TEST_CASE("grpc: Envoy's rate limit service reading before it counts admits over its limit") {
+  // GET, compare, then INCRBY: calls that all read before any of them counted are all
+  // admitted. The server pauses 200 ms between the read and the count, so 50 calls sent at
+  // once all read a count of 0.
+  GoServer server("rls_redis_server",
+                  {"-redis", "127.0.0.1:" + std::to_string(TestRedis::shared().port()), "-limit",
+                   "10", "-window", "1h", "-anchor", "first-hit", "-mode", "naive", "-naive-gap",
+                   "200ms", "-prefix", key_prefix("naive")});
+  const engine::RunResult result = burst(rls_options(server.address()), 50);
+  REQUIRE(result.records.size() == 50);
+  CHECK_MESSAGE(count(result, Outcome::error) == 0, first_error(result), server.log());
+  CHECK(count(result, Outcome::allowed) > 10);
+}
+
+TEST_CASE("grpc: nothing listening: no client connects, and the error says where it tried") {
+  const std::string address = "127.0.0.1:" + std::to_string(free_loopback_port());
+  const engine::RunResult result = burst(echo_options(address), 3);
+  CHECK(result.clients_ready == 0);
+  CHECK_MESSAGE(result.connect_error.find(address) != std::string::npos, result.connect_error);
+  CHECK(count(result, Outcome::allowed) == 0);
+}
