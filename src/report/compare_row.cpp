@@ -55,4 +55,10 @@ CompareRow compare_row(const Report& report) {
   return row;
 }
 
+bool shared_url(const std::vector<Report>& reports) {
+  return std::all_of(reports.begin(), reports.end(), [&reports](const Report& report) {
+    return report.target.url == reports.front().target.url;
+  });
+}
+
 }  // namespace rlcheck::report

@@ -30,4 +30,8 @@ CompareRow compare_row(const Report& report);
 // Retry hints in seconds: "1.000", a range "0.950-1.000", or "-" without hints.
 std::string retry_hint_seconds(const checks::RetryHintStats& retry);
 
+// Whether every compared target is on the same URL (strategies on one Redis): then the URL is
+// said once, above the rows.
+bool shared_url(const std::vector<Report>& reports);
+
 }  // namespace rlcheck::report

@@ -17,8 +17,9 @@ std::string compare_table_html(const std::vector<Report>& reports) {
   // Strategies share the limit they are driven with; endpoints may each advertise their own,
   // so theirs goes in a column of its own.
   if (!own_limits) {
-    out += fmt::format("<p class=\"note\">{} &middot; {}</p>\n",
-                       xml_escape(reports.front().target.url),
+    out += fmt::format("<p class=\"note\">{}{}</p>\n",
+                       shared_url(reports) ? xml_escape(reports.front().target.url) + " &middot; "
+                                           : std::string(),
                        xml_escape(contract_text(reports.front())));
   }
   out += fmt::format(
@@ -26,7 +27,7 @@ std::string compare_table_html(const std::vector<Report>& reports) {
       "<th class=\"num\">over</th><th class=\"num\">retry hint s</th><th class=\"num\">p50 ms"
       "</th><th class=\"num\">p99 ms</th><th class=\"num\">req/s</th><th>verdict</th>"
       "<th>failed checks</th></tr>\n",
-      own_limits ? "endpoint" : "strategy", own_limits ? "<th>limit</th>" : "");
+      xml_escape(reports.front().target.noun), own_limits ? "<th>limit</th>" : "");
   for (const Report& report : reports) {
     const CompareRow row = compare_row(report);
     const char* verdict = report.interrupted ? "interrupted" : checks::verdict_name(report.verdict);

@@ -567,7 +567,7 @@ std::string render_compare(const std::vector<Report>& reports, const TextStyle& 
   // so theirs goes in a column of its own.
   const std::string limit = own_limits ? "" : fmt::format("{}  ", limit_text(first));
   out += paint(fmt::format("rlcheck compare  {}{}{} x {}, concurrency {}{}",
-                           own_limits ? "" : first.target.url + "  ", limit,
+                           shared_url(reports) ? first.target.url + "  " : "", limit,
                            config::counted(first.params.requests, "request"),
                            config::counted(first.params.runs, "run"), first.params.concurrency,
                            clock_skew_text(first.params, false)),
@@ -577,7 +577,7 @@ std::string render_compare(const std::vector<Report>& reports, const TextStyle& 
   for (const Report& report : reports)
     width = std::max(width, compare_name(report).size());
   out += fmt::format("{:<{}} {}{:>19} {:>6} {:>15} {:>9} {:>9} {:>10}  {:<11} {}\n",
-                     own_limits ? "endpoint" : "strategy", width,
+                     first.target.noun, width,
                      own_limits ? "limit          " : "", "allowed min/med/max", "over",
                      "retry hint s", "p50 ms", "p99 ms", "req/s", "verdict", "failed checks");
   for (const Report& report : reports) {

@@ -30,6 +30,7 @@ void describe_endpoint(Target& target) {
   target.limiter = target.method;
   target.rows = {{"method", target.method}};
   target.clock = "the endpoint's own clock";
+  target.noun = "endpoint";
   target.advertises_limits = true;
   target.answers_statuses = true;
 }

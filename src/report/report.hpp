@@ -33,6 +33,7 @@ struct Target {
   // Its limit and window may be read from its replies (each target's in a column of its own).
   bool advertises_limits = false;
   bool answers_statuses = false;  // its replies carry statuses (the human report counts them)
+  std::string noun = "strategy";  // what compare's column of targets is headed: "endpoint"
 };
 
 // A Redis limiter's description (name, limiter, rows, clock) from its strategy or script.

@@ -199,6 +199,7 @@ report::Report Evidence::judge_under(const Judging& judging, std::vector<checks:
                                      FitRecords& fit, const ContractChoice& contract,
                                      const TestLog& log) {
   report::Report report;
+  report.mode = config_.kind;
   report.params = configured_params(judging.config, contract);
   target_.describe(report);
   if (judging.limit_source)

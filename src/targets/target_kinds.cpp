@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "targets/grpc/grpc_kind.hpp"
 #include "targets/http/http_kind.hpp"
 #include "targets/redis/redis_kind.hpp"
 
@@ -12,6 +13,7 @@ std::span<const TargetKind> target_kinds() {
   static const std::vector<TargetKind> kinds = {
       redis_kind(),
       http_kind(),
+      grpc_kind(),
   };
   return kinds;
 }

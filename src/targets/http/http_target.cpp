@@ -239,7 +239,6 @@ HttpEndpoint::HttpEndpoint(const config::Config& config, const std::string& url,
     : config_(config), url_(url), seed_(seed), target_(make_http_target(config, url, seed)) {}
 
 void HttpEndpoint::describe(report::Report& report) const {
-  report.mode = "http";
   report.target.url = url_;
   report.target.method = config_.http.method;
   report::describe_endpoint(report.target);

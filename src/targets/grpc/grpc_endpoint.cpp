@@ -1,0 +1,96 @@
+#include "targets/grpc/grpc_endpoint.hpp"
+
+#include <fmt/format.h>
+
+#include "base/exit_code.hpp"
+#include "runner/judgement.hpp"
+#include "targets/grpc/grpc_client.hpp"
+#include "targets/grpc/grpc_target.hpp"
+#include "targets/state_between_runs.hpp"
+
+namespace rlcheck::grpc_target {
+
+GrpcEndpoint::GrpcEndpoint(const config::Config& config, std::string url, uint64_t seed)
+    : config_(config), grpc_(grpc_config(config)), url_(std::move(url)), seed_(seed) {}
+
+void GrpcEndpoint::describe(report::Report& report) const {
+  report::Target& target = report.target;
+  target.url = url_;
+  target.method = grpc_.calls.method;
+  target.name = url_;
+  target.limiter = grpc_.calls.method;
+  target.rows = {{"method", grpc_.calls.method}};
+  target.clock = "the service's own clock";
+  target.noun = "service";
+  std::vector<std::string> told = grpc_.calls.metadata;
+  told.push_back(grpc_.calls.data);
+  report.params.clock_skew_read =
+      engine::any_reads_clock(told, engine::PlaceholderTemplate::Unknown::keep);
+}
+
+faults::FaultTarget GrpcEndpoint::fault_target() {
+  return targets::limiter_redis_fault_target(config_);
+}
+
+std::string GrpcEndpoint::run_label(int run, int runs) const {
+  return fmt::format("run {}/{}", run, runs);
+}
+
+bool GrpcEndpoint::prepare_run(int run, bool leader) {
+  return targets::prepare_state(config_, grpc_.between_runs, grpc_.reset_cmd, run, leader);
+}
+
+runner::StateChoice GrpcEndpoint::run_state(int run) const {
+  return {run, seed_ + static_cast<uint64_t>(run), "", false};
+}
+
+runner::RunClients GrpcEndpoint::clients(const runner::StateChoice& state,
+                                         const config::LoadConfig& load) {
+  GrpcOptions calls = grpc_.calls;
+  calls.address = address_of(url_);
+  calls.placeholders.run = state.state;
+  calls.seed = state.seed;
+  calls.timeout = load.timeout;
+  auto made = GrpcTarget::make(calls);
+  if (!made)
+    throw base::usage_error(made.error());  // checked when the command line was read
+  factory_.reset();
+  factory_ = make_grpc_client_factory(std::move(*made));
+  runner::RunClients clients;
+  clients.factory = factory_.get();
+  clients.load = load;
+  return clients;
+}
+
+std::string GrpcEndpoint::where_written(std::string_view placeholder) const {
+  if (grpc_.calls.data.find(placeholder) != std::string::npos)
+    return "--data";
+  for (const std::string& entry : grpc_.calls.metadata) {
+    if (entry.find(placeholder) != std::string::npos)
+      return fmt::format("the metadata {}", entry.substr(0, entry.find(':')));
+  }
+  return "";
+}
+
+std::vector<runner::Judging> GrpcEndpoint::judgings(const std::vector<engine::RunResult>&, bool) {
+  runner::Judging judging;
+  judging.config = config_;
+  judging.key_ttl_applies = false;
+  judging.retry_hint_optional = !grpc_.calls.require_hint;
+  const char* vouch = "--reset-cmd clears it before each run, --exact vouches that it is fresh";
+  judging.state_note =
+      where_written("{run}").empty() && where_written("{id}").empty()
+          ? fmt::format("every invocation of this command speaks for the same identity; {}", vouch)
+          : fmt::format(
+                "{{run}} and {{id}} are the same in every invocation of this command, so "
+                "an earlier test within the window may have used the identity up; {}",
+                vouch);
+  return {judging};
+}
+
+std::chrono::milliseconds GrpcEndpoint::longest_retry_wait(
+    const std::vector<engine::RunResult>&) const {
+  return runner::longest_retry_wait(config_);
+}
+
+}  // namespace rlcheck::grpc_target

@@ -1,0 +1,54 @@
+#pragma once
+// A gRPC service as the run loop sees it: its calls as the configuration describes them, the
+// pause and reset command before each run, and the limit and window as given (a service
+// advertises none the run could read).
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "config/config.hpp"
+#include "runner/target.hpp"
+#include "targets/grpc/grpc_config.hpp"
+
+namespace rlcheck::grpc_target {
+
+class GrpcEndpoint final : public runner::Target {
+ public:
+  GrpcEndpoint(const config::Config& config, std::string url, uint64_t seed);
+
+  void prepare_test() override {}
+  std::string address() const override { return url_; }
+  void describe(report::Report& report) const override;
+  faults::FaultTarget fault_target() override;
+  std::string run_label(int run, int runs) const override;
+  std::string records_name() const override { return url_; }
+  bool prepare_run(int run, bool leader) override;
+  runner::StateChoice run_state(int run) const override;
+  bool fresh_state_per_run() const override { return !where_written("{run}").empty(); }
+  // State `state` is the {run} placeholder.
+  runner::RunClients clients(const runner::StateChoice& state,
+                             const config::LoadConfig& load) override;
+  runner::StateAudit audit_state(int, engine::RecordView) override { return {}; }
+  void clean_up(int, const runner::StateAudit&, const std::vector<engine::RequestRecord>&,
+                std::vector<std::string>&) override {}
+  bool judged_before_runs() const override { return true; }
+  std::vector<runner::Judging> judgings(const std::vector<engine::RunResult>& results,
+                                        bool interrupted) override;
+  std::chrono::milliseconds longest_retry_wait(
+      const std::vector<engine::RunResult>& results) const override;
+
+  // Where the calls carry `placeholder` ("--data", "the metadata x-user"); "" when nowhere.
+  std::string where_written(std::string_view placeholder) const;
+  uint64_t seed() const { return seed_; }
+
+ private:
+  const config::Config& config_;
+  const GrpcConfig& grpc_;
+  std::string url_;
+  uint64_t seed_;
+  std::unique_ptr<engine::ClientFactory> factory_;
+};
+
+}  // namespace rlcheck::grpc_target

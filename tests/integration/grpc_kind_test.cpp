@@ -1,0 +1,235 @@
+// `rlcheck grpc` end to end, the third kind of target, against real gRPC servers on loopback
+// built from Debian's Go packages (tests/fixtures/grpc): Envoy's rate limit service API over the
+// test's Redis (counting atomically, or GET-then-INCR with a gap that lets concurrent calls
+// through), and a service behind go-grpc-middleware's rate-limit interceptor on an x/time/rate
+// token bucket. The same command line, checks, compare, probe and faults as the other kinds.
+
+#include <doctest/doctest.h>
+
+#include <unistd.h>
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "support/go_servers.hpp"
+#include "support/json_outcome.hpp"
+#include "support/run_binary.hpp"
+#include "support/test_redis.hpp"
+
+using namespace rlcheck::testing;
+using nlohmann::json;
+
+namespace {
+
+// Envoy's RateLimitService/ShouldRateLimit, its verdict in the response, its hint the first
+// descriptor's duration_until_reset.
+std::vector<std::string> rls_flags(const std::string& user) {
+  return {"--method",
+          "envoy.service.ratelimit.v3.RateLimitService/ShouldRateLimit",
+          "--proto",
+          k_grpc_protos + "/envoy/service/ratelimit/v3/rls.proto",
+          "--import-path",
+          k_grpc_protos,
+          "--data",
+          R"({"domain": "edge", "descriptors": [{"entries": [{"key": "user", "value": ")" + user +
+              R"("}]}]})",
+          "--denied-when",
+          "overall_code=OVER_LIMIT",
+          "--hint-field",
+          "statuses.0.duration_until_reset"};
+}
+
+std::vector<std::string> echo_flags() {
+  return {"--method", "rlcheck.fixture.Echo/Say", "--proto", k_grpc_protos + "/echo.proto",
+          "--data",   R"({"text": "hello {id}"})"};
+}
+
+std::vector<std::string> joined(std::vector<std::string> head,
+                                const std::vector<std::string>& tail) {
+  head.insert(head.end(), tail.begin(), tail.end());
+  return head;
+}
+
+// An Envoy rate limit service of this test's own over the shared Redis: 10 per 60 s per user.
+GoServer rls_server(const std::string& name, std::vector<std::string> flags = {}) {
+  std::vector<std::string> all{
+      "-redis",  "127.0.0.1:" + std::to_string(TestRedis::shared().port()),
+      "-limit",  "10",
+      "-window", "60s",
+      "-prefix", "rlcheck-grpc-kind-" + std::to_string(getpid()) + "-" + name + "|"};
+  all.insert(all.end(), flags.begin(), flags.end());
+  return GoServer("rls_redis_server", all);
+}
+
+// A user of its own per run and per invocation of the test.
+std::string user(const std::string& name) {
+  return name + "-" + std::to_string(getpid()) + "-{run}";
+}
+
+}  // namespace
+
+TEST_CASE(
+    "grpc kind: Envoy's rate limit service counting atomically passes; GET-then-INCR fails "
+    "limit, a race") {
+  GoServer correct = rls_server("correct");
+  // The naive one waits 5 ms between its GET and its INCRBY: 30 calls at once all read a count
+  // below the limit.
+  GoServer naive = rls_server("naive", {"-mode", "naive", "-naive-gap", "5ms"});
+  const std::vector<std::string> load{"-n", "30", "-p",  "30",         "-r",    "2",     "-l",
+                                      "10", "-w", "60s", "--contract", "fixed", "--json"};
+
+  const json kept = json_report(
+      joined(joined({"grpc", "grpc://" + correct.address()}, rls_flags(user("correct"))), load), 0);
+  INFO(checks_of(kept));
+  CHECK(kept["mode"] == "grpc");
+  CHECK(kept["target"]["url"] == "grpc://" + correct.address());
+  CHECK(kept["target"]["method"] == "envoy.service.ratelimit.v3.RateLimitService/ShouldRateLimit");
+  for (const json& run : kept["runs"]) {
+    CHECK(run["allowed"] == 10);
+    CHECK(run["denied"] == 20);
+  }
+  CHECK(check_status(kept, "limit") == "pass");
+  CHECK(check_status(kept, "retry-after-present") == "pass");
+  CHECK(check_status(kept, "retry-after-accuracy") == "pass");
+
+  const json raced =
+      json_report(joined(joined({"grpc", naive.address()}, rls_flags(user("naive"))), load), 1);
+  INFO(checks_of(raced));
+  CHECK(check_status(raced, "limit") == "fail");
+  CHECK(raced["runs"][0]["allowed"].get<int>() > 10);
+  // Asked again one call at a time, the naive service keeps its limit: the excess is a race.
+  CHECK(check_detail(raced, "limit").find("check-then-act race") != std::string::npos);
+}
+
+TEST_CASE(
+    "grpc kind: a token bucket behind go-grpc-middleware passes its contract; a misread "
+    "burst fails") {
+  // Two services of 10/s and burst 5, each met fresh: one per reading.
+  GoServer kept_bucket("token_bucket_server", {"-rate", "10", "-burst", "5"});
+  GoServer misread_bucket("token_bucket_server", {"-rate", "10", "-burst", "5"});
+  const std::vector<std::string> load{"-n",           "20",       "-p",     "20",
+                                      "-r",           "1",        "--json", "--contract",
+                                      "token-bucket", "--refill", "10/s"};
+  const json kept = json_report(
+      joined(joined(joined({"grpc", kept_bucket.address()}, echo_flags()), load), {"--burst", "5"}),
+      0);
+  INFO(checks_of(kept));
+  CHECK(kept["runs"][0]["allowed"] == 5);
+  CHECK(check_status(kept, "contract") == "pass");
+  CHECK(check_status(kept, "retry-after-present") == "pass");
+
+  const json misread =
+      json_report(joined(joined(joined({"grpc", misread_bucket.address()}, echo_flags()), load),
+                         {"--burst", "3"}),
+                  1);
+  INFO(checks_of(misread));
+  CHECK(check_status(misread, "contract") == "fail");
+}
+
+TEST_CASE(
+    "grpc kind: probe finds the token bucket and the fixed window, flags that pass pasted "
+    "back") {
+  GoServer bucket("token_bucket_server", {"-rate", "10", "-burst", "5"});
+  const json found = json_report(
+      joined({"probe", "grpc://" + bucket.address(), "--json", "--max-time", "20s"}, echo_flags()),
+      0);
+  CHECK(found["mode"] == "grpc");
+  CHECK(found["algorithm"] == "token-bucket");
+  CHECK(found["burst"] == 5);
+  const std::string flags = found["flags"].get<std::string>();
+  CHECK(flags.find("--contract token-bucket --burst 5") != std::string::npos);
+  // Pasted back on a fresh service of the same shape.
+  GoServer again("token_bucket_server", {"-rate", "10", "-burst", "5"});
+  std::vector<std::string> pasted =
+      joined({"grpc", again.address(), "-n", "20", "-p", "20", "-r", "1", "--json"}, echo_flags());
+  append_words(pasted, flags);
+  const json replayed = json_report(pasted, 0);
+  CHECK(check_status(replayed, "contract") == "pass");
+
+  // A fixed window of 5 per second on the clock.
+  GoServer window = rls_server("probed", {"-limit", "5", "-window", "1s"});
+  const json fixed =
+      json_report(joined({"probe", "grpc://" + window.address(), "--json", "--max-time", "30s"},
+                         rls_flags(user("probe"))),
+                  0);
+  CHECK(fixed["algorithm"] == "fixed");
+  CHECK(fixed["limit"] == 5);
+}
+
+TEST_CASE("grpc kind: compare over two services side by side, each judged") {
+  GoServer correct = rls_server("compare-correct");
+  GoServer naive = rls_server("compare-naive", {"-mode", "naive", "-naive-gap", "5ms"});
+  const json both =
+      json_report(joined({"compare", "--url", "grpc://" + correct.address(), "--url",
+                          "grpc://" + naive.address(), "-n", "30", "-p", "30", "-r", "1", "-l",
+                          "10", "-w", "60s", "--contract", "fixed", "--json"},
+                         rls_flags(user("compare"))),
+                  1);
+  REQUIRE(both["reports"].size() == 2);
+  CHECK(both["reports"][0]["verdict"] == "pass");
+  CHECK(both["reports"][1]["verdict"] == "fail");
+  CHECK(check_status(both["reports"][1], "limit") == "fail");
+}
+
+TEST_CASE("grpc kind: a fault on the service's Redis during a run is applied and measured") {
+  GoServer service = rls_server("fault", {"-limit", "100000"});
+  const json report = json_report(joined({"grpc",
+                                          service.address(),
+                                          "--rate",
+                                          "200/s",
+                                          "--duration",
+                                          "600ms",
+                                          "-r",
+                                          "1",
+                                          "--identities",
+                                          "4",
+                                          "-l",
+                                          "100000",
+                                          "-w",
+                                          "60s",
+                                          "--fault",
+                                          "kill-clients@200ms",
+                                          "--limiter-redis",
+                                          TestRedis::shared().tcp_url(),
+                                          "--max-errors",
+                                          "1000",
+                                          "--json"},
+                                         rls_flags(user("fault") + "-{id}")),
+                                  0);
+  const json& faults = report["runs"][0]["faults"];
+  REQUIRE(faults.size() == 1);
+  CHECK_FALSE(faults[0].contains("applied"));  // present, false, only when it failed
+  CHECK(faults[0]["spec"] == "kill-clients@200ms");
+  CHECK(check_status(report, "recovery") == "pass");
+}
+
+TEST_CASE(
+    "grpc kind: what the command line cannot take is one line naming the flag, exit 64; an "
+    "unreachable service exit 3") {
+  GoServer bucket("token_bucket_server", {"-rate", "10", "-burst", "5"});
+  const auto refused = [](const std::vector<std::string>& args, const std::string& flag) {
+    const ProcessOutcome outcome = run_rlcheck(args);
+    INFO(outcome.err);
+    CHECK(outcome.exit_code == 64);
+    CHECK(outcome.err.find(flag) != std::string::npos);
+  };
+  refused({"grpc", bucket.address(), "--proto", k_grpc_protos + "/echo.proto"}, "--method");
+  refused({"grpc", bucket.address(), "--method", "rlcheck.fixture.Echo/Shout", "--proto",
+           k_grpc_protos + "/echo.proto"},
+          "--method");
+  refused(joined({"grpc", bucket.address()},
+                 {"--method", "rlcheck.fixture.Echo/Say", "--proto", k_grpc_protos + "/echo.proto",
+                  "--data", R"({"txet": 1})"}),
+          "--data");
+  refused(joined({"grpc", "grpcs://" + bucket.address()}, echo_flags()), "ADDRESS");
+  refused(joined({"grpc", "localhost"}, echo_flags()), "ADDRESS");
+
+  const ProcessOutcome unreachable =
+      run_rlcheck(joined({"grpc", "127.0.0.1:" + std::to_string(free_loopback_port()), "-n", "5",
+                          "-r", "1", "--timeout", "1s"},
+                         echo_flags()));
+  INFO(unreachable.err);
+  CHECK(unreachable.exit_code == 3);
+}
