@@ -17,10 +17,10 @@ std::string compare_table_html(const std::vector<Report>& reports) {
   // Strategies share the limit they are driven with; endpoints may each advertise their own,
   // so theirs goes in a column of its own.
   if (!own_limits) {
-    out += fmt::format("<p class=\"note\">{}{}</p>\n",
-                       shared_url(reports) ? xml_escape(reports.front().target.url) + " &middot; "
-                                           : std::string(),
-                       xml_escape(contract_text(reports.front())));
+    out += fmt::format(
+        "<p class=\"note\">{}{}</p>\n",
+        shared_url(reports) ? xml_escape(reports.front().target.url) + " &middot; " : std::string(),
+        xml_escape(contract_text(reports.front())));
   }
   out += fmt::format(
       "<table class=\"compare\">\n<tr><th>{}</th>{}<th class=\"num\">allowed min/med/max</th>"

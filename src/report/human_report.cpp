@@ -576,10 +576,10 @@ std::string render_compare(const std::vector<Report>& reports, const TextStyle& 
   size_t width = 16;
   for (const Report& report : reports)
     width = std::max(width, compare_name(report).size());
-  out += fmt::format("{:<{}} {}{:>19} {:>6} {:>15} {:>9} {:>9} {:>10}  {:<11} {}\n",
-                     first.target.noun, width,
-                     own_limits ? "limit          " : "", "allowed min/med/max", "over",
-                     "retry hint s", "p50 ms", "p99 ms", "req/s", "verdict", "failed checks");
+  out +=
+      fmt::format("{:<{}} {}{:>19} {:>6} {:>15} {:>9} {:>9} {:>10}  {:<11} {}\n", first.target.noun,
+                  width, own_limits ? "limit          " : "", "allowed min/med/max", "over",
+                  "retry hint s", "p50 ms", "p99 ms", "req/s", "verdict", "failed checks");
   for (const Report& report : reports) {
     const CompareRow row = compare_row(report);
     const std::string verdict = fmt::format("{:<11}", checks::verdict_name(report.verdict));

@@ -58,6 +58,19 @@ struct TargetKind {
 // drive when no URL names one.
 std::span<const TargetKind> target_kinds();
 
+// Adds `kind` to the end of the table while it lives (a test's kind of its own; the table's own
+// kinds are its lines in target_kinds.cpp).
+class KindRegistration {
+ public:
+  explicit KindRegistration(TargetKind kind);
+  ~KindRegistration();
+  KindRegistration(const KindRegistration&) = delete;
+  KindRegistration& operator=(const KindRegistration&) = delete;
+
+ private:
+  std::string name_;
+};
+
 // The kind `config.kind` names (config is built from the command line, which names only kinds
 // of this table).
 const TargetKind& kind_of(const config::Config& config);

@@ -8,14 +8,48 @@
 
 namespace rlcheck::targets {
 
-std::span<const TargetKind> target_kinds() {
+namespace {
+
+std::vector<TargetKind>& table() {
   // The table: a line per kind.
-  static const std::vector<TargetKind> kinds = {
+  static std::vector<TargetKind> kinds = {
       redis_kind(),
       http_kind(),
       grpc_kind(),
   };
   return kinds;
+}
+
+// Bumped by every change of the table (a test's registration).
+int table_version = 0;
+
+// The command line's view of the table, made again after it changed.
+std::vector<cli::KindCommand>& commands() {
+  static std::vector<cli::KindCommand> commands;
+  static int made_at = -1;
+  if (made_at != table_version) {
+    commands.clear();
+    for (const TargetKind& kind : table())
+      commands.push_back(kind.command);
+    made_at = table_version;
+  }
+  return commands;
+}
+
+}  // namespace
+
+std::span<const TargetKind> target_kinds() {
+  return table();
+}
+
+KindRegistration::KindRegistration(TargetKind kind) : name_(kind.command.name) {
+  table().push_back(std::move(kind));
+  ++table_version;
+}
+
+KindRegistration::~KindRegistration() {
+  std::erase_if(table(), [this](const TargetKind& kind) { return kind.command.name == name_; });
+  ++table_version;
 }
 
 const TargetKind& kind_of(const config::Config& config) {
@@ -40,13 +74,7 @@ std::string test_fingerprint(const config::Config& config) {
 namespace rlcheck::cli {
 
 std::span<const KindCommand> kind_commands() {
-  static const std::vector<KindCommand> commands = [] {
-    std::vector<KindCommand> out;
-    for (const targets::TargetKind& kind : targets::target_kinds())
-      out.push_back(kind.command);
-    return out;
-  }();
-  return commands;
+  return targets::commands();
 }
 
 }  // namespace rlcheck::cli
