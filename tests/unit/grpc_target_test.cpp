@@ -93,20 +93,19 @@ TEST_CASE("grpc target: --data becomes the request, placeholders expanded per ca
   rlcheck::engine::PlaceholderContext context;
   context.identity = 42;
   context.cost = 3;
-  auto scratch = (*target)->new_request();
   std::string json;
   std::string bytes;
   std::string error;
-  REQUIRE((*target)->encode_request(context, *scratch, json, bytes, error));
+  REQUIRE((*target)->encode_request(context, json, bytes, error));
   auto request = (*target)->new_request();
   REQUIRE(request->ParseFromString(bytes));
   CHECK(request->ShortDebugString() ==
         R"(domain: "edge" descriptors { entries { key: "user" value: "u42" } } hits: 3)");
 
-  // Another identity, the same scratch message: nothing of the last call stays.
+  // Another identity: nothing of the last call stays.
   context.identity = 7;
   context.cost = 1;
-  REQUIRE((*target)->encode_request(context, *scratch, json, bytes, error));
+  REQUIRE((*target)->encode_request(context, json, bytes, error));
   REQUIRE(request->ParseFromString(bytes));
   CHECK(request->ShortDebugString() ==
         R"(domain: "edge" descriptors { entries { key: "user" value: "u7" } } hits: 1)");

@@ -11,6 +11,8 @@
 #include <google/protobuf/descriptor_database.h>
 #include <google/protobuf/dynamic_message.h>
 #include <google/protobuf/util/json_util.h>
+#include <google/protobuf/util/type_resolver.h>
+#include <google/protobuf/util/type_resolver_util.h>
 
 #include "targets/grpc/status_codes.hpp"
 
@@ -93,6 +95,8 @@ class MessageTypes final : private pb::compiler::MultiFileErrorCollector {
 
 namespace {
 
+constexpr const char* k_type_url_prefix = "type.googleapis.com";
+
 // "pkg.Service/Method", "/pkg.Service/Method" or "pkg.Service.Method": (service, method).
 std::optional<std::pair<std::string, std::string>> split_method(std::string_view text) {
   if (text.starts_with('/'))
@@ -146,6 +150,9 @@ std::expected<std::shared_ptr<const GrpcTarget>, std::string> GrpcTarget::make(
   target->input_ = rpc->input_type();
   target->output_ = rpc->output_type();
   target->method_path_ = fmt::format("/{}/{}", service->full_name(), rpc->name());
+  target->resolver_.reset(
+      pb::util::NewTypeResolverForDescriptorPool(k_type_url_prefix, &target->types_->pool()));
+  target->input_url_ = fmt::format("{}/{}", k_type_url_prefix, target->input_->full_name());
 
   auto data =
       engine::PlaceholderTemplate::parse(options.data, engine::PlaceholderTemplate::Unknown::keep);
@@ -157,10 +164,9 @@ std::expected<std::shared_ptr<const GrpcTarget>, std::string> GrpcTarget::make(
     engine::PlaceholderContext sample = options.placeholders;
     engine::ClientRng rng(options.seed);
     sample.rng = &rng;
-    std::unique_ptr<pb::Message> scratch = target->new_request();
     std::string json;
     std::string bytes;
-    if (!target->encode_request(sample, *scratch, json, bytes, error))
+    if (!target->encode_request(sample, json, bytes, error))
       return std::unexpected(fmt::format("--data: {}", error));
     if (target->data_.is_constant())
       target->constant_request_ = bytes;
@@ -213,22 +219,20 @@ std::unique_ptr<pb::Message> GrpcTarget::new_response() const {
   return std::unique_ptr<pb::Message>(types_->prototype(*output_)->New());
 }
 
-bool GrpcTarget::encode_request(const engine::PlaceholderContext& context, pb::Message& scratch,
-                                std::string& json, std::string& out, std::string& error) const {
+bool GrpcTarget::encode_request(const engine::PlaceholderContext& context, std::string& json,
+                                std::string& out, std::string& error) const {
   if (constant_request_) {
     out = *constant_request_;
     return true;
   }
   data_.expand_into(context, json);
-  scratch.Clear();
-  const auto status = pb::util::JsonStringToMessage(json, &scratch);
+  out.clear();
+  const auto status = pb::util::JsonToBinaryString(resolver_.get(), input_url_, json, &out);
   if (!status.ok()) {
     error = fmt::format("{} (JSON for {}: {})", std::string(status.message()), input_->full_name(),
                         json.substr(0, 200));
     return false;
   }
-  out.clear();
-  scratch.SerializeToString(&out);
   return true;
 }
 
