@@ -13,6 +13,7 @@
 #include "engine/run.hpp"
 #include "support/real_server.hpp"
 #include "support/test_redis.hpp"
+#include "support/test_tls.hpp"
 #include "targets/grpc/grpc_client.hpp"
 #include "targets/grpc/grpc_target.hpp"
 
@@ -197,6 +198,27 @@ TEST_CASE("grpc: Envoy's rate limit service reading before it counts admits over
   REQUIRE(result.records.size() == 50);
   CHECK_MESSAGE(count(result, Outcome::error) == 0, first_error(result), server.log());
   CHECK(count(result, Outcome::allowed) > 10);
+}
+
+TEST_CASE("grpc: over TLS (grpcs://), the server verified against --tls-ca") {
+  const testing::TlsFiles& files = testing::shared_tls_files();
+  GoServer server("token_bucket_server", {"-rate", "0.3", "-burst", "5", "-tls-cert",
+                                          files.server_cert, "-tls-key", files.server_key});
+  GrpcOptions options = echo_options(server.address());
+  options.use_tls = true;
+  options.tls.ca_file = files.ca_cert;
+  const engine::RunResult result = burst(options, 20);
+  REQUIRE(result.records.size() == 20);
+  CHECK_MESSAGE(count(result, Outcome::error) == 0, first_error(result), server.log());
+  CHECK(count(result, Outcome::allowed) == 5);
+  CHECK(count(result, Outcome::denied) == 15);
+
+  // A CA that did not sign the server's certificate: no connection, and the error says TLS.
+  options.tls.ca_file = files.unknown_ca_cert;
+  const engine::RunResult refused = burst(options, 2);
+  CHECK(refused.clients_ready == 0);
+  CHECK_MESSAGE(refused.connect_error.find("TLS") != std::string::npos, refused.connect_error);
+  CHECK(count(refused, Outcome::allowed) + count(refused, Outcome::denied) == 0);
 }
 
 TEST_CASE("grpc: nothing listening: no client connects, and the error says where it tried") {

@@ -161,6 +161,17 @@ TEST_CASE("grpc target: each mistake is one line naming its flag") {
   options = options_in(folder);
   options.metadata = {"no colon"};
   CHECK(error_of(options).starts_with("--metadata: "));
+
+  options = options_in(folder);
+  options.use_tls = true;
+  options.tls.insecure = true;
+  CHECK(error_of(options).starts_with("--insecure: "));
+  options.tls.insecure = false;
+  options.tls.ca_file = folder.file("no-ca.pem");
+  CHECK(error_of(options).starts_with("--tls-ca: "));
+  options.tls.ca_file.clear();
+  options.tls.cert_file = folder.file("service.proto");
+  CHECK(error_of(options).starts_with("--tls-cert: "));
 }
 
 TEST_CASE("grpc target: a syntax error in a .proto file names the file and line") {

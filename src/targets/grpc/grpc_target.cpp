@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <fstream>
 #include <optional>
+#include <sstream>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <google/protobuf/compiler/importer.h>
@@ -113,6 +116,22 @@ std::optional<std::pair<std::string, std::string>> split_method(std::string_view
 
 GrpcTarget::~GrpcTarget() = default;
 
+namespace {
+
+// The whole of file `path` (a PEM file of a --tls-* flag); empty path: empty text.
+std::expected<std::string, std::string> read_pem(const std::string& flag, const std::string& path) {
+  if (path.empty())
+    return std::string();
+  std::ifstream file(path, std::ios::binary);
+  std::ostringstream text;
+  text << file.rdbuf();
+  if (!file || text.str().empty())
+    return std::unexpected(fmt::format("{}: {} cannot be read", flag, path));
+  return text.str();
+}
+
+}  // namespace
+
 std::expected<std::shared_ptr<const GrpcTarget>, std::string> GrpcTarget::make(
     const GrpcOptions& options) {
   std::shared_ptr<GrpcTarget> target(new GrpcTarget());
@@ -208,6 +227,27 @@ std::expected<std::shared_ptr<const GrpcTarget>, std::string> GrpcTarget::make(
     target->rules_.hint_field = std::move(*path);
   }
   target->rules_.require_hint = options.require_hint;
+
+  if (options.use_tls) {
+    if (options.tls.insecure) {
+      return std::unexpected(
+          "--insecure: not for gRPC (its library verifies every server); give the CA with "
+          "--tls-ca");
+    }
+    if (options.tls.cert_file.empty() != options.tls.key_file.empty())
+      return std::unexpected(
+          "--tls-cert: a client certificate needs --tls-key, and the other "
+          "way round");
+    for (auto [flag, path, text] :
+         {std::tuple{"--tls-ca", &options.tls.ca_file, &target->tls_pem_.roots},
+          std::tuple{"--tls-cert", &options.tls.cert_file, &target->tls_pem_.cert_chain},
+          std::tuple{"--tls-key", &options.tls.key_file, &target->tls_pem_.private_key}}) {
+      auto pem = read_pem(flag, *path);
+      if (!pem)
+        return std::unexpected(pem.error());
+      *text = std::move(*pem);
+    }
+  }
   return std::shared_ptr<const GrpcTarget>(std::move(target));
 }
 

@@ -40,6 +40,11 @@ class GrpcTarget {
   // "/pkg.Service/Method", as the call is made on the wire.
   const std::string& method_path() const { return method_path_; }
   const DecisionRules& rules() const { return rules_; }
+  // The PEM texts of --tls-ca, --tls-cert and --tls-key (read once), with grpcs://.
+  struct TlsPem {
+    std::string roots, cert_chain, private_key;
+  };
+  const TlsPem& tls_pem() const { return tls_pem_; }
   // Whether a response is read past its status (--denied-when, --hint-field).
   bool reads_response() const { return !rules_.denied_when.empty() || rules_.hint_field; }
 
@@ -72,6 +77,7 @@ class GrpcTarget {
   std::optional<std::string> constant_request_;  // the bytes, when --data has no placeholder
   std::vector<std::pair<std::string, engine::PlaceholderTemplate>> metadata_;
   DecisionRules rules_;
+  TlsPem tls_pem_;
 };
 
 }  // namespace rlcheck::grpc_target
