@@ -135,6 +135,22 @@ TEST_CASE("grpc: a token bucket of burst 5 admits exactly 5 of 20 calls at once"
   }
 }
 
+TEST_CASE("grpc: the hint from retry-after metadata, in whole seconds") {
+  GoServer server("token_bucket_server",
+                  {"-rate", "0.3", "-burst", "2", "-retry-info=false", "-retry-after-metadata"});
+  const engine::RunResult result = burst(echo_options(server.address()), 6);
+  REQUIRE(result.records.size() == 6);
+  CHECK_MESSAGE(count(result, Outcome::error) == 0, first_error(result), server.log());
+  CHECK(count(result, Outcome::allowed) == 2);
+  for (const engine::RequestRecord& record : result.records) {
+    if (record.outcome != Outcome::denied)
+      continue;
+    // The next token in at most 3.34 s: 4 s, rounded up to the second.
+    CHECK(record.retry_ms == 4000);
+    CHECK(record.hint_resolution_ms == 1000);
+  }
+}
+
 TEST_CASE("grpc: Envoy's rate limit service, counting atomically, admits exactly its limit") {
   GoServer server("rls_redis_server",
                   {"-redis", "127.0.0.1:" + std::to_string(TestRedis::shared().port()), "-limit",
