@@ -13,6 +13,7 @@
 #include "engine/run.hpp"
 #include "support/real_server.hpp"
 #include "support/test_redis.hpp"
+#include "support/test_tls.hpp"
 #include "targets/grpc/grpc_client.hpp"
 #include "targets/grpc/grpc_target.hpp"
 
@@ -134,6 +135,22 @@ TEST_CASE("grpc: a token bucket of burst 5 admits exactly 5 of 20 calls at once"
   }
 }
 
+TEST_CASE("grpc: the hint from retry-after metadata, in whole seconds") {
+  GoServer server("token_bucket_server",
+                  {"-rate", "0.3", "-burst", "2", "-retry-info=false", "-retry-after-metadata"});
+  const engine::RunResult result = burst(echo_options(server.address()), 6);
+  REQUIRE(result.records.size() == 6);
+  CHECK_MESSAGE(count(result, Outcome::error) == 0, first_error(result), server.log());
+  CHECK(count(result, Outcome::allowed) == 2);
+  for (const engine::RequestRecord& record : result.records) {
+    if (record.outcome != Outcome::denied)
+      continue;
+    // The next token in at most 3.34 s: 4 s, rounded up to the second.
+    CHECK(record.retry_ms == 4000);
+    CHECK(record.hint_resolution_ms == 1000);
+  }
+}
+
 TEST_CASE("grpc: Envoy's rate limit service, counting atomically, admits exactly its limit") {
   GoServer server("rls_redis_server",
                   {"-redis", "127.0.0.1:" + std::to_string(TestRedis::shared().port()), "-limit",
@@ -197,6 +214,27 @@ TEST_CASE("grpc: Envoy's rate limit service reading before it counts admits over
   REQUIRE(result.records.size() == 50);
   CHECK_MESSAGE(count(result, Outcome::error) == 0, first_error(result), server.log());
   CHECK(count(result, Outcome::allowed) > 10);
+}
+
+TEST_CASE("grpc: over TLS (grpcs://), the server verified against --tls-ca") {
+  const testing::TlsFiles& files = testing::shared_tls_files();
+  GoServer server("token_bucket_server", {"-rate", "0.3", "-burst", "5", "-tls-cert",
+                                          files.server_cert, "-tls-key", files.server_key});
+  GrpcOptions options = echo_options(server.address());
+  options.use_tls = true;
+  options.tls.ca_file = files.ca_cert;
+  const engine::RunResult result = burst(options, 20);
+  REQUIRE(result.records.size() == 20);
+  CHECK_MESSAGE(count(result, Outcome::error) == 0, first_error(result), server.log());
+  CHECK(count(result, Outcome::allowed) == 5);
+  CHECK(count(result, Outcome::denied) == 15);
+
+  // A CA that did not sign the server's certificate: no connection, and the error says TLS.
+  options.tls.ca_file = files.unknown_ca_cert;
+  const engine::RunResult refused = burst(options, 2);
+  CHECK(refused.clients_ready == 0);
+  CHECK_MESSAGE(refused.connect_error.find("TLS") != std::string::npos, refused.connect_error);
+  CHECK(count(refused, Outcome::allowed) + count(refused, Outcome::denied) == 0);
 }
 
 TEST_CASE("grpc: nothing listening: no client connects, and the error says where it tried") {

@@ -93,20 +93,19 @@ TEST_CASE("grpc target: --data becomes the request, placeholders expanded per ca
   rlcheck::engine::PlaceholderContext context;
   context.identity = 42;
   context.cost = 3;
-  auto scratch = (*target)->new_request();
   std::string json;
   std::string bytes;
   std::string error;
-  REQUIRE((*target)->encode_request(context, *scratch, json, bytes, error));
+  REQUIRE((*target)->encode_request(context, json, bytes, error));
   auto request = (*target)->new_request();
   REQUIRE(request->ParseFromString(bytes));
   CHECK(request->ShortDebugString() ==
         R"(domain: "edge" descriptors { entries { key: "user" value: "u42" } } hits: 3)");
 
-  // Another identity, the same scratch message: nothing of the last call stays.
+  // Another identity: nothing of the last call stays.
   context.identity = 7;
   context.cost = 1;
-  REQUIRE((*target)->encode_request(context, *scratch, json, bytes, error));
+  REQUIRE((*target)->encode_request(context, json, bytes, error));
   REQUIRE(request->ParseFromString(bytes));
   CHECK(request->ShortDebugString() ==
         R"(domain: "edge" descriptors { entries { key: "user" value: "u7" } } hits: 1)");
@@ -162,6 +161,17 @@ TEST_CASE("grpc target: each mistake is one line naming its flag") {
   options = options_in(folder);
   options.metadata = {"no colon"};
   CHECK(error_of(options).starts_with("--metadata: "));
+
+  options = options_in(folder);
+  options.use_tls = true;
+  options.tls.insecure = true;
+  CHECK(error_of(options).starts_with("--insecure: "));
+  options.tls.insecure = false;
+  options.tls.ca_file = folder.file("no-ca.pem");
+  CHECK(error_of(options).starts_with("--tls-ca: "));
+  options.tls.ca_file.clear();
+  options.tls.cert_file = folder.file("service.proto");
+  CHECK(error_of(options).starts_with("--tls-cert: "));
 }
 
 TEST_CASE("grpc target: a syntax error in a .proto file names the file and line") {

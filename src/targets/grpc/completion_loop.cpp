@@ -4,10 +4,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <stdexcept>
 
 #include <event2/event.h>
 #include <fmt/format.h>
+#include <grpc/support/log.h>
 #include <grpcpp/create_channel.h>
 #include <grpcpp/security/credentials.h>
 #include <grpcpp/support/channel_arguments.h>
@@ -33,6 +35,40 @@ const char* state_name(grpc_connectivity_state state) {
   return "unknown";
 }
 
+// gRPC logs why a connect failed (a refused connection, a certificate that does not verify) to
+// stderr, amid rlcheck's own output. Its errors are kept instead, the last one said in the
+// connect error; with GRPC_VERBOSITY set gRPC logs as it would.
+std::mutex grpc_log_mutex;
+std::string grpc_last_error;
+uint64_t grpc_errors = 0;  // how many were kept: a connect's note is one logged since it began
+
+void keep_grpc_error(gpr_log_func_args* args) {
+  if (args->severity != GPR_LOG_SEVERITY_ERROR)
+    return;
+  std::lock_guard lock(grpc_log_mutex);
+  grpc_last_error = args->message;
+  ++grpc_errors;
+}
+
+uint64_t grpc_errors_so_far() {
+  std::lock_guard lock(grpc_log_mutex);
+  return grpc_errors;
+}
+
+void keep_grpc_log() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    if (std::getenv("GRPC_VERBOSITY") == nullptr)
+      gpr_set_log_function(&keep_grpc_error);
+  });
+}
+
+// gRPC's last error, as ": MESSAGE", when one was logged after the `since`-th; else nothing.
+std::string grpc_error_note(uint64_t since) {
+  std::lock_guard lock(grpc_log_mutex);
+  return grpc_errors > since ? ": " + grpc_last_error : std::string();
+}
+
 }  // namespace
 
 // One HTTP/2 connection of the loop's own (a local subchannel pool: channels of other loops do
@@ -40,13 +76,23 @@ const char* state_name(grpc_connectivity_state state) {
 class CompletionLoop::Channel final : public Completion {
  public:
   Channel(CompletionLoop& loop, const GrpcTarget& target)
-      : loop_(loop), address_(target.options().address), timeout_(target.options().timeout) {
+      : loop_(loop),
+        address_(target.options().address),
+        transport_(target.options().use_tls ? "TLS" : "plaintext HTTP/2"),
+        timeout_(target.options().timeout) {
     grpc::ChannelArguments arguments;
     arguments.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
     // The connect phase asks once: a failed connect is reported, not retried with backoff.
     arguments.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
     arguments.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
-    channel_ = grpc::CreateCustomChannel(address_, grpc::InsecureChannelCredentials(), arguments);
+    std::shared_ptr<grpc::ChannelCredentials> credentials = grpc::InsecureChannelCredentials();
+    if (target.options().use_tls) {
+      const GrpcTarget::TlsPem& pem = target.tls_pem();
+      credentials = grpc::SslCredentials({pem.roots, pem.private_key, pem.cert_chain});
+      if (!target.options().tls.sni.empty())
+        arguments.SetSslTargetNameOverride(target.options().tls.sni);
+    }
+    channel_ = grpc::CreateCustomChannel(address_, credentials, arguments);
     stub_ = std::make_unique<grpc::GenericStub>(channel_);
   }
 
@@ -61,13 +107,14 @@ class CompletionLoop::Channel final : public Completion {
     if (phase_ == Phase::watching)
       return;
     deadline_ = std::chrono::system_clock::now() + timeout_;
+    errors_before_ = grpc_errors_so_far();
     watch(channel_->GetState(true));
   }
 
   void complete(bool ok, Clock::time_point) override {
     if (!ok) {
       settle(false,
-             fmt::format("no gRPC connection to {} (plaintext HTTP/2) within {} ms", address_,
+             fmt::format("no gRPC connection to {} ({}) within {} ms", address_, transport_,
                          std::chrono::duration_cast<std::chrono::milliseconds>(timeout_).count()));
       return;
     }
@@ -83,9 +130,12 @@ class CompletionLoop::Channel final : public Completion {
       return;
     }
     if (state == GRPC_CHANNEL_TRANSIENT_FAILURE || state == GRPC_CHANNEL_SHUTDOWN) {
-      settle(false, fmt::format("could not connect to {} (plaintext HTTP/2): the channel went "
-                                "{} (nothing listens there, or it does not speak HTTP/2)",
-                                address_, state_name(state)));
+      settle(false, fmt::format("could not connect to {} ({}): the channel went {} (nothing "
+                                "listens there, it does not speak HTTP/2, or {}){}",
+                                address_, transport_, state_name(state),
+                                transport_ == "TLS" ? "the TLS handshake failed"
+                                                    : "it expects TLS: grpcs://",
+                                grpc_error_note(errors_before_)));
       return;
     }
     phase_ = Phase::watching;
@@ -103,16 +153,19 @@ class CompletionLoop::Channel final : public Completion {
 
   CompletionLoop& loop_;
   std::string address_;
+  std::string transport_;  // for the errors: TLS or plaintext
   std::chrono::nanoseconds timeout_;
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<grpc::GenericStub> stub_;
   Phase phase_ = Phase::idle;
   std::string error_;
   std::chrono::system_clock::time_point deadline_;
+  uint64_t errors_before_ = 0;  // gRPC's errors logged before the connect began
   std::vector<ConnectedFn> waiting_;
 };
 
 CompletionLoop::CompletionLoop(event_base* base, const GrpcTarget& target) {
+  keep_grpc_log();
   const int channels = std::max(1, target.options().channels);
   for (int i = 0; i < channels; ++i)
     channels_.push_back(std::make_unique<Channel>(*this, target));

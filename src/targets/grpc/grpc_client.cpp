@@ -46,7 +46,6 @@ class GrpcClient final : public engine::Client {
         slot_(slot),
         target_(std::move(target)),
         rng_(engine::client_seed(target_->options().seed, client_id)),
-        request_(target_->new_request()),
         response_(target_->reads_response() ? target_->new_response() : nullptr) {}
   ~GrpcClient() override { give_up(); }
   GrpcClient(const GrpcClient&) = delete;
@@ -80,7 +79,6 @@ class GrpcClient final : public engine::Client {
   int slot_;
   std::shared_ptr<const GrpcTarget> target_;
   engine::ClientRng rng_;
-  std::unique_ptr<google::protobuf::Message> request_;   // reused: the JSON is read into it
   std::unique_ptr<google::protobuf::Message> response_;  // reused; null: not read
   std::string json_;
   std::string bytes_;
@@ -102,7 +100,7 @@ void GrpcClient::start(const engine::RequestTicket& ticket) {
   context.cost = ticket.cost;
   context.rng = &rng_;
   context.clock = &ticket.clock;
-  if (!target_->encode_request(context, *request_, json_, bytes_, error_)) {
+  if (!target_->encode_request(context, json_, bytes_, error_)) {
     engine::Decision decision;
     decision.error = engine::ErrorKind::not_sent;
     decision.error_message = "--data: " + error_;

@@ -8,12 +8,18 @@
 #include <string>
 #include <vector>
 
+#include "config/config.hpp"
 #include "engine/placeholder_template.hpp"
 
 namespace rlcheck::grpc_target {
 
 struct GrpcOptions {
-  std::string address;  // HOST:PORT (grpc:// stripped by the caller), plaintext HTTP/2
+  std::string address;  // HOST:PORT (grpc:// or grpcs:// stripped by the caller)
+  // grpcs://: HTTP/2 over TLS, the server verified against tls.ca_file (else the system's
+  // roots), tls.sni the name verified; a client certificate from tls.cert_file and key_file.
+  // tls.insecure is refused: gRPC's C++ library verifies every server.
+  bool use_tls = false;
+  config::TlsConfig tls;
   // --method: "pkg.Service/Method" (a leading '/' and "pkg.Service.Method" read the same).
   std::string method;
   std::vector<std::string> proto_files;   // --proto: the files that define the method's types

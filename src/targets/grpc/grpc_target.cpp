@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <fstream>
 #include <optional>
+#include <sstream>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <google/protobuf/compiler/importer.h>
@@ -11,6 +14,8 @@
 #include <google/protobuf/descriptor_database.h>
 #include <google/protobuf/dynamic_message.h>
 #include <google/protobuf/util/json_util.h>
+#include <google/protobuf/util/type_resolver.h>
+#include <google/protobuf/util/type_resolver_util.h>
 
 #include "targets/grpc/status_codes.hpp"
 
@@ -93,6 +98,8 @@ class MessageTypes final : private pb::compiler::MultiFileErrorCollector {
 
 namespace {
 
+constexpr const char* k_type_url_prefix = "type.googleapis.com";
+
 // "pkg.Service/Method", "/pkg.Service/Method" or "pkg.Service.Method": (service, method).
 std::optional<std::pair<std::string, std::string>> split_method(std::string_view text) {
   if (text.starts_with('/'))
@@ -108,6 +115,22 @@ std::optional<std::pair<std::string, std::string>> split_method(std::string_view
 }  // namespace
 
 GrpcTarget::~GrpcTarget() = default;
+
+namespace {
+
+// The whole of file `path` (a PEM file of a --tls-* flag); empty path: empty text.
+std::expected<std::string, std::string> read_pem(const std::string& flag, const std::string& path) {
+  if (path.empty())
+    return std::string();
+  std::ifstream file(path, std::ios::binary);
+  std::ostringstream text;
+  text << file.rdbuf();
+  if (!file || text.str().empty())
+    return std::unexpected(fmt::format("{}: {} cannot be read", flag, path));
+  return text.str();
+}
+
+}  // namespace
 
 std::expected<std::shared_ptr<const GrpcTarget>, std::string> GrpcTarget::make(
     const GrpcOptions& options) {
@@ -146,6 +169,9 @@ std::expected<std::shared_ptr<const GrpcTarget>, std::string> GrpcTarget::make(
   target->input_ = rpc->input_type();
   target->output_ = rpc->output_type();
   target->method_path_ = fmt::format("/{}/{}", service->full_name(), rpc->name());
+  target->resolver_.reset(
+      pb::util::NewTypeResolverForDescriptorPool(k_type_url_prefix, &target->types_->pool()));
+  target->input_url_ = fmt::format("{}/{}", k_type_url_prefix, target->input_->full_name());
 
   auto data =
       engine::PlaceholderTemplate::parse(options.data, engine::PlaceholderTemplate::Unknown::keep);
@@ -157,10 +183,9 @@ std::expected<std::shared_ptr<const GrpcTarget>, std::string> GrpcTarget::make(
     engine::PlaceholderContext sample = options.placeholders;
     engine::ClientRng rng(options.seed);
     sample.rng = &rng;
-    std::unique_ptr<pb::Message> scratch = target->new_request();
     std::string json;
     std::string bytes;
-    if (!target->encode_request(sample, *scratch, json, bytes, error))
+    if (!target->encode_request(sample, json, bytes, error))
       return std::unexpected(fmt::format("--data: {}", error));
     if (target->data_.is_constant())
       target->constant_request_ = bytes;
@@ -202,6 +227,27 @@ std::expected<std::shared_ptr<const GrpcTarget>, std::string> GrpcTarget::make(
     target->rules_.hint_field = std::move(*path);
   }
   target->rules_.require_hint = options.require_hint;
+
+  if (options.use_tls) {
+    if (options.tls.insecure) {
+      return std::unexpected(
+          "--insecure: not for gRPC (its library verifies every server); give the CA with "
+          "--tls-ca");
+    }
+    if (options.tls.cert_file.empty() != options.tls.key_file.empty())
+      return std::unexpected(
+          "--tls-cert: a client certificate needs --tls-key, and the other "
+          "way round");
+    for (auto [flag, path, text] :
+         {std::tuple{"--tls-ca", &options.tls.ca_file, &target->tls_pem_.roots},
+          std::tuple{"--tls-cert", &options.tls.cert_file, &target->tls_pem_.cert_chain},
+          std::tuple{"--tls-key", &options.tls.key_file, &target->tls_pem_.private_key}}) {
+      auto pem = read_pem(flag, *path);
+      if (!pem)
+        return std::unexpected(pem.error());
+      *text = std::move(*pem);
+    }
+  }
   return std::shared_ptr<const GrpcTarget>(std::move(target));
 }
 
@@ -213,22 +259,20 @@ std::unique_ptr<pb::Message> GrpcTarget::new_response() const {
   return std::unique_ptr<pb::Message>(types_->prototype(*output_)->New());
 }
 
-bool GrpcTarget::encode_request(const engine::PlaceholderContext& context, pb::Message& scratch,
-                                std::string& json, std::string& out, std::string& error) const {
+bool GrpcTarget::encode_request(const engine::PlaceholderContext& context, std::string& json,
+                                std::string& out, std::string& error) const {
   if (constant_request_) {
     out = *constant_request_;
     return true;
   }
   data_.expand_into(context, json);
-  scratch.Clear();
-  const auto status = pb::util::JsonStringToMessage(json, &scratch);
+  out.clear();
+  const auto status = pb::util::JsonToBinaryString(resolver_.get(), input_url_, json, &out);
   if (!status.ok()) {
     error = fmt::format("{} (JSON for {}: {})", std::string(status.message()), input_->full_name(),
                         json.substr(0, 200));
     return false;
   }
-  out.clear();
-  scratch.SerializeToString(&out);
   return true;
 }
 

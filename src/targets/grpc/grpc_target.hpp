@@ -17,6 +17,9 @@
 namespace google::protobuf {
 class Descriptor;
 class Message;
+namespace util {
+class TypeResolver;
+}
 }  // namespace google::protobuf
 
 namespace rlcheck::grpc_target {
@@ -37,18 +40,24 @@ class GrpcTarget {
   // "/pkg.Service/Method", as the call is made on the wire.
   const std::string& method_path() const { return method_path_; }
   const DecisionRules& rules() const { return rules_; }
+  // The PEM texts of --tls-ca, --tls-cert and --tls-key (read once), with grpcs://.
+  struct TlsPem {
+    std::string roots, cert_chain, private_key;
+  };
+  const TlsPem& tls_pem() const { return tls_pem_; }
   // Whether a response is read past its status (--denied-when, --hint-field).
   bool reads_response() const { return !rules_.denied_when.empty() || rules_.hint_field; }
 
-  // A fresh, empty message of the method's input or output type, for one client to reuse.
+  // A fresh, empty message of the method's input or output type (a client reuses its
+  // response; requests are encoded without one).
   std::unique_ptr<google::protobuf::Message> new_request() const;
   std::unique_ptr<google::protobuf::Message> new_response() const;
 
-  // The request's bytes for `context`: --data expanded and read as JSON into `scratch` (from
-  // new_request), serialized into `out`. False with `error` set when the JSON does not fit the
-  // type. A --data without placeholders is encoded once, here.
-  bool encode_request(const engine::PlaceholderContext& context, google::protobuf::Message& scratch,
-                      std::string& json, std::string& out, std::string& error) const;
+  // The request's bytes for `context`: --data expanded into `json` and read as the method's
+  // input type straight into its binary form in `out`. False with `error` set when the JSON
+  // does not fit the type. A --data without placeholders is encoded once, here.
+  bool encode_request(const engine::PlaceholderContext& context, std::string& json,
+                      std::string& out, std::string& error) const;
   // --metadata, expanded: (key, value) pairs.
   void expand_metadata(const engine::PlaceholderContext& context,
                        std::vector<std::pair<std::string, std::string>>& out) const;
@@ -61,10 +70,14 @@ class GrpcTarget {
   const google::protobuf::Descriptor* input_ = nullptr;
   const google::protobuf::Descriptor* output_ = nullptr;
   std::string method_path_;
+  // Reads the JSON by the input type's URL; shared by every client (it only reads the pool).
+  std::unique_ptr<google::protobuf::util::TypeResolver> resolver_;
+  std::string input_url_;
   engine::PlaceholderTemplate data_;
   std::optional<std::string> constant_request_;  // the bytes, when --data has no placeholder
   std::vector<std::pair<std::string, engine::PlaceholderTemplate>> metadata_;
   DecisionRules rules_;
+  TlsPem tls_pem_;
 };
 
 }  // namespace rlcheck::grpc_target
