@@ -164,6 +164,11 @@ void fill_clock(const RawOptions& raw, bool http, config::Config& config);
 // with `http`, the HTTP endpoints (config.http.urls, filled before); else the Redis URL
 // (--redis, else $REDIS_URL).
 void fill_tls(const RawOptions& raw, bool http, config::Config& config);
+// The first TLS flag typed (--tls-ca, ...), to name in a refusal that concerns them all; null
+// when none.
+const char* first_tls_flag(const RawOptions& raw);
+// fill_tls once the target is known to take TLS: the files read, --tls-sni, --insecure.
+void fill_tls_files(const RawOptions& raw, config::Config& config);
 // fault_options.cpp: --fault, --limiter-redis, --expect-fail-mode and --recovery, with `http`
 // as for fill_tls (the Redis the faults act on is then --limiter-redis).
 void fill_faults(const RawOptions& raw, bool http, config::Config& config);

@@ -11,11 +11,7 @@
 #include "redis/endpoint.hpp"
 
 namespace rlcheck::cli {
-namespace {
 
-using base::usage_error;
-
-// The first TLS flag typed, to name in a refusal that concerns them all; null when none.
 const char* first_tls_flag(const RawOptions& raw) {
   if (raw.tls_ca)
     return "--tls-ca";
@@ -29,6 +25,10 @@ const char* first_tls_flag(const RawOptions& raw) {
     return "--insecure";
   return nullptr;
 }
+
+namespace {
+
+using base::usage_error;
 
 std::string readable_file(const char* flag, const std::string& path) {
   std::error_code error;
@@ -104,6 +104,10 @@ void fill_tls(const RawOptions& raw, bool http, config::Config& config) {
     check_http_target(flag, raw, config);
   else
     check_redis_target(flag, raw);
+  fill_tls_files(raw, config);
+}
+
+void fill_tls_files(const RawOptions& raw, config::Config& config) {
   if (raw.tls_cert && !raw.tls_key)
     throw base::usage_error("--tls-cert: needs --tls-key (the certificate's private key)");
   if (raw.tls_key && !raw.tls_cert)

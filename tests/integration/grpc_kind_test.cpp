@@ -17,6 +17,7 @@
 #include "support/json_outcome.hpp"
 #include "support/run_binary.hpp"
 #include "support/test_redis.hpp"
+#include "support/test_tls.hpp"
 
 using namespace rlcheck::testing;
 using nlohmann::json;
@@ -205,6 +206,22 @@ TEST_CASE("grpc kind: a fault on the service's Redis during a run is applied and
   CHECK(check_status(report, "recovery") == "pass");
 }
 
+TEST_CASE("grpc kind: grpcs:// verified against --tls-ca, as the other kinds' TLS") {
+  const TlsFiles& files = shared_tls_files();
+  GoServer bucket("token_bucket_server", {"-rate", "10", "-burst", "5", "-tls-cert",
+                                          files.server_cert, "-tls-key", files.server_key});
+  const json kept =
+      json_report(joined({"grpc", "grpcs://" + bucket.address(), "--tls-ca", files.ca_cert, "-n",
+                          "20", "-p", "20", "-r", "1", "--json", "--contract", "token-bucket",
+                          "--burst", "5", "--refill", "10/s"},
+                         echo_flags()),
+                  0);
+  INFO(checks_of(kept));
+  CHECK(kept["target"]["url"] == "grpcs://" + bucket.address());
+  CHECK(kept["runs"][0]["allowed"] == 5);
+  CHECK(check_status(kept, "contract") == "pass");
+}
+
 TEST_CASE(
     "grpc kind: what the command line cannot take is one line naming the flag, exit 64; an "
     "unreachable service exit 3") {
@@ -223,7 +240,9 @@ TEST_CASE(
                  {"--method", "rlcheck.fixture.Echo/Say", "--proto", k_grpc_protos + "/echo.proto",
                   "--data", R"({"txet": 1})"}),
           "--data");
-  refused(joined({"grpc", "grpcs://" + bucket.address()}, echo_flags()), "ADDRESS");
+  refused(joined({"grpc", bucket.address(), "-r", "1", "--tls-ca", k_grpc_protos + "/echo.proto"},
+                 echo_flags()),
+          "--tls-ca");
   refused(joined({"grpc", "localhost"}, echo_flags()), "ADDRESS");
 
   const ProcessOutcome unreachable =

@@ -1,5 +1,6 @@
 #include "targets/grpc/grpc_command.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -75,7 +76,9 @@ void add_call_options(CLI::App& command, cli::RawOptions& raw) {
 
 void add_grpc_command_options(CLI::App& command, cli::RawOptions& raw) {
   GrpcRaw& own = own_raw(raw);
-  command.add_option("ADDRESS", own.address, "the service: HOST:PORT or grpc://HOST:PORT")
+  command
+      .add_option("ADDRESS", own.address,
+                  "the service: HOST:PORT, grpc://HOST:PORT, or grpcs://HOST:PORT (TLS)")
       ->required();
   cli::optional_option(&command, "--method", own.method,
                        "the unary method to call: pkg.Service/Method");
@@ -90,6 +93,7 @@ void add_grpc_command_options(CLI::App& command, cli::RawOptions& raw) {
   command.add_flag("--no-require-retry-after", raw.no_require_retry_after,
                    "a denial need not say when to retry (RetryInfo, retry-after metadata or "
                    "--hint-field)");
+  cli::add_tls_options(&command, raw);
   cli::add_worker_options(&command, raw);
   cli::add_fault_options(&command, raw, true);
   cli::add_clock_options(&command, raw, false);
@@ -103,20 +107,35 @@ std::string_view address_flag(const cli::RawOptions& raw) {
 }
 
 std::string checked_url(std::string_view flag, const std::string& typed) {
-  if (typed.starts_with("grpcs://")) {
-    throw base::usage_error(fmt::format(
-        "{}: '{}': TLS to a gRPC service is not supported yet; grpc:// speaks plaintext HTTP/2",
-        flag, typed));
-  }
+  const bool tls = typed.starts_with("grpcs://");
   const std::string address = address_of(typed);
   const size_t colon = address.rfind(':');
   const bool port = colon != std::string::npos && colon > 0 && colon + 1 < address.size() &&
                     address.find_first_not_of("0123456789", colon + 1) == std::string::npos;
   if (!port || address.find('/') != std::string::npos) {
-    throw base::usage_error(
-        fmt::format("{}: '{}' is not HOST:PORT or grpc://HOST:PORT", flag, typed));
+    throw base::usage_error(fmt::format(
+        "{}: '{}' is not HOST:PORT, grpc://HOST:PORT or grpcs://HOST:PORT", flag, typed));
   }
-  return "grpc://" + address;
+  return (tls ? "grpcs://" : "grpc://") + address;
+}
+
+// --tls-*: applies to grpcs:// services, verified always (gRPC's library verifies every
+// server, so --insecure is refused).
+void fill_grpc_tls(const cli::RawOptions& raw, const std::vector<std::string>& urls,
+                   config::Config& config) {
+  const char* flag = cli::first_tls_flag(raw);
+  if (flag == nullptr)
+    return;
+  if (std::none_of(urls.begin(), urls.end(), uses_tls)) {
+    throw base::usage_error(fmt::format("{}: {} is not TLS (grpcs://)", flag,
+                                        urls.size() == 1 ? urls.front() : "no --url"));
+  }
+  if (raw.insecure) {
+    throw base::usage_error(
+        "--insecure: a gRPC service is always verified (gRPC's library has no way around it); "
+        "give --tls-ca with the certificate that signed it, and --tls-sni for another name");
+  }
+  cli::fill_tls_files(raw, config);
 }
 
 std::string request_json(const cli::RawOptions& raw) {
@@ -170,6 +189,7 @@ void fill_grpc(const cli::RawOptions& raw, config::Config& config) {
   calls.placeholders.window_ms = config::to_milliseconds(config.checks.window);
   calls.placeholders.group_size = config.load.group_size;
   calls.address = address_of(grpc.urls.front());
+  calls.use_tls = uses_tls(grpc.urls.front());
   // The method, its types and the request are checked once, here: errors name the flag.
   if (auto checked = GrpcTarget::make(calls); !checked)
     throw base::usage_error(checked.error());
@@ -191,6 +211,8 @@ void fill_grpc(const cli::RawOptions& raw, config::Config& config) {
         "exhausted window",
         config.load.runs));
   }
+  fill_grpc_tls(raw, grpc.urls, config);
+  calls.tls = config.tls;
   std::vector<std::string> told = calls.metadata;
   told.push_back(calls.data);
   config.kind_options = std::make_shared<const GrpcConfig>(std::move(grpc));
@@ -225,8 +247,15 @@ const GrpcConfig& grpc_config(const config::Config& config) {
 }
 
 std::string address_of(const std::string& url) {
-  constexpr std::string_view k_scheme = "grpc://";
-  return url.starts_with(k_scheme) ? url.substr(k_scheme.size()) : url;
+  for (const std::string_view scheme : {"grpc://", "grpcs://"}) {
+    if (url.starts_with(scheme))
+      return url.substr(scheme.size());
+  }
+  return url;
+}
+
+bool uses_tls(const std::string& url) {
+  return url.starts_with("grpcs://");
 }
 
 }  // namespace rlcheck::grpc_target

@@ -13,7 +13,7 @@ namespace rlcheck::grpc_target {
 
 struct GrpcConfig {
   GrpcOptions calls;              // every target's calls (address: each target's own)
-  std::vector<std::string> urls;  // grpc://HOST:PORT: one, or each compare --url
+  std::vector<std::string> urls;  // grpc:// or grpcs://HOST:PORT: one, or each --url
   config::Nanos between_runs{0};  // --between-runs
   std::string reset_cmd;          // --reset-cmd
 };
@@ -21,7 +21,9 @@ struct GrpcConfig {
 // The grpc kind's configuration of `config` (filled by its command line).
 const GrpcConfig& grpc_config(const config::Config& config);
 
-// "grpc://HOST:PORT" -> "HOST:PORT".
+// "grpc://HOST:PORT" or "grpcs://HOST:PORT" -> "HOST:PORT".
 std::string address_of(const std::string& url);
+// grpcs://: HTTP/2 over TLS.
+bool uses_tls(const std::string& url);
 
 }  // namespace rlcheck::grpc_target

@@ -48,6 +48,7 @@ runner::RunClients GrpcEndpoint::clients(const runner::StateChoice& state,
                                          const config::LoadConfig& load) {
   GrpcOptions calls = grpc_.calls;
   calls.address = address_of(url_);
+  calls.use_tls = uses_tls(url_);
   calls.placeholders.run = state.state;
   calls.seed = state.seed;
   calls.timeout = load.timeout;
