@@ -100,7 +100,10 @@ std::string header_html(const Report& report) {
     if (!report.target.key.empty())
       row("key", esc(report.target.key));
   }
-  std::string limit = fmt::format("{} per {}", p.limit, window_text(p.window_ms));
+  // A cap has no window: it counts requests in progress.
+  std::string limit = p.contract.starts_with("concurrency")
+                          ? fmt::format("at most {} in progress at once", p.limit)
+                          : fmt::format("{} per {}", p.limit, window_text(p.window_ms));
   if (p.limit_source == "advertised")
     limit += " (advertised by the server)";
   else if (p.limit_source == "default")
