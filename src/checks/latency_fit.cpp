@@ -12,6 +12,9 @@ namespace rlcheck::checks {
 namespace {
 
 constexpr int64_t k_least_queue_wait_ns = 10'000'000;  // below this, a reply read late
+// What a reply read late on a loaded machine may add to a delay, in the reading only: half the
+// least tolerance the slow-down audit judges a delay with (100 ms), which the replay then holds.
+constexpr int64_t k_recorded_slow_down_slack_ns = 50'000'000;
 constexpr double k_ns_per_ms_f = 1e6;
 
 // A measured duration as the flags spell it: snapped to a round one within `tolerance_ns`,
@@ -46,7 +49,8 @@ std::optional<SlowDownSteps> read_recorded_slow_down(
         latencies.push_back(request.replied_ns - request.sent_ns);
     }
     std::sort(latencies.begin(), latencies.end());
-    const std::optional<SlowDownSteps> steps = read_slow_down(latencies);
+    const std::optional<SlowDownSteps> steps =
+        read_slow_down(latencies, k_recorded_slow_down_slack_ns);
     if (!steps)
       continue;
     const auto rank = [](const SlowDownSteps& s) {

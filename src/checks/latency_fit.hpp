@@ -22,7 +22,8 @@ struct AnsweredRequest {
   int64_t replied_ns = 0;
 };
 
-// The slow-down the admissions read as (read_slow_down on each identity's admissions sent
+// The slow-down the admissions read as (read_slow_down, with 50 ms of slack for replies a loaded
+// machine read late, on each identity's admissions sent
 // within `window_ns` of its first, ranked by latency: the order the limiter counted them in,
 // whether they were sent at once or one after another), of the identities that read as one the
 // one with the most delayed requests (then the one whose delays stopped growing: its cap was

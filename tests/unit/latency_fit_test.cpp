@@ -254,3 +254,51 @@ TEST_CASE("latency fit: a two-stage queue judged as a window fits queue:R,B,node
   CHECK(fit->queue == 8);
   CHECK(clears(*fit, "limit"));
 }
+
+TEST_CASE("latency fit: express-slow-down's replies read late on a loaded machine still fit") {
+  // Two runs of 14 sent 50 ms apart to express-slow-down (past 3 in 3 s, 100 ms a request up
+  // to 1 s) beside two busy loops, as recorded (send, reply in microseconds): some replies were
+  // read up to 66 ms late, beyond what probe's reading allows.
+  const auto run_of = [](const std::vector<std::pair<int64_t, int64_t>>& instants_us) {
+    std::vector<AnsweredRequest> requests;
+    for (const auto& [sent, replied] : instants_us)
+      requests.push_back({sent * 1000, replied * 1000});
+    return requests;
+  };
+  const std::vector<AnsweredRequest> first_read_late = run_of({{4, 539},
+                                                               {50022, 50499},
+                                                               {103090, 110215},
+                                                               {150009, 311690},
+                                                               {200009, 400606},
+                                                               {250011, 615986},
+                                                               {300008, 712378},
+                                                               {350012, 850980},
+                                                               {400008, 1000907},
+                                                               {450013, 1191609},
+                                                               {543062, 1381177},
+                                                               {553329, 1479799},
+                                                               {600014, 1601519},
+                                                               {650064, 1651054}});
+  const std::vector<AnsweredRequest> cap_read_late = run_of({{5, 601},
+                                                             {50028, 50687},
+                                                             {100016, 100614},
+                                                             {150014, 250595},
+                                                             {200009, 400544},
+                                                             {250012, 550544},
+                                                             {300008, 700771},
+                                                             {350012, 850611},
+                                                             {400009, 1001514},
+                                                             {450012, 1150263},
+                                                             {500008, 1305336},
+                                                             {550010, 1450135},
+                                                             {600009, 1655932},
+                                                             {650012, 1656397}});
+  const AuditParams audit = window_audit(3, 3000);
+  const CheckParams params = window_params(3, 3000, 14);
+  for (const auto* requests : {&first_read_late, &cap_read_late}) {
+    JudgedRun judged = judged_run(slowed_run(*requests), audit, params);
+    const auto fit = fit_contract(judged.recorded, judged.stats, judged.checks, params, audit);
+    REQUIRE(fit);
+    CHECK(fit->flags == "--contract slow-down:first-hit:3/3s,100ms,1s");
+  }
+}
