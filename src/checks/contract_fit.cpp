@@ -510,23 +510,28 @@ std::vector<ContractFit> fit_candidates(const std::vector<RecordedRun>& runs,
     seen.insert(fit->flags);
     candidates.push_back(*std::move(fit));
   }
-  // More admitted at once than the capacity under test is a race's overshoot: a larger
-  // capacity would disguise it, and a smaller one explains it only where the instants cannot
-  // be told apart (windows shorter than the requests took).
-  const int64_t capacity = chosen.capacity();
-  if (admitted_at_once(runs) > capacity)
-    return candidates;
-  // Windows keep the limit named: a larger one would "explain" any over-admission.
-  std::vector<int64_t> limits;
-  add_distinct(limits, chosen.limit);
-
   const auto add = [&](ContractFit fit) {
     if (!same_promise(fit.rule, chosen) && seen.insert(fit.flags).second)
       candidates.push_back(std::move(fit));
   };
+  // More admitted at once than the capacity under test is a race's overshoot: a larger
+  // capacity would disguise it, and a smaller one explains it only where the instants cannot
+  // be told apart (windows shorter than the requests took). But a queue's admissions are in
+  // flight together while they wait, and its departures audit holds those that leave at once
+  // to 1 + K: a queue is tried whatever was in flight, one with an undelayed part only where
+  // 1 + K is within the capacity under test.
+  const int64_t capacity = chosen.capacity();
+  const bool overshot = admitted_at_once(runs) > capacity;
   // Admissions held far longer than denials: a queue, whatever else would count the same.
-  for (ContractFit& fit : queue_fits(evidence, chosen))
-    add(std::move(fit));
+  for (ContractFit& fit : queue_fits(evidence, chosen)) {
+    if (!overshot || !fit.nodelay || 1 + *fit.nodelay <= capacity)
+      add(std::move(fit));
+  }
+  if (overshot)
+    return candidates;
+  // Windows keep the limit named: a larger one would "explain" any over-admission.
+  std::vector<int64_t> limits;
+  add_distinct(limits, chosen.limit);
   for (const AdmissionRule::Kind kind :
        {AdmissionRule::Kind::sliding, AdmissionRule::Kind::fixed, AdmissionRule::Kind::first_hit}) {
     if (kind == AdmissionRule::Kind::fixed && chosen.kind == AdmissionRule::Kind::fixed)

@@ -198,7 +198,7 @@ TEST_CASE(
   CHECK(open_slow["judged_for_most_delay"].get<int>() < open["runs"][0]["allowed"].get<int>());
 }
 
-TEST_CASE("real two-stage nginx and express-slow-down judged as windows are told their promise") {
+TEST_CASE("real nginx queues and express-slow-down judged as windows are told their promise") {
   const Gateway& nginx_server = nginx();
   const Gateway& app = express_slow_down_app();
   if (skipped(nginx_server, k_nginx_missing) || skipped(app, k_express_slow_down_missing))
@@ -209,19 +209,29 @@ TEST_CASE("real two-stage nginx and express-slow-down judged as windows are told
         .string();
   };
   const std::string queue_report = path("queue");
+  const std::string plain_report = path("plain-queue");
   const std::string slow_report = path("slow-down");
-  // Judged as 10 per 1 s and 2 per 3 s, the windows their rates suggest: both over-admit.
+  // Judged as 10 per 1 s and 2 per 3 s, the windows their rates suggest: both over-admit. And
+  // nginx without delay= (/queued/) judged as 5 per 1 s, fewer than its 9 admissions in flight
+  // together while they wait: no race's overshoot, a queue.
   auto queue_run = std::async(std::launch::async, [&] {
     return run_rlcheck(human_args(nginx_server, "/two-stage/", "fit-two-stage",
                                   std::string(k_open_load) + "-l 10 -w 1s", queue_report));
   });
+  auto plain_run = std::async(std::launch::async, [&] {
+    return run_rlcheck(human_args(nginx_server, "/queued/", "fit-queued",
+                                  std::string(k_open_load) + "-l 5 -w 1s", plain_report));
+  });
   const ProcessOutcome slowed = run_rlcheck(human_args(
       app, "/slow-steps/", "fit-slow", std::string(k_slow_paced) + "-l 2 -w 3s", slow_report));
   const ProcessOutcome queued = queue_run.get();
+  const ProcessOutcome plain_queued = plain_run.get();
   INFO(queued.out);
   INFO(slowed.out);
+  INFO(plain_queued.out);
   REQUIRE(queued.exit_code == 1);
   REQUIRE(slowed.exit_code == 1);
+  REQUIRE(plain_queued.exit_code == 1);
 
   const json queue = read_report(queue_report);
   REQUIRE(queue.contains("contract_fit"));
@@ -232,6 +242,11 @@ TEST_CASE("real two-stage nginx and express-slow-down judged as windows are told
   CHECK(queue_fit["queue"] == 8);
   CHECK(queued.out.find("the observations fit --contract queue:10/s,8,nodelay=3") !=
         std::string::npos);
+
+  const json plain = read_report(plain_report);
+  REQUIRE(plain.contains("contract_fit"));
+  CHECK(plain["contract_fit"]["flags"] == "--contract queue --refill 10/s --queue 8");
+  CHECK(!plain["contract_fit"].contains("nodelay"));
 
   const json slow = read_report(slow_report);
   REQUIRE(slow.contains("contract_fit"));
@@ -249,8 +264,10 @@ TEST_CASE("real two-stage nginx and express-slow-down judged as windows are told
       {latency_args(nginx_server, "/two-stage/", "fit-two-stage-pasted",
                     std::string(k_open_load) + queue_fit["flags"].get<std::string>()),
        latency_args(app, "/slow-steps/", "fit-slow-pasted",
-                    std::string(k_slow_paced) + slow_fit["flags"].get<std::string>())},
-      {0, 0});
+                    std::string(k_slow_paced) + slow_fit["flags"].get<std::string>()),
+       latency_args(nginx_server, "/queued/", "fit-queued-pasted",
+                    std::string(k_open_load) + plain["contract_fit"]["flags"].get<std::string>())},
+      {0, 0, 0});
   CHECK(pasted[0]["params"]["nodelay"] == 3);
   CHECK(check_status(pasted[1], "contract") == "pass");
   CHECK(check_status(pasted[1], "delay") == "pass");

@@ -253,6 +253,22 @@ TEST_CASE("latency fit: a two-stage queue judged as a window fits queue:R,B,node
   CHECK(fit->nodelay == 3);
   CHECK(fit->queue == 8);
   CHECK(clears(*fit, "limit"));
+
+  // nginx without delay= (a plain queue) judged as 5 per 1 s: its 9 admissions in flight
+  // together while they wait are no race's overshoot, and it fits a plain queue.
+  const AuditParams five = window_audit(5, 1000);
+  const CheckParams five_params = window_params(5, 1000, 40);
+  JudgedRun plain = judged_run(two_stage_run(10, 8, 0, 50, 40), five, five_params);
+  const auto plain_fit = fit_contract(plain.recorded, plain.stats, plain.checks, five_params, five);
+  REQUIRE(plain_fit);
+  CHECK(plain_fit->flags == "--contract queue --refill 10/s --queue 8");
+  CHECK(!plain_fit->nodelay);
+  // The two-stage one judged so: 1 + 3 at once is within 5, so its undelayed part is tried.
+  JudgedRun two_stage = judged_run(two_stage_run(10, 8, 3, 50, 40), five, five_params);
+  const auto two_stage_fit =
+      fit_contract(two_stage.recorded, two_stage.stats, two_stage.checks, five_params, five);
+  REQUIRE(two_stage_fit);
+  CHECK(two_stage_fit->flags == "--contract queue:10/s,8,nodelay=3");
 }
 
 TEST_CASE("latency fit: express-slow-down's replies read late on a loaded machine still fit") {
