@@ -233,6 +233,13 @@ TEST_CASE("latency fit: a queue's undelayed part is read past what the rate drai
       admitted.push_back({record.sent_ns, record.replied_ns});
   }
   CHECK(read_undelayed_excess({admitted}, unloaded, 10) == 3);
+  // A plain queue (delay=0): the second already waits, nothing excess passed at once.
+  std::vector<AnsweredRequest> plain;
+  for (const RequestRecord& record : two_stage_run(10, 8, 0, 50, 40).records) {
+    if (record.outcome == Outcome::allowed)
+      plain.push_back({record.sent_ns, record.replied_ns});
+  }
+  CHECK(read_undelayed_excess({plain}, unloaded, 10) == 0);
   // Nobody waited: no sign of a queue.
   CHECK(!read_undelayed_excess({std::vector<AnsweredRequest>(4, {0, k_lat_ms})}, unloaded, 10));
   CHECK(!read_undelayed_excess({burst}, unloaded, 0));
