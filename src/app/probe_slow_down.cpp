@@ -156,9 +156,6 @@ void Sequence::infer_slow_down(const std::vector<ProbeRequest>& one_at_a_time) {
     result_.max_delay_tolerance_ms = steps.cap_tolerance_ns / 1e6;
   } else {
     consistent = false;
-    result_.notes.push_back(
-        "no longest delay was reached: the flags name none, and a load that meets one the "
-        "probe did not reach fails `contract`");
   }
   result_.notes.push_back(
       "every identity timed was answered at full speed again one window after its own first "

@@ -12,6 +12,7 @@
 
 #include "checks/ban_audit.hpp"
 #include "checks/concurrency_audit.hpp"
+#include "checks/latency_fit.hpp"
 #include "checks/queue_audit.hpp"
 #include "checks/retry_accuracy.hpp"
 #include "config/duration.hpp"
@@ -38,10 +39,7 @@ bool contract_decides(std::string_view id) {
          std::find(k_explaining.begin(), k_explaining.end(), id) != k_explaining.end();
 }
 
-struct Instants {
-  int64_t sent_ns;
-  int64_t replied_ns;
-};
+using Instants = AnsweredRequest;
 
 // What the records say about the limiter's parameters, over every identity of every run.
 struct Evidence {
@@ -65,6 +63,7 @@ struct Evidence {
   // busy machine answered one denial in a hundred late.
   int64_t typical_ns = 0;
   double answered_per_s = 0;
+  int64_t denials = 0;
 };
 
 Evidence gather(const std::vector<RecordedRun>& runs) {
@@ -130,6 +129,7 @@ Evidence gather(const std::vector<RecordedRun>& runs) {
       evidence.admissions.push_back(std::move(admitted));
     }
   }
+  evidence.denials = static_cast<int64_t>(denial_latencies.size());
   evidence.unloaded_ns = unloaded_latency_ns(denial_latencies, shortest);
   evidence.typical_ns = shortest == INT64_MAX ? 0 : shortest;
   if (!denial_latencies.empty()) {
@@ -304,13 +304,27 @@ ContractFit queue_fit(int64_t depth, double per_s, const AdmissionRule& chosen) 
   return fit;
 }
 
+// The same queue with `nodelay` excess requests let through at once (nginx's limit_req delay=K):
+// `depth` more than the plain queue's, whose places are those that wait.
+ContractFit undelayed_queue_fit(ContractFit plain, int64_t nodelay) {
+  const int64_t waiting = *plain.queue;
+  ContractFit fit = queue_fit(waiting + nodelay, plain.rule.tokens_per_ns * k_ns_per_s, plain.rule);
+  fit.nodelay = nodelay;
+  fit.flags = fmt::format("--contract queue:{},{},nodelay={}", fit.refill, *fit.queue, nodelay);
+  return fit;
+}
+
 // Queues that explain the longest wait: the rate the admissions were answered at (and the
-// other refill rates tried), the depth that rate drains in that wait.
+// other refill rates tried), the depth that rate drains in that wait. Where admissions were
+// answered at once before the first waited, more than the rate drained, the same queues with
+// that undelayed part first (the excess read, then one fewer and one more), the wait read as the
+// places beyond it.
 std::vector<ContractFit> queue_fits(const Evidence& evidence, const AdmissionRule& chosen) {
   std::vector<ContractFit> fits;
   if (queue_wait_ns(evidence) == 0)
     return fits;  // no sign of a queue
   const int64_t wait_ns = evidence.longest_admitted_ns - evidence.typical_ns;
+  std::vector<ContractFit> plain;
   std::vector<double> rates;
   for (const int digits : {1, 2}) {
     if (evidence.answered_per_s > 0)
@@ -325,8 +339,22 @@ std::vector<ContractFit> queue_fits(const Evidence& evidence, const AdmissionRul
     // Timers fire late more often than early: a quarter of a place's drain is read as delay.
     const int64_t depth = std::max<int64_t>(
         1, std::llround(static_cast<double>(wait_ns) * per_s / k_ns_per_s - 0.25));
-    fits.push_back(queue_fit(depth, rate, chosen));
+    plain.push_back(queue_fit(depth, rate, chosen));
+    const std::optional<int64_t> excess =
+        read_undelayed_excess(evidence.admissions, evidence.typical_ns, per_s);
+    if (!excess || *excess < 1)
+      continue;
+    for (const int64_t nodelay : {*excess, *excess - 1, *excess + 1}) {
+      if (nodelay >= 1)
+        fits.push_back(undelayed_queue_fit(plain.back(), nodelay));
+    }
+    // A last reply held late by a busy machine reads a place more: the wait rounded down too.
+    const auto shallower =
+        static_cast<int64_t>(std::floor(static_cast<double>(wait_ns) * per_s / k_ns_per_s));
+    if (shallower >= 1 && shallower < depth)
+      fits.push_back(undelayed_queue_fit(queue_fit(shallower, rate, chosen), *excess));
   }
+  fits.insert(fits.end(), plain.begin(), plain.end());
   return fits;
 }
 
@@ -339,12 +367,16 @@ Status status_of(const std::vector<CheckResult>& checks, std::string_view id) {
 }
 
 // Nothing the contract judges fails under the candidate, and what was judged under the
-// audited contract is judged under it too (a skip there would explain nothing).
-bool explains(const std::vector<CheckResult>& audited, const std::vector<CheckResult>& replayed) {
+// audited contract is judged under it too (a skip there would explain nothing); but `limit`
+// under a slow-down, which admits every request and is judged by `delay` and `contract`.
+bool explains(const std::vector<CheckResult>& audited, const std::vector<CheckResult>& replayed,
+              bool slow_down) {
   return std::all_of(k_explaining.begin(), k_explaining.end(), [&](std::string_view id) {
     const Status now = status_of(replayed, id);
     if (now == Status::fail)
       return false;
+    if (slow_down && id == "limit")
+      return true;
     return id == "utilisation" || status_of(audited, id) == Status::skip || now == Status::pass;
   });
 }
@@ -367,8 +399,8 @@ ContractFit ban_fit(ContractFit inner, int64_t ban_ms) {
   return fit;
 }
 
-// The ban's spec as the reports name it ("ban:fixed:3/2s,3s"): the flags without --contract.
-std::string ban_spec(const ContractFit& fit) {
+// A contract's spec as the reports name it ("ban:fixed:3/2s,3s"): the flags without --contract.
+std::string spec_of_flags(const ContractFit& fit) {
   constexpr std::string_view k_flag = "--contract ";
   return fit.flags.substr(k_flag.size());
 }
@@ -462,6 +494,9 @@ std::optional<ContractFit> concurrency_fit(const std::vector<RecordedRun>& runs,
 std::vector<ContractFit> fit_candidates(const std::vector<RecordedRun>& runs,
                                         const AdmissionRule& chosen) {
   const Evidence evidence = gather(runs);
+  // Nothing denied: a limiter that answers late instead (a slow-down), or nothing to tell by.
+  if (evidence.denials == 0)
+    return slow_down_fits(evidence.admissions, chosen);
   // What a limiter does once it refuses is what tells promises apart: a burst followed by
   // nothing but denials fits any contract generous enough (a race's overshoot included).
   if (evidence.most_after_burst == 0)
@@ -475,23 +510,28 @@ std::vector<ContractFit> fit_candidates(const std::vector<RecordedRun>& runs,
     seen.insert(fit->flags);
     candidates.push_back(*std::move(fit));
   }
-  // More admitted at once than the capacity under test is a race's overshoot: a larger
-  // capacity would disguise it, and a smaller one explains it only where the instants cannot
-  // be told apart (windows shorter than the requests took).
-  const int64_t capacity = chosen.capacity();
-  if (admitted_at_once(runs) > capacity)
-    return candidates;
-  // Windows keep the limit named: a larger one would "explain" any over-admission.
-  std::vector<int64_t> limits;
-  add_distinct(limits, chosen.limit);
-
   const auto add = [&](ContractFit fit) {
     if (!same_promise(fit.rule, chosen) && seen.insert(fit.flags).second)
       candidates.push_back(std::move(fit));
   };
+  // More admitted at once than the capacity under test is a race's overshoot: a larger
+  // capacity would disguise it, and a smaller one explains it only where the instants cannot
+  // be told apart (windows shorter than the requests took). But a queue's admissions are in
+  // flight together while they wait, and its departures audit holds those that leave at once
+  // to 1 + K: a queue is tried whatever was in flight, one with an undelayed part only where
+  // 1 + K is within the capacity under test.
+  const int64_t capacity = chosen.capacity();
+  const bool overshot = admitted_at_once(runs) > capacity;
   // Admissions held far longer than denials: a queue, whatever else would count the same.
-  for (ContractFit& fit : queue_fits(evidence, chosen))
-    add(std::move(fit));
+  for (ContractFit& fit : queue_fits(evidence, chosen)) {
+    if (!overshot || !fit.nodelay || 1 + *fit.nodelay <= capacity)
+      add(std::move(fit));
+  }
+  if (overshot)
+    return candidates;
+  // Windows keep the limit named: a larger one would "explain" any over-admission.
+  std::vector<int64_t> limits;
+  add_distinct(limits, chosen.limit);
   for (const AdmissionRule::Kind kind :
        {AdmissionRule::Kind::sliding, AdmissionRule::Kind::fixed, AdmissionRule::Kind::first_hit}) {
     if (kind == AdmissionRule::Kind::fixed && chosen.kind == AdmissionRule::Kind::fixed)
@@ -587,6 +627,8 @@ std::optional<Rejudged> rejudge(std::vector<ContractFit> candidates, std::vector
     AuditParams replay = audit;
     replay.rule = candidate.rule;
     replay.queue_depth = candidate.queue;
+    replay.queue_nodelay = candidate.nodelay.value_or(0);
+    replay.slow_down = candidate.slow_down;
     replay.concurrency.reset();
     if (candidate.concurrency)
       replay.concurrency.emplace().cap = *candidate.concurrency;
@@ -613,7 +655,12 @@ std::optional<Rejudged> rejudge(std::vector<ContractFit> candidates, std::vector
     judged.contract =
         candidate.anchor == "first-hit" ? candidate.contract + " first-hit" : candidate.contract;
     if (candidate.ban_ms)
-      judged.contract = ban_spec(candidate);
+      judged.contract = spec_of_flags(candidate);
+    judged.slow_down.clear();
+    if (candidate.slow_down) {
+      judged.contract = "slow-down";
+      judged.slow_down = spec_of_flags(candidate);
+    }
     judged.phase_unknown = candidate.anchor == "first-hit" && !candidate.rule.fresh_state;
     judged.stepped = candidate.rule.stepped();
     if (candidate.rule.kind != AdmissionRule::Kind::bucket) {
@@ -623,10 +670,13 @@ std::optional<Rejudged> rejudge(std::vector<ContractFit> candidates, std::vector
     if (judged.key_ttl_needed_ms > 0)
       judged.key_ttl_needed_ms = key_life_ms(candidate.rule);
     std::vector<CheckResult> replayed_checks = evaluate_checks(replayed, judged);
-    if (!explains(checks, replayed_checks) || any_denied_with_room(replayed))
+    if (!explains(checks, replayed_checks, candidate.slow_down.has_value()) ||
+        any_denied_with_room(replayed))
       continue;
+    // A slow-down's `limit` is skipped, not failed: it admits every request by design.
     for (const std::string& id : failed) {
-      if (status_of(replayed_checks, id) == Status::pass)
+      const Status now = status_of(replayed_checks, id);
+      if (now == Status::pass || (candidate.slow_down && id == "limit" && now == Status::skip))
         candidate.clears.push_back(id);
     }
     if (!candidate.clears.empty())

@@ -15,6 +15,7 @@
 
 #include "checks/checks.hpp"
 #include "checks/run_stats.hpp"
+#include "checks/slow_down_audit.hpp"
 #include "engine/record_log.hpp"
 #include "engine/request_record.hpp"
 
@@ -28,7 +29,7 @@ struct RecordedRun {
 
 // A contract that explains what a test observed, and the flags that name it.
 struct ContractFit {
-  // sliding, fixed, sliding-counter, token-bucket, queue, concurrency or ban
+  // sliding, fixed, sliding-counter, token-bucket, queue, concurrency, ban or slow-down
   std::string contract;
   std::string anchor;  // fixed, sliding-counter: "clock" or "first-hit"; empty otherwise
   AdmissionRule rule;
@@ -37,10 +38,14 @@ struct ContractFit {
   int64_t burst = 0;                   // token-bucket
   std::string refill;                  // token-bucket, queue: "1/s", "1/2s"
   std::optional<int64_t> queue;        // queue: how many may wait
+  std::optional<int64_t> nodelay;      // queue: how many excess requests pass undelayed
   std::optional<int64_t> concurrency;  // concurrency: the cap (also `limit`)
   // ban: how long a ban lasts; its inner window is `limit` per `window_ms`, sliding or fixed on
   // the clock (`anchor` "clock"), as `rule` says.
   std::optional<int64_t> ban_ms;
+  // slow-down: N (also `limit`) in the window (also `window_ms`), the step, the longest delay and
+  // the window's kind; `rule` is then a stand-in, as under --contract slow-down.
+  std::optional<SlowDownRule> slow_down;
   std::string flags;  // "--contract token-bucket --burst 5 --refill 1/s"
   // Several contracts: "checked" when the fit is the same parts with every denial counted by
   // those before the one that denied it (--consume-on-deny checked); empty otherwise.
@@ -52,7 +57,10 @@ struct ContractFit {
 // windows and before the buckets, and only where a denial came longer after its identity's
 // last admission than that window: a window never does that), none equal to `chosen` (the contract
 // that was audited); none when no identity was admitted again after its first denial. Fixed windows
-// are not refitted when `chosen` is fixed: its windows are already placed on the records.
+// are not refitted when `chosen` is fixed: its windows are already placed on the records. Where
+// admissions waited, queues come first, those with an undelayed part (nodelay=K, K read from the
+// admissions answered at once before the first that waited) before those without. Where nothing
+// was denied, only slow-downs (checks/latency_fit), when the latencies read as one.
 std::vector<ContractFit> fit_candidates(const std::vector<RecordedRun>& runs,
                                         const AdmissionRule& chosen);
 

@@ -479,6 +479,17 @@ Flags flags_of(const InferredContract& inferred, const AdvertisedContract& adver
         "slow-down:{}:{}/{},{}{}", inferred.anchor.value_or("first-hit"), *inferred.limit,
         duration_flag(window.ms), duration_flag(std::max<int64_t>(1, step.ms)),
         most ? "," + duration_flag(std::max<int64_t>(1, most->ms)) : std::string());
+    // No longest delay reached: named without one, a load that meets it fails `contract`; named
+    // with a guess, one whose delays grow past it fails `delay`. No flags, the reading in a note.
+    if (!most) {
+      return {"",
+              fmt::format("no flags: no longest delay was reached, and a slow-down named without "
+                          "one fails `contract` wherever a load meets it, one named with a guess "
+                          "`delay` wherever the delays grow past it; what was read: {} (add "
+                          "`,MAX` once the longest delay is known)",
+                          spec),
+              ""};
+    }
     Flags flags{"--contract " + spec, "", spec};
     if (window.basis == "measured" || step.basis == "measured" ||
         (most && most->basis == "measured")) {

@@ -16,7 +16,7 @@ double middle_of(std::vector<double> values) {
 
 // The step through (0, 0) and the first `growing` delays (`worst`: the furthest from it), and
 // the level of the rest; false when either does not hold.
-bool fit_steps(const std::vector<double>& extra, size_t growing, SlowDownSteps& steps,
+bool fit_steps(const std::vector<double>& extra, size_t growing, double slack, SlowDownSteps& steps,
                double& worst) {
   std::vector<double> slopes;
   for (size_t j = 0; j < growing; ++j) {
@@ -31,7 +31,7 @@ bool fit_steps(const std::vector<double>& extra, size_t growing, SlowDownSteps& 
   worst = 0;
   for (size_t k = 0; k < growing; ++k)
     worst = std::max(worst, std::abs(extra[k] - step * static_cast<double>(k + 1)));
-  if (worst > noise + step / 4)
+  if (worst > noise + step / 4 + slack)
     return false;
   const auto timers = [](double duration) {
     return std::max(static_cast<double>(k_slow_down_timer_ns), k_slow_down_timer_share * duration);
@@ -46,8 +46,8 @@ bool fit_steps(const std::vector<double>& extra, size_t growing, SlowDownSteps& 
       spread = std::max(spread, std::abs(delay - *cap));
     // A cap holds the delays at or below the next step.
     const double last = extra[growing - 1];
-    if (spread > noise + step / 4 || *cap > last + step + noise + step / 4 ||
-        *cap < last - noise - step / 4)
+    if (spread > noise + step / 4 + slack || *cap > last + step + noise + step / 4 + slack ||
+        *cap < last - noise - step / 4 - slack)
       return false;
   }
   steps.step_ns = step;
@@ -56,13 +56,14 @@ bool fit_steps(const std::vector<double>& extra, size_t growing, SlowDownSteps& 
   steps.step_tolerance_ns = (worst + noise) / static_cast<double>(growing) + timers(step);
   steps.cap_ns = cap;
   if (cap)
-    steps.cap_tolerance_ns = spread + noise + timers(*cap);
+    steps.cap_tolerance_ns = spread + noise + slack + timers(*cap);
   return true;
 }
 
 }  // namespace
 
-std::optional<SlowDownSteps> read_slow_down(std::span<const int64_t> latencies) {
+std::optional<SlowDownSteps> read_slow_down(std::span<const int64_t> latencies, int64_t slack_ns) {
+  const auto slack = static_cast<double>(slack_ns);
   if (latencies.size() < 4)
     return std::nullopt;
   const int64_t fastest = *std::min_element(latencies.begin(), latencies.end());
@@ -96,11 +97,13 @@ std::optional<SlowDownSteps> read_slow_down(std::span<const int64_t> latencies) 
       return std::nullopt;  // fast again past N: not one window's count
     extra.push_back(static_cast<double>(latencies[i] - steps.unloaded_ns));
   }
-  // Growing while each delay adds more than half the first one; the last of them may be a
+  // Growing while each delay adds more than half the first one (less the slack) and more than
+  // the noise; the last of them may be a
   // cap between two steps, read as the level when the line does not hold it.
   size_t most_growing = 1;
   while (most_growing < extra.size() &&
-         extra[most_growing] - extra[most_growing - 1] > 0.5 * extra[0]) {
+         extra[most_growing] - extra[most_growing - 1] >
+             std::max(0.5 * extra[0] - slack, static_cast<double>(steps.noise_ns))) {
     ++most_growing;
   }
   if (most_growing < 2)
@@ -111,9 +114,9 @@ std::optional<SlowDownSteps> read_slow_down(std::span<const int64_t> latencies) 
   SlowDownSteps shorter = steps;
   double longer_worst = 0;
   double shorter_worst = 0;
-  const bool longer_fits = fit_steps(extra, most_growing, longer, longer_worst);
+  const bool longer_fits = fit_steps(extra, most_growing, slack, longer, longer_worst);
   const bool shorter_fits =
-      most_growing > 2 && fit_steps(extra, most_growing - 1, shorter, shorter_worst);
+      most_growing > 2 && fit_steps(extra, most_growing - 1, slack, shorter, shorter_worst);
   if (shorter_fits &&
       (!longer_fits || shorter_worst + static_cast<double>(steps.noise_ns) / 2 <= longer_worst))
     return shorter;

@@ -41,7 +41,12 @@ struct SlowDownSteps {
 // the median of the slopes between every two of (0, 0) and the growing delays (Theil and Sen),
 // its tolerance the worst delay's distance from the line and the noise, over the growing ones,
 // and the limiter's timers. The cap's tolerance is its level's spread, the noise and the timers.
-std::optional<SlowDownSteps> read_slow_down(std::span<const int64_t> latencies);
+// `slack_ns` widens each of those bounds (a delay's distance from the line, the growth a delayed
+// request must show past half the first delay, the cap's level and tolerance) for replies a loaded
+// machine read late, where what is read is replayed before it is used (the contract fit); the
+// probe reads with none.
+std::optional<SlowDownSteps> read_slow_down(std::span<const int64_t> latencies,
+                                            int64_t slack_ns = 0);
 
 // Whether a reply came at the unloaded latency of `steps`: less than half a step beyond it (a
 // request counted past N waits a step at least).

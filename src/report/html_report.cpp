@@ -92,7 +92,10 @@ std::string header_html(const Report& report) {
   row("target", esc(report.target.url) + (report.target.embedded ? " (private redis-server)" : ""));
   for (const auto& [name, value] : report.target.rows)
     row(name, esc(value));
-  std::string limit = fmt::format("{} per {}", p.limit, window_text(p.window_ms));
+  // A cap has no window: it counts requests in progress.
+  std::string limit = p.contract.starts_with("concurrency")
+                          ? fmt::format("at most {} in progress at once", p.limit)
+                          : fmt::format("{} per {}", p.limit, window_text(p.window_ms));
   if (p.limit_source == "advertised")
     limit += " (advertised by the server)";
   else if (p.limit_source == "default")

@@ -480,6 +480,17 @@ json to_json(const Report& report) {
     } else if (fit.queue) {
       fitted["queue"] = *fit.queue;
       fitted["refill"] = fit.refill;
+      if (fit.nodelay)
+        fitted["nodelay"] = *fit.nodelay;
+    } else if (fit.slow_down) {
+      const checks::SlowDownRule& slow = *fit.slow_down;
+      fitted["after"] = slow.after;
+      fitted["window_ms"] = slow.window_ns / 1'000'000;
+      fitted["step_ms"] = slow.step_ns / 1'000'000;
+      fitted["max_ms"] = slow.max_ns > 0 ? json(slow.max_ns / 1'000'000) : json(nullptr);
+      fitted["kind"] = slow.kind == checks::SlowDownRule::Kind::first_hit ? "first-hit"
+                       : slow.kind == checks::SlowDownRule::Kind::fixed   ? "fixed"
+                                                                          : "sliding";
     } else if (fit.concurrency) {
       fitted["cap"] = *fit.concurrency;
     } else {

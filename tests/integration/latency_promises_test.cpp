@@ -4,8 +4,10 @@
 // departures (four leave at once where one may); express-slow-down (npm, past 3 in 3 s each
 // request 100 ms later than the one before, up to 1 s) keeps its slow-down, and fails `delay`
 // when stated with half its delay and `contract` when stated with twice it; under an open load
-// on state it cannot vouch for, it is judged past its first window. Every case speaks
-// for clients of its own, side by side.
+// on state it cannot vouch for, it is judged past its first window. Judged as windows instead
+// (no --contract), both are told the latency promise they keep (express-slow-down on a route of
+// 250 ms steps), which passes pasted back. Every case speaks for clients of its own, side by
+// side.
 //
 // No verdict rests on timing luck: the failing cases differ from their promise by several
 // requests leaving at once, or by delays of 400 ms and more against a tolerance of 100 ms.
@@ -14,8 +16,10 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <iterator>
 #include <string>
 #include <vector>
@@ -45,6 +49,24 @@ std::vector<std::string> latency_args(const Gateway& gateway, const std::string&
   return args;
 }
 
+// The same as a human report on stdout, the JSON one written to `report`.
+std::vector<std::string> human_args(const Gateway& gateway, const std::string& path,
+                                    const std::string& client, const std::string& flags,
+                                    const std::string& report) {
+  std::vector<std::string> args = latency_args(gateway, path, client, flags);
+  args.erase(std::find(args.begin(), args.end(), "--json"));
+  args.push_back("--report");
+  args.push_back(report);
+  return args;
+}
+
+json read_report(const std::string& path) {
+  std::ifstream in(path);
+  json report = json::parse(in);
+  std::filesystem::remove(path);
+  return report;
+}
+
 // nginx sends no Retry-After.
 constexpr const char* k_burst_of_30 = "-n 30 -p 30 --no-require-retry-after ";
 constexpr const char* k_open_load =
@@ -56,6 +78,11 @@ constexpr const char* k_slow_burst = "-n 14 -p 14 --exact ";
 constexpr const char* k_slow_serial = "-n 8 -p 1 --exact ";
 // Without --exact: only requests whose window cannot reach back before the run are judged.
 constexpr const char* k_slow_open = "--rate 8/s --duration 4500ms -p 16 ";
+// 8 sent 50 ms apart to /slow-steps/ (past 2, 250 ms a request up to 1 s): each of the later
+// ones surely after some before it, so `contract` judges the least delay of each place, and the
+// last three meet the longest delay. Steps of 250 ms keep a reply a loaded machine read late near
+// its own step.
+constexpr const char* k_slow_paced = "-n 8 -p 8 --interval 50ms --exact ";
 
 }  // namespace
 
@@ -169,4 +196,79 @@ TEST_CASE(
   const json& open_slow = open["runs"][0]["contract"]["slow_down"];
   CHECK(open_slow["judged_for_most_delay"].get<int>() > 0);
   CHECK(open_slow["judged_for_most_delay"].get<int>() < open["runs"][0]["allowed"].get<int>());
+}
+
+TEST_CASE("real nginx queues and express-slow-down judged as windows are told their promise") {
+  const Gateway& nginx_server = nginx();
+  const Gateway& app = express_slow_down_app();
+  if (skipped(nginx_server, k_nginx_missing) || skipped(app, k_express_slow_down_missing))
+    return;
+  const auto path = [](const char* name) {
+    return (std::filesystem::temp_directory_path() /
+            fmt::format("rlcheck-latency-fit-{}-{}.json", name, getpid()))
+        .string();
+  };
+  const std::string queue_report = path("queue");
+  const std::string plain_report = path("plain-queue");
+  const std::string slow_report = path("slow-down");
+  // Judged as 10 per 1 s and 2 per 3 s, the windows their rates suggest: both over-admit. And
+  // nginx without delay= (/queued/) judged as 5 per 1 s, fewer than its 9 admissions in flight
+  // together while they wait: no race's overshoot, a queue.
+  auto queue_run = std::async(std::launch::async, [&] {
+    return run_rlcheck(human_args(nginx_server, "/two-stage/", "fit-two-stage",
+                                  std::string(k_open_load) + "-l 10 -w 1s", queue_report));
+  });
+  auto plain_run = std::async(std::launch::async, [&] {
+    return run_rlcheck(human_args(nginx_server, "/queued/", "fit-queued",
+                                  std::string(k_open_load) + "-l 5 -w 1s", plain_report));
+  });
+  const ProcessOutcome slowed = run_rlcheck(human_args(
+      app, "/slow-steps/", "fit-slow", std::string(k_slow_paced) + "-l 2 -w 3s", slow_report));
+  const ProcessOutcome queued = queue_run.get();
+  const ProcessOutcome plain_queued = plain_run.get();
+  INFO(queued.out);
+  INFO(slowed.out);
+  INFO(plain_queued.out);
+  REQUIRE(queued.exit_code == 1);
+  REQUIRE(slowed.exit_code == 1);
+  REQUIRE(plain_queued.exit_code == 1);
+
+  const json queue = read_report(queue_report);
+  REQUIRE(queue.contains("contract_fit"));
+  const json& queue_fit = queue["contract_fit"];
+  CHECK(queue_fit["contract"] == "queue");
+  CHECK(queue_fit["flags"] == "--contract queue:10/s,8,nodelay=3");
+  CHECK(queue_fit["nodelay"] == 3);
+  CHECK(queue_fit["queue"] == 8);
+  CHECK(queued.out.find("the observations fit --contract queue:10/s,8,nodelay=3") !=
+        std::string::npos);
+
+  const json plain = read_report(plain_report);
+  REQUIRE(plain.contains("contract_fit"));
+  CHECK(plain["contract_fit"]["flags"] == "--contract queue --refill 10/s --queue 8");
+  CHECK(!plain["contract_fit"].contains("nodelay"));
+
+  const json slow = read_report(slow_report);
+  REQUIRE(slow.contains("contract_fit"));
+  const json& slow_fit = slow["contract_fit"];
+  CHECK(slow_fit["contract"] == "slow-down");
+  CHECK(slow_fit["flags"] == "--contract slow-down:first-hit:2/3s,250ms,1s");
+  CHECK(slow_fit["after"] == 2);
+  CHECK(slow_fit["step_ms"] == 250);
+  CHECK(slow_fit["max_ms"] == 1000);
+  CHECK(slowed.out.find("the observations fit --contract slow-down:first-hit:2/3s,250ms,1s") !=
+        std::string::npos);
+
+  // Pasted back under the same load, on clients of their own: both pass.
+  const std::vector<json> pasted = run_side_by_side(
+      {latency_args(nginx_server, "/two-stage/", "fit-two-stage-pasted",
+                    std::string(k_open_load) + queue_fit["flags"].get<std::string>()),
+       latency_args(app, "/slow-steps/", "fit-slow-pasted",
+                    std::string(k_slow_paced) + slow_fit["flags"].get<std::string>()),
+       latency_args(nginx_server, "/queued/", "fit-queued-pasted",
+                    std::string(k_open_load) + plain["contract_fit"]["flags"].get<std::string>())},
+      {0, 0, 0});
+  CHECK(pasted[0]["params"]["nodelay"] == 3);
+  CHECK(check_status(pasted[1], "contract") == "pass");
+  CHECK(check_status(pasted[1], "delay") == "pass");
 }

@@ -289,6 +289,9 @@ TEST_CASE("html timeline of a concurrency cap: in flight surely and possibly, ag
   // No window line: the cap counts requests in flight.
   CHECK(svg.find("class=\"in-window\"") == std::string::npos);
   CHECK(svg.find("cap (concurrency:2): 2 in flight at once</text>") != std::string::npos);
+  // The parameters name the cap, not a limit per window.
+  CHECK(html.find("<dt>limit</dt><dd>at most 2 in progress at once") != std::string::npos);
+  CHECK(html.find("2 per 1m") == std::string::npos);
   CHECK(svg.find(">in flight</text>") != std::string::npos);
   const std::vector<double> surely = polyline_ys(svg, "in-flight-surely");
   const std::vector<double> possibly = polyline_ys(svg, "in-flight-possibly");

@@ -54,7 +54,8 @@ const Gateway& rack_attack_app();
 // express-slow-down 3.0 (express 5, express-rate-limit's memory store) in
 // tests/fixtures/express_slow_down/server.js, run with node: per X-Client on /slow-down/, past 3
 // requests in a 3 s window opened by the first, the k-th is answered (k - 3) x 100 ms late, up
-// to 1 s. Its node_modules come from scripts/install-deps.sh (npm ci).
+// to 1 s; on /slow-steps/, past 2, (k - 2) x 250 ms up to 1 s. Its node_modules come from
+// scripts/install-deps.sh (npm ci).
 const Gateway& express_slow_down_app();
 
 // Symfony's RateLimiter 5.4 token bucket in tests/fixtures/symfony_limiter/index.php (burst 10,
