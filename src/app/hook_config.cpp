@@ -1,5 +1,7 @@
 #include "app/hook_config.hpp"
 
+#include "cli/kind_command.hpp"
+
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
@@ -96,8 +98,8 @@ JsonIndent indent_of(const std::string& text) {
 int run_hook_config(const std::vector<std::string>& rlcheck_args,
                     const std::optional<std::string>& merge_path) {
   if (rlcheck_args.empty() ||
-      (rlcheck_args.front() != "redis" && rlcheck_args.front() != "http" &&
-       rlcheck_args.front() != "run" && rlcheck_args.front() != "compare")) {
+      (cli::kind_command_named(rlcheck_args.front()) == nullptr && rlcheck_args.front() != "run" &&
+       rlcheck_args.front() != "compare")) {
     throw base::usage_error(
         "hook-config: give the check after --, e.g. rlcheck hook-config -- redis --strategy lua");
   }

@@ -10,6 +10,7 @@
 
 #include "app/probe_sequence.hpp"
 #include "base/exit_code.hpp"
+#include "cli/command_line.hpp"
 #include "engine/interrupt.hpp"
 #include "runner/advertised_params.hpp"
 #include "targets/target_kind.hpp"
@@ -141,7 +142,9 @@ int run_probe(const config::Config& config) {
     if (report.inferred.second && report.inferred.second->outcome == "found")
       report.parts.push_back(checks::second_limit_spec(*report.inferred.second));
   }
-  if (report.mode == "http" && !report.flags.empty() && !any_denial_hinted(target->results()))
+  // Where the kind's command can be told that denials carry no hint.
+  if (!report.flags.empty() && !any_denial_hinted(target->results()) &&
+      cli::option_kind(kind.command.name, "no-require-retry-after") != cli::OptionKind::none)
     report.flags += " --no-require-retry-after";
   if (config.load.virtual_clock) {
     report.virtual_clock = true;

@@ -27,6 +27,10 @@ struct KindCommand {
   // URL schemes that name a target of this kind where a command takes URLs of any kind (probe,
   // compare --url, scenario files): "http", "https".
   std::vector<std::string_view> schemes;
+  // The target's address its command takes first ("URL"), and what the target is called in
+  // messages ("endpoint"); empty for a kind whose command takes none (a Redis limiter).
+  std::string_view positional;
+  std::string_view noun;
   // Its limit and window may be read from its replies: one run by default, judged after the
   // runs, --limit and --window optional.
   bool limits_from_replies = false;

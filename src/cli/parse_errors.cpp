@@ -1,5 +1,7 @@
 #include "cli/parse_errors.hpp"
 
+#include "cli/kind_command.hpp"
+
 #include <regex>
 #include <vector>
 
@@ -32,8 +34,10 @@ const CLI::Option* find_option(CLI::App& app, const std::string& name) {
 // How each command's positional argument is asked for.
 std::string positional_usage(const CLI::App& app) {
   const std::string name = app.get_name();
-  if (name == "http")
-    return "the endpoint's URL is required: rlcheck http URL [options]";
+  if (const KindCommand* kind = kind_command_named(name); kind && !kind->positional.empty()) {
+    return fmt::format("the {}'s {} is required: rlcheck {} {} [options]", kind->noun,
+                       kind->positional, kind->name, kind->positional);
+  }
   if (name == "run")
     return "name scenario files or a folder of them: rlcheck run scenarios/";
   if (name == "hook-config")

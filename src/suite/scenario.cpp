@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command_line.hpp"
+#include "cli/kind_command.hpp"
 #include "cli/suggestion.hpp"
 
 namespace rlcheck::suite {
@@ -71,7 +72,8 @@ std::string unknown_key(const std::string& subcommand, const std::string& shown,
   }
   if (subcommand != "serve") {
     candidates.insert(candidates.end(), {"name", "mode", "expect", "description"});
-    if (subcommand == "http")
+    if (const cli::KindCommand* kind = cli::kind_command_named(subcommand);
+        kind != nullptr && !kind->positional.empty())
       candidates.insert(candidates.end(), {"url", "serve"});
   }
   const auto match = cli::closest_name(key, candidates);
@@ -128,10 +130,19 @@ std::expected<Scenario, std::vector<std::string>> scenario_from(const std::strin
   if (!mode_text)
     return std::unexpected(std::vector<std::string>{"key 'mode' needs a string"});
   const std::string mode = *mode_text;
-  if (mode != "redis" && mode != "http" && mode != "compare") {
+  const cli::KindCommand* kind = cli::kind_command_named(mode);
+  if (kind == nullptr && mode != "compare") {
+    std::string modes;
+    for (const cli::KindCommand& each : cli::kind_commands())
+      modes += fmt::format("{}, ", each.name);
     return std::unexpected(
-        std::vector<std::string>{fmt::format("mode '{}': expected redis, http or compare", mode)});
+        std::vector<std::string>{fmt::format("mode '{}': expected {}or compare", mode, modes)});
   }
+  // A kind whose command takes the target's address first: the scenario's "url"; one served
+  // over HTTP may start `rlcheck serve` for it ("serve").
+  const bool addressed = kind != nullptr && !kind->positional.empty();
+  const bool servable = addressed && std::find(kind->schemes.begin(), kind->schemes.end(),
+                                               "http") != kind->schemes.end();
   const std::filesystem::path folder = std::filesystem::path(path).parent_path();
   std::vector<std::string> problems;
   const std::optional<std::string> name = text_key(doc, "name", std::filesystem::path(path).stem());
@@ -146,11 +157,12 @@ std::expected<Scenario, std::vector<std::string>> scenario_from(const std::strin
     problems.push_back(fmt::format("expect '{}': expected pass or fail", expect));
   scenario.expect_pass = expect == "pass";
   scenario.argv = {"rlcheck", mode};
-  if (mode == "http") {
+  if (addressed) {
     if (doc.contains("url") && doc["url"].is_string()) {
       scenario.argv.push_back(doc["url"].get<std::string>());
     } else {
-      problems.push_back("an http scenario needs \"url\"");
+      problems.push_back(
+          fmt::format("mode {} needs \"url\": the {}'s {}", mode, kind->noun, kind->positional));
     }
   }
   auto note = [&problems](const std::expected<void, std::string>& added) {
@@ -159,10 +171,10 @@ std::expected<Scenario, std::vector<std::string>> scenario_from(const std::strin
   };
   for (const auto& [raw_key, value] : doc.items()) {
     if (raw_key == "name" || raw_key == "mode" || raw_key == "expect" || raw_key == "description" ||
-        (raw_key == "url" && mode == "http")) {
+        (raw_key == "url" && addressed)) {
       continue;
     }
-    if (raw_key == "serve" && mode == "http") {
+    if (raw_key == "serve" && servable) {
       if (!value.is_object()) {
         problems.push_back("key 'serve' needs an object of serve options");
         continue;

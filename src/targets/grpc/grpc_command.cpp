@@ -236,6 +236,8 @@ cli::KindCommand grpc_command() {
       "drive a gRPC method (RESOURCE_EXHAUSTED, or a verdict in the response: Envoy's rate limit "
       "service)";
   command.schemes = {"grpc", "grpcs"};
+  command.positional = "ADDRESS";
+  command.noun = "service";
   command.add_options = add_grpc_command_options;
   command.add_url_options = add_call_options;
   command.fill = fill_grpc;

@@ -56,6 +56,8 @@ TargetKind http_kind() {
   kind.command.name = "http";
   kind.command.summary = "drive an HTTP endpoint";
   kind.command.schemes = {"http", "https"};
+  kind.command.positional = "URL";
+  kind.command.noun = "endpoint";
   kind.command.limits_from_replies = true;
   kind.command.add_options = add_http_command_options;
   kind.command.fill = cli::fill_http_kind;
