@@ -8,6 +8,7 @@
 
 #include <unistd.h>
 
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -251,4 +252,27 @@ TEST_CASE(
                          echo_flags()));
   INFO(unreachable.err);
   CHECK(unreachable.exit_code == 3);
+}
+
+TEST_CASE("grpc kind: a scenario file takes the kind's name as its mode") {
+  GoServer bucket("token_bucket_server", {"-rate", "10", "-burst", "5"});
+  ScratchDir dir("rlcheck-grpc-scenario");
+  const json scenario = {{"name", "grpc bucket"},
+                         {"mode", "grpc"},
+                         {"url", "grpc://" + bucket.address()},
+                         {"method", "rlcheck.fixture.Echo/Say"},
+                         {"proto", k_grpc_protos + "/echo.proto"},
+                         {"data", R"({"text": "{id}"})"},
+                         {"requests", 20},
+                         {"concurrency", 20},
+                         {"runs", 1},
+                         {"contract", "token-bucket"},
+                         {"burst", 5},
+                         {"refill", "10/s"}};
+  const std::string path = dir.path() + "/bucket.json";
+  std::ofstream(path) << scenario.dump();
+  const ProcessOutcome outcome = run_rlcheck({"run", path});
+  INFO(outcome.out << outcome.err);
+  CHECK(outcome.exit_code == 0);
+  CHECK(outcome.out.find("1 of 1 scenarios behaved as expected") != std::string::npos);
 }
