@@ -68,14 +68,6 @@ void add_counters(RunCounters& total, const RunCounters& more) {
     total[name] += count;
 }
 
-// A virtual run starts where the last one ended (plus --between-runs, which costs nothing on
-// the virtual clock), or at the wall clock if that is later: the limiter's clock never goes
-// back.
-int64_t next_virtual_origin(int64_t last_end_ns, const config::Config& config) {
-  const int64_t after_last = last_end_ns + config.http.between_runs.count() + 1'000'000;
-  return engine::next_whole_ms(std::max(engine::wall_now_ns(), after_last));
-}
-
 // The seed of a run's random arrivals: the run's state seed (from --seed, so it reproduces).
 // Many hosts without --seed: from the session's name, so every worker plans the same instants.
 uint64_t schedule_seed(const config::Config& config, const StateChoice& state, int run) {
@@ -87,184 +79,263 @@ uint64_t schedule_seed(const config::Config& config, const StateChoice& state, i
   return hash + static_cast<uint64_t>(run);
 }
 
-}  // namespace
-
-report::Report run_test(Target& target, const config::Config& config, const RunOutputs& outputs) {
-  coord::Session* shared = outputs.shared;
-  // Many hosts: worker 0 prepares, merges and judges; the others only send their share.
-  const bool leader = shared == nullptr || shared->leader();
-  faults::FaultApplier fault_applier(vetted_fault_target(target, config));
+// The target, once it prepared what the test needs of it (after the faults were vetted).
+Target& prepared(Target& target) {
   target.prepare_test();
-  Evidence evidence(target, config, shared);
-  // Errors above --max-errors already decide the test: a run stops sending once it has them.
-  // With --fault, errors are what the test provokes, and what follows them (recovery) is
-  // measured: the run goes on to its end.
-  config::LoadConfig load = config.load;
-  if (config.faults.faults.empty())
-    load.stop_after_errors = config.checks.max_errors;
+  return target;
+}
 
-  TestLog log;
-  std::optional<FindMaxSearch> search;  // --find-max: each run is a step of the search
-  if (config.find_max.enabled) {
-    const config::Rate& start = *config.load.rate;
-    search.emplace(
-        config.find_max,
-        static_cast<double>(start.tokens) * 1e9 / static_cast<double>(start.period.count()),
-        config.checks.max_errors);
-  }
-  std::optional<Monitor> own_monitor;
-  Monitor& monitor =
-      outputs.monitor != nullptr ? *outputs.monitor : own_monitor.emplace(config, /*serve=*/false);
-  // --audit stream: each run's records are audited as they come (null: kept and audited after).
-  const checks::AuditParams* stream_audit = evidence.stream_audit();
-  int64_t virtual_end_ns = 0;  // --virtual-clock: where the last run's virtual time ended
-  const int runs = config.load.runs;
-  int runs_shipped = 0;  // many hosts: the runs this worker sent its share of
-  for (int run = 1; search ? search->next_rate().has_value() : run <= runs; ++run) {
-    if (search)
-      load = search->next_load(load);
-    if (!target.prepare_run(run, leader)) {
-      log.interrupted = true;
-      break;
+// One test's runs in sequence, for run_test: each run prepared, sent (alone or as this worker's
+// share), recorded and kept, the state it left read, the last run's hint verified, clean-up.
+class TestRuns {
+ public:
+  TestRuns(Target& target, const config::Config& config, const RunOutputs& outputs)
+      : target_(target),
+        config_(config),
+        outputs_(outputs),
+        shared_(outputs.shared),
+        leader_(shared_ == nullptr || shared_->leader()),
+        fault_applier_(vetted_fault_target(target, config)),
+        evidence_(prepared(target), config, shared_),
+        load_(config.load),
+        monitor_(outputs.monitor != nullptr ? *outputs.monitor
+                                            : own_monitor_.emplace(config, /*serve=*/false)) {
+    // Errors above --max-errors already decide the test: a run stops sending once it has them.
+    // With --fault, errors are what the test provokes, and what follows them (recovery) is
+    // measured: the run goes on to its end.
+    if (config.faults.faults.empty())
+      load_.stop_after_errors = config.checks.max_errors;
+    if (config.find_max.enabled) {  // --find-max: each run is a step of the search
+      const config::Rate& start = *config.load.rate;
+      search_.emplace(
+          config.find_max,
+          static_cast<double>(start.tokens) * 1e9 / static_cast<double>(start.period.count()),
+          config.checks.max_errors);
     }
-    if (load.virtual_clock && run > 1)
-      load.virtual_origin_ns = next_virtual_origin(virtual_end_ns, config);
-    const StateChoice state = target.run_state(run);
-    load.schedule_seed = schedule_seed(config, state, run);
-    const RunClients clients = target.clients(state, load);
+  }
+
+  // Every run, until the last, Ctrl-C, or a lost worker.
+  void run_all() {
+    for (int run = 1; search_ ? search_->next_rate().has_value() : run <= config_.load.runs;
+         ++run) {
+      if (!run_one(run))
+        break;
+    }
+  }
+
+  // Many hosts, a worker that did not lead: whether it takes the place of a lost worker 0
+  // (then judge() reports for everyone).
+  bool stands_in() {
+    RunCounters counters;
+    const bool stands_in = judge_in_place_of_lost_leader(
+        shared_, runs_shipped_,
+        [&](int run, engine::RunResult merged) {
+          engine::RunResult& kept = evidence_.keep(run, std::move(merged), {});
+          const StateAudit audit = target_.audit_state(run, kept.records);
+          target_.clean_up(run, audit, {}, log_.keys_left);
+          evidence_.settle(audit);
+        },
+        counters);
+    add_counters(log_.counters, counters);
+    return stands_in;
+  }
+
+  bool leader() const { return leader_; }
+
+  // The runs judged, a burst's over-admission asked again one request at a time.
+  report::Report judge() {
+    if (search_)
+      log_.find_max = search_->result();
+    report::Report report = evidence_.judge(log_);
+    if (evidence_.judged_contract() &&
+        wants_serial_rerun(report, config_, target_, *evidence_.judged_contract())) {
+      report.serial_rerun = rerun_serially(target_, config_, *evidence_.judged_contract(), report,
+                                           config_.load.runs + 1, report.keys_left);
+      if (report.serial_rerun)
+        note_serial_rerun(report, *report.serial_rerun);
+    }
+    monitor_.judged(target_.records_name(), report.checks,
+                    report.interrupted ? checks::Verdict::interrupted : report.verdict);
+    return report;
+  }
+
+ private:
+  // What one run sent, as the engine and the faults left it.
+  struct Sent {
+    engine::RunResult result;
+    std::vector<checks::FaultWindow> fault_windows;
+    std::optional<checks::StreamAudit> streamed;  // --audit stream: the run's audit
+    RunCounters others;                           // worker 0: the other workers' counts
+  };
+
+  // Run `run`; false when the test ends with it (or before it).
+  bool run_one(int run) {
+    if (search_)
+      load_ = search_->next_load(load_);
+    if (!target_.prepare_run(run, leader_)) {
+      log_.interrupted = true;
+      return false;
+    }
+    if (load_.virtual_clock && run > 1)
+      load_.virtual_origin_ns = next_virtual_origin(run);
+    const StateChoice state = target_.run_state(run);
+    load_.schedule_seed = schedule_seed(config_, state, run);
+    const RunClients clients = target_.clients(state, load_);
+    Sent sent = send(run, clients);
+    if (!leader_)
+      return !shared_runs_end(sent.result, *shared_, runs_shipped_);
+    if (sent.result.cancelled)
+      return false;  // a worker was lost before the run could start
+    // Nothing measured yet: the test could not start. Once a run has, a later run without a
+    // connection is reported with the others (its requests are errors).
+    if (run == 1 && !sent.result.interrupted) {
+      if (const auto why = no_connection(sent.result, sent.streamed ? &*sent.streamed : nullptr)) {
+        throw base::cannot_test(
+            fmt::format("no connection to {} became ready: {}", target_.address(), *why));
+      }
+    }
+    if (search_ && !sent.result.interrupted)
+      search_->observe(count_step(sent.result, static_cast<uint64_t>(clients.load.requests),
+                                  static_cast<uint64_t>(clients.load.concurrency)));
+    write_records(run, sent.result, clients.load);
+    virtual_end_ns_ = sent.result.start_wall_ns + sent.result.duration_ns;
+    return settle(run, clients, std::move(sent));
+  }
+
+  // The run on the engine, with its faults, progress, streamed audit and clock watch.
+  Sent send(int run, const RunClients& clients) {
+    Sent sent;
     faults::FaultSchedule fault_schedule(
-        leader ? config.faults.faults : std::vector<config::FaultSpec>{}, fault_applier,
-        clients.failover_key, outputs.observer);
-    RunCounters others;  // worker 0: the other workers' transport counts of this run
+        leader_ ? config_.faults.faults : std::vector<config::FaultSpec>{}, fault_applier_,
+        clients.failover_key, outputs_.observer);
     const std::string label =
-        search ? fmt::format("{} at {}/s", target.run_label(run, run), *search->next_rate())
-               : target.run_label(run, runs);
+        search_ ? fmt::format("{} at {}/s", target_.run_label(run, run), *search_->next_rate())
+                : target_.run_label(run, config_.load.runs);
     engine::RunHooks hooks =
-        monitor.begin_run(target.records_name(), run, label, clients.load, &fault_schedule);
+        monitor_.begin_run(target_.records_name(), run, label, clients.load, &fault_schedule);
     std::optional<StreamRun> stream;
-    if (stream_audit != nullptr) {
+    if (const checks::AuditParams* audit = evidence_.stream_audit(); audit != nullptr) {
       report::RunContext context;
       context.first_seq = clients.load.first_seq;
-      stream.emplace(*stream_audit, outputs.records, target.records_name(), run, context);
+      stream.emplace(*audit, outputs_.records, target_.records_name(), run, context);
       hooks.sink = &stream->sink();
     }
-    ClockWatch clock_watch(target, !clients.load.virtual_clock);
+    ClockWatch clock_watch(target_, !clients.load.virtual_clock);
     hooks.tick = [&clock_watch, lag = std::move(hooks.tick)] {
       clock_watch.sample();
       if (lag)
         lag();  // the monitor's watch on the schedule
     };
-    engine::RunResult result = execute_shared_run(shared, run, *clients.factory, clients.load,
-                                                  hooks, clients.counters, others);
-    result.limiter_clock = clock_watch.finish();
+    sent.result = execute_shared_run(shared_, run, *clients.factory, clients.load, hooks,
+                                     clients.counters, sent.others);
+    sent.result.limiter_clock = clock_watch.finish();
     if (clients.finish)
-      clients.finish(result);
-    monitor.end_run();
-    std::vector<checks::FaultWindow> fault_windows = fault_schedule.finish();
-    if (!leader) {
-      if (shared_runs_end(result, *shared, runs_shipped))
-        break;
-      continue;
-    }
-    if (result.cancelled)
-      break;  // a worker was lost before the run could start
-    // Nothing measured yet: the test could not start. Once a run has, a later run without a
-    // connection is reported with the others (its requests are errors).
-    std::optional<checks::StreamAudit> streamed;
-    if (stream) {
-      streamed.emplace(stream->take_audit());
-      stream.reset();
-    }
-    if (run == 1 && !result.interrupted) {
-      if (const auto why = no_connection(result, streamed ? &*streamed : nullptr)) {
-        throw base::cannot_test(
-            fmt::format("no connection to {} became ready: {}", target.address(), *why));
-      }
-    }
-    if (search && !result.interrupted)
-      search->observe(count_step(result, static_cast<uint64_t>(clients.load.requests),
-                                 static_cast<uint64_t>(clients.load.concurrency)));
-    if (outputs.records != nullptr && !result.streamed) {
-      report::RunContext context;
-      context.start_wall_ns = result.start_wall_ns;
-      context.schedule = result.schedule.get();
-      context.first_seq = clients.load.first_seq;
-      context.virtual_clock = result.virtual_clock;
-      context.share_count =
-          config.workers.distributed() ? static_cast<uint64_t>(config.workers.count) : 1;
-      outputs.records->write_run(target.records_name(), run, result.records, context);
-    }
-    virtual_end_ns = result.start_wall_ns + result.duration_ns;
-    engine::RecordLog touched;  // streamed: what the run's records touched
-    engine::RunResult* kept_result = nullptr;
-    if (streamed) {
-      touched = streamed->touched();
-      kept_result = &evidence.keep_streamed(run, std::move(result), std::move(*streamed));
-    } else {
-      kept_result = &evidence.keep(run, std::move(result), std::move(fault_windows));
-    }
-    engine::RunResult& kept = *kept_result;
-    const StateAudit audit =
-        target.audit_state(run, stream_audit != nullptr ? touched.view() : kept.records.view());
-    std::vector<engine::RequestRecord> retried;
-    if (config.checks.verify_retry_after && run == runs && !kept.interrupted) {
-      if (!audit.unread.empty()) {
-        log.retry_verification.emplace();
-        log.retry_verification->skip_reason =
-            fmt::format("Redis was unreachable after the run: {}", audit.unread);
-      } else {
-        log.retry_verification = verify_retry_after(*clients.factory, kept, load, run,
-                                                    target.longest_retry_wait(evidence.results()),
-                                                    announce_wait(config), retried);
-        for (const engine::RequestRecord& retry : retried)
-          monitor.live().decided_after_run(retry.outcome, retry.error);
-      }
-    }
-    target.clean_up(run, audit, retried, log.keys_left);
-    if (clients.counters)
-      add_counters(log.counters, clients.counters());
-    add_counters(log.counters, others);
-    const bool interrupted =
-        kept.interrupted || (log.retry_verification && log.retry_verification->interrupted);
-    evidence.settle(audit);
-    if (interrupted) {
-      log.interrupted = true;
-      break;
-    }
-    if (shared != nullptr && shared->lost_any())
-      break;  // the runs after a lost worker could not be shared as the test asks
+      clients.finish(sent.result);
+    monitor_.end_run();
+    sent.fault_windows = fault_schedule.finish();
+    if (stream)
+      sent.streamed.emplace(stream->take_audit());
+    return sent;
   }
 
-  if (!leader) {
-    // Worker 0 reports for everyone; should it be lost, the first worker to take its place
-    // judges what was shipped (no faults were applied after it was lost, none are measured).
-    RunCounters counters;
-    const bool stands_in = judge_in_place_of_lost_leader(
-        shared, runs_shipped,
-        [&](int run, engine::RunResult merged) {
-          engine::RunResult& kept = evidence.keep(run, std::move(merged), {});
-          const StateAudit audit = target.audit_state(run, kept.records);
-          target.clean_up(run, audit, {}, log.keys_left);
-          evidence.settle(audit);
-        },
-        counters);
-    if (!stands_in)
-      return {};
-    add_counters(log.counters, counters);
+  // --records: the run's requests (a streamed run wrote its own as they came).
+  void write_records(int run, const engine::RunResult& result, const config::LoadConfig& load) {
+    if (outputs_.records == nullptr || result.streamed)
+      return;
+    report::RunContext context;
+    context.start_wall_ns = result.start_wall_ns;
+    context.schedule = result.schedule.get();
+    context.first_seq = load.first_seq;
+    context.virtual_clock = result.virtual_clock;
+    context.share_count =
+        config_.workers.distributed() ? static_cast<uint64_t>(config_.workers.count) : 1;
+    outputs_.records->write_run(target_.records_name(), run, result.records, context);
   }
-  if (search)
-    log.find_max = search->result();
-  report::Report report = evidence.judge(log);
-  if (evidence.judged_contract() &&
-      wants_serial_rerun(report, config, target, *evidence.judged_contract())) {
-    report.serial_rerun = rerun_serially(target, config, *evidence.judged_contract(), report,
-                                         runs + 1, report.keys_left);
-    if (report.serial_rerun)
-      note_serial_rerun(report, *report.serial_rerun);
+
+  // The run kept, the state it left read, the last run's hint verified, clean-up; false when
+  // the test ends with it.
+  bool settle(int run, const RunClients& clients, Sent sent) {
+    engine::RecordLog touched;  // streamed: what the run's records touched
+    engine::RunResult* kept_result = nullptr;
+    if (sent.streamed) {
+      touched = sent.streamed->touched();
+      kept_result =
+          &evidence_.keep_streamed(run, std::move(sent.result), std::move(*sent.streamed));
+    } else {
+      kept_result = &evidence_.keep(run, std::move(sent.result), std::move(sent.fault_windows));
+    }
+    engine::RunResult& kept = *kept_result;
+    const StateAudit audit = target_.audit_state(
+        run, evidence_.stream_audit() != nullptr ? touched.view() : kept.records.view());
+    std::vector<engine::RequestRecord> retried;
+    if (config_.checks.verify_retry_after && run == config_.load.runs && !kept.interrupted)
+      verify_last_hint(run, clients, kept, audit, retried);
+    target_.clean_up(run, audit, retried, log_.keys_left);
+    if (clients.counters)
+      add_counters(log_.counters, clients.counters());
+    add_counters(log_.counters, sent.others);
+    const bool interrupted =
+        kept.interrupted || (log_.retry_verification && log_.retry_verification->interrupted);
+    evidence_.settle(audit);
+    if (interrupted) {
+      log_.interrupted = true;
+      return false;
+    }
+    // The runs after a lost worker could not be shared as the test asks.
+    return shared_ == nullptr || !shared_->lost_any();
   }
-  monitor.judged(target.records_name(), report.checks,
-                 report.interrupted ? checks::Verdict::interrupted : report.verdict);
-  return report;
+
+  // --verify-retry-after: a denied identity waits what it was told and retries once.
+  void verify_last_hint(int run, const RunClients& clients, const engine::RunResult& kept,
+                        const StateAudit& audit, std::vector<engine::RequestRecord>& retried) {
+    if (!audit.unread.empty()) {
+      log_.retry_verification.emplace();
+      log_.retry_verification->skip_reason =
+          fmt::format("the limiter's state could not be read after the run: {}", audit.unread);
+      return;
+    }
+    log_.retry_verification = verify_retry_after(*clients.factory, kept, load_, run,
+                                                 target_.longest_retry_wait(evidence_.results()),
+                                                 announce_wait(config_), retried);
+    for (const engine::RequestRecord& retry : retried)
+      monitor_.live().decided_after_run(retry.outcome, retry.error);
+  }
+
+  // A virtual run starts where the last one ended (plus the target's pause between runs, which
+  // costs nothing on the virtual clock), or at the wall clock if that is later: the limiter's
+  // clock never goes back.
+  int64_t next_virtual_origin(int run) const {
+    const int64_t after_last = virtual_end_ns_ + target_.pause_before_run(run).count() + 1'000'000;
+    return engine::next_whole_ms(std::max(engine::wall_now_ns(), after_last));
+  }
+
+  Target& target_;
+  const config::Config& config_;
+  const RunOutputs& outputs_;
+  coord::Session* shared_;
+  // Many hosts: worker 0 prepares, merges and judges; the others only send their share.
+  bool leader_;
+  faults::FaultApplier fault_applier_;
+  Evidence evidence_;
+  config::LoadConfig load_;
+  std::optional<Monitor> own_monitor_;
+  Monitor& monitor_;
+  TestLog log_;
+  std::optional<FindMaxSearch> search_;
+  int64_t virtual_end_ns_ = 0;  // --virtual-clock: where the last run's virtual time ended
+  int runs_shipped_ = 0;        // many hosts: the runs this worker sent its share of
+};
+
+}  // namespace
+
+report::Report run_test(Target& target, const config::Config& config, const RunOutputs& outputs) {
+  TestRuns runs(target, config, outputs);
+  runs.run_all();
+  // Worker 0 reports for everyone; should it be lost, the first worker to take its place
+  // judges what was shipped (no faults were applied after it was lost, none are measured).
+  if (!runs.leader() && !runs.stands_in())
+    return {};
+  return runs.judge();
 }
 
 }  // namespace rlcheck::runner

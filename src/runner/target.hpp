@@ -90,6 +90,9 @@ class Target {
   // Before run `run`; `leader`: this process prepares the shared state (many hosts: worker
   // 0). False when Ctrl-C came first. Throws FatalError when the first run cannot start.
   virtual bool prepare_run(int run, bool leader) = 0;
+  // The pause prepare_run waits before run `run` (--between-runs), which a virtual-clock run
+  // spends on the virtual clock instead.
+  virtual std::chrono::nanoseconds pause_before_run(int) const { return {}; }
   // A reading of the clock the limiter keeps on its own side (Redis TIME), paired with the
   // steady clock; nullopt where there is none to read, or it could not be read.
   virtual std::optional<engine::ClockReading> read_limiter_clock() { return std::nullopt; }

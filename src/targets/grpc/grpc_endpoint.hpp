@@ -25,6 +25,9 @@ class GrpcEndpoint final : public runner::Target {
   std::string run_label(int run, int runs) const override;
   std::string records_name() const override { return url_; }
   bool prepare_run(int run, bool leader) override;
+  std::chrono::nanoseconds pause_before_run(int run) const override {
+    return run > 1 ? grpc_.between_runs : std::chrono::nanoseconds(0);
+  }
   runner::StateChoice run_state(int run) const override;
   bool fresh_state_per_run() const override { return !where_written("{run}").empty(); }
   // State `state` is the {run} placeholder.

@@ -33,6 +33,9 @@ class HttpEndpoint final : public runner::Target {
   std::string records_name() const override { return url_; }
   // The pause between runs, and (`leader`) the reset command.
   bool prepare_run(int run, bool leader) override;
+  std::chrono::nanoseconds pause_before_run(int run) const override {
+    return run > 1 ? config_.http.between_runs : std::chrono::nanoseconds(0);
+  }
   runner::StateChoice run_state(int run) const override;
   bool fresh_state_per_run() const override { return fresh_states(); }
   // State `state` is the {run} placeholder.
