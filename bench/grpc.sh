@@ -53,7 +53,7 @@ readonly DATA='{"text": "hello", "seq": 1}'
 
 printf '%-8s %-10s %10s %12s %14s\n' in-flight client calls/s cpu_us/call wall_s
 for inflight in $GRPC_INFLIGHT; do
-  for rep in $(seq "$GRPC_REPS"); do
+  for _ in $(seq "$GRPC_REPS"); do
     read -r wall cpu _ < <(python3 "$REPO/bench/rusage.py" "$work/rlcheck.out" \
       "$BENCH" "127.0.0.1:$port" "$REPO/tests/fixtures/grpc" "$GRPC_CALLS" "$inflight" 1 "$DATA")
     awk -v m="$inflight" -v w="$wall" -v c="$cpu" -v n="$GRPC_CALLS" \
