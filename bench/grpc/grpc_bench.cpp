@@ -19,8 +19,8 @@
 #include <string>
 
 #include "engine/run.hpp"
+#include "targets/grpc/grpc_calls.hpp"
 #include "targets/grpc/grpc_client.hpp"
-#include "targets/grpc/grpc_target.hpp"
 
 namespace {
 
@@ -45,7 +45,7 @@ int main(int argc, char** argv) {
   options.method = "rlcheck.fixture.Echo/Say";
   options.proto_files = {std::string(argv[2]) + "/echo.proto"};
   options.data = argc > 6 ? argv[6] : R"({"text": "hello", "seq": {seq}})";
-  auto target = grpc_target::GrpcTarget::make(options);
+  auto target = grpc_target::GrpcCalls::make(options);
   if (!target) {
     std::fprintf(stderr, "%s\n", target.error().c_str());
     return 64;

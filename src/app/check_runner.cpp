@@ -14,7 +14,7 @@ namespace rlcheck::app {
 
 std::vector<report::Report> run_checks(const config::Config& config, report::RecordsWriter* records,
                                        std::string* cut_short, coord::Session* shared,
-                                       runner::Monitor* monitor) {
+                                       observe::Monitor* monitor) {
   const targets::TargetKind& kind = targets::kind_of(config);
   runner::ensure_descriptors(runner::descriptors_needed(runner::connections_needed(
                                  config, kind.identity_per_source_address)),
@@ -22,7 +22,7 @@ std::vector<report::Report> run_checks(const config::Config& config, report::Rec
   runner::check_source_addresses(config.load.source_addresses);
   const targets::TargetPlan plan = kind.plan(config);
   // One monitor for every target: compare's count into the same metrics.
-  std::optional<runner::Monitor> own_monitor;
+  std::optional<observe::Monitor> own_monitor;
   if (monitor == nullptr)
     monitor = &own_monitor.emplace(config);
   const runner::RunOutputs outputs{nullptr, records, plan.variants ? nullptr : shared, monitor};

@@ -9,9 +9,9 @@
 #include "base/exit_code.hpp"
 #include "config/config.hpp"
 #include "coord/session.hpp"
+#include "observe/monitor.hpp"
 #include "report/records_writer.hpp"
 #include "report/report.hpp"
-#include "runner/monitor.hpp"
 
 namespace rlcheck::app {
 
@@ -26,7 +26,7 @@ std::vector<report::Report> run_checks(const config::Config& config,
                                        report::RecordsWriter* records = nullptr,
                                        std::string* cut_short = nullptr,
                                        coord::Session* shared = nullptr,
-                                       runner::Monitor* monitor = nullptr);
+                                       observe::Monitor* monitor = nullptr);
 
 // The first --fault a run tried and could not apply, as one line naming it ("--fault
 // pause@1s+1s could not be applied in run 1: ..."); nullopt when every fault was applied

@@ -319,7 +319,7 @@ int run_main(int argc, const char* const* argv) {
       targets::check_shared_test(config, &std::getenv);
     }
     // --metrics-listen binds here: a port in use is known before the first run.
-    runner::Monitor monitor(config);
+    observe::Monitor monitor(config);
     shared = runner::join_session(config, targets::kind_of(config).fingerprint(config));
     std::string cut_short;
     std::vector<report::Report> reports =

@@ -318,8 +318,8 @@ class TestRuns {
   faults::FaultApplier fault_applier_;
   Evidence evidence_;
   config::LoadConfig load_;
-  std::optional<Monitor> own_monitor_;
-  Monitor& monitor_;
+  std::optional<observe::Monitor> own_monitor_;
+  observe::Monitor& monitor_;
   TestLog log_;
   std::optional<FindMaxSearch> search_;
   int64_t virtual_end_ns_ = 0;  // --virtual-clock: where the last run's virtual time ended

@@ -8,9 +8,9 @@
 #include "config/config.hpp"
 #include "coord/session.hpp"
 #include "engine/run.hpp"
+#include "observe/monitor.hpp"
 #include "report/records_writer.hpp"
 #include "report/report.hpp"
-#include "runner/monitor.hpp"
 #include "runner/target.hpp"
 
 namespace rlcheck::runner {
@@ -19,7 +19,8 @@ struct RunOutputs {
   engine::RunObserver* observer = nullptr;   // told of each run's start and records
   report::RecordsWriter* records = nullptr;  // --records: every run's requests
   coord::Session* shared = nullptr;          // many hosts: this worker's place in the test
-  Monitor* monitor = nullptr;  // live counts, progress, metrics (null: progress of its own)
+  observe::Monitor* monitor =
+      nullptr;  // live counts, progress, metrics (null: progress of its own)
 };
 
 // Runs `target` config.load.runs times and judges it. Throws FatalError only before the first

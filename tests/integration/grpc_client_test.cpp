@@ -14,8 +14,8 @@
 #include "support/real_server.hpp"
 #include "support/test_redis.hpp"
 #include "support/test_tls.hpp"
+#include "targets/grpc/grpc_calls.hpp"
 #include "targets/grpc/grpc_client.hpp"
-#include "targets/grpc/grpc_target.hpp"
 
 using namespace rlcheck;
 using engine::Outcome;
@@ -84,7 +84,7 @@ GrpcOptions rls_options(const std::string& address) {
 // `requests` calls at once (one each from `requests` clients over `threads` loops), as a burst.
 engine::RunResult burst(const GrpcOptions& options, int requests, int threads = 1,
                         std::chrono::milliseconds timeout = std::chrono::seconds(5)) {
-  auto target = grpc_target::GrpcTarget::make(options);
+  auto target = grpc_target::GrpcCalls::make(options);
   if (!target)
     FAIL(target.error());
   auto factory = grpc_target::make_grpc_client_factory(*target);

@@ -1,12 +1,12 @@
-#include "runner/live_window.hpp"
+#include "observe/live_window.hpp"
 
 #include <doctest/doctest.h>
 
 using namespace std::chrono_literals;
 using rlcheck::engine::live_latency_bucket;
 using rlcheck::engine::live_latency_upper_ns;
-using rlcheck::runner::LiveWindow;
-using rlcheck::runner::WindowSample;
+using rlcheck::observe::LiveWindow;
+using rlcheck::observe::WindowSample;
 
 namespace {
 

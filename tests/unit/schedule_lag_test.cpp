@@ -4,14 +4,14 @@
 
 #include "command_line_support.hpp"
 #include "engine/schedule.hpp"
-#include "runner/schedule_lag.hpp"
+#include "observe/schedule_lag.hpp"
 
 using namespace std::chrono_literals;
-using rlcheck::runner::behind_schedule;
-using rlcheck::runner::lag_warning;
-using rlcheck::runner::LagSample;
-using rlcheck::runner::rate_ceiling_warning;
-using rlcheck::runner::ScheduleLag;
+using rlcheck::observe::lag_warning;
+using rlcheck::observe::ScheduleLag;
+using rlcheck::observe::behind_schedule;
+using rlcheck::observe::LagSample;
+using rlcheck::observe::rate_ceiling_warning;
 using rlcheck::testing::mentions;
 using rlcheck::testing::parse_arguments;
 

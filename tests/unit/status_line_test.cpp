@@ -1,15 +1,15 @@
-#include "runner/status_line.hpp"
+#include "observe/status_line.hpp"
 
 #include <doctest/doctest.h>
 
 using namespace std::chrono_literals;
-using rlcheck::runner::format_elapsed;
-using rlcheck::runner::format_latency;
-using rlcheck::runner::format_span;
-using rlcheck::runner::format_status;
-using rlcheck::runner::status_schedule;
-using rlcheck::runner::StatusLine;
-using rlcheck::runner::StatusSchedule;
+using rlcheck::observe::StatusLine;
+using rlcheck::observe::format_elapsed;
+using rlcheck::observe::format_latency;
+using rlcheck::observe::format_span;
+using rlcheck::observe::format_status;
+using rlcheck::observe::status_schedule;
+using rlcheck::observe::StatusSchedule;
 
 TEST_CASE("status line: the first at `first`, then one every `every`") {
   StatusSchedule schedule(30s, 10s);

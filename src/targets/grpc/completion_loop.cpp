@@ -75,7 +75,7 @@ std::string grpc_error_note(uint64_t since) {
 // not share it), and its connect: a watch on its state, itself a tag on the queue.
 class CompletionLoop::Channel final : public Completion {
  public:
-  Channel(CompletionLoop& loop, const GrpcTarget& target)
+  Channel(CompletionLoop& loop, const GrpcCalls& target)
       : loop_(loop),
         address_(target.options().address),
         transport_(target.options().use_tls ? "TLS" : "plaintext HTTP/2"),
@@ -87,7 +87,7 @@ class CompletionLoop::Channel final : public Completion {
     arguments.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
     std::shared_ptr<grpc::ChannelCredentials> credentials = grpc::InsecureChannelCredentials();
     if (target.options().use_tls) {
-      const GrpcTarget::TlsPem& pem = target.tls_pem();
+      const GrpcCalls::TlsPem& pem = target.tls_pem();
       credentials = grpc::SslCredentials({pem.roots, pem.private_key, pem.cert_chain});
       if (!target.options().tls.sni.empty())
         arguments.SetSslTargetNameOverride(target.options().tls.sni);
@@ -164,7 +164,7 @@ class CompletionLoop::Channel final : public Completion {
   std::vector<ConnectedFn> waiting_;
 };
 
-CompletionLoop::CompletionLoop(event_base* base, const GrpcTarget& target) {
+CompletionLoop::CompletionLoop(event_base* base, const GrpcCalls& target) {
   keep_grpc_log();
   const int channels = std::max(1, target.options().channels);
   for (int i = 0; i < channels; ++i)

@@ -22,7 +22,7 @@
 #include <grpcpp/generic/generic_stub.h>
 
 #include "engine/client.hpp"
-#include "targets/grpc/grpc_target.hpp"
+#include "targets/grpc/grpc_calls.hpp"
 
 struct event;
 struct event_base;
@@ -41,7 +41,7 @@ class CompletionLoop final : public engine::LoopShared {
  public:
   using ConnectedFn = std::function<void(bool ok, const std::string& error)>;
 
-  CompletionLoop(event_base* base, const GrpcTarget& target);
+  CompletionLoop(event_base* base, const GrpcCalls& target);
   // Cancels the calls still out (their clients are gone), shuts the queue, waits for it to
   // give back every tag, and joins the thread.
   ~CompletionLoop() override;

@@ -40,7 +40,7 @@ struct PendingCall final : Completion {
 class GrpcClient final : public engine::Client {
  public:
   GrpcClient(CompletionLoop& loop, engine::ClientListener& listener, int slot, int client_id,
-             std::shared_ptr<const GrpcTarget> target)
+             std::shared_ptr<const GrpcCalls> target)
       : loop_(loop),
         listener_(listener),
         slot_(slot),
@@ -77,7 +77,7 @@ class GrpcClient final : public engine::Client {
   CompletionLoop& loop_;
   engine::ClientListener& listener_;
   int slot_;
-  std::shared_ptr<const GrpcTarget> target_;
+  std::shared_ptr<const GrpcCalls> target_;
   engine::ClientRng rng_;
   std::unique_ptr<google::protobuf::Message> response_;  // reused; null: not read
   std::string json_;
@@ -176,7 +176,7 @@ void GrpcClient::on_call_done(PendingCall& call, Clock::time_point at) {
 
 class GrpcClientFactory final : public engine::ClientFactory {
  public:
-  explicit GrpcClientFactory(std::shared_ptr<const GrpcTarget> target)
+  explicit GrpcClientFactory(std::shared_ptr<const GrpcCalls> target)
       : target_(std::move(target)) {}
   std::unique_ptr<engine::LoopShared> make_loop_shared(event_base* base) override {
     return std::make_unique<CompletionLoop>(base, *target_);
@@ -189,13 +189,13 @@ class GrpcClientFactory final : public engine::ClientFactory {
   }
 
  private:
-  std::shared_ptr<const GrpcTarget> target_;
+  std::shared_ptr<const GrpcCalls> target_;
 };
 
 }  // namespace
 
 std::unique_ptr<engine::ClientFactory> make_grpc_client_factory(
-    std::shared_ptr<const GrpcTarget> target) {
+    std::shared_ptr<const GrpcCalls> target) {
   return std::make_unique<GrpcClientFactory>(std::move(target));
 }
 

@@ -7,12 +7,12 @@
 #include <memory>
 
 #include "engine/client.hpp"
-#include "targets/grpc/grpc_target.hpp"
+#include "targets/grpc/grpc_calls.hpp"
 
 namespace rlcheck::grpc_target {
 
-// Clients that call `target`'s method; the factory keeps the target alive.
+// Clients that make `calls`; the factory keeps them alive.
 std::unique_ptr<engine::ClientFactory> make_grpc_client_factory(
-    std::shared_ptr<const GrpcTarget> target);
+    std::shared_ptr<const GrpcCalls> calls);
 
 }  // namespace rlcheck::grpc_target

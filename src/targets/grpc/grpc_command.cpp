@@ -10,8 +10,8 @@
 #include "cli/option_groups.hpp"
 #include "config/duration.hpp"
 #include "engine/placeholder_template.hpp"
+#include "targets/grpc/grpc_calls.hpp"
 #include "targets/grpc/grpc_config.hpp"
-#include "targets/grpc/grpc_target.hpp"
 
 namespace rlcheck::grpc_target {
 namespace {
@@ -191,7 +191,7 @@ void fill_grpc(const cli::RawOptions& raw, config::Config& config) {
   calls.address = address_of(grpc.urls.front());
   calls.use_tls = uses_tls(grpc.urls.front());
   // The method, its types and the request are checked once, here: errors name the flag.
-  if (auto checked = GrpcTarget::make(calls); !checked)
+  if (auto checked = GrpcCalls::make(calls); !checked)
     throw base::usage_error(checked.error());
 
   if (raw.between_runs) {

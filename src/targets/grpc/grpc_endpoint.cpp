@@ -4,8 +4,8 @@
 
 #include "base/exit_code.hpp"
 #include "runner/judgement.hpp"
+#include "targets/grpc/grpc_calls.hpp"
 #include "targets/grpc/grpc_client.hpp"
-#include "targets/grpc/grpc_target.hpp"
 #include "targets/state_between_runs.hpp"
 
 namespace rlcheck::grpc_target {
@@ -52,7 +52,7 @@ runner::RunClients GrpcEndpoint::clients(const runner::StateChoice& state,
   calls.placeholders.run = state.state;
   calls.seed = state.seed;
   calls.timeout = load.timeout;
-  auto made = GrpcTarget::make(calls);
+  auto made = GrpcCalls::make(calls);
   if (!made)
     throw base::usage_error(made.error());  // checked when the command line was read
   factory_.reset();

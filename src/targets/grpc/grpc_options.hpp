@@ -1,7 +1,7 @@
 #pragma once
 // What `rlcheck grpc HOST:PORT` is told about its target: the method, where its message types
 // come from, the request's JSON, and how a call's end reads as a decision. Plain values with
-// their defaults; make_grpc_target (grpc_target.hpp) checks them and names the flag at fault.
+// their defaults; GrpcCalls::make (grpc_calls.hpp) checks them and names the flag at fault.
 
 #include <chrono>
 #include <cstdint>

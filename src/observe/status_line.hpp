@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-namespace rlcheck::runner {
+namespace rlcheck::observe {
 
 // What the line says about one run.
 struct StatusLine {
@@ -59,4 +59,4 @@ std::string format_span(std::chrono::nanoseconds span);
 // A latency: "850us", "1.2ms", "35ms", "1.5s".
 std::string format_latency(int64_t ns);
 
-}  // namespace rlcheck::runner
+}  // namespace rlcheck::observe

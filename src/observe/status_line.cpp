@@ -1,8 +1,8 @@
-#include "runner/status_line.hpp"
+#include "observe/status_line.hpp"
 
 #include <fmt/format.h>
 
-namespace rlcheck::runner {
+namespace rlcheck::observe {
 
 using namespace std::chrono_literals;
 
@@ -75,4 +75,4 @@ std::string format_status(const StatusLine& line) {
       line.rate.value_or(0.0), p99, time);
 }
 
-}  // namespace rlcheck::runner
+}  // namespace rlcheck::observe

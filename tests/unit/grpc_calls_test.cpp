@@ -10,10 +10,10 @@
 
 #include <google/protobuf/message.h>
 
-#include "targets/grpc/grpc_target.hpp"
+#include "targets/grpc/grpc_calls.hpp"
 
+using rlcheck::grpc_target::GrpcCalls;
 using rlcheck::grpc_target::GrpcOptions;
-using rlcheck::grpc_target::GrpcTarget;
 
 namespace {
 
@@ -75,7 +75,7 @@ GrpcOptions options_in(const ProtoFolder& folder) {
 }
 
 std::string error_of(const GrpcOptions& options) {
-  auto target = GrpcTarget::make(options);
+  auto target = GrpcCalls::make(options);
   REQUIRE_FALSE(target.has_value());
   return target.error();
 }
@@ -84,7 +84,7 @@ std::string error_of(const GrpcOptions& options) {
 
 TEST_CASE("grpc target: --data becomes the request, placeholders expanded per call") {
   ProtoFolder folder;
-  auto target = GrpcTarget::make(options_in(folder));
+  auto target = GrpcCalls::make(options_in(folder));
   if (!target)
     FAIL(target.error());
   CHECK((*target)->method_path() == "/demo.v1.Quota/Take");
@@ -116,9 +116,9 @@ TEST_CASE("grpc target: an import path instead of the file's folder, and method 
   GrpcOptions options = options_in(folder);
   options.import_paths = {folder.path()};
   options.method = "/demo.v1.Quota/Take";
-  CHECK(GrpcTarget::make(options).has_value());
+  CHECK(GrpcCalls::make(options).has_value());
   options.method = "demo.v1.Quota.Take";
-  CHECK(GrpcTarget::make(options).has_value());
+  CHECK(GrpcCalls::make(options).has_value());
 }
 
 TEST_CASE("grpc target: each mistake is one line naming its flag") {

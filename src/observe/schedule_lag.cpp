@@ -1,4 +1,4 @@
-#include "runner/schedule_lag.hpp"
+#include "observe/schedule_lag.hpp"
 
 #include <algorithm>
 
@@ -6,7 +6,7 @@
 
 #include "config/count_text.hpp"
 
-namespace rlcheck::runner {
+namespace rlcheck::observe {
 namespace {
 
 constexpr auto k_least_lag = std::chrono::seconds(1);
@@ -110,4 +110,4 @@ std::optional<std::string> rate_ceiling_warning(const config::Config& config) {
       rate_text(ceiling));
 }
 
-}  // namespace rlcheck::runner
+}  // namespace rlcheck::observe

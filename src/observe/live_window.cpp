@@ -1,8 +1,8 @@
-#include "runner/live_window.hpp"
+#include "observe/live_window.hpp"
 
 #include <cmath>
 
-namespace rlcheck::runner {
+namespace rlcheck::observe {
 
 void LiveWindow::push(const WindowSample& sample) {
   samples_.push_back(sample);
@@ -45,4 +45,4 @@ std::optional<int64_t> LiveWindow::percentile_ns(double p) const {
   return engine::live_latency_upper_ns(recent.size() - 1);
 }
 
-}  // namespace rlcheck::runner
+}  // namespace rlcheck::observe

@@ -26,15 +26,15 @@ namespace rlcheck::grpc_target {
 
 class MessageTypes;
 
-class GrpcTarget {
+class GrpcCalls {
  public:
   // Loads the types and checks every option against them; an error is one line naming the
   // flag ("--method: ...", "--proto: rls.proto:12:3: ...", "--data: ...").
-  static std::expected<std::shared_ptr<const GrpcTarget>, std::string> make(
+  static std::expected<std::shared_ptr<const GrpcCalls>, std::string> make(
       const GrpcOptions& options);
-  ~GrpcTarget();
-  GrpcTarget(const GrpcTarget&) = delete;
-  GrpcTarget& operator=(const GrpcTarget&) = delete;
+  ~GrpcCalls();
+  GrpcCalls(const GrpcCalls&) = delete;
+  GrpcCalls& operator=(const GrpcCalls&) = delete;
 
   const GrpcOptions& options() const { return options_; }
   // "/pkg.Service/Method", as the call is made on the wire.
@@ -63,7 +63,7 @@ class GrpcTarget {
                        std::vector<std::pair<std::string, std::string>>& out) const;
 
  private:
-  GrpcTarget() = default;
+  GrpcCalls() = default;
 
   GrpcOptions options_;
   std::unique_ptr<MessageTypes> types_;

@@ -12,7 +12,7 @@
 #include "engine/live_stats.hpp"
 #include "engine/run.hpp"
 
-namespace rlcheck::runner {
+namespace rlcheck::observe {
 
 class ProgressLine {
  public:
@@ -36,4 +36,4 @@ class ProgressLine {
   bool drawn_ = false;
 };
 
-}  // namespace rlcheck::runner
+}  // namespace rlcheck::observe

@@ -10,7 +10,7 @@
 
 #include "engine/live_stats.hpp"
 
-namespace rlcheck::runner {
+namespace rlcheck::observe {
 
 struct WindowSample {
   std::chrono::nanoseconds at{0};  // when it was taken, on any steady clock
@@ -38,4 +38,4 @@ class LiveWindow {
   std::deque<WindowSample> samples_;
 };
 
-}  // namespace rlcheck::runner
+}  // namespace rlcheck::observe

@@ -18,10 +18,10 @@
 #include "engine/schedule.hpp"
 #include "observe/metrics_server.hpp"
 #include "observe/openmetrics.hpp"
-#include "runner/progress.hpp"
-#include "runner/schedule_lag.hpp"
+#include "observe/progress.hpp"
+#include "observe/schedule_lag.hpp"
 
-namespace rlcheck::runner {
+namespace rlcheck::observe {
 
 class Monitor {
  public:
@@ -76,4 +76,4 @@ class Monitor {
   std::unique_ptr<observe::MetricsServer> server_;
 };
 
-}  // namespace rlcheck::runner
+}  // namespace rlcheck::observe

@@ -1,4 +1,4 @@
-#include "targets/grpc/grpc_target.hpp"
+#include "targets/grpc/grpc_calls.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -114,7 +114,7 @@ std::optional<std::pair<std::string, std::string>> split_method(std::string_view
 
 }  // namespace
 
-GrpcTarget::~GrpcTarget() = default;
+GrpcCalls::~GrpcCalls() = default;
 
 namespace {
 
@@ -132,9 +132,9 @@ std::expected<std::string, std::string> read_pem(const std::string& flag, const 
 
 }  // namespace
 
-std::expected<std::shared_ptr<const GrpcTarget>, std::string> GrpcTarget::make(
+std::expected<std::shared_ptr<const GrpcCalls>, std::string> GrpcCalls::make(
     const GrpcOptions& options) {
-  std::shared_ptr<GrpcTarget> target(new GrpcTarget());
+  std::shared_ptr<GrpcCalls> target(new GrpcCalls());
   target->options_ = options;
   if (options.proto_files.empty()) {
     return std::unexpected(
@@ -248,19 +248,19 @@ std::expected<std::shared_ptr<const GrpcTarget>, std::string> GrpcTarget::make(
       *text = std::move(*pem);
     }
   }
-  return std::shared_ptr<const GrpcTarget>(std::move(target));
+  return std::shared_ptr<const GrpcCalls>(std::move(target));
 }
 
-std::unique_ptr<pb::Message> GrpcTarget::new_request() const {
+std::unique_ptr<pb::Message> GrpcCalls::new_request() const {
   return std::unique_ptr<pb::Message>(types_->prototype(*input_)->New());
 }
 
-std::unique_ptr<pb::Message> GrpcTarget::new_response() const {
+std::unique_ptr<pb::Message> GrpcCalls::new_response() const {
   return std::unique_ptr<pb::Message>(types_->prototype(*output_)->New());
 }
 
-bool GrpcTarget::encode_request(const engine::PlaceholderContext& context, std::string& json,
-                                std::string& out, std::string& error) const {
+bool GrpcCalls::encode_request(const engine::PlaceholderContext& context, std::string& json,
+                               std::string& out, std::string& error) const {
   if (constant_request_) {
     out = *constant_request_;
     return true;
@@ -276,8 +276,8 @@ bool GrpcTarget::encode_request(const engine::PlaceholderContext& context, std::
   return true;
 }
 
-void GrpcTarget::expand_metadata(const engine::PlaceholderContext& context,
-                                 std::vector<std::pair<std::string, std::string>>& out) const {
+void GrpcCalls::expand_metadata(const engine::PlaceholderContext& context,
+                                std::vector<std::pair<std::string, std::string>>& out) const {
   out.resize(metadata_.size());
   for (size_t i = 0; i < metadata_.size(); ++i) {
     out[i].first = metadata_[i].first;

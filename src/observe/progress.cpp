@@ -1,4 +1,4 @@
-#include "runner/progress.hpp"
+#include "observe/progress.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -8,10 +8,10 @@
 #include <unistd.h>
 
 #include "engine/schedule.hpp"
-#include "runner/live_window.hpp"
-#include "runner/status_line.hpp"
+#include "observe/live_window.hpp"
+#include "observe/status_line.hpp"
 
-namespace rlcheck::runner {
+namespace rlcheck::observe {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -106,4 +106,4 @@ engine::ProgressFn ProgressLine::for_run(std::string label, const config::LoadCo
   };
 }
 
-}  // namespace rlcheck::runner
+}  // namespace rlcheck::observe

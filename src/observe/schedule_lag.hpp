@@ -16,7 +16,7 @@
 #include "config/config.hpp"
 #include "engine/schedule.hpp"
 
-namespace rlcheck::runner {
+namespace rlcheck::observe {
 
 // Over 1 s and over 10 % of the time elapsed since the start line.
 bool behind_schedule(std::chrono::nanoseconds lag, std::chrono::nanoseconds elapsed);
@@ -66,4 +66,4 @@ std::string lag_warning(const LagSample& sample);
 // look for the ceiling, nor on the virtual clock, where time is not spent).
 std::optional<std::string> rate_ceiling_warning(const config::Config& config);
 
-}  // namespace rlcheck::runner
+}  // namespace rlcheck::observe

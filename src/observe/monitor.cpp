@@ -1,4 +1,4 @@
-#include "runner/monitor.hpp"
+#include "observe/monitor.hpp"
 
 #include <cstdio>
 
@@ -8,7 +8,7 @@
 #include "base/exit_code.hpp"
 #include "engine/interrupt.hpp"
 
-namespace rlcheck::runner {
+namespace rlcheck::observe {
 namespace {
 
 std::string metrics_url(config::ListenAddress address) {
@@ -150,4 +150,4 @@ std::string Monitor::render(observe::Format format) const {
   return observe::render(snapshot, extras, format);
 }
 
-}  // namespace rlcheck::runner
+}  // namespace rlcheck::observe
