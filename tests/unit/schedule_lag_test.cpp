@@ -7,11 +7,11 @@
 #include "observe/schedule_lag.hpp"
 
 using namespace std::chrono_literals;
-using rlcheck::observe::lag_warning;
-using rlcheck::observe::ScheduleLag;
 using rlcheck::observe::behind_schedule;
+using rlcheck::observe::lag_warning;
 using rlcheck::observe::LagSample;
 using rlcheck::observe::rate_ceiling_warning;
+using rlcheck::observe::ScheduleLag;
 using rlcheck::testing::mentions;
 using rlcheck::testing::parse_arguments;
 

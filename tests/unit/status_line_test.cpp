@@ -3,12 +3,12 @@
 #include <doctest/doctest.h>
 
 using namespace std::chrono_literals;
-using rlcheck::observe::StatusLine;
 using rlcheck::observe::format_elapsed;
 using rlcheck::observe::format_latency;
 using rlcheck::observe::format_span;
 using rlcheck::observe::format_status;
 using rlcheck::observe::status_schedule;
+using rlcheck::observe::StatusLine;
 using rlcheck::observe::StatusSchedule;
 
 TEST_CASE("status line: the first at `first`, then one every `every`") {
