@@ -10,6 +10,12 @@
 
 #include "base/exit_code.hpp"
 #include "cli/command_line.hpp"
+#include "targets/target_kind.hpp"
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  rlcheck::targets::install_kinds();  // the command line's kinds of target, as main installs them
+  return 0;
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string input(reinterpret_cast<const char*>(data), size);

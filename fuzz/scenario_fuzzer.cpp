@@ -10,6 +10,7 @@
 #include <string>
 
 #include "suite/scenario.hpp"
+#include "targets/target_kind.hpp"
 
 namespace {
 
@@ -24,6 +25,11 @@ const std::string& scenario_path() {
 }
 
 }  // namespace
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  rlcheck::targets::install_kinds();  // the command line's kinds of target, as main installs them
+  return 0;
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string& path = scenario_path();

@@ -250,6 +250,7 @@ void publish(coord::Session* session, const Delivery& delivery) {
 }  // namespace
 
 int run_main(int argc, const char* const* argv) {
+  targets::install_kinds();
   engine::install_interrupt_handler();
   // A reader that went away (`rlcheck ... | head -1`) makes writes to stdout fail (EPIPE)
   // rather than kill rlcheck: the report files are written first, and the exit code is the

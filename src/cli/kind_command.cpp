@@ -1,8 +1,25 @@
 #include "cli/kind_command.hpp"
 
+#include <stdexcept>
+
 #include <fmt/format.h>
 
 namespace rlcheck::cli {
+namespace {
+
+KindTable installed_table = nullptr;
+
+}  // namespace
+
+void install_kinds(KindTable table) {
+  installed_table = table;
+}
+
+std::span<const KindCommand> kind_commands() {
+  if (installed_table == nullptr)
+    throw std::logic_error("no kinds of target were installed (targets::install_kinds)");
+  return installed_table();
+}
 
 const KindCommand* kind_command_named(std::string_view name) {
   for (const KindCommand& kind : kind_commands()) {

@@ -47,8 +47,14 @@ struct KindCommand {
   void (*fill)(const RawOptions& raw, config::Config& config) = nullptr;
 };
 
-// Every kind, the first being what compare and probe drive when no URL names one. Defined with
-// the table of kinds (targets/target_kinds.cpp).
+// The table of kinds the command line offers: installed by the program before it reads a command
+// line (targets::install_kinds, from main, the tests' main and the fuzzers), so that the command
+// line names no kind and includes none. Called again whenever asked (a test's kinds come and go).
+using KindTable = std::span<const KindCommand> (*)();
+void install_kinds(KindTable table);
+
+// Every kind, the first being what compare and probe drive when no URL names one. Throws
+// std::logic_error when no table was installed.
 std::span<const KindCommand> kind_commands();
 
 const KindCommand* kind_command_named(std::string_view name);

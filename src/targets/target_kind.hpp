@@ -54,6 +54,10 @@ struct TargetKind {
   bool identity_per_source_address = false;
 };
 
+// Gives the command line the table's commands (cli::install_kinds): before the first command
+// line is read (main, the tests' main, the fuzzers).
+void install_kinds();
+
 // Every kind, in the order the command line lists them; the first is what compare and probe
 // drive when no URL names one.
 std::span<const TargetKind> target_kinds();

@@ -38,6 +38,10 @@ std::vector<cli::KindCommand>& commands() {
 
 }  // namespace
 
+void install_kinds() {
+  cli::install_kinds([] { return std::span<const cli::KindCommand>(commands()); });
+}
+
 std::span<const TargetKind> target_kinds() {
   return table();
 }
@@ -70,11 +74,3 @@ std::string test_fingerprint(const config::Config& config) {
 }
 
 }  // namespace rlcheck::targets
-
-namespace rlcheck::cli {
-
-std::span<const KindCommand> kind_commands() {
-  return targets::commands();
-}
-
-}  // namespace rlcheck::cli

@@ -1,6 +1,6 @@
 #include "targets/http/http_probe_target.hpp"
 
-#include "targets/http/http_target.hpp"
+#include "targets/http/http_endpoint.hpp"
 
 namespace rlcheck::targets {
 namespace {

@@ -1,4 +1,4 @@
-#include "targets/http/http_target.hpp"
+#include "targets/http/http_endpoint.hpp"
 
 #include "targets/state_between_runs.hpp"
 
