@@ -7,8 +7,8 @@
 #include "base/exit_code.hpp"
 #include "cli/option_groups.hpp"
 #include "http/client_choice.hpp"
-#include "targets/http/http_probe_target.hpp"
 #include "targets/http/http_endpoint.hpp"
+#include "targets/http/http_probe_target.hpp"
 
 namespace rlcheck::targets {
 namespace {
