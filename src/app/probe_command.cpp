@@ -8,10 +8,10 @@
 
 #include <fmt/format.h>
 
-#include "app/probe_sequence.hpp"
 #include "base/exit_code.hpp"
 #include "cli/command_line.hpp"
 #include "engine/interrupt.hpp"
+#include "probe/probe_sequence.hpp"
 #include "runner/advertised_params.hpp"
 #include "targets/target_kind.hpp"
 

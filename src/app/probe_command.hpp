@@ -3,12 +3,12 @@
 // described in docs/probe.md) and compares it with what the headers advertise.
 
 #include "config/config.hpp"
+#include "probe/probe_target.hpp"
 #include "report/probe_report.hpp"
-#include "runner/probe_target.hpp"
 
 namespace rlcheck::app {
 
-using runner::ProbeTarget;
+using probe::ProbeTarget;
 
 // Runs the probe sequence against `target` until it can tell or the deadline passes (the
 // budget that began at `started`). No request is sent after the deadline and none is awaited

@@ -26,12 +26,12 @@ TargetPlan plan_grpc(const config::Config& config) {
 
 // `rlcheck probe grpc://HOST:PORT`: identity i is the {run} placeholder, a number drawn per
 // probe plus i.
-class GrpcProbeTarget final : public runner::ProbeTarget {
+class GrpcProbeTarget final : public probe::ProbeTarget {
  public:
   explicit GrpcProbeTarget(const config::Config& config)
       : ProbeTarget(config),
         endpoint_(config, grpc_target::grpc_config(config).urls.front(),
-                  runner::probe_seed(config)) {
+                  probe::probe_seed(config)) {
     // Large and random, so that a second probe of the same service meets fresh identities too.
     first_run_ = 1'000'000 + static_cast<int>(endpoint_.seed() % 1'000'000'000);
   }
@@ -56,7 +56,7 @@ class GrpcProbeTarget final : public runner::ProbeTarget {
   int first_run_ = 1;
 };
 
-std::unique_ptr<runner::ProbeTarget> grpc_probe_target(const config::Config& config) {
+std::unique_ptr<probe::ProbeTarget> grpc_probe_target(const config::Config& config) {
   return std::make_unique<GrpcProbeTarget>(config);
 }
 

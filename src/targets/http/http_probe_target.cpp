@@ -5,8 +5,8 @@
 namespace rlcheck::targets {
 namespace {
 
-using runner::probe_seed;
-using runner::ProbeTarget;
+using probe::probe_seed;
+using probe::ProbeTarget;
 using runner::StateChoice;
 using runner::Target;
 

@@ -9,7 +9,7 @@
 namespace rlcheck::targets {
 namespace {
 
-using runner::ProbeTarget;
+using probe::ProbeTarget;
 using runner::StateChoice;
 using runner::Target;
 

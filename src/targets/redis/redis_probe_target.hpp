@@ -5,11 +5,11 @@
 #include <memory>
 
 #include "config/config.hpp"
-#include "runner/probe_target.hpp"
+#include "probe/probe_target.hpp"
 
 namespace rlcheck::targets {
 
 // Throws FatalError(cannot_test) when Redis cannot be reached or the script not loaded.
-std::unique_ptr<runner::ProbeTarget> make_redis_probe_target(const config::Config& config);
+std::unique_ptr<probe::ProbeTarget> make_redis_probe_target(const config::Config& config);
 
 }  // namespace rlcheck::targets

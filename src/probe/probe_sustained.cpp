@@ -9,10 +9,10 @@
 
 #include <fmt/format.h>
 
-#include "app/probe_sequence.hpp"
 #include "checks/second_limit.hpp"
+#include "probe/probe_sequence.hpp"
 
-namespace rlcheck::app::probe {
+namespace rlcheck::probe {
 
 using engine::Outcome;
 
@@ -206,4 +206,4 @@ void Sequence::conclude_second_limit(const checks::FirstLimit& first,
   }
 }
 
-}  // namespace rlcheck::app::probe
+}  // namespace rlcheck::probe

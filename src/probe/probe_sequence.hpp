@@ -16,13 +16,12 @@
 #include "checks/contract_inference.hpp"
 #include "checks/second_limit.hpp"
 #include "checks/slow_down_probe.hpp"
-#include "runner/probe_target.hpp"
+#include "probe/probe_target.hpp"
 
-namespace rlcheck::app::probe {
+namespace rlcheck::probe {
 
 using checks::ProbeRequest;
 using checks::Readmission;
-using runner::ProbeTarget;
 
 constexpr double k_step_ratio = 0.04;           // a readmission is found within 4 % of its time
 constexpr int64_t k_min_step_ns = 1'000'000;    // probes never closer than 1 ms
@@ -257,4 +256,4 @@ class Sequence {
   int next_trial_identity_ = k_first_trial_identity;
 };
 
-}  // namespace rlcheck::app::probe
+}  // namespace rlcheck::probe

@@ -1,4 +1,4 @@
-#include "app/probe_sequence.hpp"
+#include "probe/probe_sequence.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -7,7 +7,7 @@
 
 #include "engine/interrupt.hpp"
 
-namespace rlcheck::app::probe {
+namespace rlcheck::probe {
 
 using engine::Outcome;
 
@@ -545,4 +545,4 @@ void Sequence::infer_window(int64_t limit, int64_t first_admitted, const Readmis
     result_.notes.push_back("the spread test's readmission did not come where the window says");
 }
 
-}  // namespace rlcheck::app::probe
+}  // namespace rlcheck::probe

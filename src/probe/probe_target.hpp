@@ -14,7 +14,7 @@
 #include "engine/run.hpp"
 #include "runner/target.hpp"
 
-namespace rlcheck::runner {
+namespace rlcheck::probe {
 
 class ProbeTarget {
  public:
@@ -63,10 +63,10 @@ class ProbeTarget {
 
  protected:
   // The limiter state identity `identity` meets.
-  virtual StateChoice state_of(int identity) const = 0;
+  virtual runner::StateChoice state_of(int identity) const = 0;
   // After a send: what its requests wrote, for clean-up.
-  virtual void sent(const StateChoice&, engine::RecordView) {}
-  virtual Target& target() = 0;
+  virtual void sent(const runner::StateChoice&, engine::RecordView) {}
+  virtual runner::Target& target() = 0;
 
  private:
   // Appends to last_error_ the --denied-status that would accept a status error that looks like
@@ -89,4 +89,4 @@ class ProbeTarget {
 // A probe's seed: --seed, else drawn, so that a second probe meets fresh identities too.
 uint64_t probe_seed(const config::Config& config);
 
-}  // namespace rlcheck::runner
+}  // namespace rlcheck::probe

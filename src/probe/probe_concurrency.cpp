@@ -10,10 +10,10 @@
 
 #include <fmt/format.h>
 
-#include "app/probe_sequence.hpp"
 #include "checks/concurrency_probe.hpp"
+#include "probe/probe_sequence.hpp"
 
-namespace rlcheck::app::probe {
+namespace rlcheck::probe {
 
 using engine::Outcome;
 
@@ -96,4 +96,4 @@ bool Sequence::infer_concurrency(const std::vector<ProbeRequest>& one_at_a_time)
   return true;
 }
 
-}  // namespace rlcheck::app::probe
+}  // namespace rlcheck::probe

@@ -11,10 +11,10 @@
 
 #include <fmt/format.h>
 
-#include "app/probe_sequence.hpp"
 #include "checks/ban_probe.hpp"
+#include "probe/probe_sequence.hpp"
 
-namespace rlcheck::app::probe {
+namespace rlcheck::probe {
 
 namespace {
 
@@ -187,4 +187,4 @@ void Sequence::infer_ban(int64_t limit, const Readmission& first,
       "out: probe reads it as counting denials");
 }
 
-}  // namespace rlcheck::app::probe
+}  // namespace rlcheck::probe

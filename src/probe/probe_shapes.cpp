@@ -5,10 +5,10 @@
 
 #include <fmt/format.h>
 
-#include "app/probe_sequence.hpp"
 #include "checks/step_probe.hpp"
+#include "probe/probe_sequence.hpp"
 
-namespace rlcheck::app::probe {
+namespace rlcheck::probe {
 
 using engine::Outcome;
 
@@ -334,4 +334,4 @@ void Sequence::infer_queue(const std::vector<ProbeRequest>& one_by_one) {
   }
 }
 
-}  // namespace rlcheck::app::probe
+}  // namespace rlcheck::probe

@@ -13,9 +13,9 @@
 
 #include <fmt/format.h>
 
-#include "app/probe_sequence.hpp"
+#include "probe/probe_sequence.hpp"
 
-namespace rlcheck::app::probe {
+namespace rlcheck::probe {
 
 using engine::Outcome;
 
@@ -229,4 +229,4 @@ bool Sequence::time_slow_down_window(const checks::SlowDownSteps& steps, int64_t
   return true;
 }
 
-}  // namespace rlcheck::app::probe
+}  // namespace rlcheck::probe

@@ -1,4 +1,4 @@
-#include "runner/probe_target.hpp"
+#include "probe/probe_target.hpp"
 
 #include <algorithm>
 #include <random>
@@ -8,7 +8,7 @@
 #include "base/exit_code.hpp"
 #include "engine/request_clock.hpp"
 
-namespace rlcheck::runner {
+namespace rlcheck::probe {
 
 ProbeTarget::ProbeTarget(const config::Config& config) : load_(config.load) {
   if (load_.virtual_clock)
@@ -104,7 +104,7 @@ int64_t ProbeTarget::now_ns() const {
 }
 
 engine::RunResult ProbeTarget::run(int identity, const config::LoadConfig& load) {
-  const StateChoice state = state_of(identity);
+  const runner::StateChoice state = state_of(identity);
   config::LoadConfig each = load;
   // A limiter keyed by the client address: every identity from an address of its own.
   const std::vector<std::string>& addresses = load_.source_addresses;
@@ -122,4 +122,4 @@ uint64_t probe_seed(const config::Config& config) {
              : std::random_device{}() ^ (static_cast<uint64_t>(std::random_device{}()) << 32);
 }
 
-}  // namespace rlcheck::runner
+}  // namespace rlcheck::probe
