@@ -110,7 +110,7 @@ engine::RunResult ProbeTarget::run(int identity, const config::LoadConfig& load)
   const std::vector<std::string>& addresses = load_.source_addresses;
   if (!addresses.empty())
     each.source_addresses = {addresses[static_cast<size_t>(identity - 1) % addresses.size()]};
-  const RunClients clients = target().clients(state, each);
+  const runner::RunClients clients = target().clients(state, each);
   engine::RunResult result = engine::execute_run(*clients.factory, clients.load);
   sent(state, result.records);
   return result;
