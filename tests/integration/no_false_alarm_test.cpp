@@ -211,9 +211,12 @@ TEST_CASE("no false alarm: the correct Lua limiter passes a stall longer than --
 
   // Redis's clock was read around the run, and allowed for only where the readings prove it
   // off rlcheck's rate by more than the assumed 100 ppm (a host whose wall clock is stepped).
+  // The report keeps the clock that drifted further from rlcheck's: Redis's TIME or this host's
+  // wall clock. Here Redis runs on this host and reads the same clock, so which of the two
+  // drifted further is down to microseconds of round-trip noise: either may be reported.
   const json& clock = report.at("runs").at(0).at("limiter_clock");
   INFO("limiter_clock: " << clock.dump());
-  CHECK(clock.at("source") == "Redis TIME");
+  CHECK((clock.at("source") == "Redis TIME" || clock.at("source") == "this host's wall clock"));
   CHECK(clock.at("over_ms").get<double>() >= 2500);  // the run's sends lie between the readings
   const double ahead = std::abs(clock.at("ahead_ms").get<double>());
   const double uncertainty = clock.at("uncertainty_ms").get<double>();
