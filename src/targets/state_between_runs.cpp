@@ -49,6 +49,17 @@ bool prepare_state(const config::Config& config, config::Nanos between_runs,
   return !leader || reset_cmd.empty() || run_reset_cmd(reset_cmd);
 }
 
+std::string earlier_state_note(bool placeholders) {
+  const char* vouch = "--reset-cmd clears it before each run, --exact vouches that it is fresh";
+  if (placeholders) {
+    return fmt::format(
+        "{{run}} and {{id}} are the same in every invocation of this command, so an earlier test "
+        "within the window may have used the identity up; {}",
+        vouch);
+  }
+  return fmt::format("every invocation of this command speaks for the same identity; {}", vouch);
+}
+
 faults::FaultTarget limiter_redis_fault_target(const config::Config& config) {
   faults::FaultTarget target;
   target.timeout = config.load.timeout;

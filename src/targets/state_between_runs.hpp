@@ -17,6 +17,10 @@ namespace rlcheck::targets {
 bool prepare_state(const config::Config& config, config::Nanos between_runs,
                    const std::string& reset_cmd, int run, bool leader);
 
+// Why the state a run meets may be an earlier test's (runner::Judging::state_note), for a
+// target whose requests carry {run} or {id} (`placeholders`) or neither.
+std::string earlier_state_note(bool placeholders);
+
 // --limiter-redis, reachable (throws FatalError naming the flag otherwise); no endpoint when it
 // was not given.
 faults::FaultTarget limiter_redis_fault_target(const config::Config& config);

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "engine/run.hpp"
-#include "support/real_server.hpp"
+#include "support/go_servers.hpp"
 #include "support/test_redis.hpp"
 #include "support/test_tls.hpp"
 #include "targets/grpc/grpc_calls.hpp"
@@ -21,43 +21,12 @@ using namespace rlcheck;
 using engine::Outcome;
 using grpc_target::GrpcOptions;
 using testing::free_loopback_port;
-using testing::RealServer;
-using testing::ScratchDir;
+using testing::GoServer;
 using testing::TestRedis;
 
 namespace {
 
-const std::string k_servers = RLCHECK_GRPC_SERVERS;
-const std::string k_protos = std::string(RLCHECK_FIXTURES) + "/grpc";
-
-std::string server_program(const std::string& name) {
-  const std::string path = k_servers + "/" + name;
-  REQUIRE_MESSAGE(std::filesystem::exists(path),
-                  path << " is missing: the build makes it with go and protoc "
-                          "(scripts/install-deps.sh installs golang-go and the Go packages)");
-  return path;
-}
-
-// One of the Go servers on a free loopback port, stopped at the end of the test.
-class GoServer {
- public:
-  GoServer(const std::string& name, std::vector<std::string> flags)
-      : scratch_("rlcheck-" + name),
-        port_(free_loopback_port()),
-        server_(argv(name, flags), scratch_.path(), scratch_.path() + "/server.log", port_) {}
-  std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
-  std::string log() const { return server_.log(); }
-
- private:
-  std::vector<std::string> argv(const std::string& name, std::vector<std::string> flags) {
-    flags.insert(flags.begin(), {server_program(name), "-port", std::to_string(port_)});
-    return flags;
-  }
-
-  ScratchDir scratch_;
-  int port_;
-  RealServer server_;
-};
+const std::string& k_protos = testing::k_grpc_protos;
 
 GrpcOptions echo_options(const std::string& address) {
   GrpcOptions options;

@@ -78,14 +78,8 @@ std::vector<runner::Judging> GrpcEndpoint::judgings(const std::vector<engine::Ru
   judging.config = config_;
   judging.key_ttl_applies = false;
   judging.retry_hint_optional = !grpc_.calls.require_hint;
-  const char* vouch = "--reset-cmd clears it before each run, --exact vouches that it is fresh";
-  judging.state_note =
-      where_written("{run}").empty() && where_written("{id}").empty()
-          ? fmt::format("every invocation of this command speaks for the same identity; {}", vouch)
-          : fmt::format(
-                "{{run}} and {{id}} are the same in every invocation of this command, so "
-                "an earlier test within the window may have used the identity up; {}",
-                vouch);
+  judging.state_note = targets::earlier_state_note(!where_written("{run}").empty() ||
+                                                   !where_written("{id}").empty());
   return {judging};
 }
 

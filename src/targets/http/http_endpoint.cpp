@@ -306,14 +306,7 @@ std::string HttpEndpoint::fresh_state_source() const {
 }
 
 std::string HttpEndpoint::state_note() const {
-  const char* vouch = "--reset-cmd clears it before each run, --exact vouches that it is fresh";
-  if (!where_written("{run}").empty() || !where_written("{id}").empty()) {
-    return fmt::format(
-        "{{run}} and {{id}} are the same in every invocation of this command, so an earlier test "
-        "within the window may have used the identity up; {}",
-        vouch);
-  }
-  return fmt::format("every invocation of this command speaks for the same identity; {}", vouch);
+  return earlier_state_note(!where_written("{run}").empty() || !where_written("{id}").empty());
 }
 
 bool HttpEndpoint::fresh_states() const {
