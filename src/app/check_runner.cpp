@@ -13,7 +13,7 @@
 namespace rlcheck::app {
 
 std::vector<report::Report> run_checks(const config::Config& config, report::RecordsWriter* records,
-                                       std::string* cut_short, coord::Session* shared,
+                                       std::string* cut_short, coord::Session* session,
                                        observe::Monitor* monitor) {
   const targets::TargetKind& kind = targets::kind_of(config);
   runner::ensure_descriptors(runner::descriptors_needed(runner::connections_needed(
@@ -25,7 +25,7 @@ std::vector<report::Report> run_checks(const config::Config& config, report::Rec
   std::optional<observe::Monitor> own_monitor;
   if (monitor == nullptr)
     monitor = &own_monitor.emplace(config);
-  const runner::RunOutputs outputs{nullptr, records, plan.variants ? nullptr : shared, monitor};
+  const runner::RunOutputs outputs{nullptr, records, plan.variants ? nullptr : session, monitor};
   std::vector<report::Report> reports;
   for (const targets::PlannedTarget& planned : plan.targets) {
     try {

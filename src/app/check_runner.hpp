@@ -18,14 +18,14 @@ namespace rlcheck::app {
 // One report per target: the Redis strategy, each compared strategy, or each HTTP endpoint.
 // With `records`, every request of every run is written to it as the run ends. A compared
 // strategy that cannot start once another has been measured (Redis gone) ends the list:
-// `cut_short` (if given) receives why, and the strategies left are not run. With `shared`
+// `cut_short` (if given) receives why, and the strategies left are not run. With `session`
 // (many hosts: redis and http), this process is one worker of the session; only worker 0's
 // report says anything. `monitor` watches every run (live counts, progress, metrics); null:
 // one is made for these checks (serving the metrics --metrics-listen asks for).
 std::vector<report::Report> run_checks(const config::Config& config,
                                        report::RecordsWriter* records = nullptr,
                                        std::string* cut_short = nullptr,
-                                       coord::Session* shared = nullptr,
+                                       coord::Session* session = nullptr,
                                        observe::Monitor* monitor = nullptr);
 
 // The first --fault a run tried and could not apply, as one line naming it ("--fault

@@ -11,14 +11,14 @@
 #include "base/exit_code.hpp"
 #include "cli/command_line.hpp"
 #include "engine/interrupt.hpp"
+#include "judging/advertised_params.hpp"
 #include "probe/probe_sequence.hpp"
-#include "runner/advertised_params.hpp"
 #include "targets/target_kind.hpp"
 
 namespace rlcheck::app {
 
-checks::InferredContract infer_contract(ProbeTarget& target, ProbeTarget::Clock::time_point started,
-                                        ProbeTarget::Clock::time_point deadline) {
+checks::InferredContract infer_contract(ProbeSender& target, ProbeSender::Clock::time_point started,
+                                        ProbeSender::Clock::time_point deadline) {
   return probe::Sequence(target, started, deadline).run();
 }
 
@@ -99,7 +99,7 @@ std::string flags_for(checks::InferredContract& inferred,
 
 // The limiter is sent each request's cost: {cost} where the requests carry it (an endpoint's
 // URL, header or body; a --script's --arg values), or a built-in strategy that takes one.
-void refuse_cost_unsent(const config::Config& config, const ProbeTarget& target) {
+void refuse_cost_unsent(const config::Config& config, const ProbeSender& target) {
   if (!config.load.costs.weighted() || !target.where_written("{cost}").empty())
     return;
   throw base::usage_error(
@@ -110,9 +110,9 @@ void refuse_cost_unsent(const config::Config& config, const ProbeTarget& target)
 }  // namespace
 
 int run_probe(const config::Config& config) {
-  const auto started = ProbeTarget::Clock::now();
+  const auto started = ProbeSender::Clock::now();
   const targets::TargetKind& kind = targets::kind_of(config);
-  std::unique_ptr<ProbeTarget> target = kind.probe_target(config);
+  std::unique_ptr<ProbeSender> target = kind.probe_sender(config);
   report::ProbeReport report;
   report.mode = kind.command.name;
   report.target = target->describe();
@@ -121,7 +121,7 @@ int run_probe(const config::Config& config) {
   count_in_units(report.inferred, config.load.costs.weighted() ? config.load.costs.low : 1);
   // What the headers advertised before the sustained phase: its denials may name the second
   // limit, which is not the first one's to be judged by.
-  const runner::AdvertisedParams advertised = runner::read_advertised_params(
+  const judging::AdvertisedParams advertised = judging::read_advertised_params(
       target->results(),
       report.inferred.second ? report.inferred.second->runs_before : target->results().size());
   report.advertised.limit = advertised.limit;
@@ -155,7 +155,7 @@ int run_probe(const config::Config& config) {
   }
   report.requests = target->requests_sent();
   report.elapsed_ms =
-      std::chrono::duration_cast<std::chrono::milliseconds>(ProbeTarget::Clock::now() - started)
+      std::chrono::duration_cast<std::chrono::milliseconds>(ProbeSender::Clock::now() - started)
           .count();
   report.interrupted = target->interrupted() || engine::interrupted();
   base::ExitCode code = base::ExitCode::ok;

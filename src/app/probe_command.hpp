@@ -3,12 +3,12 @@
 // described in docs/probe.md) and compares it with what the headers advertise.
 
 #include "config/config.hpp"
-#include "probe/probe_target.hpp"
+#include "probe/probe_sender.hpp"
 #include "report/probe_report.hpp"
 
 namespace rlcheck::app {
 
-using probe::ProbeTarget;
+using probe::ProbeSender;
 
 // Runs the probe sequence against `target` until it can tell or the deadline passes (the
 // budget that began at `started`). No request is sent after the deadline and none is awaited
@@ -16,8 +16,8 @@ using probe::ProbeTarget;
 // it stops at once and names the --max-time that would do. Never throws for what the limiter
 // does; a request error, the budget or Ctrl-C end it with the algorithm "unknown" and the
 // reason.
-checks::InferredContract infer_contract(ProbeTarget& target, ProbeTarget::Clock::time_point started,
-                                        ProbeTarget::Clock::time_point deadline);
+checks::InferredContract infer_contract(ProbeSender& target, ProbeSender::Clock::time_point started,
+                                        ProbeSender::Clock::time_point deadline);
 
 // The whole command: probes, prints the human report or rlcheck.probe/v1, and returns the exit
 // code: 0 it could tell, 1 what it saw contradicts the headers, 3 it could not tell, 130

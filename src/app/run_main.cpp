@@ -259,9 +259,9 @@ int run_main(int argc, const char* const* argv) {
   const std::vector<std::string> command_line(argv, argv + argc);
   bool hook = false;
   HookContext hook_context;
-  std::unique_ptr<HookDeadline> deadline;  // --hook: ends the runs before the hook's timeout
-  std::optional<int64_t> max_blocks;       // --hook-max-blocks
-  std::unique_ptr<coord::Session> shared;  // many hosts: this worker's place in the session
+  std::unique_ptr<HookDeadline> deadline;   // --hook: ends the runs before the hook's timeout
+  std::optional<int64_t> max_blocks;        // --hook-max-blocks
+  std::unique_ptr<coord::Session> session;  // many hosts: this worker's place in the session
   try {
     cli::ParsedCommandLine parsed = cli::parse_command_line(argc, argv);
     if (parsed.immediate_output) {
@@ -321,12 +321,12 @@ int run_main(int argc, const char* const* argv) {
     }
     // --metrics-listen binds here: a port in use is known before the first run.
     observe::Monitor monitor(config);
-    shared = runner::join_session(config, targets::kind_of(config).fingerprint(config));
+    session = runner::join_session(config, targets::kind_of(config).fingerprint(config));
     std::string cut_short;
     std::vector<report::Report> reports =
-        run_checks(config, records.get(), &cut_short, shared.get(), &monitor);
-    if (shared && !shared->publishes()) {
-      const int exit_code = deliver_published(*shared, config.output);
+        run_checks(config, records.get(), &cut_short, session.get(), &monitor);
+    if (session && !session->publishes()) {
+      const int exit_code = deliver_published(*session, config.output);
       monitor.linger();
       return exit_code;
     }
@@ -335,7 +335,7 @@ int run_main(int argc, const char* const* argv) {
           fmt::format("--records: cannot write {}", config.output.records_path));
     }
     const Delivery delivery = deliver(config, reports, cut_short, hook_context);
-    publish(shared.get(), delivery);
+    publish(session.get(), delivery);
     const int exit_code = emit(delivery);
     monitor.linger();
     return exit_code;
@@ -357,7 +357,7 @@ int run_main(int argc, const char* const* argv) {
       failed.exit_code = static_cast<int>(error.code());
     }
     // Worker 0 could not finish: the others exit as it does, with its reason.
-    publish(shared.get(), failed);
+    publish(session.get(), failed);
     std::cerr << failed.err;
     return failed.exit_code;
   }

@@ -156,6 +156,16 @@ struct LoadConfig {
   int clients_per_connection = 1;  // redis --pipeline: clients sharing one connection
 };
 
+// `base` as one run of `requests` on one connection with one request in flight, on one thread:
+// the serial sends of a probe, a serial rerun and a retry.
+inline LoadConfig one_at_a_time(LoadConfig base, int64_t requests) {
+  base.requests = requests;
+  base.concurrency = 1;
+  base.runs = 1;
+  base.threads = 1;
+  return base;
+}
+
 // --audit: batch keeps every record of a run and audits them after it; stream audits them as
 // they come and keeps none (bounded memory; some audits are then not judged).
 enum class AuditMode { batch, stream };

@@ -110,7 +110,7 @@ std::expected<std::optional<redis::SlotMap>, std::string> slot_map_of(
 
 }  // namespace
 
-std::optional<std::string> restart_refusal(const FaultTarget& target,
+std::optional<std::string> restart_refusal(const FaultedRedis& target,
                                            const std::vector<config::FaultSpec>& faults) {
   if (target.embedded != nullptr || !has_kind(faults, config::FaultKind::restart))
     return std::nullopt;
@@ -123,7 +123,7 @@ std::optional<std::string> restart_refusal(const FaultTarget& target,
 }
 
 std::expected<void, std::string> check_failover_support(
-    const FaultTarget& target, const std::vector<config::FaultSpec>& faults) {
+    const FaultedRedis& target, const std::vector<config::FaultSpec>& faults) {
   if (!has_kind(faults, config::FaultKind::failover))
     return {};
   const std::string& spec = first_of(faults, config::FaultKind::failover).text;
@@ -147,7 +147,7 @@ std::expected<void, std::string> check_failover_support(
   return {};
 }
 
-FaultApplier::FaultApplier(FaultTarget target) : target_(std::move(target)) {}
+FaultApplier::FaultApplier(FaultedRedis target) : target_(std::move(target)) {}
 
 std::expected<redis::ReplyPtr, std::string> FaultApplier::call_seed(const Argv& argv) {
   if (seed_) {

@@ -18,7 +18,7 @@
 namespace rlcheck::faults {
 
 // The Redis the faults act on.
-struct FaultTarget {
+struct FaultedRedis {
   redis::Endpoint endpoint;                        // the limiter's Redis (a cluster's seed node)
   provision::EmbeddedServer* embedded = nullptr;   // restart@: the private server, when it is one
   config::Nanos timeout{std::chrono::seconds(5)};  // connect and every command
@@ -28,14 +28,14 @@ struct FaultTarget {
 // needs the private redis-server, failover@ a cluster whose every master has a replica.
 // On error, one line naming the fault and why (failover: exit 3; restart: see restart_refusal).
 std::expected<void, std::string> check_failover_support(
-    const FaultTarget& target, const std::vector<config::FaultSpec>& faults);
+    const FaultedRedis& target, const std::vector<config::FaultSpec>& faults);
 // restart@ with a Redis rlcheck did not start: why, naming the fault; nullopt when fine.
-std::optional<std::string> restart_refusal(const FaultTarget& target,
+std::optional<std::string> restart_refusal(const FaultedRedis& target,
                                            const std::vector<config::FaultSpec>& faults);
 
 class FaultApplier {
  public:
-  explicit FaultApplier(FaultTarget target);
+  explicit FaultApplier(FaultedRedis target);
 
   // Applies `fault` and returns once it has taken effect (failover: once the replica serves
   // as master). `failover_key` picks the master a failover@ acts on (the one serving its slot;
@@ -54,7 +54,7 @@ class FaultApplier {
   std::expected<void, std::string> failover(std::string_view key);
   std::expected<void, std::string> run_shell(const std::string& command);
 
-  FaultTarget target_;
+  FaultedRedis target_;
   std::optional<redis::SyncClient> seed_;
 };
 

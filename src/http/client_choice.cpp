@@ -47,12 +47,12 @@ std::expected<ClientChoice, std::string> choose_http_client(config::HttpClientCh
   return ClientChoice{false, std::move(why_curl)};
 }
 
-std::unique_ptr<engine::ClientFactory> make_http_client_factory(const HttpTarget& target) {
-  if (target.native) {
-    if (auto url = parse_http_url(target.url_text))
-      return std::make_unique<NativeClientFactory>(target, std::move(*url));
+std::unique_ptr<engine::ClientFactory> make_http_client_factory(const HttpRequests& requests) {
+  if (requests.native) {
+    if (auto url = parse_http_url(requests.url_text))
+      return std::make_unique<NativeClientFactory>(requests, std::move(*url));
   }
-  return make_curl_client_factory(target);
+  return make_curl_client_factory(requests);
 }
 
 }  // namespace rlcheck::http

@@ -10,13 +10,13 @@
 
 #include "config/config.hpp"
 #include "engine/client.hpp"
-#include "http/http_target.hpp"
+#include "http/http_requests.hpp"
 
 namespace rlcheck::http {
 
 struct ClientChoice {
   bool native = true;
-  std::string why_curl;  // when curl serves a target the native client could not
+  std::string why_curl;  // when curl serves a requests the native client could not
 };
 
 using EnvLookup = std::function<const char*(const char*)>;
@@ -26,8 +26,8 @@ std::expected<ClientChoice, std::string> choose_http_client(config::HttpClientCh
                                                             const std::string& url, bool http2,
                                                             const EnvLookup& env);
 
-// The factory of the client `target.native` names.
-std::unique_ptr<engine::ClientFactory> make_http_client_factory(const HttpTarget& target);
+// The factory of the client `requests.native` names.
+std::unique_ptr<engine::ClientFactory> make_http_client_factory(const HttpRequests& requests);
 
 // "native" or "curl", for params.http_client.
 inline const char* http_client_name(bool native) {

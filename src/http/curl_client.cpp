@@ -47,8 +47,8 @@ void apply_tls(CURL* easy, const config::TlsConfig& tls) {
 
 class CurlClient final : public engine::Client, private TransferOwner {
  public:
-  CurlClient(CurlMulti& multi, engine::ClientListener& listener, int slot, const HttpTarget& target,
-             int client_id);
+  CurlClient(CurlMulti& multi, engine::ClientListener& listener, int slot,
+             const HttpRequests& requests, int client_id);
   ~CurlClient() override;
   CurlClient(const CurlClient&) = delete;
   CurlClient& operator=(const CurlClient&) = delete;
@@ -67,7 +67,7 @@ class CurlClient final : public engine::Client, private TransferOwner {
   CurlMulti& multi_;
   engine::ClientListener& listener_;
   int slot_;
-  const HttpTarget& target_;
+  const HttpRequests& requests_;
   engine::ClientRng rng_;
   engine::RequestClock clock_;  // the request in flight's, for the time its response is read at
   CURL* easy_;
@@ -86,33 +86,33 @@ class CurlClient final : public engine::Client, private TransferOwner {
 
 class CurlClientFactory final : public engine::ClientFactory {
  public:
-  explicit CurlClientFactory(const HttpTarget& target) : target_(target) {}
+  explicit CurlClientFactory(const HttpRequests& requests) : requests_(requests) {}
   std::unique_ptr<engine::LoopShared> make_loop_shared(event_base* base) override {
-    return std::make_unique<CurlMulti>(base, target_.concurrency);
+    return std::make_unique<CurlMulti>(base, requests_.concurrency);
   }
   std::unique_ptr<engine::Client> make(event_base*, engine::LoopShared* shared,
                                        engine::ClientListener& listener, int slot,
                                        int client_id) override {
-    return std::make_unique<CurlClient>(static_cast<CurlMulti&>(*shared), listener, slot, target_,
+    return std::make_unique<CurlClient>(static_cast<CurlMulti&>(*shared), listener, slot, requests_,
                                         client_id);
   }
 
  private:
-  const HttpTarget& target_;
+  const HttpRequests& requests_;
 };
 
 }  // namespace
 
 CurlClient::CurlClient(CurlMulti& multi, engine::ClientListener& listener, int slot,
-                       const HttpTarget& target, int client_id)
+                       const HttpRequests& requests, int client_id)
     : multi_(multi),
       listener_(listener),
       slot_(slot),
-      target_(target),
-      rng_(engine::client_seed(target.seed, client_id)),
+      requests_(requests),
+      rng_(engine::client_seed(requests.seed, client_id)),
       easy_(curl_library().easy_init()) {
   const long timeout_ms = static_cast<long>(
-      std::chrono::duration_cast<std::chrono::milliseconds>(target_.timeout).count());
+      std::chrono::duration_cast<std::chrono::milliseconds>(requests_.timeout).count());
   curl_library().easy_setopt(easy_, CURLOPT_NOSIGNAL, 1L);
   curl_library().easy_setopt(easy_, CURLOPT_TIMEOUT_MS, timeout_ms);
   curl_library().easy_setopt(easy_, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms);
@@ -122,17 +122,17 @@ CurlClient::CurlClient(CurlMulti& multi, engine::ClientListener& listener, int s
   curl_library().easy_setopt(easy_, CURLOPT_WRITEFUNCTION, &CurlClient::on_body);
   curl_library().easy_setopt(easy_, CURLOPT_WRITEDATA, this);
   curl_library().easy_setopt(easy_, CURLOPT_USERAGENT, "rlcheck");
-  apply_tls(easy_, target_.tls);
-  if (target_.http2) {
+  apply_tls(easy_, requests_.tls);
+  if (requests_.http2) {
     curl_library().easy_setopt(easy_, CURLOPT_HTTP_VERSION,
-                               target_.url_text.starts_with("https://")
+                               requests_.url_text.starts_with("https://")
                                    ? CURL_HTTP_VERSION_2TLS
                                    : CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE);
   }
-  if (target_.method == "HEAD") {
+  if (requests_.method == "HEAD") {
     curl_library().easy_setopt(easy_, CURLOPT_NOBODY, 1L);
-  } else if (target_.method != "GET" || target_.body) {
-    curl_library().easy_setopt(easy_, CURLOPT_CUSTOMREQUEST, target_.method.c_str());
+  } else if (requests_.method != "GET" || requests_.body) {
+    curl_library().easy_setopt(easy_, CURLOPT_CUSTOMREQUEST, requests_.method.c_str());
   }
 }
 
@@ -149,7 +149,7 @@ void CurlClient::connect() {
 }
 
 void CurlClient::start(const engine::RequestTicket& ticket) {
-  engine::PlaceholderContext context = target_.placeholders;
+  engine::PlaceholderContext context = requests_.placeholders;
   context.seq = ticket.seq;
   context.identity = ticket.identity;
   context.cost = ticket.cost;
@@ -157,17 +157,17 @@ void CurlClient::start(const engine::RequestTicket& ticket) {
   context.clock = &ticket.clock;
   engine::copy_clock(clock_, ticket.clock);
   // curl parses the URL again whenever it is set: only when a placeholder changed it.
-  target_.url.expand_into(context, expanded_);
+  requests_.url.expand_into(context, expanded_);
   if (expanded_ != url_) {
     url_.swap(expanded_);
     curl_library().easy_setopt(easy_, CURLOPT_URL, url_.c_str());
   }
 
   // Like the URL, the header list is built again only when a placeholder changed a header.
-  bool headers_changed = header_list_ == nullptr && !target_.headers.empty();
-  header_lines_.resize(target_.headers.size());
-  for (size_t i = 0; i < target_.headers.size(); ++i) {
-    target_.headers[i].expand_into(context, expanded_);
+  bool headers_changed = header_list_ == nullptr && !requests_.headers.empty();
+  header_lines_.resize(requests_.headers.size());
+  for (size_t i = 0; i < requests_.headers.size(); ++i) {
+    requests_.headers[i].expand_into(context, expanded_);
     if (expanded_ != header_lines_[i]) {
       header_lines_[i].swap(expanded_);
       headers_changed = true;
@@ -180,17 +180,17 @@ void CurlClient::start(const engine::RequestTicket& ticket) {
       header_list_ = curl_library().slist_append(header_list_, line.c_str());
     curl_library().easy_setopt(easy_, CURLOPT_HTTPHEADER, header_list_);
   }
-  if (!target_.source_addresses.empty()) {
+  if (!requests_.source_addresses.empty()) {
     // curl's connection cache matches the local interface too: a kept connection is reused
     // only by requests that leave from the address it was bound to.
-    expanded_ = "host!" + target_.source_addresses[target_.source_index(ticket.identity)];
+    expanded_ = "host!" + requests_.source_addresses[requests_.source_index(ticket.identity)];
     if (expanded_ != interface_) {
       interface_.swap(expanded_);
       curl_library().easy_setopt(easy_, CURLOPT_INTERFACE, interface_.c_str());
     }
   }
-  if (target_.body) {
-    target_.body->expand_into(context, body_);
+  if (requests_.body) {
+    requests_.body->expand_into(context, body_);
     curl_library().easy_setopt(easy_, CURLOPT_POSTFIELDSIZE, static_cast<long>(body_.size()));
     curl_library().easy_setopt(easy_, CURLOPT_POSTFIELDS, body_.data());
   }
@@ -232,7 +232,7 @@ void CurlClient::on_transfer_done(CURLcode result) {
   }
   long status = 0;
   curl_library().easy_getinfo(easy_, CURLINFO_RESPONSE_CODE, &status);
-  finish(decide_response(static_cast<int>(status), response_headers_, target_.rules, clock_));
+  finish(decide_response(static_cast<int>(status), response_headers_, requests_.rules, clock_));
 }
 
 void CurlClient::finish(engine::Decision&& decision) {
@@ -266,8 +266,8 @@ size_t CurlClient::on_body(char*, size_t size, size_t count, void*) {
   return size * count;
 }
 
-std::unique_ptr<engine::ClientFactory> make_curl_client_factory(const HttpTarget& target) {
-  return std::make_unique<CurlClientFactory>(target);
+std::unique_ptr<engine::ClientFactory> make_curl_client_factory(const HttpRequests& requests) {
+  return std::make_unique<CurlClientFactory>(requests);
 }
 
 }  // namespace rlcheck::http

@@ -7,11 +7,11 @@
 #include <memory>
 
 #include "engine/client.hpp"
-#include "http/http_target.hpp"
+#include "http/http_requests.hpp"
 
 namespace rlcheck::http {
 
-// Clients that send `target`'s requests through curl; `target` must outlive the factory.
-std::unique_ptr<engine::ClientFactory> make_curl_client_factory(const HttpTarget& target);
+// Clients that send `requests` through curl; `requests` must outlive the factory.
+std::unique_ptr<engine::ClientFactory> make_curl_client_factory(const HttpRequests& requests);
 
 }  // namespace rlcheck::http

@@ -17,12 +17,12 @@
 namespace rlcheck::http {
 namespace {
 
-NativeTarget make_native_target(const HttpTarget& target, HttpUrl url) {
-  NativeTarget native{target, std::move(url), {}, nullptr, {}};
+NativeRequests make_native_requests(const HttpRequests& requests, HttpUrl url) {
+  NativeRequests native{requests, std::move(url), {}, nullptr, {}};
   native.request =
-      RequestTemplate::make(target.method, native.url, target.header_texts, target.body_text);
+      RequestTemplate::make(requests.method, native.url, requests.header_texts, requests.body_text);
   if (native.url.tls) {
-    auto context = net::TlsContext::shared_for(target.tls);
+    auto context = net::TlsContext::shared_for(requests.tls);
     if (context) {
       native.tls = std::move(*context);
     } else {
@@ -41,10 +41,10 @@ const std::vector<NativeLoop::Address>& NativeLoop::addresses(std::string& error
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
   addrinfo* found = nullptr;
-  const std::string port = std::to_string(target_.url.port);
-  if (const int status = getaddrinfo(target_.url.host.c_str(), port.c_str(), &hints, &found);
+  const std::string port = std::to_string(native_.url.port);
+  if (const int status = getaddrinfo(native_.url.host.c_str(), port.c_str(), &hints, &found);
       status != 0) {
-    error = fmt::format("cannot resolve {}: {}", target_.url.host, gai_strerror(status));
+    error = fmt::format("cannot resolve {}: {}", native_.url.host, gai_strerror(status));
     return addresses_;
   }
   for (addrinfo* address = found; address != nullptr; address = address->ai_next) {
@@ -57,21 +57,21 @@ const std::vector<NativeLoop::Address>& NativeLoop::addresses(std::string& error
   return addresses_;
 }
 
-NativeClientFactory::NativeClientFactory(const HttpTarget& target, HttpUrl url)
-    : native_(make_native_target(target, std::move(url))) {}
+NativeClientFactory::NativeClientFactory(const HttpRequests& requests, HttpUrl url)
+    : native_(make_native_requests(requests, std::move(url))) {}
 
-NativeHttpClient::NativeHttpClient(event_base* base, NativeLoop& loop, const NativeTarget& target,
+NativeHttpClient::NativeHttpClient(event_base* base, NativeLoop& loop, const NativeRequests& native,
                                    engine::ClientListener& listener, int slot, int client_id)
     : base_(base),
       loop_(loop),
-      target_(target),
+      native_(native),
       listener_(listener),
       slot_(slot),
-      rng_(engine::client_seed(target.target.seed, client_id)) {
+      rng_(engine::client_seed(native.requests.seed, client_id)) {
   // The connection made before the run leaves from the address this client's number picks,
   // so that the clients' first connections spread over the addresses.
-  if (!target.target.source_addresses.empty())
-    source_ = static_cast<size_t>(client_id) % target.target.source_addresses.size();
+  if (!native.requests.source_addresses.empty())
+    source_ = static_cast<size_t>(client_id) % native.requests.source_addresses.size();
 }
 
 NativeHttpClient::~NativeHttpClient() {
@@ -104,20 +104,20 @@ void NativeHttpClient::connection_ready() {
 }
 
 void NativeHttpClient::start(const engine::RequestTicket& ticket) {
-  engine::PlaceholderContext context = target_.target.placeholders;
+  engine::PlaceholderContext context = native_.requests.placeholders;
   context.seq = ticket.seq;
   context.identity = ticket.identity;
   context.cost = ticket.cost;
   context.rng = &rng_;
   context.clock = &ticket.clock;
   engine::copy_clock(clock_, ticket.clock);
-  request_ = &target_.request.render(context, scratch_);
+  request_ = &native_.request.render(context, scratch_);
   written_ = 0;
-  parser_.reset(target_.request.head_request());
+  parser_.reset(native_.request.head_request());
   in_flight_ = true;
   preconnecting_ = false;
-  if (!target_.target.source_addresses.empty())
-    use_source(target_.target.source_index(ticket.identity));
+  if (!native_.requests.source_addresses.empty())
+    use_source(native_.requests.source_index(ticket.identity));
   if (!stream_ || phase_ != Phase::idle) {
     open_connection();  // none yet, or one still connecting from connect()
     return;
@@ -194,8 +194,8 @@ void NativeHttpClient::abort(engine::ErrorKind why) {
 void NativeHttpClient::open_connection() {
   close_connection();
   reused_ = false;
-  if (!target_.tls_error.empty()) {
-    fail(engine::ErrorKind::tls, target_.tls_error);
+  if (!native_.tls_error.empty()) {
+    fail(engine::ErrorKind::tls, native_.tls_error);
     return;
   }
   std::string error;
@@ -222,9 +222,9 @@ void NativeHttpClient::try_address() {
     }
     const int on = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
-    if (!target_.target.source_addresses.empty()) {
-      auto bound =
-          net::bind_source(fd, address.storage.ss_family, target_.target.source_addresses[source_]);
+    if (!native_.requests.source_addresses.empty()) {
+      auto bound = net::bind_source(fd, address.storage.ss_family,
+                                    native_.requests.source_addresses[source_]);
       if (!bound) {
         connect_failure_ = bound.error();
         ::close(fd);
@@ -245,7 +245,7 @@ void NativeHttpClient::try_address() {
     ++address_index_;
   }
   fail(engine::ErrorKind::refused,
-       fmt::format("cannot connect to {} port {}: {}", target_.url.host, target_.url.port,
+       fmt::format("cannot connect to {} port {}: {}", native_.url.host, native_.url.port,
                    connect_failure_.empty() ? "no address" : connect_failure_));
 }
 
@@ -284,8 +284,8 @@ void NativeHttpClient::on_connect_ready() {
   }
   connecting_fd_ = -1;
   event_add(read_event_, nullptr);
-  stream_ = target_.url.tls ? target_.tls->wrap(fd, target_.url.host) : net::plain_stream(fd);
-  if (!target_.url.tls) {
+  stream_ = native_.url.tls ? native_.tls->wrap(fd, native_.url.host) : net::plain_stream(fd);
+  if (!native_.url.tls) {
     connection_ready();
     return;
   }
@@ -383,7 +383,7 @@ void NativeHttpClient::receive_some() {
   }
   in_flight_ = false;
   listener_.on_decision(
-      slot_, decide_response(parser_.status(), parser_.headers(), target_.target.rules, clock_));
+      slot_, decide_response(parser_.status(), parser_.headers(), native_.requests.rules, clock_));
 }
 
 void NativeHttpClient::on_idle_readable() {
@@ -401,7 +401,7 @@ void NativeHttpClient::connection_lost(const std::string& why) {
   if (stale) {
     // A keep-alive connection the server had closed: the request never reached it.
     written_ = 0;
-    parser_.reset(target_.request.head_request());
+    parser_.reset(native_.request.head_request());
     open_connection();  // a fresh connection is not reused_: one retry at most
     return;
   }

@@ -17,7 +17,7 @@
 
 #include "engine/client.hpp"
 #include "engine/client_rng.hpp"
-#include "http/http_target.hpp"
+#include "http/http_requests.hpp"
 #include "http/request_template.hpp"
 #include "http/response_parser.hpp"
 #include "net/stream.hpp"
@@ -30,8 +30,8 @@ namespace rlcheck::http {
 
 // What every native client of a run shares, read-only: the URL split, the request serialised,
 // the TLS context.
-struct NativeTarget {
-  const HttpTarget& target;
+struct NativeRequests {
+  const HttpRequests& requests;
   HttpUrl url;
   RequestTemplate request;
   std::shared_ptr<net::TlsContext> tls;  // https:// only
@@ -45,21 +45,21 @@ class NativeLoop final : public engine::LoopShared {
     sockaddr_storage storage;
     socklen_t length;
   };
-  explicit NativeLoop(const NativeTarget& target) : target_(target) {}
+  explicit NativeLoop(const NativeRequests& native) : native_(native) {}
   // The host's addresses; on error, why (and `resolved()` stays false: asked again next time).
   const std::vector<Address>& addresses(std::string& error);
   char* buffer() { return buffer_.data(); }
   size_t buffer_size() const { return buffer_.size(); }
 
  private:
-  const NativeTarget& target_;
+  const NativeRequests& native_;
   std::vector<Address> addresses_;
   std::vector<char> buffer_ = std::vector<char>(64 * 1024);
 };
 
 class NativeHttpClient final : public engine::Client {
  public:
-  NativeHttpClient(event_base* base, NativeLoop& loop, const NativeTarget& target,
+  NativeHttpClient(event_base* base, NativeLoop& loop, const NativeRequests& native,
                    engine::ClientListener& listener, int slot, int client_id);
   ~NativeHttpClient() override;
   NativeHttpClient(const NativeHttpClient&) = delete;
@@ -101,7 +101,7 @@ class NativeHttpClient final : public engine::Client {
 
   event_base* base_;
   NativeLoop& loop_;
-  const NativeTarget& target_;
+  const NativeRequests& native_;
   engine::ClientListener& listener_;
   int slot_;
   engine::ClientRng rng_;       // for {uuid}
@@ -129,7 +129,7 @@ class NativeHttpClient final : public engine::Client {
 // Makes native clients, or says why it cannot serve a target (the caller then uses curl).
 class NativeClientFactory final : public engine::ClientFactory {
  public:
-  explicit NativeClientFactory(const HttpTarget& target, HttpUrl url);
+  explicit NativeClientFactory(const HttpRequests& requests, HttpUrl url);
   std::unique_ptr<engine::LoopShared> make_loop_shared(event_base*) override {
     return std::make_unique<NativeLoop>(native_);
   }
@@ -141,7 +141,7 @@ class NativeClientFactory final : public engine::ClientFactory {
   }
 
  private:
-  NativeTarget native_;
+  NativeRequests native_;
 };
 
 }  // namespace rlcheck::http

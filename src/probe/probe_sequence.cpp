@@ -98,7 +98,7 @@ std::vector<ProbeRequest> Sequence::send_unqueued(int identity, int64_t count, i
     throw Halt{"interrupted"};
   // Each request of the batch needs a millisecond of the budget at least (from now under the
   // virtual clock, where waiting for `at_ns` costs nothing).
-  const auto leaves = target_.virtual_clock() ? ProbeTarget::Clock::now() : target_.at(at_ns);
+  const auto leaves = target_.virtual_clock() ? ProbeSender::Clock::now() : target_.at(at_ns);
   if (leaves + std::chrono::milliseconds(count) > deadline_) {
     budget_halt_ = true;
     throw Halt{"--max-time ran out before the probe could tell"};
@@ -117,7 +117,7 @@ std::vector<ProbeRequest> Sequence::send_unqueued(int identity, int64_t count, i
 }
 
 int64_t Sequence::elapsed_ns() const {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(ProbeTarget::Clock::now() - started_)
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(ProbeSender::Clock::now() - started_)
       .count();
 }
 
@@ -132,7 +132,7 @@ void Sequence::plan(double more_ns, const std::string& because) {
     }
     return;
   }
-  const auto left = deadline_ - ProbeTarget::Clock::now();
+  const auto left = deadline_ - ProbeSender::Clock::now();
   if (more_ns <= static_cast<double>(std::chrono::nanoseconds(left).count()))
     return;
   const int64_t seconds = whole_seconds_above(static_cast<double>(elapsed_ns()) + more_ns);
@@ -147,7 +147,7 @@ void Sequence::plan(double more_ns, const std::string& because) {
 bool Sequence::fits(double more_ns) const {
   if (target_.virtual_clock())
     return more_ns <= static_cast<double>(k_virtual_horizon_ns);
-  const auto left = deadline_ - ProbeTarget::Clock::now();
+  const auto left = deadline_ - ProbeSender::Clock::now();
   return more_ns <= static_cast<double>(std::chrono::nanoseconds(left).count());
 }
 

@@ -16,7 +16,7 @@
 #include "checks/contract_inference.hpp"
 #include "checks/second_limit.hpp"
 #include "checks/slow_down_probe.hpp"
-#include "probe/probe_target.hpp"
+#include "probe/probe_sender.hpp"
 
 namespace rlcheck::probe {
 
@@ -94,8 +94,8 @@ bool reads_as_slow_down(const std::vector<ProbeRequest>& one_at_a_time);
 
 class Sequence {
  public:
-  Sequence(ProbeTarget& target, ProbeTarget::Clock::time_point started,
-           ProbeTarget::Clock::time_point deadline)
+  Sequence(ProbeSender& target, ProbeSender::Clock::time_point started,
+           ProbeSender::Clock::time_point deadline)
       : target_(target),
         started_(started),
         deadline_(deadline),
@@ -109,7 +109,7 @@ class Sequence {
 
  private:
   // The budget is checked before every send: a send due after the deadline never leaves, and
-  // the requests of one that does are timed out by the deadline (ProbeTarget::send). With
+  // the requests of one that does are timed out by the deadline (ProbeSender::send). With
   // `at_once`, the `count` requests go out together, one connection each.
   // A send due at or before `at_ns` that was left to go out meanwhile (side_) leaves first.
   std::vector<ProbeRequest> send(int identity, int64_t count, int64_t at_ns, bool at_once = false);
@@ -232,9 +232,9 @@ class Sequence {
     int asked = 0;
   };
 
-  ProbeTarget& target_;
-  ProbeTarget::Clock::time_point started_;
-  ProbeTarget::Clock::time_point deadline_;
+  ProbeSender& target_;
+  ProbeSender::Clock::time_point started_;
+  ProbeSender::Clock::time_point deadline_;
   double step_ratio_;
   int64_t probes_per_token_;
   checks::InferredContract result_;

@@ -74,7 +74,4 @@ class FindMaxSearch {
   bool pool_bound_ = false;  // ...and the connections were the limit
 };
 
-// The `slo` check of a --find-max test.
-checks::CheckResult slo_check(const report::FindMax& search);
-
 }  // namespace rlcheck::runner

@@ -139,10 +139,7 @@ checks::RetryVerification verify_retry_after(engine::ClientFactory& factory,
   for (const RequestRecord& record : result.records)
     next_seq = std::max(next_seq, record.seq + 1);
   const Ask ask = [&](Clock::time_point when, int64_t virtual_origin_ns) {
-    config::LoadConfig retry;
-    retry.requests = 1;
-    retry.concurrency = 1;
-    retry.threads = 1;
+    config::LoadConfig retry = config::one_at_a_time({}, 1);
     retry.timeout = load.timeout;
     retry.identities = load.identities;
     retry.only_identity = chosen.identity;  // whatever the run's distribution drew for its seq

@@ -8,10 +8,10 @@
 #include "base/exit_code.hpp"
 #include "engine/request_clock.hpp"
 #include "faults/fault_schedule.hpp"
+#include "judging/evidence.hpp"
+#include "judging/judgement.hpp"
 #include "runner/clock_watch.hpp"
-#include "runner/evidence.hpp"
 #include "runner/find_max.hpp"
-#include "runner/judgement.hpp"
 #include "runner/retry_verification.hpp"
 #include "runner/serial_rerun.hpp"
 #include "runner/shared_test.hpp"
@@ -23,16 +23,16 @@ namespace {
 // What --fault acts on, once checked that every fault can: restart@ needs the private
 // redis-server (else usage), failover@ a cluster whose masters have replicas (else
 // cannot_test).
-faults::FaultTarget vetted_fault_target(Target& target, const config::Config& config) {
-  faults::FaultTarget fault_target = target.fault_target();
+faults::FaultedRedis vetted_faulted_redis(Target& target, const config::Config& config) {
+  faults::FaultedRedis faulted_redis = target.faulted_redis();
   const std::vector<config::FaultSpec>& faults = config.faults.faults;
   if (faults.empty())
-    return fault_target;
-  if (auto refusal = faults::restart_refusal(fault_target, faults))
+    return faulted_redis;
+  if (auto refusal = faults::restart_refusal(faulted_redis, faults))
     throw base::usage_error(*refusal);
-  if (auto supported = faults::check_failover_support(fault_target, faults); !supported)
+  if (auto supported = faults::check_failover_support(faulted_redis, faults); !supported)
     throw base::cannot_test(supported.error());
-  return fault_target;
+  return faulted_redis;
 }
 
 // Why no request of a run could reach the target, when none could: no connection became
@@ -93,10 +93,10 @@ class TestRuns {
       : target_(target),
         config_(config),
         outputs_(outputs),
-        shared_(outputs.shared),
-        leader_(shared_ == nullptr || shared_->leader()),
-        fault_applier_(vetted_fault_target(target, config)),
-        evidence_(prepared(target), config, shared_),
+        session_(outputs.session),
+        leader_(session_ == nullptr || session_->leader()),
+        fault_applier_(vetted_faulted_redis(target, config)),
+        evidence_(prepared(target), config, session_),
         load_(config.load),
         monitor_(outputs.monitor != nullptr ? *outputs.monitor
                                             : own_monitor_.emplace(config, /*serve=*/false)) {
@@ -128,7 +128,7 @@ class TestRuns {
   bool stands_in() {
     RunCounters counters;
     const bool stands_in = judge_in_place_of_lost_leader(
-        shared_, runs_shipped_,
+        session_, runs_shipped_,
         [&](int run, engine::RunResult merged) {
           engine::RunResult& kept = evidence_.keep(run, std::move(merged), {});
           const StateAudit audit = target_.audit_state(run, kept.records);
@@ -183,7 +183,7 @@ class TestRuns {
     const RunClients clients = target_.clients(state, load_);
     Sent sent = send(run, clients);
     if (!leader_)
-      return !shared_runs_end(sent.result, *shared_, runs_shipped_);
+      return !shared_runs_end(sent.result, *session_, runs_shipped_);
     if (sent.result.cancelled)
       return false;  // a worker was lost before the run could start
     // Nothing measured yet: the test could not start. Once a run has, a later run without a
@@ -226,7 +226,7 @@ class TestRuns {
       if (lag)
         lag();  // the monitor's watch on the schedule
     };
-    sent.result = execute_shared_run(shared_, run, *clients.factory, clients.load, hooks,
+    sent.result = execute_shared_run(session_, run, *clients.factory, clients.load, hooks,
                                      clients.counters, sent.others);
     sent.result.limiter_clock = clock_watch.finish();
     if (clients.finish)
@@ -282,7 +282,7 @@ class TestRuns {
       return false;
     }
     // The runs after a lost worker could not be shared as the test asks.
-    return shared_ == nullptr || !shared_->lost_any();
+    return session_ == nullptr || !session_->lost_any();
   }
 
   // --verify-retry-after: a denied identity waits what it was told and retries once.
@@ -296,7 +296,7 @@ class TestRuns {
     }
     log_.retry_verification = verify_retry_after(*clients.factory, kept, load_, run,
                                                  target_.longest_retry_wait(evidence_.results()),
-                                                 announce_wait(config_), retried);
+                                                 judging::announce_wait(config_), retried);
     for (const engine::RequestRecord& retry : retried)
       monitor_.live().decided_after_run(retry.outcome, retry.error);
   }
@@ -312,15 +312,15 @@ class TestRuns {
   Target& target_;
   const config::Config& config_;
   const RunOutputs& outputs_;
-  coord::Session* shared_;
+  coord::Session* session_;
   // Many hosts: worker 0 prepares, merges and judges; the others only send their share.
   bool leader_;
   faults::FaultApplier fault_applier_;
-  Evidence evidence_;
+  judging::Evidence evidence_;
   config::LoadConfig load_;
   std::optional<observe::Monitor> own_monitor_;
   observe::Monitor& monitor_;
-  TestLog log_;
+  judging::TestLog log_;
   std::optional<FindMaxSearch> search_;
   int64_t virtual_end_ns_ = 0;  // --virtual-clock: where the last run's virtual time ended
   int runs_shipped_ = 0;        // many hosts: the runs this worker sent its share of

@@ -18,7 +18,7 @@ namespace rlcheck::runner {
 struct RunOutputs {
   engine::RunObserver* observer = nullptr;   // told of each run's start and records
   report::RecordsWriter* records = nullptr;  // --records: every run's requests
-  coord::Session* shared = nullptr;          // many hosts: this worker's place in the test
+  coord::Session* session = nullptr;         // many hosts: this worker's place in the test
   observe::Monitor* monitor =
       nullptr;  // live counts, progress, metrics (null: progress of its own)
 };

@@ -19,16 +19,12 @@ bool failed(const report::Report& report, const char* id) {
 // One connection, one request in flight, as fast as replies come: enough requests to see every
 // admission the worst run got and as many again as the contract's capacity.
 config::LoadConfig serial_load(const config::Config& config, const report::Report& report,
-                               const ContractChoice& contract) {
+                               const judging::ContractChoice& contract) {
   int64_t most_allowed = 0;
   for (const checks::RunStats& run : report.runs)
     most_allowed = std::max(most_allowed, run.allowed);
-  config::LoadConfig serial;
-  serial.requests =
-      std::min(config.load.requests, most_allowed + contract.audit.rule.capacity() + 1);
-  serial.concurrency = 1;
-  serial.runs = 1;
-  serial.threads = 1;
+  config::LoadConfig serial = config::one_at_a_time(
+      {}, std::min(config.load.requests, most_allowed + contract.audit.rule.capacity() + 1));
   serial.timeout = config.load.timeout;
   serial.stop_after_errors = config.checks.max_errors;
   if (!config.load.source_addresses.empty())
@@ -39,7 +35,7 @@ config::LoadConfig serial_load(const config::Config& config, const report::Repor
 }  // namespace
 
 bool wants_serial_rerun(const report::Report& report, const config::Config& config,
-                        const Target& target, const ContractChoice& contract) {
+                        const Target& target, const judging::ContractChoice& contract) {
   // Only an over-admission in one burst: more admissions in flight at once than the capacity.
   // One spread over time (a bucket refilling faster than judged) has nothing to rerun.
   const int64_t capacity = contract.audit.rule.capacity();
@@ -53,14 +49,13 @@ bool wants_serial_rerun(const report::Report& report, const config::Config& conf
 }
 
 std::optional<report::SerialRerun> rerun_serially(Target& target, const config::Config& config,
-                                                  const ContractChoice& contract,
+                                                  const judging::ContractChoice& contract,
                                                   const report::Report& report, int run,
                                                   std::vector<std::string>& left) {
   if (!target.prepare_run(run, /*leader=*/true))
     return std::nullopt;
   const config::LoadConfig load = serial_load(config, report, contract);
-  const RunClients clients = target.clients(target.run_state(run), load);
-  engine::RunResult result = engine::execute_run(*clients.factory, clients.load);
+  engine::RunResult result = run_once(target, target.run_state(run), load);
   const StateAudit audit = target.audit_state(run, result.records.view());
   target.clean_up(run, audit, {}, left);
   if (result.interrupted)

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "config/config.hpp"
+#include "judging/contract_choice.hpp"
 #include "report/report.hpp"
-#include "runner/contract_choice.hpp"
 #include "runner/target.hpp"
 
 namespace rlcheck::runner {
@@ -20,12 +20,12 @@ namespace rlcheck::runner {
 // with no --fault, --find-max or --virtual-clock, and a run numbered after the last meets fresh
 // state.
 bool wants_serial_rerun(const report::Report& report, const config::Config& config,
-                        const Target& target, const ContractChoice& contract);
+                        const Target& target, const judging::ContractChoice& contract);
 
 // Runs it as run `run` (one after the last), judged by `contract`; nullopt when Ctrl-C came or
 // every request errored. The keys it wrote are cleaned up (those that could not be join `left`).
 std::optional<report::SerialRerun> rerun_serially(Target& target, const config::Config& config,
-                                                  const ContractChoice& contract,
+                                                  const judging::ContractChoice& contract,
                                                   const report::Report& report, int run,
                                                   std::vector<std::string>& left);
 

@@ -15,8 +15,9 @@
 #include "coord/session.hpp"
 #include "engine/client.hpp"
 #include "engine/run.hpp"
+#include "judging/contract_choice.hpp"
+#include "judging/judged_target.hpp"
 #include "report/report.hpp"
-#include "runner/contract_choice.hpp"
 
 namespace rlcheck::runner {
 
@@ -33,8 +34,7 @@ std::unique_ptr<coord::Session> join_session(const config::Config& config,
 // lines that name the target, then the load.
 std::string test_fingerprint(const config::Config& config, const TargetLines& target);
 
-// Transport counts a run's factory gathered (redis: moved, reconnects...), summed over workers.
-using RunCounters = std::map<std::string, uint64_t>;
+using judging::RunCounters;  // transport counts, summed over workers
 
 // One run, alone (session null: engine::execute_run) or as this worker's share: requests i
 // with i mod N = K, its share of the connections, started at the instant the workers agree
@@ -62,13 +62,5 @@ bool shared_runs_end(const engine::RunResult& result, const coord::Session& sess
 bool judge_in_place_of_lost_leader(coord::Session* session, int runs_shipped,
                                    const std::function<void(int, engine::RunResult)>& judge_run,
                                    RunCounters& counters);
-
-// Many hosts: the clocks of two workers may disagree by the session's uncertainty; every time
-// tolerance of the audits grows by it, so no verdict rests on it.
-void widen_for_clocks(ContractChoice& contract, const coord::Session* session);
-
-// report.workers from the session: each worker, its requests and clock, and who was lost (the
-// test then could not be done: verdict error, exit 3).
-void describe_workers(report::Report& report, const coord::Session* session);
 
 }  // namespace rlcheck::runner

@@ -1,8 +1,8 @@
 #pragma once
 // What the run loop (runner/run_loop) asks of one kind of target: its clients for a run, what
 // to prepare before a run and read after it, and the configurations its runs are judged
-// against. A Redis limiter (runner/redis_target) and an HTTP endpoint (runner/http_target)
-// implement it; the loop sequences every run of both.
+// against (judging/judged_target). Each kind of target implements it in its folder
+// (targets/<kind>/); the loop sequences every run of every kind.
 
 #include <chrono>
 #include <functional>
@@ -16,10 +16,15 @@
 #include "engine/client.hpp"
 #include "engine/run.hpp"
 #include "faults/fault_applier.hpp"
+#include "judging/judged_target.hpp"
 #include "report/report.hpp"
-#include "runner/shared_test.hpp"
 
 namespace rlcheck::runner {
+
+// What is judged of a target's runs (judging/judged_target).
+using judging::Judging;
+using judging::RunCounters;
+using judging::StateAudit;
 
 // The clients of one run, owned by the target until it is asked for the next run's.
 struct RunClients {
@@ -44,45 +49,15 @@ struct StateChoice {
   bool fresh = false;
 };
 
-// What the state a run left was found to be, right after it (redis: its keys and their TTLs).
-struct StateAudit {
-  std::vector<std::string> keys;  // the keys the run wrote
-  std::vector<checks::KeyTtl> key_ttls;
-  std::string unread;  // why the state could not be read; "" when it was
-};
-
-// A configuration the runs are judged against, with what only the target knows of it.
-struct Judging {
-  config::Config config;                     // --limit and --window, as given or advertised
-  std::optional<config::Strategy> strategy;  // a built-in strategy's own contract applies
-  std::optional<std::string> limit_source;   // else as configured_params says
-  std::optional<std::string> window_source;
-  bool window_from_reset = false;
-  std::vector<int64_t> window_readings_ms;
-  bool key_ttl_applies = true;
-  bool retry_hint_optional = false;
-  // An advertised policy (q per w) whose other readings are tried before the test fails.
-  bool policy_advertised = false;
-  // --anchor was not given for a contract whose windows need one: this is one reading of it.
-  bool anchor_read = false;
-  // Why the state a run meets may be an earlier test's (an explicit --key, an identity every
-  // invocation shares), for a run denied from its first request; "" when the target cannot say.
-  std::string state_note;
-};
-
-class Target {
+class Target : public judging::JudgedTarget {
  public:
-  virtual ~Target() = default;
-
   // Once, before anything is sent: what the test needs of the target (redis: reachable, its
   // script loaded). Throws FatalError.
   virtual void prepare_test() = 0;
   // The address in messages ("no connection to ADDRESS became ready").
   virtual std::string address() const = 0;
-  // The report's target, and the params only this kind fills.
-  virtual void describe(report::Report& report) const = 0;
   // What --fault acts on; vetted by the loop before the first run.
-  virtual faults::FaultTarget fault_target() = 0;
+  virtual faults::FaultedRedis faulted_redis() = 0;
   // The progress label of run `run` of `runs`, and the name its records are written under.
   virtual std::string run_label(int run, int runs) const = 0;
   virtual std::string records_name() const = 0;
@@ -111,16 +86,14 @@ class Target {
                         const std::vector<engine::RequestRecord>& retried,
                         std::vector<std::string>& left) = 0;
 
-  // Whether the configurations the runs are judged against are known before the runs (then
-  // each run is summarized as it ends, and its records let go).
-  virtual bool judged_before_runs() const = 0;
-  // Those configurations, in the order they are tried; `results`: every run (none when
-  // judged_before_runs()). Throws FatalError when the runs cannot be judged at all.
-  virtual std::vector<Judging> judgings(const std::vector<engine::RunResult>& results,
-                                        bool interrupted) = 0;
   // The longest --verify-retry-after wait, given the runs kept so far.
   virtual std::chrono::milliseconds longest_retry_wait(
       const std::vector<engine::RunResult>& results) const = 0;
 };
+
+// One run of `load` meeting `state`, outside the loop's sequence (a probe's send, a serial
+// rerun): the target's clients, the run, and what the target adds once it ended.
+engine::RunResult run_once(Target& target, const StateChoice& state,
+                           const config::LoadConfig& load);
 
 }  // namespace rlcheck::runner

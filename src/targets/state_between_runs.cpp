@@ -60,8 +60,8 @@ std::string earlier_state_note(bool placeholders) {
   return fmt::format("every invocation of this command speaks for the same identity; {}", vouch);
 }
 
-faults::FaultTarget limiter_redis_fault_target(const config::Config& config) {
-  faults::FaultTarget target;
+faults::FaultedRedis limiter_redis_faulted(const config::Config& config) {
+  faults::FaultedRedis target;
   target.timeout = config.load.timeout;
   if (!config.faults.limiter_redis)
     return target;

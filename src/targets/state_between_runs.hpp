@@ -23,6 +23,6 @@ std::string earlier_state_note(bool placeholders);
 
 // --limiter-redis, reachable (throws FatalError naming the flag otherwise); no endpoint when it
 // was not given.
-faults::FaultTarget limiter_redis_fault_target(const config::Config& config);
+faults::FaultedRedis limiter_redis_faulted(const config::Config& config);
 
 }  // namespace rlcheck::targets

@@ -13,7 +13,7 @@
 
 #include "cli/kind_command.hpp"
 #include "config/config.hpp"
-#include "probe/probe_target.hpp"
+#include "probe/probe_sender.hpp"
 #include "runner/run_preflight.hpp"
 #include "runner/shared_test.hpp"
 #include "runner/target.hpp"
@@ -27,11 +27,11 @@ struct PlannedTarget {
   const config::Config* config = nullptr;
 };
 
-// The targets of a command line, in order, and what they share while they run (a Redis
+// The targets of a command line, in order, and what they hold in common while they run (a Redis
 // session, compared scripts' configurations).
 struct TargetPlan {
   std::vector<PlannedTarget> targets;
-  std::shared_ptr<void> shared;
+  std::shared_ptr<void> common;
   // The targets are variants of one limiter (compared strategies): never shared by many hosts.
   bool variants = false;
 };
@@ -43,7 +43,7 @@ struct TargetKind {
   // The targets the command line names: one, or each one compare names.
   TargetPlan (*plan)(const config::Config& config) = nullptr;
   // `rlcheck probe` on this kind: fresh identities, each request sent through the kind's Target.
-  std::unique_ptr<probe::ProbeTarget> (*probe_target)(const config::Config& config) = nullptr;
+  std::unique_ptr<probe::ProbeSender> (*probe_sender)(const config::Config& config) = nullptr;
   // Many hosts: what this worker's command line and environment already show the shared test
   // would be refused for (throws FatalError(usage)).
   void (*check_shared)(const config::Config& config, const runner::EnvLookup& env) = nullptr;

@@ -100,7 +100,7 @@ class FakeTarget final : public runner::Target {
   void prepare_test() override { calls.push_back("prepare_test"); }
   std::string address() const override { return "fake://limiter"; }
   void describe(report::Report& report) const override { report.target.url = address(); }
-  faults::FaultTarget fault_target() override { return {}; }
+  faults::FaultedRedis faulted_redis() override { return {}; }
   std::string run_label(int run, int) const override { return std::to_string(run); }
   std::string records_name() const override { return "fake"; }
   bool prepare_run(int run, bool leader) override {

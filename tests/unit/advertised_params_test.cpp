@@ -3,13 +3,13 @@
 #include <optional>
 #include <vector>
 
-#include "runner/advertised_params.hpp"
+#include "judging/advertised_params.hpp"
 
 using rlcheck::engine::Outcome;
 using rlcheck::engine::RequestRecord;
 using rlcheck::engine::RunResult;
-using rlcheck::runner::AdvertisedParams;
-using rlcheck::runner::read_advertised_params;
+using rlcheck::judging::AdvertisedParams;
+using rlcheck::judging::read_advertised_params;
 
 namespace {
 

@@ -11,7 +11,7 @@
 #include "checks/lockout.hpp"
 #include "checks/stepped_bucket.hpp"
 #include "command_line_support.hpp"
-#include "runner/contract_choice.hpp"
+#include "judging/contract_choice.hpp"
 
 using rlcheck::checks::AdmissionRule;
 using rlcheck::checks::find_admission_peak;
@@ -174,11 +174,11 @@ TEST_CASE("--anchor places a token bucket's ticks only when it refills in steps"
       parse_arguments({"http", "http://127.0.0.1:1/", "--contract", "token-bucket", "--burst", "10",
                        "--refill", "5/1s,steps", "--anchor", "first-hit"});
   const auto choice =
-      rlcheck::runner::choose_contract(parsed.config, std::nullopt, parsed.config.checks.limit);
+      rlcheck::judging::choose_contract(parsed.config, std::nullopt, parsed.config.checks.limit);
   CHECK(choice.audit.rule.ticks == k_first_hit);
   const auto spec = parse_arguments({"http", "http://127.0.0.1:1/", "--contract",
                                      "token-bucket:10,5/1s,steps", "--anchor", "clock"});
-  CHECK(rlcheck::runner::choose_contract(spec.config, std::nullopt, spec.config.checks.limit)
+  CHECK(rlcheck::judging::choose_contract(spec.config, std::nullopt, spec.config.checks.limit)
             .audit.rule.ticks == k_clock);
   CHECK(mentions(usage_error({"http", "http://127.0.0.1:1/", "--contract", "token-bucket",
                               "--refill", "5/1s", "--anchor", "clock"}),

@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "command_line_support.hpp"
-#include "runner/contract_choice.hpp"
+#include "judging/contract_choice.hpp"
 
-using rlcheck::runner::choose_contract;
+using rlcheck::judging::choose_contract;
 using rlcheck::testing::mentions;
 using rlcheck::testing::parse_arguments;
 using rlcheck::testing::usage_error;

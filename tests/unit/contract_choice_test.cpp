@@ -3,9 +3,9 @@
 #include <doctest/doctest.h>
 
 #include "command_line_support.hpp"
-#include "runner/contract_choice.hpp"
+#include "judging/contract_choice.hpp"
 
-using rlcheck::runner::choose_contract;
+using rlcheck::judging::choose_contract;
 using rlcheck::testing::parse_arguments;
 
 namespace {

@@ -8,14 +8,15 @@
 
 #include "command_line_support.hpp"
 #include "config/slo.hpp"
+#include "judging/slo_check.hpp"
 #include "runner/find_max.hpp"
 
 using rlcheck::config::FindMaxConfig;
 using rlcheck::config::parse_slo;
 using rlcheck::config::SloBound;
+using rlcheck::judging::slo_check;
 using rlcheck::runner::FindMaxSearch;
 using rlcheck::runner::judge_step;
-using rlcheck::runner::slo_check;
 using rlcheck::runner::StepCounts;
 using rlcheck::testing::mentions;
 using rlcheck::testing::parse_arguments;

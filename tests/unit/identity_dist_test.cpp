@@ -8,9 +8,9 @@
 #include "command_line_support.hpp"
 #include "config/identity_dist.hpp"
 #include "coord/fingerprint.hpp"
+#include "judging/judgement.hpp"
 #include "report/human_report.hpp"
 #include "report/json_report.hpp"
-#include "runner/judgement.hpp"
 #include "runner/shared_test.hpp"
 #include "targets/target_kind.hpp"
 
@@ -121,5 +121,5 @@ TEST_CASE("reports: params.identity_dist always in the JSON, in the human header
   // The judged params name the flag's distribution as it parses again.
   const auto config =
       parse_arguments({"redis", "--identities", "10", "--identity-dist", "zipf:1.10"}).config;
-  CHECK(rlcheck::runner::configured_params(config, {}).identity_dist == "zipf:1.1");
+  CHECK(rlcheck::judging::configured_params(config, {}).identity_dist == "zipf:1.1");
 }

@@ -13,7 +13,7 @@
 #include "command_line_support.hpp"
 #include "config/contract_spec.hpp"
 #include "config/rate.hpp"
-#include "runner/contract_choice.hpp"
+#include "judging/contract_choice.hpp"
 
 using rlcheck::checks::AdmissionRule;
 using rlcheck::checks::find_admission_peak;
@@ -102,7 +102,7 @@ TEST_CASE("a refill in steps is read from --refill K/I,steps and from a token-bu
   const auto parsed = parse_arguments({"http", "http://127.0.0.1:1/", "--contract", "token-bucket",
                                        "--burst", "10", "--refill", "5/1s,steps"});
   const auto choice =
-      rlcheck::runner::choose_contract(parsed.config, std::nullopt, parsed.config.checks.limit);
+      rlcheck::judging::choose_contract(parsed.config, std::nullopt, parsed.config.checks.limit);
   CHECK(choice.audit.rule.stepped());
   CHECK(choice.audit.rule.step_tokens == 5);
   CHECK(choice.audit.rule.step_ns == 1'000'000'000);

@@ -96,7 +96,7 @@ TEST_CASE("target kinds: each named once, each a command with its options, URLs 
   for (const targets::TargetKind& kind : targets::target_kinds()) {
     CHECK(names.insert(kind.command.name).second);
     CHECK(static_cast<bool>(kind.plan));
-    CHECK(static_cast<bool>(kind.probe_target));
+    CHECK(static_cast<bool>(kind.probe_sender));
     CHECK(static_cast<bool>(kind.command.fill));
     // Its command exists, with the load options every kind takes.
     CHECK(has_option(kind.command.name, "requests"));

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "base/exit_code.hpp"
-#include "runner/judgement.hpp"
+#include "judging/judgement.hpp"
 #include "targets/grpc/grpc_calls.hpp"
 #include "targets/grpc/grpc_client.hpp"
 #include "targets/state_between_runs.hpp"
@@ -28,8 +28,8 @@ void GrpcEndpoint::describe(report::Report& report) const {
       engine::any_reads_clock(told, engine::PlaceholderTemplate::Unknown::keep);
 }
 
-faults::FaultTarget GrpcEndpoint::fault_target() {
-  return targets::limiter_redis_fault_target(config_);
+faults::FaultedRedis GrpcEndpoint::faulted_redis() {
+  return targets::limiter_redis_faulted(config_);
 }
 
 std::string GrpcEndpoint::run_label(int run, int runs) const {
@@ -85,7 +85,7 @@ std::vector<runner::Judging> GrpcEndpoint::judgings(const std::vector<engine::Ru
 
 std::chrono::milliseconds GrpcEndpoint::longest_retry_wait(
     const std::vector<engine::RunResult>&) const {
-  return runner::longest_retry_wait(config_);
+  return judging::longest_retry_wait(config_);
 }
 
 }  // namespace rlcheck::grpc_target

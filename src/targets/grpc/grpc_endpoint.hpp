@@ -21,7 +21,7 @@ class GrpcEndpoint final : public runner::Target {
   void prepare_test() override {}
   std::string address() const override { return url_; }
   void describe(report::Report& report) const override;
-  faults::FaultTarget fault_target() override;
+  faults::FaultedRedis faulted_redis() override;
   std::string run_label(int run, int runs) const override;
   std::string records_name() const override { return url_; }
   bool prepare_run(int run, bool leader) override;

@@ -26,10 +26,10 @@ TargetPlan plan_grpc(const config::Config& config) {
 
 // `rlcheck probe grpc://HOST:PORT`: identity i is the {run} placeholder, a number drawn per
 // probe plus i.
-class GrpcProbeTarget final : public probe::ProbeTarget {
+class GrpcProbeSender final : public probe::ProbeSender {
  public:
-  explicit GrpcProbeTarget(const config::Config& config)
-      : ProbeTarget(config),
+  explicit GrpcProbeSender(const config::Config& config)
+      : ProbeSender(config),
         endpoint_(config, grpc_target::grpc_config(config).urls.front(),
                   probe::probe_seed(config)) {
     // Large and random, so that a second probe of the same service meets fresh identities too.
@@ -56,8 +56,8 @@ class GrpcProbeTarget final : public probe::ProbeTarget {
   int first_run_ = 1;
 };
 
-std::unique_ptr<probe::ProbeTarget> grpc_probe_target(const config::Config& config) {
-  return std::make_unique<GrpcProbeTarget>(config);
+std::unique_ptr<probe::ProbeSender> grpc_probe_sender(const config::Config& config) {
+  return std::make_unique<GrpcProbeSender>(config);
 }
 
 void check_shared_grpc(const config::Config&, const runner::EnvLookup&) {}
@@ -73,7 +73,7 @@ TargetKind grpc_kind() {
   TargetKind kind;
   kind.command = grpc_target::grpc_command();
   kind.plan = plan_grpc;
-  kind.probe_target = grpc_probe_target;
+  kind.probe_sender = grpc_probe_sender;
   kind.check_shared = check_shared_grpc;
   kind.fingerprint = grpc_lines;
   return kind;

@@ -13,8 +13,8 @@
 #include "engine/interrupt.hpp"
 #include "engine/placeholder_template.hpp"
 #include "http/client_choice.hpp"
-#include "runner/advertised_params.hpp"
-#include "runner/judgement.hpp"
+#include "judging/advertised_params.hpp"
+#include "judging/judgement.hpp"
 
 namespace rlcheck::targets {
 namespace {
@@ -26,40 +26,40 @@ engine::PlaceholderTemplate text_template(const std::string& text) {
 
 }  // namespace
 
-http::HttpTarget make_http_target(const config::Config& config, const std::string& url,
-                                  uint64_t seed) {
+http::HttpRequests make_http_requests(const config::Config& config, const std::string& url,
+                                      uint64_t seed) {
   const config::HttpConfig& options = config.http;
-  http::HttpTarget target;
-  target.method = options.method;
-  target.url = text_template(url);
+  http::HttpRequests requests;
+  requests.method = options.method;
+  requests.url = text_template(url);
   for (const std::string& header : options.headers)
-    target.headers.push_back(text_template(header));
+    requests.headers.push_back(text_template(header));
   if (options.body)
-    target.body = text_template(*options.body);
-  target.url_text = url;
-  target.header_texts = options.headers;
-  target.body_text = options.body;
+    requests.body = text_template(*options.body);
+  requests.url_text = url;
+  requests.header_texts = options.headers;
+  requests.body_text = options.body;
   auto choice = http::choose_http_client(options.client, url, options.http2, &std::getenv);
   if (!choice)
     throw base::usage_error(choice.error());
-  target.native = choice->native;
-  target.http2 = options.http2;
-  target.rules.allowed = *http::StatusSet::parse(options.allowed_status);
-  target.rules.denied = *http::StatusSet::parse(options.denied_status);
-  target.rules.require_retry_after = options.require_retry_after;
-  target.rules.header_forms = options.ratelimit_headers == "ietf"  ? http::HeaderForms::ietf
-                              : options.ratelimit_headers == "x"   ? http::HeaderForms::x
-                              : options.ratelimit_headers == "llm" ? http::HeaderForms::llm
-                                                                   : http::HeaderForms::automatic;
-  target.timeout = config.load.timeout;
-  target.tls = config.tls;
-  target.concurrency = config.load.concurrency;
-  target.placeholders.limit = config.checks.limit;
-  target.placeholders.window_ms = config::to_milliseconds(config.checks.window);
-  target.placeholders.group_size = config.load.group_size;
-  target.source_addresses = config.load.source_addresses;
-  target.seed = seed;
-  return target;
+  requests.native = choice->native;
+  requests.http2 = options.http2;
+  requests.rules.allowed = *http::StatusSet::parse(options.allowed_status);
+  requests.rules.denied = *http::StatusSet::parse(options.denied_status);
+  requests.rules.require_retry_after = options.require_retry_after;
+  requests.rules.header_forms = options.ratelimit_headers == "ietf"  ? http::HeaderForms::ietf
+                                : options.ratelimit_headers == "x"   ? http::HeaderForms::x
+                                : options.ratelimit_headers == "llm" ? http::HeaderForms::llm
+                                                                     : http::HeaderForms::automatic;
+  requests.timeout = config.load.timeout;
+  requests.tls = config.tls;
+  requests.concurrency = config.load.concurrency;
+  requests.placeholders.limit = config.checks.limit;
+  requests.placeholders.window_ms = config::to_milliseconds(config.checks.window);
+  requests.placeholders.group_size = config.load.group_size;
+  requests.source_addresses = config.load.source_addresses;
+  requests.seed = seed;
+  return requests;
 }
 
 namespace {
@@ -123,7 +123,7 @@ struct Judged {
   std::string limit_source = "flag";
   std::string window_source = "flag";
   bool window_from_reset = false;
-  std::vector<int64_t> window_readings_s = {};  // runner::AdvertisedParams::window_readings_s
+  std::vector<int64_t> window_readings_s = {};  // judging::AdvertisedParams::window_readings_s
 };
 
 // --limit and --window as given, else as the responses advertised them, else the defaults
@@ -170,7 +170,7 @@ Judged judged_config(const config::Config& config, const std::string& url,
       return judged;
     }
   }
-  const runner::AdvertisedParams advertised = runner::read_advertised_params(results);
+  const judging::AdvertisedParams advertised = judging::read_advertised_params(results);
   const std::string statuses = statuses_seen(results);
   // A bucket or a queue named whole by its flags needs no limit: its capacity is the limit.
   const auto& checks = config.checks;
@@ -201,7 +201,7 @@ Judged judged_config(const config::Config& config, const std::string& url,
       judged.config.checks.window = std::chrono::seconds(*advertised.window_s);
       judged.window_source = "advertised";
       judged.window_from_reset =
-          advertised.window_basis == runner::AdvertisedParams::WindowBasis::reset;
+          advertised.window_basis == judging::AdvertisedParams::WindowBasis::reset;
       judged.window_readings_s = advertised.window_readings_s;
     } else {
       judged.window_source = "default";
@@ -227,7 +227,7 @@ config::Config window_judged(const config::Config& config,
                              const std::vector<engine::RunResult>& results) {
   config::Config judged = config;
   if (!config.checks.window_given) {
-    if (const auto window_s = runner::read_advertised_params(results).window_s)
+    if (const auto window_s = judging::read_advertised_params(results).window_s)
       judged.checks.window = std::chrono::seconds(*window_s);
   }
   return judged;
@@ -236,13 +236,13 @@ config::Config window_judged(const config::Config& config,
 }  // namespace
 
 HttpEndpoint::HttpEndpoint(const config::Config& config, const std::string& url, uint64_t seed)
-    : config_(config), url_(url), seed_(seed), target_(make_http_target(config, url, seed)) {}
+    : config_(config), url_(url), seed_(seed), requests_(make_http_requests(config, url, seed)) {}
 
 void HttpEndpoint::describe(report::Report& report) const {
   report.target.url = url_;
   report.target.method = config_.http.method;
   report::describe_endpoint(report.target);
-  report.params.http_client = http::http_client_name(target_.native);
+  report.params.http_client = http::http_client_name(requests_.native);
   std::vector<std::string> told = config_.http.headers;
   told.push_back(url_);
   if (config_.http.body)
@@ -251,8 +251,8 @@ void HttpEndpoint::describe(report::Report& report) const {
       engine::any_reads_clock(told, engine::PlaceholderTemplate::Unknown::keep);
 }
 
-faults::FaultTarget HttpEndpoint::fault_target() {
-  return limiter_redis_fault_target(config_);
+faults::FaultedRedis HttpEndpoint::faulted_redis() {
+  return limiter_redis_faulted(config_);
 }
 
 std::string HttpEndpoint::run_label(int run, int runs) const {
@@ -269,13 +269,13 @@ runner::StateChoice HttpEndpoint::run_state(int run) const {
 
 runner::RunClients HttpEndpoint::clients(const runner::StateChoice& state,
                                          const config::LoadConfig& load) {
-  target_.placeholders.run = state.state;
-  target_.seed = state.seed;
-  target_.concurrency = load.concurrency;
+  requests_.placeholders.run = state.state;
+  requests_.seed = state.seed;
+  requests_.concurrency = load.concurrency;
   // The run's addresses: a probe gives each of its identities one of its own.
-  target_.source_addresses = load.source_addresses;
+  requests_.source_addresses = load.source_addresses;
   factory_.reset();
-  factory_ = http::make_http_client_factory(target_);
+  factory_ = http::make_http_client_factory(requests_);
   runner::RunClients clients;
   clients.factory = factory_.get();
   clients.load = load;
@@ -348,7 +348,7 @@ std::vector<runner::Judging> HttpEndpoint::judgings(const std::vector<engine::Ru
 
 std::chrono::milliseconds HttpEndpoint::longest_retry_wait(
     const std::vector<engine::RunResult>& results) const {
-  return runner::longest_retry_wait(window_judged(config_, results));
+  return judging::longest_retry_wait(window_judged(config_, results));
 }
 
 }  // namespace rlcheck::targets

@@ -9,7 +9,7 @@
 
 #include "config/config.hpp"
 #include "engine/client.hpp"
-#include "http/http_target.hpp"
+#include "http/http_requests.hpp"
 #include "runner/target.hpp"
 
 namespace rlcheck::targets {
@@ -17,8 +17,8 @@ namespace rlcheck::targets {
 // The requests of `url` as the configuration describes them (method, headers, body, status
 // rules, placeholders); `seed` seeds {uuid}. Throws FatalError(usage) for a client choice
 // the URL cannot have.
-http::HttpTarget make_http_target(const config::Config& config, const std::string& url,
-                                  uint64_t seed);
+http::HttpRequests make_http_requests(const config::Config& config, const std::string& url,
+                                      uint64_t seed);
 
 class HttpEndpoint final : public runner::Target {
  public:
@@ -28,7 +28,7 @@ class HttpEndpoint final : public runner::Target {
   std::string address() const override { return url_; }
   void describe(report::Report& report) const override;
   // --limiter-redis, reachable (throws FatalError naming the flag otherwise).
-  faults::FaultTarget fault_target() override;
+  faults::FaultedRedis faulted_redis() override;
   std::string run_label(int run, int runs) const override;
   std::string records_name() const override { return url_; }
   // The pause between runs, and (`leader`) the reset command.
@@ -72,7 +72,7 @@ class HttpEndpoint final : public runner::Target {
   const config::Config& config_;
   std::string url_;
   uint64_t seed_;
-  http::HttpTarget target_;
+  http::HttpRequests requests_;
   std::unique_ptr<engine::ClientFactory> factory_;
 };
 

@@ -8,7 +8,7 @@
 #include "cli/option_groups.hpp"
 #include "http/client_choice.hpp"
 #include "targets/http/http_endpoint.hpp"
-#include "targets/http/http_probe_target.hpp"
+#include "targets/http/http_probe_sender.hpp"
 
 namespace rlcheck::targets {
 namespace {
@@ -62,7 +62,7 @@ TargetKind http_kind() {
   kind.command.add_options = add_http_command_options;
   kind.command.fill = cli::fill_http_kind;
   kind.plan = plan_http;
-  kind.probe_target = make_http_probe_target;
+  kind.probe_sender = make_http_probe_sender;
   kind.check_shared = check_shared_http;
   kind.fingerprint = http_lines;
   kind.identity_per_source_address = true;

@@ -11,7 +11,7 @@
 #include "config/strategy_name.hpp"
 #include "faults/fault_applier.hpp"
 #include "redis/endpoint.hpp"
-#include "targets/redis/redis_probe_target.hpp"
+#include "targets/redis/redis_probe_sender.hpp"
 #include "targets/redis/redis_target.hpp"
 
 namespace rlcheck::targets {
@@ -48,7 +48,7 @@ struct RedisShared {
 TargetPlan plan_redis(const config::Config& config) {
   TargetPlan plan;
   auto shared = std::make_shared<RedisShared>();
-  plan.shared = shared;
+  plan.common = shared;
   shared->session = open_redis_session(config);
   RedisSession* session = &*shared->session;
   const bool compare = config.command == config::Command::compare;
@@ -90,7 +90,7 @@ void check_shared_redis(const config::Config& config, const runner::EnvLookup& e
   }
   // restart@ with --redis is refused by the command line already.
   if (!config.redis.url) {
-    faults::FaultTarget target;
+    faults::FaultedRedis target;
     if (auto endpoint = redis::parse_endpoint(env_url); endpoint) {
       target.endpoint = std::move(*endpoint);
       if (auto refusal = faults::restart_refusal(target, config.faults.faults))
@@ -119,7 +119,7 @@ TargetKind redis_kind() {
   kind.command.add_options = add_redis_command_options;
   kind.command.fill = cli::fill_redis_kind;
   kind.plan = plan_redis;
-  kind.probe_target = make_redis_probe_target;
+  kind.probe_sender = make_redis_probe_sender;
   kind.check_shared = check_shared_redis;
   kind.fingerprint = redis_lines;
   return kind;

@@ -8,8 +8,8 @@
 #include "config/strategy_name.hpp"
 #include "engine/placeholder_template.hpp"
 #include "engine/request_clock.hpp"
-#include "runner/contract_choice.hpp"
-#include "runner/judgement.hpp"
+#include "judging/contract_choice.hpp"
+#include "judging/judgement.hpp"
 
 namespace rlcheck::targets {
 namespace {
@@ -58,7 +58,7 @@ RedisTarget::RedisTarget(RedisSession& session, const config::Config& config, St
       strategy_(strategy),
       time_source_(time_source),
       name_(target_name(strategy, time_source)),
-      bucket_(runner::choose_contract(config, strategy, config.checks.limit)) {}
+      bucket_(judging::choose_contract(config, strategy, config.checks.limit)) {}
 
 void RedisTarget::prepare_test() {
   // A strategy compared after another finds Redis as that one left it: connected again, or
@@ -100,8 +100,8 @@ void RedisTarget::describe(report::Report& report) const {
   report::describe_redis_limiter(report.target);
 }
 
-faults::FaultTarget RedisTarget::fault_target() {
-  faults::FaultTarget target;
+faults::FaultedRedis RedisTarget::faulted_redis() {
+  faults::FaultedRedis target;
   target.endpoint = session_.target.endpoint;
   target.embedded = session_.target.embedded.get();
   target.timeout = config_.load.timeout;
@@ -306,7 +306,7 @@ std::vector<runner::Judging> RedisTarget::judgings(const std::vector<engine::Run
 
 std::chrono::milliseconds RedisTarget::longest_retry_wait(
     const std::vector<engine::RunResult>&) const {
-  return runner::longest_retry_wait(config_);
+  return judging::longest_retry_wait(config_);
 }
 
 }  // namespace rlcheck::targets

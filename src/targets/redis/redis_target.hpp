@@ -8,9 +8,9 @@
 #include <string>
 
 #include "config/config.hpp"
+#include "judging/contract_choice.hpp"
 #include "redis/async_client.hpp"
 #include "redis/strategy.hpp"
-#include "runner/contract_choice.hpp"
 #include "runner/target.hpp"
 #include "targets/redis/redis_session.hpp"
 
@@ -25,7 +25,7 @@ class RedisTarget final : public runner::Target {
   void prepare_test() override;
   std::string address() const override;
   void describe(report::Report& report) const override;
-  faults::FaultTarget fault_target() override;
+  faults::FaultedRedis faulted_redis() override;
   std::string run_label(int run, int runs) const override;
   std::string records_name() const override;
   bool prepare_run(int run, bool leader) override;
@@ -58,7 +58,7 @@ class RedisTarget final : public runner::Target {
   config::Strategy strategy_;
   config::TimeSource time_source_;
   std::string name_;
-  runner::ContractChoice bucket_;  // the burst and refill a bucket strategy is given
+  judging::ContractChoice bucket_;  // the burst and refill a bucket strategy is given
   std::optional<redis::LoadedScript> script_;
   // --release-script: loaded with the script; its strategy made per run like the limiter's.
   std::optional<redis::LoadedScript> release_script_;

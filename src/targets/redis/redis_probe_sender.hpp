@@ -5,11 +5,11 @@
 #include <memory>
 
 #include "config/config.hpp"
-#include "probe/probe_target.hpp"
+#include "probe/probe_sender.hpp"
 
 namespace rlcheck::targets {
 
 // Throws FatalError(cannot_test) when Redis cannot be reached or the script not loaded.
-std::unique_ptr<probe::ProbeTarget> make_redis_probe_target(const config::Config& config);
+std::unique_ptr<probe::ProbeSender> make_redis_probe_sender(const config::Config& config);
 
 }  // namespace rlcheck::targets

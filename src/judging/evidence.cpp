@@ -1,4 +1,4 @@
-#include "runner/evidence.hpp"
+#include "judging/evidence.hpp"
 
 #include <algorithm>
 
@@ -7,15 +7,16 @@
 #include <fmt/format.h>
 
 #include "base/exit_code.hpp"
-#include "runner/judgement.hpp"
+#include "judging/judgement.hpp"
+#include "judging/many_hosts.hpp"
 
-namespace rlcheck::runner {
+namespace rlcheck::judging {
 namespace {
 
-ContractChoice contract_of(const Judging& judging, const coord::Session* shared) {
+ContractChoice contract_of(const Judging& judging, const coord::Session* session) {
   ContractChoice contract =
       choose_contract(judging.config, judging.strategy, judging.config.checks.limit);
-  widen_for_clocks(contract, shared);
+  widen_for_clocks(contract, session);
   return contract;
 }
 
@@ -78,15 +79,16 @@ void note_anchor_reading(report::Report& report, const std::string& anchor) {
 
 }  // namespace
 
-Evidence::Evidence(Target& target, const config::Config& config, const coord::Session* shared)
-    : target_(target), config_(config), shared_(shared), fit_(config) {
+Evidence::Evidence(JudgedTarget& target, const config::Config& config,
+                   const coord::Session* session)
+    : target_(target), config_(config), session_(session), fit_(config) {
   // --audit stream keeps no records to judge after the runs; it is only chosen where the flags
   // settle the judging (http: --limit and --window given), so it is judged before them too.
   // An unstated anchor is judged under each reading after the runs, from their records.
   if ((target.judged_before_runs() && !anchor_unstated(config)) ||
       config.checks.audit == config::AuditMode::stream) {
     early_ = target.judgings({}, false).front();
-    early_contract_ = contract_of(*early_, shared);
+    early_contract_ = contract_of(*early_, session);
   }
 }
 
@@ -168,7 +170,7 @@ report::Report Evidence::judge(const TestLog& log) {
   report::Report chosen;
   for (size_t k = 0; k < judgings.size(); ++k) {
     const bool last = k + 1 == judgings.size();
-    const ContractChoice contract = contract_of(judgings[k], shared_);
+    const ContractChoice contract = contract_of(judgings[k], session_);
     // Summarizing writes into the records: every configuration but the last reads a copy.
     std::vector<engine::RunResult> copies;
     if (!last)
@@ -230,15 +232,15 @@ report::Report Evidence::judge_under(const Judging& judging, std::vector<checks:
   params.retry_hint_optional = judging.retry_hint_optional;
   if (!params.fresh_state)
     params.identity_note = judging.state_note;
-  runner::judge(report, params);
+  judging::judge(report, params);
   if (judging.anchor_read)
     note_anchor_reading(report, contract.anchor);
   // A policy advertised as q per w leaves its algorithm open: every reading of it is tried
   // before the test fails.
   if (!(judging.policy_advertised && fit.read_advertised_policy(report, params, contract)))
     fit.explain(report, params, contract);
-  describe_workers(report, shared_);
+  describe_workers(report, session_);
   return report;
 }
 
-}  // namespace rlcheck::runner
+}  // namespace rlcheck::judging

@@ -18,7 +18,7 @@
 namespace rlcheck::http {
 
 // The requests of one run, read-only and shared by every client.
-struct HttpTarget {
+struct HttpRequests {
   std::string method = "GET";
   engine::PlaceholderTemplate url;
   // The same, as written (the native client serialises the whole request once).

@@ -1,4 +1,4 @@
-#include "targets/redis/redis_probe_target.hpp"
+#include "targets/redis/redis_probe_sender.hpp"
 
 #include <algorithm>
 
@@ -9,21 +9,21 @@
 namespace rlcheck::targets {
 namespace {
 
-using probe::ProbeTarget;
+using probe::ProbeSender;
 using runner::StateChoice;
 using runner::Target;
 
-class RedisProbeTarget final : public ProbeTarget {
+class RedisProbeSender final : public ProbeSender {
  public:
-  explicit RedisProbeTarget(const config::Config& config)
-      : ProbeTarget(config),
+  explicit RedisProbeSender(const config::Config& config)
+      : ProbeSender(config),
         config_(config),
         session_(open_redis_session(config)),
         limiter_(session_, config, config.redis.strategy) {
     limiter_.prepare_test();
   }
   // Only the keys this probe created, whatever happened.
-  ~RedisProbeTarget() override { (void)limiter_.delete_keys(keys_); }
+  ~RedisProbeSender() override { (void)limiter_.delete_keys(keys_); }
   std::string describe() const override {
     return fmt::format("{} on {}", limiter_.records_name(), limiter_.address());
   }
@@ -62,8 +62,8 @@ class RedisProbeTarget final : public ProbeTarget {
 
 }  // namespace
 
-std::unique_ptr<ProbeTarget> make_redis_probe_target(const config::Config& config) {
-  return std::make_unique<RedisProbeTarget>(config);
+std::unique_ptr<ProbeSender> make_redis_probe_sender(const config::Config& config) {
+  return std::make_unique<RedisProbeSender>(config);
 }
 
 }  // namespace rlcheck::targets

@@ -9,7 +9,7 @@
 
 #include "engine/run.hpp"
 
-namespace rlcheck::runner {
+namespace rlcheck::judging {
 
 struct AdvertisedParams {
   enum class WindowBasis { none, policy, reset };
@@ -48,4 +48,4 @@ struct AdvertisedParams {
 AdvertisedParams read_advertised_params(const std::vector<engine::RunResult>& results,
                                         size_t runs = std::numeric_limits<size_t>::max());
 
-}  // namespace rlcheck::runner
+}  // namespace rlcheck::judging

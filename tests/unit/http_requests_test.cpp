@@ -1,11 +1,11 @@
 #include <doctest/doctest.h>
 
-#include "http/http_target.hpp"
+#include "http/http_requests.hpp"
 
-using rlcheck::http::HttpTarget;
+using rlcheck::http::HttpRequests;
 
-TEST_CASE("HttpTarget::source_index: identity j leaves from address j mod count") {
-  HttpTarget target;
+TEST_CASE("HttpRequests::source_index: identity j leaves from address j mod count") {
+  HttpRequests target;
   CHECK(target.source_index(7) == 0);  // no --source-address
 
   target.source_addresses = {"127.0.0.1", "127.0.0.2", "127.0.0.3"};

@@ -1,4 +1,4 @@
-#include "targets/http/http_probe_target.hpp"
+#include "targets/http/http_probe_sender.hpp"
 
 #include "targets/http/http_endpoint.hpp"
 
@@ -6,14 +6,14 @@ namespace rlcheck::targets {
 namespace {
 
 using probe::probe_seed;
-using probe::ProbeTarget;
+using probe::ProbeSender;
 using runner::StateChoice;
 using runner::Target;
 
-class HttpProbeTarget final : public ProbeTarget {
+class HttpProbeSender final : public ProbeSender {
  public:
-  explicit HttpProbeTarget(const config::Config& config)
-      : ProbeTarget(config), endpoint_(config, config.http.urls.front(), probe_seed(config)) {
+  explicit HttpProbeSender(const config::Config& config)
+      : ProbeSender(config), endpoint_(config, config.http.urls.front(), probe_seed(config)) {
     // Large and random, so that a second probe of the same server meets fresh identities too.
     first_run_ = 1'000'000 + static_cast<int>(endpoint_.seed() % 1'000'000'000);
     addresses_ = static_cast<int>(config.load.source_addresses.size());
@@ -27,7 +27,7 @@ class HttpProbeTarget final : public ProbeTarget {
   int distinct_identities() const override {
     if (addresses_ >= 2)
       return addresses_;
-    return ProbeTarget::distinct_identities();
+    return ProbeSender::distinct_identities();
   }
 
  protected:
@@ -44,8 +44,8 @@ class HttpProbeTarget final : public ProbeTarget {
 
 }  // namespace
 
-std::unique_ptr<ProbeTarget> make_http_probe_target(const config::Config& config) {
-  return std::make_unique<HttpProbeTarget>(config);
+std::unique_ptr<ProbeSender> make_http_probe_sender(const config::Config& config) {
+  return std::make_unique<HttpProbeSender>(config);
 }
 
 }  // namespace rlcheck::targets

@@ -1,8 +1,8 @@
-#include "runner/contract_fit_note.hpp"
+#include "judging/contract_fit_note.hpp"
 
 #include <fmt/format.h>
 
-namespace rlcheck::runner {
+namespace rlcheck::judging {
 namespace {
 
 // Records kept for the fit, over all runs (about 120 bytes each); a longer test gets no fit
@@ -87,4 +87,4 @@ bool FitRecords::read_advertised_policy(report::Report& report, const checks::Ch
   return true;
 }
 
-}  // namespace rlcheck::runner
+}  // namespace rlcheck::judging

@@ -12,10 +12,10 @@
 #include "checks/contract_fit.hpp"
 #include "config/config.hpp"
 #include "engine/run.hpp"
+#include "judging/contract_choice.hpp"
 #include "report/report.hpp"
-#include "runner/contract_choice.hpp"
 
-namespace rlcheck::runner {
+namespace rlcheck::judging {
 
 class FitRecords {
  public:
@@ -44,4 +44,4 @@ class FitRecords {
   std::vector<checks::RecordedRun> runs_;
 };
 
-}  // namespace rlcheck::runner
+}  // namespace rlcheck::judging

@@ -1,9 +1,9 @@
-#include "runner/contract_choice.hpp"
+#include "judging/contract_choice.hpp"
 
 #include <algorithm>
 #include <cmath>
 
-namespace rlcheck::runner {
+namespace rlcheck::judging {
 namespace {
 
 using namespace std::chrono_literals;
@@ -201,4 +201,4 @@ ContractChoice choose_contract(const config::Config& config,
   return choice;
 }
 
-}  // namespace rlcheck::runner
+}  // namespace rlcheck::judging

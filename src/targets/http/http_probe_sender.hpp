@@ -6,10 +6,10 @@
 #include <memory>
 
 #include "config/config.hpp"
-#include "probe/probe_target.hpp"
+#include "probe/probe_sender.hpp"
 
 namespace rlcheck::targets {
 
-std::unique_ptr<probe::ProbeTarget> make_http_probe_target(const config::Config& config);
+std::unique_ptr<probe::ProbeSender> make_http_probe_sender(const config::Config& config);
 
 }  // namespace rlcheck::targets

@@ -16,12 +16,12 @@
 
 namespace rlcheck::probe {
 
-class ProbeTarget {
+class ProbeSender {
  public:
   using Clock = std::chrono::steady_clock;
 
-  explicit ProbeTarget(const config::Config& config);
-  virtual ~ProbeTarget() = default;
+  explicit ProbeSender(const config::Config& config);
+  virtual ~ProbeSender() = default;
 
   // Sends `count` requests one after another on one connection (with `at_once`, all together,
   // a connection each), speaking for `identity` (a

@@ -1,4 +1,4 @@
-#include "runner/judgement.hpp"
+#include "judging/judgement.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -9,9 +9,9 @@
 #include "config/clock_skew.hpp"
 #include "config/duration.hpp"
 #include "config/identity_dist.hpp"
-#include "runner/find_max.hpp"
+#include "judging/slo_check.hpp"
 
-namespace rlcheck::runner {
+namespace rlcheck::judging {
 
 namespace {
 
@@ -249,4 +249,4 @@ void judge(report::Report& report, const checks::CheckParams& params) {
     report.summary.max_rate = report.find_max->max_rate;
 }
 
-}  // namespace rlcheck::runner
+}  // namespace rlcheck::judging

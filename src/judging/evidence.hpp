@@ -13,12 +13,12 @@
 #include "config/config.hpp"
 #include "coord/session.hpp"
 #include "engine/run.hpp"
+#include "judging/contract_choice.hpp"
+#include "judging/contract_fit_note.hpp"
+#include "judging/judged_target.hpp"
 #include "report/report.hpp"
-#include "runner/contract_choice.hpp"
-#include "runner/contract_fit_note.hpp"
-#include "runner/target.hpp"
 
-namespace rlcheck::runner {
+namespace rlcheck::judging {
 
 // What the loop gathers besides the runs: the same under every judged configuration.
 struct TestLog {
@@ -31,7 +31,7 @@ struct TestLog {
 
 class Evidence {
  public:
-  Evidence(Target& target, const config::Config& config, const coord::Session* shared);
+  Evidence(JudgedTarget& target, const config::Config& config, const coord::Session* session);
 
   // Takes run `run`'s result; the reference stays valid until settle().
   engine::RunResult& keep(int run, engine::RunResult result,
@@ -60,9 +60,9 @@ class Evidence {
   report::Report judge_under(const Judging& judging, std::vector<checks::RunStats> runs,
                              FitRecords& fit, const ContractChoice& contract, const TestLog& log);
 
-  Target& target_;
+  JudgedTarget& target_;
   const config::Config& config_;
-  const coord::Session* shared_;
+  const coord::Session* session_;
   // Judged before the runs: the one configuration, its contract, the runs summarized so far.
   std::optional<Judging> early_;
   std::optional<ContractChoice> early_contract_;
@@ -76,4 +76,4 @@ class Evidence {
   std::optional<ContractChoice> judged_contract_;
 };
 
-}  // namespace rlcheck::runner
+}  // namespace rlcheck::judging

@@ -1,10 +1,10 @@
-#include "runner/advertised_params.hpp"
+#include "judging/advertised_params.hpp"
 
 #include <algorithm>
 #include <map>
 #include <span>
 
-namespace rlcheck::runner {
+namespace rlcheck::judging {
 namespace {
 
 // The value most records carry in `field`; the smaller on a tie.
@@ -70,4 +70,4 @@ AdvertisedParams read_advertised_params(const std::vector<engine::RunResult>& al
   return params;
 }
 
-}  // namespace rlcheck::runner
+}  // namespace rlcheck::judging

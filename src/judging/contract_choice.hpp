@@ -9,7 +9,7 @@
 #include "checks/run_stats.hpp"
 #include "config/config.hpp"
 
-namespace rlcheck::runner {
+namespace rlcheck::judging {
 
 struct ContractChoice {
   std::string name;    // sliding, fixed, sliding-counter, token-bucket, gcra, queue, concurrency
@@ -23,4 +23,4 @@ struct ContractChoice {
 ContractChoice choose_contract(const config::Config& config,
                                std::optional<config::Strategy> strategy, int64_t limit);
 
-}  // namespace rlcheck::runner
+}  // namespace rlcheck::judging

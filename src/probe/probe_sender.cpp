@@ -1,4 +1,4 @@
-#include "probe/probe_target.hpp"
+#include "probe/probe_sender.hpp"
 
 #include <algorithm>
 #include <random>
@@ -10,15 +10,17 @@
 
 namespace rlcheck::probe {
 
-ProbeTarget::ProbeTarget(const config::Config& config) : load_(config.load) {
+ProbeSender::ProbeSender(const config::Config& config) : load_(config.load) {
   if (load_.virtual_clock)
     virtual_origin_ns_ = engine::next_whole_ms(engine::wall_now_ns());
 }
 
-std::vector<checks::ProbeRequest> ProbeTarget::send(int identity, int64_t count,
+std::vector<checks::ProbeRequest> ProbeSender::send(int identity, int64_t count,
                                                     Clock::time_point not_before,
                                                     Clock::time_point deadline, bool at_once) {
-  config::LoadConfig load = load_;
+  config::LoadConfig load = config::one_at_a_time(load_, count);
+  if (at_once)
+    load.concurrency = static_cast<int>(count);
   // Every request of this send ends by the deadline, whatever the limiter does with it.
   const auto real_start = load.virtual_clock ? Clock::now() : std::max(Clock::now(), not_before);
   const auto share = (deadline - real_start) / (at_once ? 1 : std::max<int64_t>(1, count));
@@ -26,10 +28,6 @@ std::vector<checks::ProbeRequest> ProbeTarget::send(int identity, int64_t count,
   if (capped)
     load.timeout = std::max<config::Nanos>(std::chrono::milliseconds(1),
                                            std::chrono::duration_cast<config::Nanos>(share));
-  load.requests = count;
-  load.concurrency = at_once ? static_cast<int>(count) : 1;
-  load.threads = 1;
-  load.runs = 1;
   load.not_before = not_before;
   if (load.virtual_clock) {
     // Virtual: the first request at `not_before`'s instant on the timeline (never before one
@@ -79,7 +77,7 @@ std::vector<checks::ProbeRequest> ProbeTarget::send(int identity, int64_t count,
   return requests;
 }
 
-void ProbeTarget::name_denial_status() {
+void ProbeSender::name_denial_status() {
   uint16_t status = 0;
   bool admitted = false;
   for (const engine::RunResult& result : results_) {
@@ -97,21 +95,20 @@ void ProbeTarget::name_denial_status() {
       status);
 }
 
-int64_t ProbeTarget::now_ns() const {
+int64_t ProbeSender::now_ns() const {
   if (load_.virtual_clock)
     return virtual_cursor_ns_;
   return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - origin_).count();
 }
 
-engine::RunResult ProbeTarget::run(int identity, const config::LoadConfig& load) {
+engine::RunResult ProbeSender::run(int identity, const config::LoadConfig& load) {
   const runner::StateChoice state = state_of(identity);
   config::LoadConfig each = load;
   // A limiter keyed by the client address: every identity from an address of its own.
   const std::vector<std::string>& addresses = load_.source_addresses;
   if (!addresses.empty())
     each.source_addresses = {addresses[static_cast<size_t>(identity - 1) % addresses.size()]};
-  const runner::RunClients clients = target().clients(state, each);
-  engine::RunResult result = engine::execute_run(*clients.factory, clients.load);
+  engine::RunResult result = runner::run_once(target(), state, each);
   sent(state, result.records);
   return result;
 }

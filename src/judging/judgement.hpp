@@ -8,10 +8,10 @@
 
 #include "checks/checks.hpp"
 #include "config/config.hpp"
+#include "judging/contract_choice.hpp"
 #include "report/report.hpp"
-#include "runner/contract_choice.hpp"
 
-namespace rlcheck::runner {
+namespace rlcheck::judging {
 
 // requests, concurrency, runs, threads, limit, window, pace and contract as configured.
 report::Params configured_params(const config::Config& config, const ContractChoice& contract);
@@ -30,4 +30,4 @@ std::function<void(int64_t wait_ms)> announce_wait(const config::Config& config)
 // interrupted report is `interrupted`, whatever the checks said of its partial runs.
 void judge(report::Report& report, const checks::CheckParams& params);
 
-}  // namespace rlcheck::runner
+}  // namespace rlcheck::judging
