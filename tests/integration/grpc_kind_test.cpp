@@ -208,6 +208,16 @@ TEST_CASE("grpc kind: compare over two services side by side, each judged") {
   CHECK(both["reports"][0]["verdict"] == "pass");
   CHECK(both["reports"][1]["verdict"] == "fail");
   CHECK(check_status(both["reports"][1], "limit") == "fail");
+
+  // Without --proto, each service is asked for its own types.
+  GoServer bucket("token_bucket_server", {"-rate", "10", "-burst", "5", "-reflection"});
+  GoServer window = rls_server("compare-reflected", {"-reflection"});
+  const ProcessOutcome other = run_rlcheck({"compare", "--url", "grpc://" + bucket.address(),
+                                            "--url", "grpc://" + window.address(), "--method",
+                                            "rlcheck.fixture.Echo/Say", "-r", "1", "-n", "5"});
+  INFO(other.err);
+  CHECK(other.exit_code == 64);  // the rate limit service has no such method
+  CHECK(other.err.find("--method: " + window.address()) != std::string::npos);
 }
 
 TEST_CASE("grpc kind: a fault on the service's Redis during a run is applied and measured") {
@@ -256,6 +266,25 @@ TEST_CASE("grpc kind: grpcs:// verified against --tls-ca, as the other kinds' TL
   CHECK(kept["target"]["url"] == "grpcs://" + bucket.address());
   CHECK(kept["runs"][0]["allowed"] == 5);
   CHECK(check_status(kept, "contract") == "pass");
+
+  // Without --proto, server reflection is asked over the same TLS.
+  GoServer reflecting("token_bucket_server",
+                      {"-rate", "10", "-burst", "5", "-tls-cert", files.server_cert, "-tls-key",
+                       files.server_key, "-reflection"});
+  const json reflected =
+      json_report({"grpc", "grpcs://" + reflecting.address(), "--tls-ca", files.ca_cert, "--method",
+                   "rlcheck.fixture.Echo/Say", "-n", "20", "-p", "20", "-r", "1", "--json",
+                   "--contract", "token-bucket", "--burst", "5", "--refill", "10/s"},
+                  0);
+  INFO(checks_of(reflected));
+  CHECK(reflected["runs"][0]["allowed"] == 5);
+  CHECK(check_status(reflected, "contract") == "pass");
+  const ProcessOutcome unverified =
+      run_rlcheck({"grpc", "grpcs://" + reflecting.address(), "--tls-ca", files.unknown_ca_cert,
+                   "--method", "rlcheck.fixture.Echo/Say", "-r", "1"});
+  INFO(unverified.err);
+  CHECK(unverified.exit_code == 3);
+  CHECK(unverified.err.find("TLS") != std::string::npos);
 }
 
 TEST_CASE(
