@@ -1,7 +1,8 @@
 // The gRPC client driven by the engine (engine::execute_run) against real gRPC servers on
 // loopback, built from Debian's Go packages (tests/fixtures/grpc): a service behind
 // go-grpc-middleware's rate-limit interceptor on an x/time/rate token bucket, and Envoy's rate
-// limit service API over the test's Redis, counting correctly or with GET-then-INCR.
+// limit service API over the test's Redis, counting correctly or with GET-then-INCR; and the
+// method's types asked of those servers by gRPC's server reflection.
 
 #include <doctest/doctest.h>
 
@@ -16,10 +17,12 @@
 #include "support/test_tls.hpp"
 #include "targets/grpc/grpc_calls.hpp"
 #include "targets/grpc/grpc_client.hpp"
+#include "targets/grpc/server_reflection.hpp"
 
 using namespace rlcheck;
 using engine::Outcome;
 using grpc_target::GrpcOptions;
+using grpc_target::ReflectionFailure;
 using testing::free_loopback_port;
 using testing::GoServer;
 using testing::TestRedis;
@@ -212,4 +215,88 @@ TEST_CASE("grpc: nothing listening: no client connects, and the error says where
   CHECK(result.clients_ready == 0);
   CHECK_MESSAGE(result.connect_error.find(address) != std::string::npos, result.connect_error);
   CHECK(count(result, Outcome::allowed) == 0);
+}
+
+TEST_CASE("grpc: the hint as a number of seconds in an OK reply that says it denies") {
+  GoServer server("token_bucket_server", {"-rate", "0.3", "-burst", "2", "-deny-in-reply"});
+  GrpcOptions options = echo_options(server.address());
+  options.denied_when = {"denied=true"};
+  options.hint_field = "retry_after_s";
+  const engine::RunResult result = burst(options, 6);
+  REQUIRE(result.records.size() == 6);
+  CHECK_MESSAGE(count(result, Outcome::error) == 0, first_error(result), server.log());
+  CHECK(count(result, Outcome::allowed) == 2);
+  CHECK(count(result, Outcome::denied) == 4);
+  for (const engine::RequestRecord& record : result.records) {
+    if (record.outcome != Outcome::denied)
+      continue;
+    // The next token in at most 3.34 s: 4 s, rounded up to the second, told in whole seconds.
+    CHECK(record.retry_ms == 4000);
+    CHECK(record.hint_resolution_ms == 1000);
+  }
+}
+
+TEST_CASE("grpc: the method's types asked of the service by server reflection, imports too") {
+  GoServer server("rls_redis_server",
+                  {"-redis", "127.0.0.1:" + std::to_string(TestRedis::shared().port()), "-limit",
+                   "10", "-window", "1h", "-anchor", "first-hit", "-mode", "correct", "-prefix",
+                   key_prefix("reflected"), "-reflection"});
+  GrpcOptions options = rls_options(server.address());
+  options.proto_files.clear();
+  options.import_paths.clear();
+  const auto described = grpc_target::describe_service(
+      options, {}, "envoy.service.ratelimit.v3.RateLimitService", std::chrono::seconds(5));
+  REQUIRE_MESSAGE(described.has_value(), described.error().message);
+  // rls.proto and the file it imports (Duration's is built in, described or not).
+  CHECK(described->size() >= 2);
+  options.described_files = *described;
+  const engine::RunResult result = burst(options, 50);
+  REQUIRE(result.records.size() == 50);
+  CHECK_MESSAGE(count(result, Outcome::error) == 0, first_error(result), server.log());
+  CHECK(count(result, Outcome::allowed) == 10);
+  CHECK(count(result, Outcome::denied) == 40);
+  for (const engine::RequestRecord& record : result.records) {
+    if (record.outcome == Outcome::denied)
+      CHECK(record.retry_ms > 3'500'000);
+  }
+
+  const auto unknown = grpc_target::describe_service(
+      options, {}, "envoy.service.ratelimit.v3.RateLimiter", std::chrono::seconds(5));
+  REQUIRE_FALSE(unknown.has_value());
+  CHECK(unknown.error().kind == ReflectionFailure::Kind::unknown_service);
+  CHECK_MESSAGE(unknown.error().message.starts_with("--method: "), unknown.error().message);
+}
+
+TEST_CASE("grpc: server reflection over TLS; a service without it, and nothing listening") {
+  const testing::TlsFiles& files = testing::shared_tls_files();
+  GoServer secure("token_bucket_server",
+                  {"-tls-cert", files.server_cert, "-tls-key", files.server_key, "-reflection"});
+  GrpcOptions options = echo_options(secure.address());
+  options.use_tls = true;
+  options.tls.ca_file = files.ca_cert;
+  auto pem = grpc_target::GrpcCalls::read_tls_pem(options);
+  REQUIRE(pem.has_value());
+  const auto described =
+      grpc_target::describe_service(options, *pem, "rlcheck.fixture.Echo", std::chrono::seconds(5));
+  REQUIRE_MESSAGE(described.has_value(), described.error().message);
+  CHECK(described->size() == 1);  // echo.proto imports nothing
+
+  GoServer plain("token_bucket_server", {});
+  const auto not_offered = grpc_target::describe_service(
+      echo_options(plain.address()), {}, "rlcheck.fixture.Echo", std::chrono::seconds(5));
+  REQUIRE_FALSE(not_offered.has_value());
+  CHECK(not_offered.error().kind == ReflectionFailure::Kind::not_offered);
+  CHECK_MESSAGE(not_offered.error().message.find("--proto") != std::string::npos,
+                not_offered.error().message);
+
+  const std::string nowhere = "127.0.0.1:" + std::to_string(free_loopback_port());
+  const auto started = std::chrono::steady_clock::now();
+  const auto unreachable = grpc_target::describe_service(
+      echo_options(nowhere), {}, "rlcheck.fixture.Echo", std::chrono::seconds(5));
+  REQUIRE_FALSE(unreachable.has_value());
+  CHECK(unreachable.error().kind == ReflectionFailure::Kind::unreachable);
+  CHECK_MESSAGE(unreachable.error().message.find(nowhere) != std::string::npos,
+                unreachable.error().message);
+  // A refused connection is told at once, not at the deadline.
+  CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(5));
 }

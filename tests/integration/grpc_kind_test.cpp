@@ -108,9 +108,11 @@ TEST_CASE(
 TEST_CASE(
     "grpc kind: a token bucket behind go-grpc-middleware passes its contract; a misread "
     "burst fails") {
-  // Two services of 10/s and burst 5, each met fresh: one per reading.
+  // Services of 10/s and burst 5, each met fresh: one per reading, and one whose types are
+  // asked of it by server reflection.
   GoServer kept_bucket("token_bucket_server", {"-rate", "10", "-burst", "5"});
   GoServer misread_bucket("token_bucket_server", {"-rate", "10", "-burst", "5"});
+  GoServer reflecting_bucket("token_bucket_server", {"-rate", "10", "-burst", "5", "-reflection"});
   const std::vector<std::string> load{"-n",           "20",       "-p",     "20",
                                       "-r",           "1",        "--json", "--contract",
                                       "token-bucket", "--refill", "10/s"};
@@ -128,6 +130,39 @@ TEST_CASE(
                   1);
   INFO(checks_of(misread));
   CHECK(check_status(misread, "contract") == "fail");
+
+  // Without --proto: the same calls, the same verdicts.
+  const json reflected = json_report(
+      joined({"grpc", reflecting_bucket.address(), "--method", "rlcheck.fixture.Echo/Say", "--data",
+              R"({"text": "hello {id}"})", "--burst", "5"},
+             load),
+      0);
+  INFO(checks_of(reflected));
+  CHECK(reflected["runs"][0]["allowed"] == kept["runs"][0]["allowed"]);
+  CHECK(reflected["runs"][0]["denied"] == kept["runs"][0]["denied"]);
+  REQUIRE(reflected["checks"].size() == kept["checks"].size());
+  for (size_t i = 0; i < kept["checks"].size(); ++i) {
+    CHECK(reflected["checks"][i]["id"] == kept["checks"][i]["id"]);
+    CHECK(reflected["checks"][i]["status"] == kept["checks"][i]["status"]);
+  }
+}
+
+TEST_CASE("grpc kind: --metadata reaches the service: a bucket per value, one per run") {
+  // A token every 5 s: a run that met the last run's bucket would find at most one.
+  GoServer bucket("token_bucket_server",
+                  {"-rate", "0.2", "-burst", "5", "-bucket-per", "x-user", "-reflection"});
+  const json report =
+      json_report({"grpc", bucket.address(), "--method", "rlcheck.fixture.Echo/Say", "--metadata",
+                   "X-User: user-{run}", "-n", "20", "-p", "20", "-r", "2", "--json", "--contract",
+                   "token-bucket", "--burst", "5", "--refill", "1/5s"},
+                  0);
+  INFO(checks_of(report));
+  REQUIRE(report["runs"].size() == 2);
+  for (const json& run : report["runs"]) {
+    CHECK(run["allowed"] == 5);
+    CHECK(run["denied"] == 15);
+  }
+  CHECK(check_status(report, "contract") == "pass");
 }
 
 TEST_CASE(
@@ -173,6 +208,16 @@ TEST_CASE("grpc kind: compare over two services side by side, each judged") {
   CHECK(both["reports"][0]["verdict"] == "pass");
   CHECK(both["reports"][1]["verdict"] == "fail");
   CHECK(check_status(both["reports"][1], "limit") == "fail");
+
+  // Without --proto, each service is asked for its own types.
+  GoServer bucket("token_bucket_server", {"-rate", "10", "-burst", "5", "-reflection"});
+  GoServer window = rls_server("compare-reflected", {"-reflection"});
+  const ProcessOutcome other = run_rlcheck({"compare", "--url", "grpc://" + bucket.address(),
+                                            "--url", "grpc://" + window.address(), "--method",
+                                            "rlcheck.fixture.Echo/Say", "-r", "1", "-n", "5"});
+  INFO(other.err);
+  CHECK(other.exit_code == 64);  // the rate limit service has no such method
+  CHECK(other.err.find("--method: " + window.address()) != std::string::npos);
 }
 
 TEST_CASE("grpc kind: a fault on the service's Redis during a run is applied and measured") {
@@ -221,6 +266,25 @@ TEST_CASE("grpc kind: grpcs:// verified against --tls-ca, as the other kinds' TL
   CHECK(kept["target"]["url"] == "grpcs://" + bucket.address());
   CHECK(kept["runs"][0]["allowed"] == 5);
   CHECK(check_status(kept, "contract") == "pass");
+
+  // Without --proto, server reflection is asked over the same TLS.
+  GoServer reflecting("token_bucket_server",
+                      {"-rate", "10", "-burst", "5", "-tls-cert", files.server_cert, "-tls-key",
+                       files.server_key, "-reflection"});
+  const json reflected =
+      json_report({"grpc", "grpcs://" + reflecting.address(), "--tls-ca", files.ca_cert, "--method",
+                   "rlcheck.fixture.Echo/Say", "-n", "20", "-p", "20", "-r", "1", "--json",
+                   "--contract", "token-bucket", "--burst", "5", "--refill", "10/s"},
+                  0);
+  INFO(checks_of(reflected));
+  CHECK(reflected["runs"][0]["allowed"] == 5);
+  CHECK(check_status(reflected, "contract") == "pass");
+  const ProcessOutcome unverified =
+      run_rlcheck({"grpc", "grpcs://" + reflecting.address(), "--tls-ca", files.unknown_ca_cert,
+                   "--method", "rlcheck.fixture.Echo/Say", "-r", "1"});
+  INFO(unverified.err);
+  CHECK(unverified.exit_code == 3);
+  CHECK(unverified.err.find("TLS") != std::string::npos);
 }
 
 TEST_CASE(
@@ -246,12 +310,33 @@ TEST_CASE(
           "--tls-ca");
   refused(joined({"grpc", "localhost"}, echo_flags()), "ADDRESS");
 
+  // Without --proto, what the service's reflection describes is held to the same rules.
+  GoServer reflecting("token_bucket_server", {"-reflection"});
+  refused({"grpc", reflecting.address(), "-r", "1", "--method", "rlcheck.fixture.Echo/Shout"},
+          "--method");
+  refused({"grpc", reflecting.address(), "-r", "1", "--method", "rlcheck.fixture.Mirror/Say"},
+          "--method");
+  refused({"grpc", reflecting.address(), "-r", "1", "--method", "rlcheck.fixture.Echo/Say",
+           "--data", R"({"txet": 1})"},
+          "--data");
+  // A service without server reflection cannot be tested without --proto: exit 3, saying so.
+  const ProcessOutcome no_reflection =
+      run_rlcheck({"grpc", bucket.address(), "-r", "1", "--method", "rlcheck.fixture.Echo/Say"});
+  INFO(no_reflection.err);
+  CHECK(no_reflection.exit_code == 3);
+  CHECK(no_reflection.err.find("server reflection") != std::string::npos);
+  CHECK(no_reflection.err.find("--proto") != std::string::npos);
+
+  const std::string nowhere = "127.0.0.1:" + std::to_string(free_loopback_port());
   const ProcessOutcome unreachable =
-      run_rlcheck(joined({"grpc", "127.0.0.1:" + std::to_string(free_loopback_port()), "-n", "5",
-                          "-r", "1", "--timeout", "1s"},
-                         echo_flags()));
+      run_rlcheck(joined({"grpc", nowhere, "-n", "5", "-r", "1", "--timeout", "1s"}, echo_flags()));
   INFO(unreachable.err);
   CHECK(unreachable.exit_code == 3);
+  const ProcessOutcome unasked = run_rlcheck(
+      {"grpc", nowhere, "--method", "rlcheck.fixture.Echo/Say", "-r", "1", "--timeout", "1s"});
+  INFO(unasked.err);
+  CHECK(unasked.exit_code == 3);
+  CHECK(unasked.err.find(nowhere) != std::string::npos);
 }
 
 TEST_CASE("grpc kind: a scenario file takes the kind's name as its mode") {

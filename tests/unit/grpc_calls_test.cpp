@@ -1,13 +1,19 @@
 // A gRPC target made from its options: the types loaded from --proto files (imports through
-// --import-path, the well-known types built in), the method found, --data read as JSON into
+// --import-path, the well-known types built in) or from the files a service described by
+// server reflection, the method found, --data read as JSON into
 // the request, and every option's mistake named by its flag.
 
 #include <doctest/doctest.h>
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 
+#include <google/protobuf/compiler/parser.h>
+#include <google/protobuf/descriptor.pb.h>
+#include <google/protobuf/io/tokenizer.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <google/protobuf/message.h>
 
 #include "targets/grpc/grpc_calls.hpp"
@@ -72,6 +78,22 @@ GrpcOptions options_in(const ProtoFolder& folder) {
   options.denied_when = {"code=OVER_LIMIT"};
   options.hint_field = "reset";
   return options;
+}
+
+// File `name` of the folder as a service describes it by server reflection: a serialized
+// FileDescriptorProto, its imports by name.
+std::string described(const ProtoFolder& folder, const std::string& name) {
+  std::ifstream in(folder.file(name));
+  std::stringstream read;
+  read << in.rdbuf();
+  const std::string text = read.str();
+  google::protobuf::io::ArrayInputStream input(text.data(), static_cast<int>(text.size()));
+  google::protobuf::io::Tokenizer tokenizer(&input, nullptr);
+  google::protobuf::compiler::Parser parser;
+  google::protobuf::FileDescriptorProto file;
+  REQUIRE(parser.Parse(&tokenizer, &file));
+  file.set_name(name);
+  return file.SerializeAsString();
 }
 
 std::string error_of(const GrpcOptions& options) {
@@ -181,4 +203,64 @@ TEST_CASE("grpc target: a syntax error in a .proto file names the file and line"
   options.proto_files = {folder.file("broken.proto")};
   const std::string error = error_of(options);
   CHECK(error.starts_with("--proto: broken.proto:2:"));
+}
+
+TEST_CASE("grpc target: the types from the files a service described, in place of --proto") {
+  ProtoFolder folder;
+  GrpcOptions options = options_in(folder);
+  options.proto_files = {};
+  // duration.proto is built in: a service need not describe it.
+  options.described_files = {described(folder, "service.proto"),
+                             described(folder, "limits/descriptor.proto")};
+  auto target = GrpcCalls::make(options);
+  if (!target)
+    FAIL(target.error());
+  CHECK((*target)->method_path() == "/demo.v1.Quota/Take");
+  rlcheck::engine::PlaceholderContext context;
+  context.identity = 42;
+  context.cost = 3;
+  std::string json;
+  std::string bytes;
+  std::string error;
+  REQUIRE((*target)->encode_request(context, json, bytes, error));
+  auto request = (*target)->new_request();
+  REQUIRE(request->ParseFromString(bytes));
+  CHECK(request->ShortDebugString() ==
+        R"(domain: "edge" descriptors { entries { key: "user" value: "u42" } } hits: 3)");
+
+  // A file described twice: the first one counts.
+  options.described_files.push_back(described(folder, "service.proto"));
+  CHECK(GrpcCalls::make(options).has_value());
+
+  options.method = "demo.v1.Quotas/Take";
+  CHECK(error_of(options) ==
+        "--method: no service demo.v1.Quotas in the files the service described by reflection");
+
+  // An import the service did not describe.
+  options = options_in(folder);
+  options.proto_files = {};
+  options.described_files = {described(folder, "service.proto")};
+  const std::string missing = error_of(options);
+  CHECK(missing.starts_with("the service's reflection describes types that do not load: "));
+  CHECK(missing.find("limits/descriptor.proto") != std::string::npos);
+  options.described_files = {"\x0a\x09short"};
+  CHECK(error_of(options).find("does not parse") != std::string::npos);
+}
+
+TEST_CASE("grpc target: before the service described its types, what needs none is checked") {
+  ProtoFolder folder;
+  GrpcOptions options = options_in(folder);
+  options.proto_files = {};
+  options.data = R"({"domian": "{id}"})";  // checked once the types are known
+  CHECK(GrpcCalls::check_untyped(options).has_value());
+  CHECK(error_of(options).starts_with("--proto: "));
+  options.metadata = {"no colon"};
+  REQUIRE_FALSE(GrpcCalls::check_untyped(options).has_value());
+  CHECK(GrpcCalls::check_untyped(options).error().starts_with("--metadata: "));
+  options.metadata = {};
+  options.method = "Take";
+  CHECK(GrpcCalls::check_untyped(options).error().starts_with("--method: "));
+  options.method = "demo.v1.Quota/Take";
+  options.denied_code = "EXHAUSTED";
+  CHECK(GrpcCalls::check_untyped(options).error().starts_with("--denied-code: "));
 }

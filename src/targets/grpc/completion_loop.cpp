@@ -4,15 +4,12 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <stdexcept>
 
 #include <event2/event.h>
 #include <fmt/format.h>
-#include <grpc/support/log.h>
-#include <grpcpp/create_channel.h>
-#include <grpcpp/security/credentials.h>
-#include <grpcpp/support/channel_arguments.h>
+
+#include "targets/grpc/grpc_channel.hpp"
 
 namespace rlcheck::grpc_target {
 namespace {
@@ -35,40 +32,6 @@ const char* state_name(grpc_connectivity_state state) {
   return "unknown";
 }
 
-// gRPC logs why a connect failed (a refused connection, a certificate that does not verify) to
-// stderr, amid rlcheck's own output. Its errors are kept instead, the last one said in the
-// connect error; with GRPC_VERBOSITY set gRPC logs as it would.
-std::mutex grpc_log_mutex;
-std::string grpc_last_error;
-uint64_t grpc_errors = 0;  // how many were kept: a connect's note is one logged since it began
-
-void keep_grpc_error(gpr_log_func_args* args) {
-  if (args->severity != GPR_LOG_SEVERITY_ERROR)
-    return;
-  std::lock_guard lock(grpc_log_mutex);
-  grpc_last_error = args->message;
-  ++grpc_errors;
-}
-
-uint64_t grpc_errors_so_far() {
-  std::lock_guard lock(grpc_log_mutex);
-  return grpc_errors;
-}
-
-void keep_grpc_log() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    if (std::getenv("GRPC_VERBOSITY") == nullptr)
-      gpr_set_log_function(&keep_grpc_error);
-  });
-}
-
-// gRPC's last error, as ": MESSAGE", when one was logged after the `since`-th; else nothing.
-std::string grpc_error_note(uint64_t since) {
-  std::lock_guard lock(grpc_log_mutex);
-  return grpc_errors > since ? ": " + grpc_last_error : std::string();
-}
-
 }  // namespace
 
 // One HTTP/2 connection of the loop's own (a local subchannel pool: channels of other loops do
@@ -78,21 +41,9 @@ class CompletionLoop::Channel final : public Completion {
   Channel(CompletionLoop& loop, const GrpcCalls& target)
       : loop_(loop),
         address_(target.options().address),
-        transport_(target.options().use_tls ? "TLS" : "plaintext HTTP/2"),
+        transport_(transport_name(target.options())),
         timeout_(target.options().timeout) {
-    grpc::ChannelArguments arguments;
-    arguments.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
-    // The connect phase asks once: a failed connect is reported, not retried with backoff.
-    arguments.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
-    arguments.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
-    std::shared_ptr<grpc::ChannelCredentials> credentials = grpc::InsecureChannelCredentials();
-    if (target.options().use_tls) {
-      const GrpcCalls::TlsPem& pem = target.tls_pem();
-      credentials = grpc::SslCredentials({pem.roots, pem.private_key, pem.cert_chain});
-      if (!target.options().tls.sni.empty())
-        arguments.SetSslTargetNameOverride(target.options().tls.sni);
-    }
-    channel_ = grpc::CreateCustomChannel(address_, credentials, arguments);
+    channel_ = open_channel(target.options(), target.tls_pem());
     stub_ = std::make_unique<grpc::GenericStub>(channel_);
   }
 

@@ -32,7 +32,7 @@ class MessageTypes final : private pb::compiler::MultiFileErrorCollector {
   MessageTypes()
       : builtin_(*pb::DescriptorPool::generated_pool()),
         from_disk_(&tree_),
-        merged_(&builtin_, &from_disk_),
+        merged_({&builtin_, &described_, &from_disk_}),
         pool_(&merged_, from_disk_.GetValidationErrorCollector()) {
     from_disk_.RecordErrorsTo(this);
   }
@@ -77,18 +77,49 @@ class MessageTypes final : private pb::compiler::MultiFileErrorCollector {
     return true;
   }
 
+  // Loads the files the service described (serialized FileDescriptorProtos). False with the
+  // first error.
+  bool load_described(const std::vector<std::string>& files, std::string& error) {
+    std::vector<std::string> names;
+    for (const std::string& bytes : files) {
+      pb::FileDescriptorProto file;
+      if (!file.ParseFromString(bytes)) {
+        error = "a file the service described does not parse";
+        return false;
+      }
+      if (std::find(names.begin(), names.end(), file.name()) != names.end())
+        continue;  // the first one counts, as a pool's would
+      names.push_back(file.name());
+      if (!described_.AddAndOwn(new pb::FileDescriptorProto(std::move(file)))) {
+        error = fmt::format("{}: clashes with another file the service described", names.back());
+        return false;
+      }
+    }
+    for (const std::string& name : names) {
+      if (pool_.FindFileByName(name) == nullptr) {
+        error = first_error_.empty() ? fmt::format("{}: does not load", name) : first_error_;
+        return false;
+      }
+    }
+    return true;
+  }
+
   const pb::DescriptorPool& pool() const { return pool_; }
   const pb::Message* prototype(const pb::Descriptor& type) { return factory_.GetPrototype(&type); }
 
  private:
   void AddError(const std::string& filename, int line, int column,
                 const std::string& message) override {
-    if (first_error_.empty())
-      first_error_ = fmt::format("{}:{}:{}: {}", filename, line + 1, column + 1, message);
+    if (!first_error_.empty())
+      return;
+    // A described file has no source: no line to name.
+    first_error_ = line < 0 ? fmt::format("{}: {}", filename, message)
+                            : fmt::format("{}:{}:{}: {}", filename, line + 1, column + 1, message);
   }
 
   pb::compiler::DiskSourceTree tree_;
   pb::DescriptorPoolDatabase builtin_;
+  pb::SimpleDescriptorDatabase described_;
   pb::compiler::SourceTreeDescriptorDatabase from_disk_;
   pb::MergedDescriptorDatabase merged_;
   pb::DescriptorPool pool_;
@@ -100,8 +131,11 @@ namespace {
 
 constexpr const char* k_type_url_prefix = "type.googleapis.com";
 
-// "pkg.Service/Method", "/pkg.Service/Method" or "pkg.Service.Method": (service, method).
-std::optional<std::pair<std::string, std::string>> split_method(std::string_view text) {
+}  // namespace
+
+GrpcCalls::~GrpcCalls() = default;
+
+std::optional<std::pair<std::string, std::string>> GrpcCalls::split_method(std::string_view text) {
   if (text.starts_with('/'))
     text.remove_prefix(1);
   size_t cut = text.find('/');
@@ -111,10 +145,6 @@ std::optional<std::pair<std::string, std::string>> split_method(std::string_view
     return std::nullopt;
   return std::pair{std::string(text.substr(0, cut)), std::string(text.substr(cut + 1))};
 }
-
-}  // namespace
-
-GrpcCalls::~GrpcCalls() = default;
 
 namespace {
 
@@ -132,53 +162,103 @@ std::expected<std::string, std::string> read_pem(const std::string& flag, const 
 
 }  // namespace
 
+std::expected<GrpcCalls::TlsPem, std::string> GrpcCalls::read_tls_pem(const GrpcOptions& options) {
+  TlsPem pem;
+  if (!options.use_tls)
+    return pem;
+  if (options.tls.insecure) {
+    return std::unexpected(
+        "--insecure: not for gRPC (its library verifies every server); give the CA with "
+        "--tls-ca");
+  }
+  if (options.tls.cert_file.empty() != options.tls.key_file.empty())
+    return std::unexpected(
+        "--tls-cert: a client certificate needs --tls-key, and the other "
+        "way round");
+  for (auto [flag, path, text] :
+       {std::tuple{"--tls-ca", &options.tls.ca_file, &pem.roots},
+        std::tuple{"--tls-cert", &options.tls.cert_file, &pem.cert_chain},
+        std::tuple{"--tls-key", &options.tls.key_file, &pem.private_key}}) {
+    auto read = read_pem(flag, *path);
+    if (!read)
+      return std::unexpected(read.error());
+    *text = std::move(*read);
+  }
+  return pem;
+}
+
 std::expected<std::shared_ptr<const GrpcCalls>, std::string> GrpcCalls::make(
     const GrpcOptions& options) {
+  auto built = build(options, true);
+  if (!built)
+    return std::unexpected(built.error());
+  return std::shared_ptr<const GrpcCalls>(std::move(*built));
+}
+
+std::expected<void, std::string> GrpcCalls::check_untyped(const GrpcOptions& options) {
+  auto built = build(options, false);
+  if (!built)
+    return std::unexpected(built.error());
+  return {};
+}
+
+// `typed`: the types are loaded (from --proto, else the described files) and every option is
+// checked against them; else only what needs no types is.
+std::expected<std::shared_ptr<GrpcCalls>, std::string> GrpcCalls::build(const GrpcOptions& options,
+                                                                        bool typed) {
   std::shared_ptr<GrpcCalls> target(new GrpcCalls());
   target->options_ = options;
-  if (options.proto_files.empty()) {
-    return std::unexpected(
-        "--proto: the method's types are read from its .proto file (server reflection is not "
-        "supported)");
-  }
   const auto method = split_method(options.method);
   if (!method) {
     return std::unexpected(fmt::format("--method: '{}' is not pkg.Service/Method", options.method));
   }
-  target->types_ = std::make_unique<MessageTypes>();
+  const bool from_proto = !options.proto_files.empty();
   std::string error;
-  if (!target->types_->load(options.proto_files, options.import_paths, error))
-    return std::unexpected(fmt::format("--proto: {}", error));
-  const pb::ServiceDescriptor* service = target->types_->pool().FindServiceByName(method->first);
-  if (service == nullptr) {
-    return std::unexpected(
-        fmt::format("--method: no service {} in the --proto files", method->first));
+  if (typed) {
+    target->types_ = std::make_unique<MessageTypes>();
+    if (from_proto && !target->types_->load(options.proto_files, options.import_paths, error))
+      return std::unexpected(fmt::format("--proto: {}", error));
+    if (!from_proto && options.described_files.empty()) {
+      return std::unexpected(
+          "--proto: the method's types come from its .proto file, or from the service by server "
+          "reflection");
+    }
+    if (!from_proto && !target->types_->load_described(options.described_files, error)) {
+      return std::unexpected(
+          fmt::format("the service's reflection describes types that do not load: {}", error));
+    }
+    const pb::ServiceDescriptor* service = target->types_->pool().FindServiceByName(method->first);
+    if (service == nullptr) {
+      return std::unexpected(fmt::format(
+          "--method: no service {} in {}", method->first,
+          from_proto ? "the --proto files" : "the files the service described by reflection"));
+    }
+    const pb::MethodDescriptor* rpc = service->FindMethodByName(method->second);
+    if (rpc == nullptr) {
+      std::string names;
+      for (int i = 0; i < service->method_count(); ++i)
+        names += (i == 0 ? "" : ", ") + service->method(i)->name();
+      return std::unexpected(fmt::format("--method: {} has no method {} (it has {})", method->first,
+                                         method->second, names));
+    }
+    if (rpc->client_streaming() || rpc->server_streaming()) {
+      return std::unexpected(
+          fmt::format("--method: {} streams; only unary methods are supported", rpc->full_name()));
+    }
+    target->input_ = rpc->input_type();
+    target->output_ = rpc->output_type();
+    target->method_path_ = fmt::format("/{}/{}", service->full_name(), rpc->name());
+    target->resolver_.reset(
+        pb::util::NewTypeResolverForDescriptorPool(k_type_url_prefix, &target->types_->pool()));
+    target->input_url_ = fmt::format("{}/{}", k_type_url_prefix, target->input_->full_name());
   }
-  const pb::MethodDescriptor* rpc = service->FindMethodByName(method->second);
-  if (rpc == nullptr) {
-    std::string names;
-    for (int i = 0; i < service->method_count(); ++i)
-      names += (i == 0 ? "" : ", ") + service->method(i)->name();
-    return std::unexpected(fmt::format("--method: {} has no method {} (it has {})", method->first,
-                                       method->second, names));
-  }
-  if (rpc->client_streaming() || rpc->server_streaming()) {
-    return std::unexpected(
-        fmt::format("--method: {} streams; only unary methods are supported", rpc->full_name()));
-  }
-  target->input_ = rpc->input_type();
-  target->output_ = rpc->output_type();
-  target->method_path_ = fmt::format("/{}/{}", service->full_name(), rpc->name());
-  target->resolver_.reset(
-      pb::util::NewTypeResolverForDescriptorPool(k_type_url_prefix, &target->types_->pool()));
-  target->input_url_ = fmt::format("{}/{}", k_type_url_prefix, target->input_->full_name());
 
   auto data =
       engine::PlaceholderTemplate::parse(options.data, engine::PlaceholderTemplate::Unknown::keep);
   if (!data)
     return std::unexpected(fmt::format("--data: {}", data.error()));
   target->data_ = *data;
-  {
+  if (typed) {
     // The JSON must fit the type now, not at the first call: expanded for request 0.
     engine::PlaceholderContext sample = options.placeholders;
     engine::ClientRng rng(options.seed);
@@ -214,41 +294,27 @@ std::expected<std::shared_ptr<const GrpcCalls>, std::string> GrpcCalls::make(
   if (*code == 0)
     return std::unexpected("--denied-code: OK is how admissions end; use --denied-when");
   target->rules_.denied_code = *code;
-  for (const std::string& spec : options.denied_when) {
-    auto match = FieldMatch::parse(*target->output_, spec);
-    if (!match)
-      return std::unexpected(fmt::format("--denied-when: {}", match.error()));
-    target->rules_.denied_when.push_back(std::move(*match));
-  }
-  if (!options.hint_field.empty()) {
-    auto path = FieldPath::parse(*target->output_, options.hint_field);
-    if (!path)
-      return std::unexpected(fmt::format("--hint-field: {}", path.error()));
-    target->rules_.hint_field = std::move(*path);
+  if (typed) {
+    for (const std::string& spec : options.denied_when) {
+      auto match = FieldMatch::parse(*target->output_, spec);
+      if (!match)
+        return std::unexpected(fmt::format("--denied-when: {}", match.error()));
+      target->rules_.denied_when.push_back(std::move(*match));
+    }
+    if (!options.hint_field.empty()) {
+      auto path = FieldPath::parse(*target->output_, options.hint_field);
+      if (!path)
+        return std::unexpected(fmt::format("--hint-field: {}", path.error()));
+      target->rules_.hint_field = std::move(*path);
+    }
   }
   target->rules_.require_hint = options.require_hint;
 
-  if (options.use_tls) {
-    if (options.tls.insecure) {
-      return std::unexpected(
-          "--insecure: not for gRPC (its library verifies every server); give the CA with "
-          "--tls-ca");
-    }
-    if (options.tls.cert_file.empty() != options.tls.key_file.empty())
-      return std::unexpected(
-          "--tls-cert: a client certificate needs --tls-key, and the other "
-          "way round");
-    for (auto [flag, path, text] :
-         {std::tuple{"--tls-ca", &options.tls.ca_file, &target->tls_pem_.roots},
-          std::tuple{"--tls-cert", &options.tls.cert_file, &target->tls_pem_.cert_chain},
-          std::tuple{"--tls-key", &options.tls.key_file, &target->tls_pem_.private_key}}) {
-      auto pem = read_pem(flag, *path);
-      if (!pem)
-        return std::unexpected(pem.error());
-      *text = std::move(*pem);
-    }
-  }
-  return std::shared_ptr<const GrpcCalls>(std::move(target));
+  auto pem = read_tls_pem(options);
+  if (!pem)
+    return std::unexpected(pem.error());
+  target->tls_pem_ = std::move(*pem);
+  return target;
 }
 
 std::unique_ptr<pb::Message> GrpcCalls::new_request() const {

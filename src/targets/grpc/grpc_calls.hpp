@@ -1,12 +1,15 @@
 #pragma once
 // The calls of one gRPC run as every client reads them: the method's path and message types
-// (loaded from --proto files), the request's JSON template, metadata, and the rules that read a
-// call's end. Made once from GrpcOptions, checked there (errors name the flag); read-only and
-// shared by every client of the run.
+// (loaded from --proto files, else from the files the service described by server reflection),
+// the request's JSON template, metadata, and the rules that read a call's end. Made once from
+// GrpcOptions, checked there (errors name the flag); read-only and shared by every client of
+// the run.
 
 #include <expected>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -32,6 +35,9 @@ class GrpcCalls {
   // flag ("--method: ...", "--proto: rls.proto:12:3: ...", "--data: ...").
   static std::expected<std::shared_ptr<const GrpcCalls>, std::string> make(
       const GrpcOptions& options);
+  // Without --proto, before the service described the types: checks what does not need them
+  // (the method's form, the placeholders, --metadata, --denied-code, the TLS files).
+  static std::expected<void, std::string> check_untyped(const GrpcOptions& options);
   ~GrpcCalls();
   GrpcCalls(const GrpcCalls&) = delete;
   GrpcCalls& operator=(const GrpcCalls&) = delete;
@@ -45,6 +51,10 @@ class GrpcCalls {
     std::string roots, cert_chain, private_key;
   };
   const TlsPem& tls_pem() const { return tls_pem_; }
+  // Those files read; an error naming the flag of one that cannot be read.
+  static std::expected<TlsPem, std::string> read_tls_pem(const GrpcOptions& options);
+  // "pkg.Service/Method", "/pkg.Service/Method" or "pkg.Service.Method": (service, method).
+  static std::optional<std::pair<std::string, std::string>> split_method(std::string_view text);
   // Whether a response is read past its status (--denied-when, --hint-field).
   bool reads_response() const { return !rules_.denied_when.empty() || rules_.hint_field; }
 
@@ -64,6 +74,8 @@ class GrpcCalls {
 
  private:
   GrpcCalls() = default;
+  static std::expected<std::shared_ptr<GrpcCalls>, std::string> build(const GrpcOptions& options,
+                                                                      bool typed);
 
   GrpcOptions options_;
   std::unique_ptr<MessageTypes> types_;

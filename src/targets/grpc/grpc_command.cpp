@@ -54,7 +54,8 @@ void add_once(CLI::App& command, const std::string& name, T& target, const std::
 void add_call_options(CLI::App& command, cli::RawOptions& raw) {
   GrpcRaw& own = own_raw(raw);
   add_once(command, "--proto", own.protos,
-           "gRPC: a .proto file that defines the method's messages, repeatable");
+           "gRPC: a .proto file that defines the method's messages, repeatable (default: asked "
+           "of the service by server reflection)");
   add_once(
       command, "--import-path", own.import_paths,
       "gRPC: where --proto files' imports are found, repeatable (default: each file's folder)");
@@ -191,8 +192,14 @@ void fill_grpc(const cli::RawOptions& raw, config::Config& config) {
   calls.address = address_of(grpc.urls.front());
   calls.use_tls = uses_tls(grpc.urls.front());
   // The method, its types and the request are checked once, here: errors name the flag.
-  if (auto checked = GrpcCalls::make(calls); !checked)
+  // Without --proto the types come from the service (server reflection) before the test, and
+  // what reads them is checked then.
+  if (calls.proto_files.empty()) {
+    if (auto checked = GrpcCalls::check_untyped(calls); !checked)
+      throw base::usage_error(checked.error());
+  } else if (auto checked = GrpcCalls::make(calls); !checked) {
     throw base::usage_error(checked.error());
+  }
 
   if (raw.between_runs) {
     auto pause = config::parse_duration(*raw.between_runs);

@@ -6,6 +6,7 @@
 #include "judging/judgement.hpp"
 #include "targets/grpc/grpc_calls.hpp"
 #include "targets/grpc/grpc_client.hpp"
+#include "targets/grpc/server_reflection.hpp"
 #include "targets/state_between_runs.hpp"
 
 namespace rlcheck::grpc_target {
@@ -26,6 +27,30 @@ void GrpcEndpoint::describe(report::Report& report) const {
   told.push_back(grpc_.calls.data);
   report.params.clock_skew_read =
       engine::any_reads_clock(told, engine::PlaceholderTemplate::Unknown::keep);
+}
+
+void GrpcEndpoint::prepare_test() {
+  if (!grpc_.calls.proto_files.empty() || !described_files_.empty())
+    return;
+  GrpcOptions calls = grpc_.calls;
+  calls.address = address_of(url_);
+  calls.use_tls = uses_tls(url_);
+  const auto method = GrpcCalls::split_method(calls.method);
+  auto pem = GrpcCalls::read_tls_pem(calls);
+  if (!method || !pem)  // checked when the command line was read
+    throw base::usage_error(method ? pem.error() : "--method: not pkg.Service/Method");
+  auto described = describe_service(calls, *pem, method->first, calls.timeout);
+  if (!described) {
+    const ReflectionFailure& failure = described.error();
+    if (failure.kind == ReflectionFailure::Kind::unknown_service)
+      throw base::usage_error(failure.message);
+    throw base::cannot_test(failure.message);
+  }
+  calls.described_files = std::move(*described);
+  // The method and the options that read its types, checked against the types described.
+  if (auto made = GrpcCalls::make(calls); !made)
+    throw base::usage_error(made.error());
+  described_files_ = std::move(calls.described_files);
 }
 
 faults::FaultedRedis GrpcEndpoint::faulted_redis() {
@@ -52,6 +77,7 @@ runner::RunClients GrpcEndpoint::clients(const runner::StateChoice& state,
   calls.placeholders.run = state.state;
   calls.seed = state.seed;
   calls.timeout = load.timeout;
+  calls.described_files = described_files_;
   auto made = GrpcCalls::make(calls);
   if (!made)
     throw base::usage_error(made.error());  // checked when the command line was read

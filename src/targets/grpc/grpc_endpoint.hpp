@@ -1,6 +1,7 @@
 #pragma once
-// A gRPC service as the run loop sees it: its calls as the configuration describes them, the
-// pause and reset command before each run, and the limit and window as given (a service
+// A gRPC service as the run loop sees it: its calls as the configuration describes them (the
+// method's types from --proto, else asked of the service by server reflection before the
+// test), the pause and reset command before each run, and the limit and window as given (a service
 // advertises none the run could read).
 
 #include <memory>
@@ -18,7 +19,8 @@ class GrpcEndpoint final : public runner::Target {
  public:
   GrpcEndpoint(const config::Config& config, std::string url, uint64_t seed);
 
-  void prepare_test() override {}
+  // Without --proto: the method's types, asked of the service by server reflection (once).
+  void prepare_test() override;
   std::string address() const override { return url_; }
   void describe(report::Report& report) const override;
   faults::FaultedRedis faulted_redis() override;
@@ -52,6 +54,7 @@ class GrpcEndpoint final : public runner::Target {
   std::string url_;
   uint64_t seed_;
   std::unique_ptr<engine::ClientFactory> factory_;
+  std::vector<std::string> described_files_;  // by server reflection, when no --proto
 };
 
 }  // namespace rlcheck::grpc_target

@@ -34,6 +34,7 @@ class GrpcProbeSender final : public probe::ProbeSender {
                   probe::probe_seed(config)) {
     // Large and random, so that a second probe of the same service meets fresh identities too.
     first_run_ = 1'000'000 + static_cast<int>(endpoint_.seed() % 1'000'000'000);
+    endpoint_.prepare_test();
   }
   std::string describe() const override { return endpoint_.address(); }
   bool fresh_identities() const override { return !where_written("{run}").empty(); }

@@ -24,6 +24,9 @@ struct GrpcOptions {
   std::string method;
   std::vector<std::string> proto_files;   // --proto: the files that define the method's types
   std::vector<std::string> import_paths;  // --import-path: where their imports are looked up
+  // Without --proto: the files the service described by server reflection (serialized
+  // google.protobuf.FileDescriptorProtos, targets/grpc/server_reflection), asked before the test.
+  std::vector<std::string> described_files;
   // --data: the request as JSON (proto3's JSON mapping), with the placeholders of an HTTP body
   // ({id}, {seq}, {cost}, {now_ms}, ...); braces that name no placeholder are JSON.
   std::string data = "{}";

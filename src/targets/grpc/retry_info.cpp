@@ -1,46 +1,13 @@
 #include "targets/grpc/retry_info.hpp"
 
-#include <google/protobuf/io/coded_stream.h>
-#include <google/protobuf/wire_format_lite.h>
+#include "targets/grpc/wire_fields.hpp"
 
 namespace rlcheck::grpc_target {
 namespace {
 
-namespace io = google::protobuf::io;
-using Wire = google::protobuf::internal::WireFormatLite;
-
-// The fields of one message, read in order; unknown ones skipped.
-class FieldReader {
- public:
-  explicit FieldReader(std::string_view bytes)
-      : stream_(reinterpret_cast<const uint8_t*>(bytes.data()), static_cast<int>(bytes.size())) {}
-
-  // The next field's number, 0 at the end; `broken` once the bytes stop parsing.
-  uint32_t next() {
-    tag_ = stream_.ReadTag();
-    return Wire::GetTagFieldNumber(tag_);
-  }
-  bool length_delimited() const {
-    return Wire::GetTagWireType(tag_) == Wire::WIRETYPE_LENGTH_DELIMITED;
-  }
-  bool varint() const { return Wire::GetTagWireType(tag_) == Wire::WIRETYPE_VARINT; }
-  bool read_bytes(std::string& out) {
-    uint32_t size = 0;
-    return stream_.ReadVarint32(&size) && stream_.ReadString(&out, static_cast<int>(size));
-  }
-  bool read_varint(uint64_t& out) { return stream_.ReadVarint64(&out); }
-  bool skip() { return Wire::SkipField(&stream_, tag_); }
-  // Whether the bytes ended cleanly (not in the middle of a field).
-  bool at_end() { return tag_ == 0 && stream_.ConsumedEntireMessage(); }
-
- private:
-  io::CodedInputStream stream_;
-  uint32_t tag_ = 0;
-};
-
 // google.protobuf.Duration {int64 seconds = 1; int32 nanos = 2;}
 std::optional<RetryDelay> read_duration(std::string_view bytes) {
-  FieldReader fields(bytes);
+  WireFields fields(bytes);
   int64_t seconds = 0;
   int64_t nanos = 0;
   for (uint32_t number = fields.next(); number != 0; number = fields.next()) {
@@ -70,7 +37,7 @@ std::expected<std::optional<RetryDelay>, std::string> retry_delay_of_status(
   // google.rpc.Status {int32 code = 1; string message = 2; repeated google.protobuf.Any
   // details = 3;}, Any {string type_url = 1; bytes value = 2;}, google.rpc.RetryInfo
   // {google.protobuf.Duration retry_delay = 1;}
-  FieldReader status(status_bytes);
+  WireFields status(status_bytes);
   std::string detail;
   for (uint32_t number = status.next(); number != 0; number = status.next()) {
     if (number != 3 || !status.length_delimited()) {
@@ -80,7 +47,7 @@ std::expected<std::optional<RetryDelay>, std::string> retry_delay_of_status(
     }
     if (!status.read_bytes(detail))
       return std::unexpected("grpc-status-details-bin: a detail is cut short");
-    FieldReader any(detail);
+    WireFields any(detail);
     std::string type_url;
     std::string value;
     bool read = true;
@@ -96,7 +63,7 @@ std::expected<std::optional<RetryDelay>, std::string> retry_delay_of_status(
       return std::unexpected("grpc-status-details-bin: a detail is not a google.protobuf.Any");
     if (!type_url.ends_with("/google.rpc.RetryInfo"))
       continue;
-    FieldReader retry_info(value);
+    WireFields retry_info(value);
     for (uint32_t field = retry_info.next(); field != 0; field = retry_info.next()) {
       std::string duration;
       if (field == 1 && retry_info.length_delimited()) {

@@ -1,7 +1,7 @@
 #pragma once
 // An HTTP endpoint as the run loop sees it: its requests as the configuration describes them,
 // --between-runs and --reset-cmd before each run, and the limit and window it is judged
-// against as given, else as its responses advertised them (runner/advertised_params).
+// against as given, else as its responses advertised them (judging/advertised_params).
 
 #include <memory>
 #include <string>

@@ -2,7 +2,8 @@
 // The gRPC test servers (tests/fixtures/grpc), Go programs the build makes offline from Debian's
 // Go packages: a service behind go-grpc-middleware's rate-limit interceptor on an x/time/rate
 // token bucket (token_bucket_server), and Envoy's rate limit service over Redis
-// (rls_redis_server, counting atomically or GET-then-INCR).
+// (rls_redis_server, counting atomically or GET-then-INCR); either offers gRPC's server
+// reflection with -reflection.
 
 #include <doctest/doctest.h>
 
