@@ -147,6 +147,31 @@ TEST_CASE(
   }
 }
 
+TEST_CASE(
+    "grpc kind: two worker threads, a completion queue each, count every call once; the race "
+    "still shows" *
+    doctest::test_suite("threads")) {
+  GoServer correct = rls_server("threads-correct");
+  // A gap of 50 ms: the calls of both threads, however slowly a sanitized build sends them,
+  // read the count before the first write.
+  GoServer naive = rls_server("threads-naive", {"-mode", "naive", "-naive-gap", "50ms"});
+  const std::vector<std::string> load{"-n", "40", "-p", "40",  "--threads",  "2",     "-r",    "2",
+                                      "-l", "10", "-w", "60s", "--contract", "fixed", "--json"};
+  const json kept = json_report(
+      joined(joined({"grpc", correct.address()}, rls_flags(user("threads-correct"))), load), 0);
+  INFO(checks_of(kept));
+  REQUIRE(kept["runs"].size() == 2);
+  for (const json& run : kept["runs"]) {
+    CHECK(run["allowed"] == 10);
+    CHECK(run["denied"] == 30);
+    CHECK(run["errors"] == 0);
+  }
+  const json raced = json_report(
+      joined(joined({"grpc", naive.address()}, rls_flags(user("threads-naive"))), load), 1);
+  INFO(checks_of(raced));
+  CHECK(check_status(raced, "limit") == "fail");
+}
+
 TEST_CASE("grpc kind: --metadata reaches the service: a bucket per value, one per run") {
   // A token every 5 s: a run that met the last run's bucket would find at most one.
   GoServer bucket("token_bucket_server",
