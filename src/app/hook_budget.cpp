@@ -64,14 +64,9 @@ double load_s(const config::Config& config) {
   return serial_s(load, static_cast<int64_t>(load.concurrency) * config.redis.pipeline);
 }
 
-double targets_of(const config::Config& config) {
-  if (config.command != config::Command::compare)
-    return 1;
-  if (config.compare_urls)
-    return static_cast<double>(config.http.urls.size());
-  return static_cast<double>(config.compare_strategies.size() *
-                                 std::max<size_t>(config.redis.time_sources.size(), 1) +
-                             config.compare_scripts.size());
+targets::RunPacing pacing_of(const config::Config& config) {
+  const targets::TargetKind& kind = targets::kind_of(config);
+  return kind.pacing != nullptr ? kind.pacing(config) : targets::RunPacing{};
 }
 
 // The target's limit and window may be read from its replies, so a hint's wait is unknown
@@ -86,11 +81,11 @@ std::expected<double, std::string> longest_check_s(const config::Config& config)
   const config::LoadConfig& load = config.load;
   const double runs = config.find_max.enabled ? 1 : load.runs;
   double per_run = k_run_overhead_s + k_fault_s * static_cast<double>(config.faults.faults.size());
-  if (!config.http.reset_cmd.empty())
+  const targets::RunPacing pacing = pacing_of(config);
+  if (pacing.reset_before_each_run)
     per_run += k_reset_cmd_s;
   per_run += seconds(load.boundary_window);
-  double target =
-      runs * (per_run + load_s(config)) + (runs - 1) * seconds(config.http.between_runs);
+  double target = runs * (per_run + load_s(config)) + (runs - 1) * seconds(pacing.between_runs);
   if (config.checks.verify_retry_after) {
     if (limits_from_replies(config) && !config.checks.window_given &&
         !config.checks.max_retry_after) {
@@ -101,7 +96,7 @@ std::expected<double, std::string> longest_check_s(const config::Config& config)
     target += seconds(config.checks.max_retry_after.value_or(config.checks.window)) +
               seconds(load.timeout);
   }
-  double total = targets_of(config) * target;
+  double total = static_cast<double>(pacing.targets) * target;
   if (targets::kind_of(config).command.state_in_redis)
     total += config.redis.embedded_cluster > 0 ? k_private_cluster_s : k_private_redis_s;
   if (config.workers.distributed())

@@ -230,6 +230,7 @@ report::Report Evidence::judge_under(const Judging& judging, std::vector<checks:
   checks::CheckParams params = check_params(judging.config, report.params.limit, contract);
   params.key_ttl_applies = judging.key_ttl_applies;
   params.retry_hint_optional = judging.retry_hint_optional;
+  params.fresh_state = params.fresh_state || judging.reset_before_each_run;
   if (!params.fresh_state)
     params.identity_note = judging.state_note;
   judging::judge(report, params);

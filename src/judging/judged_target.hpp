@@ -36,6 +36,8 @@ struct Judging {
   std::vector<int64_t> window_readings_ms;
   bool key_ttl_applies = true;
   bool retry_hint_optional = false;
+  // --reset-cmd: every run meets the state the command just reset.
+  bool reset_before_each_run = false;
   // An advertised policy (q per w) whose other readings are tried before the test fails.
   bool policy_advertised = false;
   // --anchor was not given for a contract whose windows need one: this is one reading of it.

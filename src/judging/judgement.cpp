@@ -152,7 +152,7 @@ checks::CheckParams check_params(const config::Config& config, int64_t limit,
       contract.anchor == "first-hit" && !contract.audit.fresh_state && !params.stepped;
   if (config.checks.slow_down)
     params.slow_down = config::format_slow_down(*config.checks.slow_down);
-  params.fresh_state = contract.audit.fresh_state || !config.http.reset_cmd.empty();
+  params.fresh_state = contract.audit.fresh_state;
   params.retry_tolerance = contract.audit.tolerance;
   params.hint_resolution = config.checks.hint_resolution;
   params.limit = limit;

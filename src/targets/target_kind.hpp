@@ -38,6 +38,13 @@ struct TargetPlan {
 
 using runner::TargetLines;
 
+// What the length of a test depends on besides its load, as --hook's budget counts it.
+struct RunPacing {
+  size_t targets = 1;                  // the targets the command line names (compare: each)
+  config::Nanos between_runs{};        // --between-runs
+  bool reset_before_each_run = false;  // --reset-cmd
+};
+
 struct TargetKind {
   cli::KindCommand command;  // name, options, what they fill, what the shared options ask
   // The targets the command line names: one, or each one compare names.
@@ -49,6 +56,8 @@ struct TargetKind {
   void (*check_shared)(const config::Config& config, const runner::EnvLookup& env) = nullptr;
   // The lines naming the target in a shared test's fingerprint (every worker the same).
   TargetLines (*fingerprint)(const config::Config& config) = nullptr;
+  // The targets, pauses and resets a test's length counts (nullptr: one target, neither).
+  RunPacing (*pacing)(const config::Config& config) = nullptr;
   // With several --source-address, identity j sends from address j mod count (a limiter keyed
   // by client IP): a connection per address and identity; else each connection takes one.
   bool identity_per_source_address = false;

@@ -57,6 +57,28 @@ TEST_CASE("waits between and after the runs are in the budget") {
   CHECK(verified >= plain + 10);
 }
 
+TEST_CASE("every kind's pauses, resets and compared targets are in the budget: gRPC's too") {
+  const std::vector<const char*> base{"grpc",       "127.0.0.1:1",
+                                      "--method",   "pkg.Limits/Check",
+                                      "--metadata", "X-User: {run}",
+                                      "-l",         "5",
+                                      "-w",         "10s",
+                                      "-n",         "20",
+                                      "-r",         "2"};
+  const double plain = *longest_check_s(config_of(base));
+  std::vector<const char*> paused = base;
+  paused.insert(paused.end(), {"--between-runs", "30s"});
+  CHECK(*longest_check_s(config_of(paused)) >= plain + 30);
+  std::vector<const char*> reset = base;
+  reset.insert(reset.end(), {"--reset-cmd", "true"});
+  CHECK(*longest_check_s(config_of(reset)) > plain);
+  const double compared = *longest_check_s(
+      config_of({"compare", "--url", "grpc://127.0.0.1:1", "--url", "grpc://127.0.0.1:2",
+                 "--method", "pkg.Limits/Check", "--metadata", "X-User: {run}", "-l", "5", "-w",
+                 "10s", "-n", "20", "-r", "2"}));
+  CHECK(compared >= 2 * plain);
+}
+
 TEST_CASE("a wait only the server knows has no bound: the error names the flag") {
   const auto unknown = hook_timeout_s(
       config_of({"http", "http://127.0.0.1:1/", "-n", "20", "--verify-retry-after"}));

@@ -104,6 +104,7 @@ std::vector<runner::Judging> GrpcEndpoint::judgings(const std::vector<engine::Ru
   judging.config = config_;
   judging.key_ttl_applies = false;
   judging.retry_hint_optional = !grpc_.calls.require_hint;
+  judging.reset_before_each_run = !grpc_.reset_cmd.empty();
   judging.state_note = targets::earlier_state_note(!where_written("{run}").empty() ||
                                                    !where_written("{id}").empty());
   return {judging};

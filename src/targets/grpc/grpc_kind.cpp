@@ -68,6 +68,11 @@ TargetLines grpc_lines(const config::Config& config) {
   return {{"url", grpc.urls.front()}, {"method", grpc.calls.method}, {"data", grpc.calls.data}};
 }
 
+RunPacing grpc_pacing(const config::Config& config) {
+  const grpc_target::GrpcConfig& grpc = grpc_target::grpc_config(config);
+  return {std::max<size_t>(grpc.urls.size(), 1), grpc.between_runs, !grpc.reset_cmd.empty()};
+}
+
 }  // namespace
 
 TargetKind grpc_kind() {
@@ -77,6 +82,7 @@ TargetKind grpc_kind() {
   kind.probe_sender = grpc_probe_sender;
   kind.check_shared = check_shared_grpc;
   kind.fingerprint = grpc_lines;
+  kind.pacing = grpc_pacing;
   return kind;
 }
 

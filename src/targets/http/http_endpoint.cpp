@@ -325,6 +325,7 @@ std::vector<runner::Judging> HttpEndpoint::judgings(const std::vector<engine::Ru
     judging.window_readings_ms.push_back(window_s * 1000);
   judging.key_ttl_applies = false;
   judging.retry_hint_optional = !config_.http.require_retry_after;
+  judging.reset_before_each_run = !config_.http.reset_cmd.empty();
   judging.state_note = state_note();
   // A policy advertised as q per w leaves its algorithm open; unless the user named the
   // promise, every reading of it is tried before the test fails.

@@ -49,6 +49,11 @@ TargetLines http_lines(const config::Config& config) {
   return {{"url", config.http.urls.empty() ? "" : config.http.urls.front()}};
 }
 
+RunPacing http_pacing(const config::Config& config) {
+  return {std::max<size_t>(config.http.urls.size(), 1), config.http.between_runs,
+          !config.http.reset_cmd.empty()};
+}
+
 }  // namespace
 
 TargetKind http_kind() {
@@ -65,6 +70,7 @@ TargetKind http_kind() {
   kind.probe_sender = make_http_probe_sender;
   kind.check_shared = check_shared_http;
   kind.fingerprint = http_lines;
+  kind.pacing = http_pacing;
   kind.identity_per_source_address = true;
   return kind;
 }

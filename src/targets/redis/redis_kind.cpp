@@ -109,6 +109,15 @@ TargetLines redis_lines(const config::Config& config) {
   };
 }
 
+RunPacing redis_pacing(const config::Config& config) {
+  RunPacing pacing;
+  if (config.command == config::Command::compare)
+    pacing.targets =
+        config.compare_strategies.size() * std::max<size_t>(config.redis.time_sources.size(), 1) +
+        config.compare_scripts.size();
+  return pacing;
+}
+
 }  // namespace
 
 TargetKind redis_kind() {
@@ -122,6 +131,7 @@ TargetKind redis_kind() {
   kind.probe_sender = make_redis_probe_sender;
   kind.check_shared = check_shared_redis;
   kind.fingerprint = redis_lines;
+  kind.pacing = redis_pacing;
   return kind;
 }
 
