@@ -323,11 +323,11 @@ ContractFit undelayed_queue_fit(ContractFit plain, int64_t nodelay) {
 // other refill rates tried), the depth that rate drains in that wait (beyond the latency of a
 // reply nobody waited for: a denial's, or the fastest admission's where shorter), to the
 // nearest place: a queue whose last place was never quite taken reads short (arrivals at twice
-// the rate fill it to within half a place; nginx, whose clock reads an arrival a ms early, can
-// keep a key there all run), a reply a loaded machine read late reads long. After every such
-// reading, the other depth the wait lies between (the replay keeps the first that explains the
-// run). Where admissions were answered at once before the first waited, more than the rate
-// drained, the same queues with that undelayed part first (the excess read, then one fewer and
+// the rate fill it to within half a place; nginx, whose cached clock can read 50 ms between two
+// arrivals as 49, can keep a key there all run), a reply a loaded machine read late reads long.
+// After every such reading, the other depth the wait lies between (the replay keeps the first that
+// explains the run). Where admissions were answered at once before the first waited, more than the
+// rate drained, the same queues with that undelayed part first (the excess read, then one fewer and
 // one more), the wait read as the places beyond it.
 std::vector<ContractFit> queue_fits(const Evidence& evidence, const AdmissionRule& chosen) {
   std::vector<ContractFit> fits;
