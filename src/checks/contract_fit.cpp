@@ -62,6 +62,10 @@ struct Evidence {
   // for a queue's depth. The 99th percentile there read a queue a place shallower whenever a
   // busy machine answered one denial in a hundred late.
   int64_t typical_ns = 0;
+  // The shortest send-to-reply of an admission: where it is shorter than `typical_ns`, the
+  // latency of a reply nobody waited for (a fresh key's first is let through at once; a loaded
+  // machine may read the denials, which come back while it sends, later than the admissions).
+  int64_t fastest_admitted_ns = INT64_MAX;
   double answered_per_s = 0;
   int64_t denials = 0;
 };
@@ -91,6 +95,7 @@ Evidence gather(const std::vector<RecordedRun>& runs) {
         shortest = std::min(shortest, latency);
         if (record->outcome == Outcome::allowed) {
           evidence.longest_admitted_ns = std::max(evidence.longest_admitted_ns, latency);
+          evidence.fastest_admitted_ns = std::min(evidence.fastest_admitted_ns, latency);
           burst += denied ? 0 : 1;
           admitted.push_back({record->sent_ns, record->replied_ns});
           last_admitted_ns = record->sent_ns;
@@ -315,16 +320,24 @@ ContractFit undelayed_queue_fit(ContractFit plain, int64_t nodelay) {
 }
 
 // Queues that explain the longest wait: the rate the admissions were answered at (and the
-// other refill rates tried), the depth that rate drains in that wait. Where admissions were
-// answered at once before the first waited, more than the rate drained, the same queues with
-// that undelayed part first (the excess read, then one fewer and one more), the wait read as the
-// places beyond it.
+// other refill rates tried), the depth that rate drains in that wait (beyond the latency of a
+// reply nobody waited for: a denial's, or the fastest admission's where shorter), to the
+// nearest place: a queue whose last place was never quite taken reads short (arrivals at twice
+// the rate fill it to within half a place; nginx, whose cached clock can read 50 ms between two
+// arrivals as 49, can keep a key there all run), a reply a loaded machine read late reads long.
+// After every such reading, the other depth the wait lies between (the replay keeps the first that
+// explains the run). Where admissions were answered at once before the first waited, more than the
+// rate drained, the same queues with that undelayed part first (the excess read, then one fewer and
+// one more), the wait read as the places beyond it.
 std::vector<ContractFit> queue_fits(const Evidence& evidence, const AdmissionRule& chosen) {
   std::vector<ContractFit> fits;
   if (queue_wait_ns(evidence) == 0)
     return fits;  // no sign of a queue
-  const int64_t wait_ns = evidence.longest_admitted_ns - evidence.typical_ns;
+  const int64_t unwaited_ns = std::min(evidence.typical_ns, evidence.fastest_admitted_ns);
+  const int64_t wait_ns = evidence.longest_admitted_ns - unwaited_ns;
   std::vector<ContractFit> plain;
+  std::vector<ContractFit> plain_other;
+  std::vector<ContractFit> undelayed_other;
   std::vector<double> rates;
   for (const int digits : {1, 2}) {
     if (evidence.answered_per_s > 0)
@@ -336,25 +349,26 @@ std::vector<ContractFit> queue_fits(const Evidence& evidence, const AdmissionRul
     const config::Rate spelled = refill_rate(rate);
     const double per_s = static_cast<double>(spelled.tokens) * k_ns_per_s /
                          static_cast<double>(spelled.period.count());
-    // Timers fire late more often than early: a quarter of a place's drain is read as delay.
-    const int64_t depth = std::max<int64_t>(
-        1, std::llround(static_cast<double>(wait_ns) * per_s / k_ns_per_s - 0.25));
+    const double places = static_cast<double>(wait_ns) * per_s / k_ns_per_s;
+    const int64_t depth = std::max<int64_t>(1, std::llround(places));
+    const int64_t other = static_cast<double>(depth) > places ? depth - 1 : depth + 1;
     plain.push_back(queue_fit(depth, rate, chosen));
+    if (other >= 1)
+      plain_other.push_back(queue_fit(other, rate, chosen));
     const std::optional<int64_t> excess =
-        read_undelayed_excess(evidence.admissions, evidence.typical_ns, per_s);
+        read_undelayed_excess(evidence.admissions, unwaited_ns, per_s);
     if (!excess || *excess < 1)
       continue;
     for (const int64_t nodelay : {*excess, *excess - 1, *excess + 1}) {
       if (nodelay >= 1)
         fits.push_back(undelayed_queue_fit(plain.back(), nodelay));
     }
-    // A last reply held late by a busy machine reads a place more: the wait rounded down too.
-    const auto shallower =
-        static_cast<int64_t>(std::floor(static_cast<double>(wait_ns) * per_s / k_ns_per_s));
-    if (shallower >= 1 && shallower < depth)
-      fits.push_back(undelayed_queue_fit(queue_fit(shallower, rate, chosen), *excess));
+    if (other >= 1)
+      undelayed_other.push_back(undelayed_queue_fit(plain_other.back(), *excess));
   }
+  fits.insert(fits.end(), undelayed_other.begin(), undelayed_other.end());
   fits.insert(fits.end(), plain.begin(), plain.end());
+  fits.insert(fits.end(), plain_other.begin(), plain_other.end());
   return fits;
 }
 
@@ -505,10 +519,15 @@ std::vector<ContractFit> fit_candidates(const std::vector<RecordedRun>& runs,
   std::set<std::string> seen;
   // Admissions held far longer than denials: a concurrency cap first (a queue or a window would
   // only describe the backend's latency). Its own audit tells overlap from a race's overshoot
-  // (sure spans, not send..reply ones), so the test below does not apply to it.
-  if (auto fit = concurrency_fit(runs, chosen)) {
-    seen.insert(fit->flags);
-    candidates.push_back(*std::move(fit));
+  // (sure spans, not send..reply ones), so the test below does not apply to it. But not where
+  // the admissions waited in a staircase, longer the more were ahead of them: a queue, whose
+  // fastest admissions a loaded machine read late would give a cap's audit a floor that
+  // judges those few alone (nginx's limit_req burst=8 read as concurrency:1).
+  if (!waits_climb(evidence.admissions, evidence.unloaded_ns)) {
+    if (auto fit = concurrency_fit(runs, chosen)) {
+      seen.insert(fit->flags);
+      candidates.push_back(*std::move(fit));
+    }
   }
   const auto add = [&](ContractFit fit) {
     if (!same_promise(fit.rule, chosen) && seen.insert(fit.flags).second)

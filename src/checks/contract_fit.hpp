@@ -57,10 +57,12 @@ struct ContractFit {
 // windows and before the buckets, and only where a denial came longer after its identity's
 // last admission than that window: a window never does that), none equal to `chosen` (the contract
 // that was audited); none when no identity was admitted again after its first denial. Fixed windows
-// are not refitted when `chosen` is fixed: its windows are already placed on the records. Where
-// admissions waited, queues come first, those with an undelayed part (nodelay=K, K read from the
-// admissions answered at once before the first that waited) before those without. Where nothing
-// was denied, only slow-downs (checks/latency_fit), when the latencies read as one.
+// are not refitted when `chosen` is fixed: its windows are already placed on the records. A
+// concurrency cap first, but none where the admissions' waits climbed with the number ahead of
+// them (latency_fit's waits_climb: a queue's staircase). Where admissions waited, queues next,
+// those with an undelayed part (nodelay=K, K read from the admissions answered at once before
+// the first that waited) before those without. Where nothing was denied, only slow-downs
+// (checks/latency_fit), when the latencies read as one.
 std::vector<ContractFit> fit_candidates(const std::vector<RecordedRun>& runs,
                                         const AdmissionRule& chosen);
 

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
+#include <functional>
+#include <queue>
 #include <string>
 #include <tuple>
 
@@ -84,6 +87,36 @@ std::optional<int64_t> read_undelayed_excess(
     most = std::max(most.value_or(0), excess);
   }
   return most;
+}
+
+bool waits_climb(const std::vector<std::vector<AnsweredRequest>>& identities, int64_t unloaded_ns) {
+  for (std::vector<AnsweredRequest> admitted : identities) {
+    std::stable_sort(admitted.begin(), admitted.end(),
+                     [](const auto& a, const auto& b) { return a.sent_ns < b.sent_ns; });
+    const auto wait_of = [&](const AnsweredRequest& request) {
+      return std::max<int64_t>(0, request.replied_ns - request.sent_ns - unloaded_ns);
+    };
+    int64_t fastest = INT64_MAX;
+    std::vector<int64_t> behind_others;  // the waits of those sent with 2 or more unanswered
+    // The replies of the earlier admissions not yet read at the send in hand, earliest first.
+    std::priority_queue<int64_t, std::vector<int64_t>, std::greater<>> unanswered;
+    for (const AnsweredRequest& request : admitted) {
+      while (!unanswered.empty() && unanswered.top() <= request.sent_ns)
+        unanswered.pop();
+      fastest = std::min(fastest, wait_of(request));
+      if (unanswered.size() >= 2)
+        behind_others.push_back(wait_of(request));
+      unanswered.push(request.replied_ns);
+    }
+    if (behind_others.size() < 2)
+      continue;
+    const auto middle =
+        behind_others.begin() + static_cast<std::ptrdiff_t>(behind_others.size() / 2);
+    std::nth_element(behind_others.begin(), middle, behind_others.end());
+    if (*middle >= k_least_queue_wait_ns && *middle > 2 * fastest)
+      return true;
+  }
+  return false;
 }
 
 std::vector<ContractFit> slow_down_fits(const std::vector<std::vector<AnsweredRequest>>& identities,

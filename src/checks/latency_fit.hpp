@@ -2,9 +2,10 @@
 // What the contract fit (checks/contract_fit) reads of the latency promises from a run's
 // admissions, one identity at a time: a slow-down (nothing denied, the first N of a window
 // answered at the unloaded latency and each later one a step later, up to a longest delay:
-// checks/slow_down_probe's reading of the probe's requests, here of the run's), and a queue's
+// checks/slow_down_probe's reading of the probe's requests, here of the run's), a queue's
 // undelayed part (nginx's limit_req delay=K: K excess requests answered at once before the
-// others wait). Pure readings: the fit replays every candidate they lead to before proposing it.
+// others wait), and whether the waits climbed with the number ahead (a queue, not a cap). Pure
+// readings: the fit replays every candidate they lead to before proposing it.
 
 #include <cstdint>
 #include <optional>
@@ -38,6 +39,16 @@ std::optional<SlowDownSteps> read_recorded_slow_down(
 // a queue) or the rate is unknown; the most of the identities that show one.
 std::optional<int64_t> read_undelayed_excess(
     const std::vector<std::vector<AnsweredRequest>>& identities, int64_t unloaded_ns, double per_s);
+
+// Whether the admissions waited in a staircase, as a queue holds them and a concurrency cap
+// does not: on some identity, the admissions sent while two or more of its earlier ones were
+// still unanswered waited (their median, beyond `unloaded_ns`) at least 10 ms and more than
+// twice as long as its fastest admission did. A queue holds the k-th in line about k / rate
+// and lets the first of a fresh key through at once; a cap holds every admission about the
+// backend's latency however many are ahead of it (its audit reads a floor from the fastest
+// and judges none that took twice that). A reply a loaded machine read late lengthens the
+// fastest by tens of ms, far less than half of what a queue made those behind others wait.
+bool waits_climb(const std::vector<std::vector<AnsweredRequest>>& identities, int64_t unloaded_ns);
 
 // The slow-downs that may explain a run nothing was denied in, for the fit to replay in turn:
 // N, the step and the longest delay read_recorded_slow_down reads (the step and the longest

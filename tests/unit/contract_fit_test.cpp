@@ -691,6 +691,21 @@ TEST_CASE("a concurrency cap judged as a rate fits --contract concurrency, not a
   CHECK(fit->concurrency == 2);
   CHECK(fit->flags == "--contract concurrency:2");
   CHECK(std::find(fit->clears.begin(), fit->clears.end(), "limit") != fit->clears.end());
+
+  // A cap of 3: admissions sent with two ahead of them wait no longer than the first did (no
+  // queue's staircase), and the cap is fitted as one.
+  const AuditParams three_audit = sliding_audit(3, 1000);
+  const CheckParams three_params = sliding_params(3, 1000, 60);
+  Judged three;
+  RunResult three_result = capped_run(3);
+  three.stats.push_back(summarize_run(1, three_result, three_audit));
+  three.recorded.push_back({std::move(three_result.records), three_result.start_wall_ns});
+  three.checks = evaluate_checks(three.stats, three_params);
+  REQUIRE(status_of(three.checks, "limit") == Status::fail);
+  const auto three_fit =
+      fit_contract(three.recorded, three.stats, three.checks, three_params, three_audit);
+  REQUIRE(three_fit);
+  CHECK(three_fit->flags == "--contract concurrency:3");
 }
 
 namespace {

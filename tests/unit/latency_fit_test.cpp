@@ -1,7 +1,9 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,6 +27,7 @@ using rlcheck::checks::slow_down_fits;
 using rlcheck::checks::SlowDownRule;
 using rlcheck::checks::Status;
 using rlcheck::checks::summarize_run;
+using rlcheck::checks::waits_climb;
 using rlcheck::engine::Outcome;
 using rlcheck::engine::RequestRecord;
 using rlcheck::engine::RunResult;
@@ -80,6 +83,54 @@ RunResult two_stage_run(double per_s, double burst, double nodelay, int64_t ever
     result.records.push_back(record);
   }
   result.duration_ns = count * every_ms * k_lat_ms;
+  result.start_wall_ns = 1'700'000'000'000 * k_lat_ms;
+  return result;
+}
+
+// nginx's limit_req as it runs (ngx_http_limit_req_lookup): 10r/s, burst=8, delay=`nodelay`;
+// a key's excess in thousandths of a request, drained over whole ms since its last admission,
+// one more per request and then floored at 0 (a new key passes at once with none); past 8
+// denied, at most `nodelay` passed at once, the rest answered after (excess - nodelay) / 10 s.
+// Two identities at 20 a second each, 25 ms apart, for 2 s (as --identities 2 --rate 40/s
+// sends them); nginx reads the k-th request of an identity `clock_ms(identity, k)` after its
+// send, and answers 0.1 ms after its turn, read `late_ms(identity, k, allowed)` later still:
+// what a loaded machine added to reading that reply.
+using PerRequest = std::function<int64_t(uint32_t identity, int64_t k)>;
+using ReadLate = std::function<int64_t(uint32_t identity, int64_t k, bool allowed)>;
+RunResult nginx_queue_run(
+    int64_t nodelay, const ReadLate& late_ms,
+    const PerRequest& clock_ms = [](uint32_t, int64_t) { return 0; }) {
+  constexpr int64_t k_rate = 10'000;  // nginx's rate: requests a second, in thousandths
+  constexpr int64_t k_burst = 8'000;
+  RunResult result;
+  std::array<std::optional<int64_t>, 2> excess;
+  std::array<int64_t, 2> last_ms{0, 0};
+  uint64_t seq = 0;
+  for (int64_t k = 0; k < 40; ++k) {
+    for (uint32_t identity = 0; identity < 2; ++identity) {
+      const int64_t sent_ms = 50 * k + 25 * identity;
+      const int64_t now_ms = sent_ms + clock_ms(identity, k);
+      RequestRecord record;
+      record.seq = seq++;
+      record.identity = identity;
+      record.sent_ns = sent_ms * k_lat_ms;
+      std::optional<int64_t>& held = excess[identity];
+      const int64_t after =
+          held ? std::max<int64_t>(0, *held - k_rate * (now_ms - last_ms[identity]) / 1000 + 1000)
+               : 0;
+      int64_t wait_ms = 0;
+      record.outcome = after > k_burst ? Outcome::denied : Outcome::allowed;
+      if (record.outcome == Outcome::allowed) {
+        held = after;
+        last_ms[identity] = now_ms;
+        wait_ms = std::max<int64_t>(0, after - nodelay * 1000) * 1000 / k_rate;
+      }
+      const int64_t read_ms = late_ms(identity, k, record.outcome == Outcome::allowed);
+      record.replied_ns = (now_ms + wait_ms + read_ms) * k_lat_ms + k_lat_ms / 10;
+      result.records.push_back(record);
+    }
+  }
+  result.duration_ns = 2000 * k_lat_ms;
   result.start_wall_ns = 1'700'000'000'000 * k_lat_ms;
   return result;
 }
@@ -324,4 +375,95 @@ TEST_CASE("latency fit: express-slow-down's replies read late on a loaded machin
     REQUIRE(fit);
     CHECK(fit->flags == "--contract slow-down:first-hit:3/3s,100ms,1s");
   }
+}
+
+TEST_CASE("latency fit: waits that climb with the admissions ahead are a queue's, not a cap's") {
+  // nginx's queue: the first of each key at once, then each later one longer, up to 800 ms.
+  std::vector<std::vector<AnsweredRequest>> queued(2);
+  for (const RequestRecord& record :
+       nginx_queue_run(0, [](uint32_t, int64_t, bool) { return 0; }).records) {
+    if (record.outcome == Outcome::allowed)
+      queued[record.identity].push_back({record.sent_ns, record.replied_ns});
+  }
+  CHECK(waits_climb(queued, k_lat_ms / 10));
+  // Its first admissions read 60 ms late on a loaded machine: still far below the others.
+  for (std::vector<AnsweredRequest>& admitted : queued)
+    admitted.front().replied_ns += 60 * k_lat_ms;
+  CHECK(waits_climb(queued, k_lat_ms / 10));
+
+  // A cap of 3 in front of a backend holding each request 400 ms (+-30 ms), one request every
+  // 50 ms: every admission waits about the backend's latency, however many are ahead of it.
+  std::vector<AnsweredRequest> capped;
+  std::vector<int64_t> releases;
+  for (int64_t at = 0, k = 0; at < 3000; at += 50, ++k) {
+    std::erase_if(releases, [&](int64_t release) { return release <= at; });
+    if (releases.size() < 3) {
+      releases.push_back(at + 400 + (k % 3 - 1) * 30);
+      capped.push_back({at * k_lat_ms, releases.back() * k_lat_ms + k_lat_ms / 10});
+    }
+  }
+  CHECK(!waits_climb({capped}, k_lat_ms));
+  // Nothing ahead of two admissions: nothing to tell by.
+  CHECK(!waits_climb({{{0, 800 * k_lat_ms}, {k_lat_ms, 900 * k_lat_ms}}}, k_lat_ms));
+}
+
+TEST_CASE("latency fit: nginx's queues read on a loaded machine keep their depth, not a cap") {
+  // nginx limit_req burst=8 (no delay=) judged as 5 per 1 s. A loaded machine read each key's
+  // first reply 40 ms late (its admission answered at once): the floor a cap's audit measures
+  // is then 36 ms, under which that admission alone is surely in progress, and concurrency:1
+  // explains the run. Its waits climb 50 ms a place behind it: a queue.
+  AuditParams five = window_audit(5, 1000);
+  five.identities = 2;
+  const CheckParams five_params = window_params(5, 1000, 80);
+  const ReadLate first_late = [](uint32_t, int64_t k, bool) -> int64_t { return k == 0 ? 40 : 0; };
+  JudgedRun plain = judged_run(nginx_queue_run(0, first_late), five, five_params);
+  const auto plain_fit = fit_contract(plain.recorded, plain.stats, plain.checks, five_params, five);
+  REQUIRE(plain_fit);
+  CHECK(plain_fit->flags == "--contract queue --refill 10/s --queue 8");
+
+  // The denials read 20 to 40 ms late (the median 30 ms), the admissions on time, as when the
+  // denials come back while a loaded machine is busy sending: beyond a denial's latency, the
+  // second admission (50 ms) read as answered at once and the longest wait (800 ms) as 7.7
+  // places of 100 ms, read as queue:10/s,8,nodelay=1 (and delay=3's as
+  // queue:10/s,8,nodelay=4): the fastest admission, answered at once, is the baseline then.
+  const ReadLate denials_late = [](uint32_t, int64_t k, bool allowed) -> int64_t {
+    return allowed ? 0 : 20 + (k * 7) % 21;
+  };
+  JudgedRun short_read = judged_run(nginx_queue_run(0, denials_late), five, five_params);
+  const auto short_fit =
+      fit_contract(short_read.recorded, short_read.stats, short_read.checks, five_params, five);
+  REQUIRE(short_fit);
+  CHECK(short_fit->flags == "--contract queue --refill 10/s --queue 8");
+
+  // delay=3 judged as 10 per 1 s, read so.
+  AuditParams ten = window_audit(10, 1000);
+  ten.identities = 2;
+  const CheckParams ten_params = window_params(10, 1000, 80);
+  JudgedRun two_stage = judged_run(nginx_queue_run(3, denials_late), ten, ten_params);
+  const auto two_stage_fit =
+      fit_contract(two_stage.recorded, two_stage.stats, two_stage.checks, ten_params, ten);
+  REQUIRE(two_stage_fit);
+  CHECK(two_stage_fit->flags == "--contract queue:10/s,8,nodelay=3");
+
+  // nginx reads each request 5 ms after its send, and from the 17th of a key on, every other
+  // one a ms earlier (its cached clock not yet advanced): that one finds the queue full by 10
+  // thousandths and is denied, and each key's queue is never more than 7.5 places full (as a
+  // loaded run recorded, its waits 755 ms). Read short by the old rounding (7.3 places), a
+  // queue of 7 replays clean on this run and fails one that fills the last place; to the
+  // nearest place, 8, and delay=3's 4.55 places beyond its 3 undelayed, 5 (not 4: 7 in all).
+  const PerRequest cached_clock = [](uint32_t, int64_t k) -> int64_t {
+    return k >= 16 && k % 2 == 0 ? 4 : 5;
+  };
+  const ReadLate on_time = [](uint32_t, int64_t, bool) -> int64_t { return 0; };
+  JudgedRun locked = judged_run(nginx_queue_run(0, on_time, cached_clock), five, five_params);
+  const auto locked_fit =
+      fit_contract(locked.recorded, locked.stats, locked.checks, five_params, five);
+  REQUIRE(locked_fit);
+  CHECK(locked_fit->flags == "--contract queue --refill 10/s --queue 8");
+  JudgedRun locked_two_stage =
+      judged_run(nginx_queue_run(3, on_time, cached_clock), ten, ten_params);
+  const auto locked_two_stage_fit = fit_contract(locked_two_stage.recorded, locked_two_stage.stats,
+                                                 locked_two_stage.checks, ten_params, ten);
+  REQUIRE(locked_two_stage_fit);
+  CHECK(locked_two_stage_fit->flags == "--contract queue:10/s,8,nodelay=3");
 }
