@@ -193,10 +193,12 @@ TEST_CASE("grpc kind: --metadata reaches the service: a bucket per value, one pe
 TEST_CASE(
     "grpc kind: probe finds the token bucket and the fixed window, flags that pass pasted "
     "back") {
-  GoServer bucket("token_bucket_server", {"-rate", "10", "-burst", "5"});
-  const json found = json_report(
-      joined({"probe", "grpc://" + bucket.address(), "--json", "--max-time", "20s"}, echo_flags()),
-      0);
+  // Its types asked of it by server reflection: probe prepares its target as a test does.
+  GoServer bucket("token_bucket_server", {"-rate", "10", "-burst", "5", "-reflection"});
+  const json found =
+      json_report({"probe", "grpc://" + bucket.address(), "--json", "--max-time", "20s", "--method",
+                   "rlcheck.fixture.Echo/Say", "--data", R"({"text": "hello {id}"})"},
+                  0);
   CHECK(found["mode"] == "grpc");
   CHECK(found["algorithm"] == "token-bucket");
   CHECK(found["burst"] == 5);

@@ -241,18 +241,25 @@ TEST_CASE("real nginx queues and express-slow-down judged as windows are told th
   const json& queue_fit = queue["contract_fit"];
   CHECK(queue_fit["contract"] == "queue");
   CHECK(queue_fit["nodelay"] == 3);
-  CHECK(queue_fit["queue"] == 8);
-  CHECK(queue_fit["flags"] == "--contract queue:10/s,8,nodelay=3");
-  CHECK(queued.out.find("the observations fit --contract queue:10/s,8,nodelay=3") !=
-        std::string::npos);
+  // Read 50 ms late or more, the longest wait can read a place deeper, which no replay under an
+  // open load can refute (a denial with room is not provable there): 8, or 9 on a loaded machine.
+  const int depth = queue_fit["queue"].get<int>();
+  CHECK(depth >= 8);
+  CHECK(depth <= 9);
+  CHECK(queue_fit["flags"] == fmt::format("--contract queue:10/s,{},nodelay=3", depth));
+  CHECK(queued.out.find(fmt::format("the observations fit --contract queue:10/s,{},nodelay=3",
+                                    depth)) != std::string::npos);
 
   const json plain = read_report(plain_report);
   REQUIRE(plain.contains("contract_fit"));
   const json& plain_fit = plain["contract_fit"];
   CHECK(plain_fit["contract"] == "queue");
   CHECK(!plain_fit.contains("nodelay"));
-  CHECK(plain_fit["queue"] == 8);
-  CHECK(plain_fit["flags"] == "--contract queue --refill 10/s --queue 8");
+  const int plain_depth = plain_fit["queue"].get<int>();
+  CHECK(plain_depth >= 8);
+  CHECK(plain_depth <= 9);
+  CHECK(plain_fit["flags"] ==
+        fmt::format("--contract queue --refill 10/s --queue {}", plain_depth));
 
   const json slow = read_report(slow_report);
   REQUIRE(slow.contains("contract_fit"));
