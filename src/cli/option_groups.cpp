@@ -184,7 +184,6 @@ void add_hint_resolution_option(CLI::App* app, RawOptions& raw) {
                   "hint is a multiple of 1000ms) (default auto)");
 }
 
-// http and redis (and compare): where the load's connections leave from.
 // Many hosts: one test shared by N copies of the command line (worker_options.cpp checks them).
 void add_worker_options(CLI::App* app, RawOptions& raw) {
   optional_option(app, "--workers", raw.workers,
@@ -215,6 +214,7 @@ void add_observe_options(CLI::App* app, RawOptions& raw) {
                   "statuses); Ctrl-C ends it (default 0)");
 }
 
+// http and redis (and compare): where the load's connections leave from.
 void add_source_address_option(CLI::App* app, RawOptions& raw) {
   optional_option(app, "--source-address", raw.source_address,
                   "local addresses to send from: 127.0.0.1-127.0.0.8, 10.0.0.5,10.0.0.6 (http: "

@@ -78,13 +78,13 @@ class Target : public judging::JudgedTarget {
   // Whether each run's state is one no earlier run met (redis: a key of rlcheck's own per run;
   // http: {run} where the identity is read): a run numbered after the last meets fresh state.
   virtual bool fresh_state_per_run() const { return false; }
-  // The state run `run` left, read right after it (nothing for a target without one).
-  virtual StateAudit audit_state(int run, engine::RecordView records) = 0;
+  // The state run `run` left, read right after it: nothing for a target whose state is behind
+  // it (an endpoint, a service).
+  virtual StateAudit audit_state(int, engine::RecordView) { return {}; }
   // After the run and its retry (`retried`): the state rlcheck made is removed; what could
-  // not be joins `left`.
-  virtual void clean_up(int run, const StateAudit& audit,
-                        const std::vector<engine::RequestRecord>& retried,
-                        std::vector<std::string>& left) = 0;
+  // not be joins `left`. Nothing to remove where rlcheck made no state of its own.
+  virtual void clean_up(int, const StateAudit&, const std::vector<engine::RequestRecord>&,
+                        std::vector<std::string>&) {}
 
   // The longest --verify-retry-after wait, given the runs kept so far.
   virtual std::chrono::milliseconds longest_retry_wait(

@@ -96,6 +96,20 @@ std::string described(const ProtoFolder& folder, const std::string& name) {
   return file.SerializeAsString();
 }
 
+// The request `calls` makes for `identity` at `cost`, as protobuf's debug text; `json` and `bytes`
+// are the caller's, kept from one call to the next as a client keeps them.
+std::string request_text(const GrpcCalls& calls, uint32_t identity, int64_t cost, std::string& json,
+                         std::string& bytes) {
+  rlcheck::engine::PlaceholderContext context;
+  context.identity = identity;
+  context.cost = cost;
+  std::string error;
+  REQUIRE(calls.encode_request(context, json, bytes, error));
+  auto request = calls.new_request();
+  REQUIRE(request->ParseFromString(bytes));
+  return request->ShortDebugString();
+}
+
 std::string error_of(const GrpcOptions& options) {
   auto target = GrpcCalls::make(options);
   REQUIRE_FALSE(target.has_value());
@@ -112,24 +126,13 @@ TEST_CASE("grpc target: --data becomes the request, placeholders expanded per ca
   CHECK((*target)->method_path() == "/demo.v1.Quota/Take");
   CHECK((*target)->reads_response());
 
-  rlcheck::engine::PlaceholderContext context;
-  context.identity = 42;
-  context.cost = 3;
   std::string json;
   std::string bytes;
-  std::string error;
-  REQUIRE((*target)->encode_request(context, json, bytes, error));
-  auto request = (*target)->new_request();
-  REQUIRE(request->ParseFromString(bytes));
-  CHECK(request->ShortDebugString() ==
+  CHECK(request_text(**target, 42, 3, json, bytes) ==
         R"(domain: "edge" descriptors { entries { key: "user" value: "u42" } } hits: 3)");
 
   // Another identity: nothing of the last call stays.
-  context.identity = 7;
-  context.cost = 1;
-  REQUIRE((*target)->encode_request(context, json, bytes, error));
-  REQUIRE(request->ParseFromString(bytes));
-  CHECK(request->ShortDebugString() ==
+  CHECK(request_text(**target, 7, 1, json, bytes) ==
         R"(domain: "edge" descriptors { entries { key: "user" value: "u7" } } hits: 1)");
 }
 
@@ -216,16 +219,9 @@ TEST_CASE("grpc target: the types from the files a service described, in place o
   if (!target)
     FAIL(target.error());
   CHECK((*target)->method_path() == "/demo.v1.Quota/Take");
-  rlcheck::engine::PlaceholderContext context;
-  context.identity = 42;
-  context.cost = 3;
   std::string json;
   std::string bytes;
-  std::string error;
-  REQUIRE((*target)->encode_request(context, json, bytes, error));
-  auto request = (*target)->new_request();
-  REQUIRE(request->ParseFromString(bytes));
-  CHECK(request->ShortDebugString() ==
+  CHECK(request_text(**target, 42, 3, json, bytes) ==
         R"(domain: "edge" descriptors { entries { key: "user" value: "u42" } } hits: 3)");
 
   // A file described twice: the first one counts.

@@ -38,12 +38,12 @@ const char* state_name(grpc_connectivity_state state) {
 // not share it), and its connect: a watch on its state, itself a tag on the queue.
 class CompletionLoop::Channel final : public Completion {
  public:
-  Channel(CompletionLoop& loop, const GrpcCalls& target)
+  Channel(CompletionLoop& loop, const GrpcCalls& calls)
       : loop_(loop),
-        address_(target.options().address),
-        transport_(transport_name(target.options())),
-        timeout_(target.options().timeout) {
-    channel_ = open_channel(target.options(), target.tls_pem());
+        address_(calls.options().address),
+        transport_(transport_name(calls.options())),
+        timeout_(calls.options().timeout) {
+    channel_ = open_channel(calls.options(), calls.tls_pem());
     stub_ = std::make_unique<grpc::GenericStub>(channel_);
   }
 
@@ -115,11 +115,11 @@ class CompletionLoop::Channel final : public Completion {
   std::vector<ConnectedFn> waiting_;
 };
 
-CompletionLoop::CompletionLoop(event_base* base, const GrpcCalls& target) {
+CompletionLoop::CompletionLoop(event_base* base, const GrpcCalls& calls) {
   keep_grpc_log();
-  const int channels = std::max(1, target.options().channels);
+  const int channels = std::max(1, calls.options().channels);
   for (int i = 0; i < channels; ++i)
-    channels_.push_back(std::make_unique<Channel>(*this, target));
+    channels_.push_back(std::make_unique<Channel>(*this, calls));
   wake_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   if (wake_fd_ < 0)
     throw std::runtime_error("eventfd failed");

@@ -41,7 +41,7 @@ class CompletionLoop final : public engine::LoopShared {
  public:
   using ConnectedFn = std::function<void(bool ok, const std::string& error)>;
 
-  CompletionLoop(event_base* base, const GrpcCalls& target);
+  CompletionLoop(event_base* base, const GrpcCalls& calls);
   // Cancels the calls still out (their clients are gone), shuts the queue, waits for it to
   // give back every tag, and joins the thread.
   ~CompletionLoop() override;

@@ -206,8 +206,8 @@ std::expected<void, std::string> GrpcCalls::check_untyped(const GrpcOptions& opt
 // checked against them; else only what needs no types is.
 std::expected<std::shared_ptr<GrpcCalls>, std::string> GrpcCalls::build(const GrpcOptions& options,
                                                                         bool typed) {
-  std::shared_ptr<GrpcCalls> target(new GrpcCalls());
-  target->options_ = options;
+  std::shared_ptr<GrpcCalls> calls(new GrpcCalls());
+  calls->options_ = options;
   const auto method = split_method(options.method);
   if (!method) {
     return std::unexpected(fmt::format("--method: '{}' is not pkg.Service/Method", options.method));
@@ -215,19 +215,19 @@ std::expected<std::shared_ptr<GrpcCalls>, std::string> GrpcCalls::build(const Gr
   const bool from_proto = !options.proto_files.empty();
   std::string error;
   if (typed) {
-    target->types_ = std::make_unique<MessageTypes>();
-    if (from_proto && !target->types_->load(options.proto_files, options.import_paths, error))
+    calls->types_ = std::make_unique<MessageTypes>();
+    if (from_proto && !calls->types_->load(options.proto_files, options.import_paths, error))
       return std::unexpected(fmt::format("--proto: {}", error));
     if (!from_proto && options.described_files.empty()) {
       return std::unexpected(
           "--proto: the method's types come from its .proto file, or from the service by server "
           "reflection");
     }
-    if (!from_proto && !target->types_->load_described(options.described_files, error)) {
+    if (!from_proto && !calls->types_->load_described(options.described_files, error)) {
       return std::unexpected(
           fmt::format("the service's reflection describes types that do not load: {}", error));
     }
-    const pb::ServiceDescriptor* service = target->types_->pool().FindServiceByName(method->first);
+    const pb::ServiceDescriptor* service = calls->types_->pool().FindServiceByName(method->first);
     if (service == nullptr) {
       return std::unexpected(fmt::format(
           "--method: no service {} in {}", method->first,
@@ -245,19 +245,19 @@ std::expected<std::shared_ptr<GrpcCalls>, std::string> GrpcCalls::build(const Gr
       return std::unexpected(
           fmt::format("--method: {} streams; only unary methods are supported", rpc->full_name()));
     }
-    target->input_ = rpc->input_type();
-    target->output_ = rpc->output_type();
-    target->method_path_ = fmt::format("/{}/{}", service->full_name(), rpc->name());
-    target->resolver_.reset(
-        pb::util::NewTypeResolverForDescriptorPool(k_type_url_prefix, &target->types_->pool()));
-    target->input_url_ = fmt::format("{}/{}", k_type_url_prefix, target->input_->full_name());
+    calls->input_ = rpc->input_type();
+    calls->output_ = rpc->output_type();
+    calls->method_path_ = fmt::format("/{}/{}", service->full_name(), rpc->name());
+    calls->resolver_.reset(
+        pb::util::NewTypeResolverForDescriptorPool(k_type_url_prefix, &calls->types_->pool()));
+    calls->input_url_ = fmt::format("{}/{}", k_type_url_prefix, calls->input_->full_name());
   }
 
   auto data =
       engine::PlaceholderTemplate::parse(options.data, engine::PlaceholderTemplate::Unknown::keep);
   if (!data)
     return std::unexpected(fmt::format("--data: {}", data.error()));
-  target->data_ = *data;
+  calls->data_ = *data;
   if (typed) {
     // The JSON must fit the type now, not at the first call: expanded for request 0.
     engine::PlaceholderContext sample = options.placeholders;
@@ -265,10 +265,10 @@ std::expected<std::shared_ptr<GrpcCalls>, std::string> GrpcCalls::build(const Gr
     sample.rng = &rng;
     std::string json;
     std::string bytes;
-    if (!target->encode_request(sample, json, bytes, error))
+    if (!calls->encode_request(sample, json, bytes, error))
       return std::unexpected(fmt::format("--data: {}", error));
-    if (target->data_.is_constant())
-      target->constant_request_ = bytes;
+    if (calls->data_.is_constant())
+      calls->constant_request_ = bytes;
   }
   for (const std::string& pair : options.metadata) {
     const size_t colon = pair.find(':');
@@ -285,7 +285,7 @@ std::expected<std::shared_ptr<GrpcCalls>, std::string> GrpcCalls::build(const Gr
         engine::PlaceholderTemplate::parse(value, engine::PlaceholderTemplate::Unknown::keep);
     if (!value_template)
       return std::unexpected(fmt::format("--metadata: {}", value_template.error()));
-    target->metadata_.emplace_back(std::move(key), std::move(*value_template));
+    calls->metadata_.emplace_back(std::move(key), std::move(*value_template));
   }
 
   auto code = parse_status_code(options.denied_code);
@@ -293,28 +293,28 @@ std::expected<std::shared_ptr<GrpcCalls>, std::string> GrpcCalls::build(const Gr
     return std::unexpected(fmt::format("--denied-code: {}", code.error()));
   if (*code == 0)
     return std::unexpected("--denied-code: OK is how admissions end; use --denied-when");
-  target->rules_.denied_code = *code;
+  calls->rules_.denied_code = *code;
   if (typed) {
     for (const std::string& spec : options.denied_when) {
-      auto match = FieldMatch::parse(*target->output_, spec);
+      auto match = FieldMatch::parse(*calls->output_, spec);
       if (!match)
         return std::unexpected(fmt::format("--denied-when: {}", match.error()));
-      target->rules_.denied_when.push_back(std::move(*match));
+      calls->rules_.denied_when.push_back(std::move(*match));
     }
     if (!options.hint_field.empty()) {
-      auto path = FieldPath::parse(*target->output_, options.hint_field);
+      auto path = FieldPath::parse(*calls->output_, options.hint_field);
       if (!path)
         return std::unexpected(fmt::format("--hint-field: {}", path.error()));
-      target->rules_.hint_field = std::move(*path);
+      calls->rules_.hint_field = std::move(*path);
     }
   }
-  target->rules_.require_hint = options.require_hint;
+  calls->rules_.require_hint = options.require_hint;
 
   auto pem = read_tls_pem(options);
   if (!pem)
     return std::unexpected(pem.error());
-  target->tls_pem_ = std::move(*pem);
-  return target;
+  calls->tls_pem_ = std::move(*pem);
+  return calls;
 }
 
 std::unique_ptr<pb::Message> GrpcCalls::new_request() const {

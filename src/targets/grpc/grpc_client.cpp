@@ -12,6 +12,7 @@
 
 #include "engine/client_rng.hpp"
 #include "targets/grpc/completion_loop.hpp"
+#include "targets/grpc/message_bytes.hpp"
 
 namespace rlcheck::grpc_target {
 namespace {
@@ -40,13 +41,13 @@ struct PendingCall final : Completion {
 class GrpcClient final : public engine::Client {
  public:
   GrpcClient(CompletionLoop& loop, engine::ClientListener& listener, int slot, int client_id,
-             std::shared_ptr<const GrpcCalls> target)
+             std::shared_ptr<const GrpcCalls> calls)
       : loop_(loop),
         listener_(listener),
         slot_(slot),
-        target_(std::move(target)),
-        rng_(engine::client_seed(target_->options().seed, client_id)),
-        response_(target_->reads_response() ? target_->new_response() : nullptr) {}
+        calls_(std::move(calls)),
+        rng_(engine::client_seed(calls_->options().seed, client_id)),
+        response_(calls_->reads_response() ? calls_->new_response() : nullptr) {}
   ~GrpcClient() override { give_up(); }
   GrpcClient(const GrpcClient&) = delete;
   GrpcClient& operator=(const GrpcClient&) = delete;
@@ -77,7 +78,7 @@ class GrpcClient final : public engine::Client {
   CompletionLoop& loop_;
   engine::ClientListener& listener_;
   int slot_;
-  std::shared_ptr<const GrpcCalls> target_;
+  std::shared_ptr<const GrpcCalls> calls_;
   engine::ClientRng rng_;
   std::unique_ptr<google::protobuf::Message> response_;  // reused; null: not read
   std::string json_;
@@ -94,13 +95,13 @@ void PendingCall::complete(bool, Clock::time_point at) {
 }
 
 void GrpcClient::start(const engine::RequestTicket& ticket) {
-  engine::PlaceholderContext context = target_->options().placeholders;
+  engine::PlaceholderContext context = calls_->options().placeholders;
   context.seq = ticket.seq;
   context.identity = ticket.identity;
   context.cost = ticket.cost;
   context.rng = &rng_;
   context.clock = &ticket.clock;
-  if (!target_->encode_request(context, json_, bytes_, error_)) {
+  if (!calls_->encode_request(context, json_, bytes_, error_)) {
     engine::Decision decision;
     decision.error = engine::ErrorKind::not_sent;
     decision.error_message = "--data: " + error_;
@@ -108,14 +109,13 @@ void GrpcClient::start(const engine::RequestTicket& ticket) {
     return;
   }
   auto call = std::make_unique<PendingCall>(this);
-  call->context.set_deadline(std::chrono::system_clock::now() + target_->options().timeout +
+  call->context.set_deadline(std::chrono::system_clock::now() + calls_->options().timeout +
                              k_deadline_margin);
-  target_->expand_metadata(context, metadata_);
+  calls_->expand_metadata(context, metadata_);
   for (const auto& [key, value] : metadata_)
     call->context.AddMetadata(key, value);
-  grpc::Slice slice(bytes_);
-  const grpc::ByteBuffer request(&slice, 1);
-  call->reader = loop_.stub(slot_).PrepareUnaryCall(&call->context, target_->method_path(), request,
+  const grpc::ByteBuffer request = buffer_of(bytes_);
+  call->reader = loop_.stub(slot_).PrepareUnaryCall(&call->context, calls_->method_path(), request,
                                                     &loop_.queue());
   call->reader->StartCall();
   call->reader->Finish(&call->response, &call->status, call.get());
@@ -155,13 +155,7 @@ void GrpcClient::on_call_done(PendingCall& call, Clock::time_point at) {
   end.details = call.status.error_details();
   end.retry_after = metadata_value(call.context, "retry-after");
   if (end.code == 0 && response_ != nullptr) {
-    slices_.clear();
-    bytes_.clear();
-    if (call.response.Dump(&slices_).ok()) {
-      for (const grpc::Slice& slice : slices_)
-        bytes_.append(reinterpret_cast<const char*>(slice.begin()), slice.size());
-    }
-    if (response_->ParseFromString(bytes_))
+    if (bytes_of(call.response, slices_, bytes_) && response_->ParseFromString(bytes_))
       end.response = response_.get();
     else
       end.response_unreadable = true;
@@ -169,34 +163,33 @@ void GrpcClient::on_call_done(PendingCall& call, Clock::time_point at) {
   const int64_t now_s = std::chrono::duration_cast<std::chrono::seconds>(
                             std::chrono::system_clock::now().time_since_epoch())
                             .count();
-  engine::Decision decision = decide_call(end, target_->rules(), now_s);
+  engine::Decision decision = decide_call(end, calls_->rules(), now_s);
   decision.received = at;
   finish(std::move(decision));
 }
 
 class GrpcClientFactory final : public engine::ClientFactory {
  public:
-  explicit GrpcClientFactory(std::shared_ptr<const GrpcCalls> target)
-      : target_(std::move(target)) {}
+  explicit GrpcClientFactory(std::shared_ptr<const GrpcCalls> calls) : calls_(std::move(calls)) {}
   std::unique_ptr<engine::LoopShared> make_loop_shared(event_base* base) override {
-    return std::make_unique<CompletionLoop>(base, *target_);
+    return std::make_unique<CompletionLoop>(base, *calls_);
   }
   std::unique_ptr<engine::Client> make(event_base*, engine::LoopShared* shared,
                                        engine::ClientListener& listener, int slot,
                                        int client_id) override {
     return std::make_unique<GrpcClient>(static_cast<CompletionLoop&>(*shared), listener, slot,
-                                        client_id, target_);
+                                        client_id, calls_);
   }
 
  private:
-  std::shared_ptr<const GrpcCalls> target_;
+  std::shared_ptr<const GrpcCalls> calls_;
 };
 
 }  // namespace
 
 std::unique_ptr<engine::ClientFactory> make_grpc_client_factory(
-    std::shared_ptr<const GrpcCalls> target) {
-  return std::make_unique<GrpcClientFactory>(std::move(target));
+    std::shared_ptr<const GrpcCalls> calls) {
+  return std::make_unique<GrpcClientFactory>(std::move(calls));
 }
 
 }  // namespace rlcheck::grpc_target

@@ -35,9 +35,6 @@ class GrpcEndpoint final : public runner::Target {
   // State `state` is the {run} placeholder.
   runner::RunClients clients(const runner::StateChoice& state,
                              const config::LoadConfig& load) override;
-  runner::StateAudit audit_state(int, engine::RecordView) override { return {}; }
-  void clean_up(int, const runner::StateAudit&, const std::vector<engine::RequestRecord>&,
-                std::vector<std::string>&) override {}
   bool judged_before_runs() const override { return true; }
   std::vector<runner::Judging> judgings(const std::vector<engine::RunResult>& results,
                                         bool interrupted) override;

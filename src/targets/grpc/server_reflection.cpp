@@ -15,6 +15,7 @@
 #include <grpcpp/support/status.h>
 
 #include "targets/grpc/grpc_channel.hpp"
+#include "targets/grpc/message_bytes.hpp"
 #include "targets/grpc/reflection_messages.hpp"
 #include "targets/grpc/status_codes.hpp"
 
@@ -58,21 +59,14 @@ class ReflectionStream {
   bool ask(const std::string& request, std::string& reply) {
     if (!open_)
       return false;
-    grpc::Slice slice(request);
-    const grpc::ByteBuffer out(&slice, 1);
-    stream_->Write(out, this);
+    stream_->Write(buffer_of(request), this);
     grpc::ByteBuffer in;
     if (!wait() || (stream_->Read(&in, this), !wait())) {
       open_ = false;
       return false;
     }
     std::vector<grpc::Slice> slices;
-    reply.clear();
-    if (!in.Dump(&slices).ok())
-      return false;
-    for (const grpc::Slice& part : slices)
-      reply.append(reinterpret_cast<const char*>(part.begin()), part.size());
-    return true;
+    return bytes_of(in, slices, reply);
   }
 
   // How the stream ended (once it did: an ask failed).

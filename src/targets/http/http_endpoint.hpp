@@ -41,9 +41,6 @@ class HttpEndpoint final : public runner::Target {
   // State `state` is the {run} placeholder.
   runner::RunClients clients(const runner::StateChoice& state,
                              const config::LoadConfig& load) override;
-  runner::StateAudit audit_state(int, engine::RecordView) override { return {}; }
-  void clean_up(int, const runner::StateAudit&, const std::vector<engine::RequestRecord>&,
-                std::vector<std::string>&) override {}
   bool judged_before_runs() const override { return false; }
   // --limit and --window as given, else as the responses advertised them, else the defaults
   // (the window's said once on stderr). A window read off a timestamp reset may be a second
