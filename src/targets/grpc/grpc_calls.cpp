@@ -215,7 +215,7 @@ std::expected<std::shared_ptr<GrpcCalls>, std::string> GrpcCalls::build(const Gr
   const bool from_proto = !options.proto_files.empty();
   std::string error;
   if (typed) {
-    calls->types_ = std::make_unique<MessageTypes>();
+    calls->types_ = std::make_shared<MessageTypes>();
     if (from_proto && !calls->types_->load(options.proto_files, options.import_paths, error))
       return std::unexpected(fmt::format("--proto: {}", error));
     if (!from_proto && options.described_files.empty()) {
@@ -314,6 +314,15 @@ std::expected<std::shared_ptr<GrpcCalls>, std::string> GrpcCalls::build(const Gr
   if (!pem)
     return std::unexpected(pem.error());
   calls->tls_pem_ = std::move(*pem);
+  return calls;
+}
+
+std::shared_ptr<const GrpcCalls> GrpcCalls::for_run(int run, uint64_t seed,
+                                                    std::chrono::nanoseconds timeout) const {
+  std::shared_ptr<GrpcCalls> calls(new GrpcCalls(*this));
+  calls->options_.placeholders.run = run;
+  calls->options_.seed = seed;
+  calls->options_.timeout = timeout;
   return calls;
 }
 

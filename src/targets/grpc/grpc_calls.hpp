@@ -5,6 +5,8 @@
 // GrpcOptions, checked there (errors name the flag); read-only and shared by every client of
 // the run.
 
+#include <chrono>
+#include <cstdint>
 #include <expected>
 #include <memory>
 #include <optional>
@@ -39,8 +41,12 @@ class GrpcCalls {
   // (the method's form, the placeholders, --metadata, --denied-code, the TLS files).
   static std::expected<void, std::string> check_untyped(const GrpcOptions& options);
   ~GrpcCalls();
-  GrpcCalls(const GrpcCalls&) = delete;
   GrpcCalls& operator=(const GrpcCalls&) = delete;
+
+  // The same calls for one run: its {run}, its clients' seed and its --timeout (a probe's send
+  // caps it). The types, loaded once by make(), are shared.
+  std::shared_ptr<const GrpcCalls> for_run(int run, uint64_t seed,
+                                           std::chrono::nanoseconds timeout) const;
 
   const GrpcOptions& options() const { return options_; }
   // "/pkg.Service/Method", as the call is made on the wire.
@@ -74,16 +80,17 @@ class GrpcCalls {
 
  private:
   GrpcCalls() = default;
+  GrpcCalls(const GrpcCalls&) = default;  // for_run
   static std::expected<std::shared_ptr<GrpcCalls>, std::string> build(const GrpcOptions& options,
                                                                       bool typed);
 
   GrpcOptions options_;
-  std::unique_ptr<MessageTypes> types_;
+  std::shared_ptr<MessageTypes> types_;
   const google::protobuf::Descriptor* input_ = nullptr;
   const google::protobuf::Descriptor* output_ = nullptr;
   std::string method_path_;
   // Reads the JSON by the input type's URL; shared by every client (it only reads the pool).
-  std::unique_ptr<google::protobuf::util::TypeResolver> resolver_;
+  std::shared_ptr<google::protobuf::util::TypeResolver> resolver_;
   std::string input_url_;
   engine::PlaceholderTemplate data_;
   std::optional<std::string> constant_request_;  // the bytes, when --data has no placeholder

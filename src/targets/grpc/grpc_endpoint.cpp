@@ -30,27 +30,34 @@ void GrpcEndpoint::describe(report::Report& report) const {
 }
 
 void GrpcEndpoint::prepare_test() {
-  if (!grpc_.calls.proto_files.empty() || !described_files_.empty())
+  if (calls_ != nullptr)
     return;
-  GrpcOptions calls = grpc_.calls;
-  calls.address = address_of(url_);
-  calls.use_tls = uses_tls(url_);
-  const auto method = GrpcCalls::split_method(calls.method);
-  auto pem = GrpcCalls::read_tls_pem(calls);
+  GrpcOptions options = grpc_.calls;
+  options.address = address_of(url_);
+  options.use_tls = uses_tls(url_);
+  if (options.proto_files.empty())
+    options.described_files = described_files(options);
+  // The method and the options that read its types, checked against them (with --proto, when
+  // the command line was read too).
+  auto made = GrpcCalls::make(options);
+  if (!made)
+    throw base::usage_error(made.error());
+  calls_ = std::move(*made);
+}
+
+std::vector<std::string> GrpcEndpoint::described_files(const GrpcOptions& options) const {
+  const auto method = GrpcCalls::split_method(options.method);
+  auto pem = GrpcCalls::read_tls_pem(options);
   if (!method || !pem)  // checked when the command line was read
     throw base::usage_error(method ? pem.error() : "--method: not pkg.Service/Method");
-  auto described = describe_service(calls, *pem, method->first, calls.timeout);
+  auto described = describe_service(options, *pem, method->first, options.timeout);
   if (!described) {
     const ReflectionFailure& failure = described.error();
     if (failure.kind == ReflectionFailure::Kind::unknown_service)
       throw base::usage_error(failure.message);
     throw base::cannot_test(failure.message);
   }
-  calls.described_files = std::move(*described);
-  // The method and the options that read its types, checked against the types described.
-  if (auto made = GrpcCalls::make(calls); !made)
-    throw base::usage_error(made.error());
-  described_files_ = std::move(calls.described_files);
+  return std::move(*described);
 }
 
 faults::FaultedRedis GrpcEndpoint::faulted_redis() {
@@ -71,18 +78,9 @@ runner::StateChoice GrpcEndpoint::run_state(int run) const {
 
 runner::RunClients GrpcEndpoint::clients(const runner::StateChoice& state,
                                          const config::LoadConfig& load) {
-  GrpcOptions calls = grpc_.calls;
-  calls.address = address_of(url_);
-  calls.use_tls = uses_tls(url_);
-  calls.placeholders.run = state.state;
-  calls.seed = state.seed;
-  calls.timeout = load.timeout;
-  calls.described_files = described_files_;
-  auto made = GrpcCalls::make(calls);
-  if (!made)
-    throw base::usage_error(made.error());  // checked when the command line was read
+  prepare_test();  // the loop and probe have; made once
   factory_.reset();
-  factory_ = make_grpc_client_factory(std::move(*made));
+  factory_ = make_grpc_client_factory(calls_->for_run(state.state, state.seed, load.timeout));
   runner::RunClients clients;
   clients.factory = factory_.get();
   clients.load = load;

@@ -11,6 +11,7 @@
 
 #include "config/config.hpp"
 #include "runner/target.hpp"
+#include "targets/grpc/grpc_calls.hpp"
 #include "targets/grpc/grpc_config.hpp"
 
 namespace rlcheck::grpc_target {
@@ -19,7 +20,8 @@ class GrpcEndpoint final : public runner::Target {
  public:
   GrpcEndpoint(const config::Config& config, std::string url, uint64_t seed);
 
-  // Without --proto: the method's types, asked of the service by server reflection (once).
+  // The calls, made once: the method's types from --proto, else asked of the service by server
+  // reflection.
   void prepare_test() override;
   std::string address() const override { return url_; }
   void describe(report::Report& report) const override;
@@ -46,12 +48,15 @@ class GrpcEndpoint final : public runner::Target {
   uint64_t seed() const { return seed_; }
 
  private:
+  // The files that describe the method's types, asked of the service by server reflection.
+  std::vector<std::string> described_files(const GrpcOptions& options) const;
+
   const config::Config& config_;
   const GrpcConfig& grpc_;
   std::string url_;
   uint64_t seed_;
+  std::shared_ptr<const GrpcCalls> calls_;  // made by prepare_test; each run's from it
   std::unique_ptr<engine::ClientFactory> factory_;
-  std::vector<std::string> described_files_;  // by server reflection, when no --proto
 };
 
 }  // namespace rlcheck::grpc_target
